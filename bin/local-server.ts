@@ -1,0 +1,49 @@
+/**
+ * `npm start`: runs the whole service on this machine (see src/local/runtime.ts).
+ * PORT (default 8787), NOTES_STORAGE_PORT (default PORT + 1), NOTES_DATA_DIR (default ./.notes-data).
+ */
+import { join, resolve } from 'node:path';
+import { API_KEY_FILE } from '../src/local/local-account.ts';
+import { startLocalRuntime } from '../src/local/runtime.ts';
+
+const port = Number(process.env.PORT ?? 8787);
+const storagePort = Number(process.env.NOTES_STORAGE_PORT ?? (port === 0 ? 0 : port + 1));
+const dataDir = resolve(process.env.NOTES_DATA_DIR ?? '.notes-data');
+
+const runtime = await startLocalRuntime({
+  dataDir,
+  port,
+  storagePort,
+  ...(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS
+    ? { visibilityTimeoutSeconds: Number(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS) }
+    : {}),
+  ...(process.env.NOTES_MAX_RECEIVE_COUNT
+    ? { maxReceiveCount: Number(process.env.NOTES_MAX_RECEIVE_COUNT) }
+    : {}),
+});
+
+const lines = [
+  `Notes service running`,
+  `  API:          ${runtime.apiUrl}   (contract: ${runtime.apiUrl}/openapi.yaml)`,
+  `  Uploads:      ${runtime.storageUrl}`,
+  `  Data:         ${dataDir}`,
+  runtime.newApiKey
+    ? `  API key:      ${runtime.newApiKey}\n                (shown once; saved to ${join(dataDir, API_KEY_FILE)}, readable by you only)`
+    : `  API key:      in ${join(dataDir, API_KEY_FILE)}`,
+  `Try: export NOTES_BASE_URL=${runtime.apiUrl} NOTES_API_KEY=$(cat ${join(dataDir, API_KEY_FILE)})`,
+  `     curl -H "Authorization: Bearer $NOTES_API_KEY" $NOTES_BASE_URL/v1/account`,
+];
+console.error(lines.join('\n'));
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.error('Stopping…');
+    runtime.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}

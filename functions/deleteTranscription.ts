@@ -1,0 +1,13 @@
+import { deleteTranscription } from '#src/domain/transcription.ts';
+import { apiHandler } from '#src/http/api-handler.ts';
+import { emptyResponse } from '#src/http/response.ts';
+import { noteParams } from '#src/http/schemas.ts';
+
+export const handler = apiHandler(
+  'deleteTranscription',
+  { params: noteParams },
+  async ({ caller, params, services }) => {
+    await deleteTranscription(services, caller.account.account_id, params.note_id);
+    return emptyResponse();
+  },
+);

@@ -1,0 +1,12 @@
+import { apiHandler } from '#src/http/api-handler.ts';
+import { jsonResponse } from '#src/http/response.ts';
+
+export const handler = apiHandler('getCurrentAccount', {}, async ({ caller }) => {
+  const { account, key_id } = caller;
+  return jsonResponse(200, {
+    account_id: account.account_id,
+    name: account.name,
+    created_at: account.created_at,
+    api_key: { key_id },
+  });
+});

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * Installs what the project needs and is missing, so `npm start` and `npm test` work on a fresh
+ * machine: npm packages (npm ci when node_modules is absent or older than the lockfile) and the
+ * Debian packages of the local engines (apt-get when root; otherwise a message naming the command).
+ * Plain Node with no dependencies: it runs before node_modules exists.
+ *
+ * Usage: node scripts/ensure-deps.mjs start|test
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const purpose = process.argv[2] === 'test' ? 'test' : 'start';
+
+/** Debian package -> a file it installs, to tell whether it is present without dpkg. */
+const SYSTEM_PACKAGES = {
+  ffmpeg: '/usr/bin/ffmpeg',
+  pocketsphinx: '/usr/bin/pocketsphinx_continuous',
+  'pocketsphinx-en-us': '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin',
+  // Tests synthesise their speech fixtures with flite.
+  ...(purpose === 'test' ? { flite: '/usr/bin/flite' } : {}),
+};
+
+function say(line) {
+  process.stderr.write(`[setup] ${line}\n`);
+}
+
+function ensureNpmPackages() {
+  const installed = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
+  say('installing npm packages (npm ci)…');
+  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('npm ci failed');
+}
+
+function ensureSystemPackages() {
+  const missing = Object.entries(SYSTEM_PACKAGES)
+    .filter(([, file]) => !existsSync(file))
+    .map(([name]) => name);
+  if (missing.length === 0) return;
+  const command = `apt-get install -y ${missing.join(' ')}`;
+  if (process.platform !== 'linux' || !existsSync('/usr/bin/apt-get')) {
+    throw new Error(
+      `Missing system packages: ${missing.join(', ')}. Install them with your package manager.`,
+    );
+  }
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      `Missing system packages: ${missing.join(', ')}. Install them with: sudo apt-get update && sudo ${command}`,
+    );
+  }
+  say(`installing Debian packages: ${missing.join(', ')}…`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], {
+    stdio: 'inherit',
+    env,
+  });
+}
+
+try {
+  ensureNpmPackages();
+  ensureSystemPackages();
+} catch (error) {
+  say(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+}

@@ -1,0 +1,81 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { Account, ApiKeyRecord } from '../../domain/account.ts';
+import type { AccountStore } from '../../ports/account-store.ts';
+import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { GSI1, keys } from './keys.ts';
+
+export class DynamoAccountStore implements AccountStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createAccount(account: Account): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.account(account.account_id), ...account },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async getAccount(accountId: string): Promise<Account | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.account(accountId) }),
+    );
+    return Item ? withoutKeys<Account>(Item) : null;
+  }
+
+  async putApiKey(key: ApiKeyRecord): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.apiKey(key.key_hash), ...keys.apiKeyIndex(key.account_id, key.key_id), ...key },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async getApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.apiKey(keyHash) }),
+    );
+    return Item ? withoutKeys<ApiKeyRecord>(Item) : null;
+  }
+
+  async revokeApiKey(accountId: string, keyId: string, now: number): Promise<boolean> {
+    const index = keys.apiKeyIndex(accountId, keyId);
+    const { Items = [] } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: GSI1,
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk = :sk',
+        ExpressionAttributeValues: { ':pk': index.gsi1pk, ':sk': index.gsi1sk },
+      }),
+    );
+    const record = Items[0];
+    if (!record) return false;
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: record.pk, sk: record.sk },
+          // revoked_at is null until revoked; the condition keeps the first revocation time.
+          UpdateExpression: 'SET revoked_at = :now',
+          ConditionExpression: 'revoked_at = :null',
+          ExpressionAttributeValues: { ':now': now, ':null': null },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    return true;
+  }
+}

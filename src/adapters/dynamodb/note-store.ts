@@ -1,0 +1,274 @@
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  type BatchGetCommandOutput,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { BadRequestError } from '../../domain/errors.ts';
+import type { Job, JobKind } from '../../domain/job.ts';
+import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
+import type { NotePage, NoteStore } from '../../ports/note-store.ts';
+import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { GSI1, keys, notesByState } from './keys.ts';
+
+export class DynamoNoteStore implements NoteStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async createNoteIfAbsent(note: Note): Promise<{ note: Note; created: boolean }> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: this.noteItem(note),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { note, created: true };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const existing = await this.getNote(note.account_id, note.note_id);
+      if (!existing) throw error;
+      return { note: existing, created: false };
+    }
+  }
+
+  async getNote(accountId: string, noteId: string): Promise<Note | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.note(accountId, noteId), ConsistentRead: true }),
+    );
+    return Item ? withoutKeys<Note>(Item) : null;
+  }
+
+  async listNotes(
+    accountId: string,
+    state: NoteState,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<NotePage> {
+    const { Items = [], LastEvaluatedKey } = await this.db.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: GSI1,
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': notesByState(accountId, state) },
+        ScanIndexForward: false,
+        Limit: limit,
+        ExclusiveStartKey: cursor === undefined ? undefined : decodeCursor(cursor, accountId, state),
+      }),
+    );
+    return {
+      notes: Items.map((item) => withoutKeys<Note>(item)),
+      nextCursor: LastEvaluatedKey ? encodeCursor(LastEvaluatedKey) : null,
+    };
+  }
+
+  async updateNote(
+    accountId: string,
+    noteId: string,
+    changes: NoteChanges,
+    now: number,
+  ): Promise<Note | null> {
+    const current = await this.getNote(accountId, noteId);
+    if (!current) return null;
+    const next: Note = { ...current, updated_at: now };
+    if (changes.title !== undefined) next.title = changes.title;
+    if (changes.state !== undefined && changes.state !== current.state) {
+      next.state = changes.state;
+      next.trashed_at = changes.state === 'trashed' ? now : null;
+    }
+    return (await this.replaceNote(current, next)) ? next : this.updateNote(accountId, noteId, changes, now);
+  }
+
+  async setAudio(
+    accountId: string,
+    noteId: string,
+    audio: AudioInfo | null,
+    now: number,
+  ): Promise<Note | null> {
+    const current = await this.getNote(accountId, noteId);
+    if (!current) return null;
+    const next: Note = { ...current, audio, updated_at: now };
+    return (await this.replaceNote(current, next)) ? next : this.setAudio(accountId, noteId, audio, now);
+  }
+
+  async deleteNoteItems(accountId: string, noteId: string): Promise<void> {
+    const { pk, skPrefix } = keys.noteItemsPrefix(accountId, noteId);
+    let startKey: Record<string, unknown> | undefined;
+    const noteKey = keys.note(accountId, noteId);
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+          ProjectionExpression: 'pk, sk',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      // The note item goes last: if deletion is interrupted, the note is still there to delete again.
+      for (const item of page.Items ?? []) {
+        if (item.sk === noteKey.sk) continue;
+        await this.db.send(
+          new DeleteCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } }),
+        );
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    await this.db.send(new DeleteCommand({ TableName: this.tableName, Key: noteKey }));
+  }
+
+  async getJob(accountId: string, noteId: string, kind: JobKind): Promise<Job | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.job(accountId, noteId, kind),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? withoutKeys<Job>(Item) : null;
+  }
+
+  async getJobs(accountId: string, noteIds: string[], kind: JobKind): Promise<Map<string, Job>> {
+    const jobs = new Map<string, Job>();
+    // BatchGetItem takes at most 100 keys; unprocessed keys are retried until none remain.
+    for (let i = 0; i < noteIds.length; i += 100) {
+      let request: BatchGetCommandInput['RequestItems'] = {
+        [this.tableName]: { Keys: noteIds.slice(i, i + 100).map((id) => keys.job(accountId, id, kind)) },
+      };
+      while (request && Object.keys(request).length > 0) {
+        const response: BatchGetCommandOutput = await this.db.send(
+          new BatchGetCommand({ RequestItems: request }),
+        );
+        for (const item of response.Responses?.[this.tableName] ?? []) {
+          const job = withoutKeys<Job>(item);
+          jobs.set(job.note_id, job);
+        }
+        request = response.UnprocessedKeys;
+      }
+    }
+    return jobs;
+  }
+
+  async createJobIfAbsent(job: Job): Promise<{ job: Job; created: boolean }> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.job(job.account_id, job.note_id, job.kind), ...job },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { job, created: true };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const existing = await this.getJob(job.account_id, job.note_id, job.kind);
+      if (!existing) throw error;
+      return { job: existing, created: false };
+    }
+  }
+
+  async replaceJob(expected: Job, next: Job): Promise<boolean> {
+    return this.conditionally(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.job(next.account_id, next.note_id, next.kind), ...next },
+        ConditionExpression: '#status = :status AND updated_at = :updatedAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': expected.status, ':updatedAt': expected.updated_at },
+      }),
+    );
+  }
+
+  async updateJobStage(
+    accountId: string,
+    noteId: string,
+    kind: JobKind,
+    stage: string,
+    now: number,
+  ): Promise<boolean> {
+    return this.conditionally(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.job(accountId, noteId, kind),
+        UpdateExpression: 'SET stage = :stage, updated_at = :now',
+        ConditionExpression: '#status = :processing',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':stage': stage, ':now': now, ':processing': 'processing' },
+      }),
+    );
+  }
+
+  async deleteJob(expected: Job): Promise<boolean> {
+    return this.conditionally(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.job(expected.account_id, expected.note_id, expected.kind),
+        ConditionExpression: 'updated_at = :updatedAt',
+        ExpressionAttributeValues: { ':updatedAt': expected.updated_at },
+      }),
+    );
+  }
+
+  private noteItem(note: Note): Record<string, unknown> {
+    return {
+      ...keys.note(note.account_id, note.note_id),
+      ...keys.noteIndex(note.account_id, note.state, note.created_at, note.note_id),
+      ...note,
+    };
+  }
+
+  /** Optimistic write of a whole note: the index keys follow the state, so they are rewritten with it. */
+  private replaceNote(current: Note, next: Note): Promise<boolean> {
+    return this.conditionally(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: this.noteItem(next),
+        ConditionExpression: 'updated_at = :updatedAt',
+        ExpressionAttributeValues: { ':updatedAt': current.updated_at },
+      }),
+    );
+  }
+
+  private async conditionally(command: PutCommand | UpdateCommand | DeleteCommand): Promise<boolean> {
+    try {
+      // The union of command types has no common `send` overload; each member is a valid command.
+      await this.db.send(command as PutCommand);
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+}
+
+/**
+ * Cursors carry only the position (sort key and note ID); the partition comes from the caller's
+ * account, so a cursor crafted from another account's data cannot cross accounts.
+ */
+function encodeCursor(lastKey: Record<string, unknown>): string {
+  return Buffer.from(JSON.stringify({ s: lastKey.gsi1sk, n: lastKey.sk }), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string, accountId: string, state: NoteState): Record<string, unknown> {
+  try {
+    const { s, n } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      s: unknown;
+      n: unknown;
+    };
+    if (typeof s !== 'string' || typeof n !== 'string' || !/^\d{13}#[0-9a-f-]{36}$/.test(s))
+      throw new Error();
+    const noteId = s.slice(14);
+    if (n !== `NOTE#${noteId}`) throw new Error();
+    return { ...keys.note(accountId, noteId), gsi1pk: notesByState(accountId, state), gsi1sk: s };
+  } catch {
+    throw new BadRequestError('cursor is not valid: pass the next_cursor of a previous listNotes response');
+  }
+}

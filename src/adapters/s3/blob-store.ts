@@ -1,0 +1,110 @@
+import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { BlobStore, UploadTarget } from '../../ports/blob-store.ts';
+
+export class S3BlobStore implements BlobStore {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+    private readonly uploadUrlTtlSeconds: number,
+  ) {}
+
+  async presignUpload(key: string, contentType: string, sizeBytes: number): Promise<UploadTarget> {
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ContentType: contentType,
+      ContentLength: sizeBytes,
+    });
+    // Content-Type and Content-Length are signed: S3 refuses an upload that differs from what was declared.
+    const url = await getSignedUrl(this.s3, command, {
+      expiresIn: this.uploadUrlTtlSeconds,
+      signableHeaders: new Set(['content-type', 'content-length']),
+    });
+    return {
+      url,
+      method: 'PUT',
+      headers: { 'Content-Type': contentType },
+      expires_at: Date.now() + this.uploadUrlTtlSeconds * 1000,
+    };
+  }
+
+  async putJson(key: string, value: unknown): Promise<void> {
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: JSON.stringify(value),
+        ContentType: 'application/json',
+      }),
+    );
+  }
+
+  async getJson<T>(key: string): Promise<T | null> {
+    try {
+      const { Body } = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      if (!Body) return null;
+      return JSON.parse(await Body.transformToString('utf8')) as T;
+    } catch (error) {
+      if (isNoSuchKey(error)) return null;
+      throw error;
+    }
+  }
+
+  async downloadToFile(key: string, path: string): Promise<boolean> {
+    try {
+      const { Body } = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      if (!Body) return false;
+      await pipeline(Body as Readable, createWriteStream(path));
+      return true;
+    } catch (error) {
+      if (isNoSuchKey(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    for (;;) {
+      const keys = await this.listKeys(prefix);
+      if (keys.length === 0) return;
+      await this.s3.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          // DeleteObjects takes at most 1,000 keys a call.
+          Delete: { Objects: keys.slice(0, 1000).map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+    }
+  }
+
+  async listKeys(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
+      token = page.NextContinuationToken;
+    } while (token);
+    return keys;
+  }
+}
+
+function isNoSuchKey(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'NoSuchKey' || error.name === 'NotFound');
+}

@@ -1,0 +1,15 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { TranscriptionRequest, WorkQueue } from '../../ports/work-queue.ts';
+
+export class SqsWorkQueue implements WorkQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly transcriptionQueueUrl: string,
+  ) {}
+
+  async requestTranscription(request: TranscriptionRequest): Promise<void> {
+    await this.sqs.send(
+      new SendMessageCommand({ QueueUrl: this.transcriptionQueueUrl, MessageBody: JSON.stringify(request) }),
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/**
+ * Typed configuration, read once from the environment and failing fast with a clear message.
+ * On AWS the stack sets these; the local runtime sets them to its embedded stand-ins.
+ */
+const schema = z.object({
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  NOTES_TABLE_NAME: z.string().min(1),
+  NOTES_BUCKET_NAME: z.string().min(1),
+  NOTES_TRANSCRIPTION_QUEUE_URL: z.url(),
+  /** Only for the local runtime: endpoints of the embedded stand-ins. */
+  NOTES_DYNAMODB_ENDPOINT: z.url().optional(),
+  NOTES_S3_ENDPOINT: z.url().optional(),
+  NOTES_SQS_ENDPOINT: z.url().optional(),
+  NOTES_SPEECH_ENGINE: z.enum(['local']).default('local'),
+  NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  NOTES_POCKETSPHINX_PATH: z.string().min(1).default('pocketsphinx_continuous'),
+  NOTES_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
+});
+
+export type Config = z.infer<typeof schema>;
+
+let cached: Config | undefined;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  if (cached) return cached;
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      .join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  cached = parsed.data;
+  return cached;
+}

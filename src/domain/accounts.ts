@@ -1,0 +1,62 @@
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { AccountStore } from '../ports/account-store.ts';
+import type { Account, Caller } from './account.ts';
+import { UnauthorizedError } from './errors.ts';
+
+export const API_KEY_PREFIX = 'svc_sk_';
+/** 32 random bytes, base64url: 43 characters after the prefix. */
+const API_KEY_PATTERN = /^svc_sk_[A-Za-z0-9_-]{43}$/;
+
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey, 'utf8').digest('hex');
+}
+
+export interface IssuedKey {
+  account: Account;
+  key_id: string;
+  /** Shown once; only its hash is stored. */
+  api_key: string;
+}
+
+export async function createAccount(store: AccountStore, name: string, now = Date.now()): Promise<IssuedKey> {
+  const account: Account = { account_id: randomUUID(), name, created_at: now };
+  await store.createAccount(account);
+  return issueApiKey(store, account, now);
+}
+
+export async function issueApiKey(
+  store: AccountStore,
+  account: Account,
+  now = Date.now(),
+): Promise<IssuedKey> {
+  const apiKey = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const keyId = `key_${randomBytes(8).toString('hex')}`;
+  await store.putApiKey({
+    key_id: keyId,
+    account_id: account.account_id,
+    key_hash: hashApiKey(apiKey),
+    created_at: now,
+    revoked_at: null,
+  });
+  return { account, key_id: keyId, api_key: apiKey };
+}
+
+/** Resolves the caller from an `Authorization` header value, or throws UnauthorizedError. */
+export async function authenticate(store: AccountStore, authorization: string | undefined): Promise<Caller> {
+  if (!authorization) throw new UnauthorizedError('Missing API key: send Authorization: Bearer svc_sk_...');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  const apiKey = match?.[1];
+  if (!apiKey || !API_KEY_PATTERN.test(apiKey)) {
+    throw new UnauthorizedError('Malformed API key: expected Authorization: Bearer svc_sk_...');
+  }
+  const hash = hashApiKey(apiKey);
+  const record = await store.getApiKeyByHash(hash);
+  // The lookup is by hash already; the constant-time compare guards against a store that matches loosely.
+  if (!record || !timingSafeEqual(Buffer.from(record.key_hash, 'hex'), Buffer.from(hash, 'hex'))) {
+    throw new UnauthorizedError('Invalid API key');
+  }
+  if (record.revoked_at !== null) throw new UnauthorizedError('This API key has been revoked');
+  const account = await store.getAccount(record.account_id);
+  if (!account) throw new UnauthorizedError('Invalid API key');
+  return { account, key_id: record.key_id };
+}

@@ -1,0 +1,32 @@
+/**
+ * Domain errors. The HTTP layer maps each to a status code in one place (src/http/error-mapper.ts);
+ * workers use `permanent` to decide between failing a job and letting the queue retry.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly status: number;
+  override readonly name: string = this.constructor.name;
+}
+
+export class BadRequestError extends DomainError {
+  readonly status = 400;
+}
+export class UnauthorizedError extends DomainError {
+  readonly status = 401;
+}
+export class NotFoundError extends DomainError {
+  readonly status = 404;
+}
+export class ConflictError extends DomainError {
+  readonly status = 409;
+}
+export class PayloadTooLargeError extends DomainError {
+  readonly status = 413;
+}
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly status = 415;
+}
+
+/** The uploaded file could not be decoded as audio. Permanent: retrying the same bytes cannot help. */
+export class UnreadableAudioError extends Error {
+  override readonly name = 'UnreadableAudioError';
+}

@@ -1,0 +1,66 @@
+/**
+ * Job state per note and kind: `queued -> processing (stage) -> completed | failed`.
+ * Timestamps are epoch milliseconds.
+ */
+export type JobKind =
+  | 'transcription'
+  | 'insights'
+  | 'artifact:epiphany'
+  | 'artifact:deep_research'
+  | 'artifact:podcast';
+export type JobStatusValue = 'queued' | 'processing' | 'completed' | 'failed';
+
+/** Transcription stages, in order. `stage` narrows `status` for progress display. */
+export const TRANSCRIPTION_STAGES = {
+  awaitingUpload: 'awaiting_upload',
+  queued: 'queued',
+  decoding: 'decoding',
+  recognizing: 'recognizing',
+  saving: 'saving',
+  completed: 'completed',
+  failed: 'failed',
+} as const;
+
+export interface Job {
+  account_id: string;
+  note_id: string;
+  kind: JobKind;
+  status: JobStatusValue;
+  stage: string;
+  attempts: number;
+  created_at: number;
+  updated_at: number;
+  detail: string | null;
+}
+
+/** The job status object of the API (spec: "Job status object"). */
+export interface JobStatusView {
+  note_id: string;
+  kind: JobKind;
+  status: JobStatusValue;
+  stage: string;
+  title: string;
+  created_at: number;
+  updated_at: number;
+  attempts: number;
+  detail?: string;
+}
+
+export function jobStatusView(job: Job, title: string): JobStatusView {
+  const view: JobStatusView = {
+    note_id: job.note_id,
+    kind: job.kind,
+    status: job.status,
+    stage: job.stage,
+    title,
+    created_at: job.created_at,
+    updated_at: job.updated_at,
+    attempts: job.attempts,
+  };
+  if (job.detail !== null) view.detail = job.detail;
+  return view;
+}
+
+export function isInFlight(job: Job): boolean {
+  return job.status === 'queued' || job.status === 'processing';
+}

@@ -1,0 +1,25 @@
+/** A note: one recording and everything generated from it, owned by one account. */
+export type NoteState = 'active' | 'trashed';
+
+export interface AudioInfo {
+  content_type: string;
+  size_bytes: number;
+  /** When the upload completed (epoch ms); null while awaiting upload or after unreadable audio was discarded. */
+  uploaded_at: number | null;
+}
+
+export interface Note {
+  account_id: string;
+  note_id: string;
+  title: string;
+  state: NoteState;
+  created_at: number;
+  updated_at: number;
+  trashed_at: number | null;
+  audio: AudioInfo | null;
+}
+
+export interface NoteChanges {
+  title?: string | undefined;
+  state?: NoteState | undefined;
+}

@@ -1,0 +1,19 @@
+/**
+ * Object-storage keys. Every object of a note lives under the note's prefix, which starts with the
+ * account, so deleting a note is deleting one prefix and no key can cross accounts.
+ */
+const NOTE_PREFIX = /^accounts\/([0-9a-f-]{36})\/notes\/([0-9a-f-]{36})\/(.+)$/;
+
+export const objectKeys = {
+  notePrefix: (accountId: string, noteId: string) => `accounts/${accountId}/notes/${noteId}/`,
+  audio: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}audio`,
+  transcription: (accountId: string, noteId: string) =>
+    `${objectKeys.notePrefix(accountId, noteId)}transcription.json`,
+};
+
+/** Reads the account and note back from the key of an uploaded recording; null for any other key. */
+export function parseAudioKey(key: string): { accountId: string; noteId: string } | null {
+  const [, accountId, noteId, name] = NOTE_PREFIX.exec(key) ?? [];
+  if (!accountId || !noteId || name !== 'audio') return null;
+  return { accountId, noteId };
+}

@@ -1,0 +1,65 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+
+/** JSON request bodies are small (titles, questions); audio never comes through here. */
+export const MAX_JSON_BODY_BYTES = 64 * 1024;
+
+export interface RequestSchemas {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
+
+type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface ParsedInput<S extends RequestSchemas> {
+  params: Out<S['params']>;
+  query: Out<S['query']>;
+  body: Out<S['body']>;
+}
+
+export function header(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  // API Gateway v2 lower-cases header names.
+  return event.headers?.[name.toLowerCase()];
+}
+
+export function parseInput<S extends RequestSchemas>(
+  event: APIGatewayProxyEventV2,
+  schemas: S,
+): ParsedInput<S> {
+  return {
+    params: validate(schemas.params, event.pathParameters ?? {}, 'path') as Out<S['params']>,
+    query: validate(schemas.query, event.queryStringParameters ?? {}, 'query') as Out<S['query']>,
+    body: (schemas.body ? validate(schemas.body, readJsonBody(event), 'body') : undefined) as Out<S['body']>,
+  };
+}
+
+function readJsonBody(event: APIGatewayProxyEventV2): unknown {
+  const contentType = header(event, 'content-type');
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text, 'utf8') > MAX_JSON_BODY_BYTES) {
+    throw new PayloadTooLargeError(`Request body is larger than ${MAX_JSON_BODY_BYTES} bytes`);
+  }
+  if (text.length === 0) throw new BadRequestError('Request body is required (a JSON object)');
+  if (!contentType || !/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BadRequestError('Request body is not valid JSON');
+  }
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return undefined;
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = [where, ...issue.path.map(String)].join('.');
+    return `${path}: ${issue.message}`;
+  });
+  throw new BadRequestError(problems.join('; '));
+}

@@ -1,0 +1,17 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+export function jsonResponse(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function emptyResponse(statusCode = 204): APIGatewayProxyStructuredResultV2 {
+  return { statusCode, headers: { 'Cache-Control': 'no-store' } };
+}

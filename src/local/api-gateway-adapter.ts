@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { ApiLambdaHandler } from '../http/api-handler.ts';
+import { logger } from '../logging.ts';
+import { lambdaContext } from './lambda-context.ts';
+
+/** API Gateway's own payload limit; larger requests never reach a function there either. */
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+
+export interface LocalRoute {
+  operationId: string;
+  method: string;
+  path: string;
+  /** Absent for operations of the contract that this release does not implement (answered 501). */
+  handler?: ApiLambdaHandler;
+}
+
+export interface StaticFile {
+  contentType: string;
+  body: string;
+}
+
+interface CompiledRoute extends LocalRoute {
+  pattern: RegExp;
+  paramNames: string[];
+}
+
+/**
+ * Serves the REST API locally the way API Gateway (HTTP API, payload 2.0) does on AWS: each request
+ * becomes an APIGatewayProxyEventV2 for the handler of its route, and the handler's result becomes
+ * the response. Same handlers, same events, no AWS.
+ */
+export function createApiServer(routes: LocalRoute[], staticFiles: Record<string, StaticFile>): Server {
+  const compiled = routes.map(compileRoute);
+  return createServer((req, res) => {
+    handle(req, res, compiled, staticFiles).catch((error: unknown) => {
+      logger.error('local adapter failure', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      if (!res.headersSent)
+        send(res, { statusCode: 500, body: JSON.stringify({ detail: 'Internal error' }) });
+      else res.end();
+    });
+  });
+}
+
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  routes: CompiledRoute[],
+  staticFiles: Record<string, StaticFile>,
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const file = staticFiles[url.pathname];
+  if (file && (method === 'GET' || method === 'HEAD')) {
+    res.writeHead(200, { 'Content-Type': file.contentType, 'Content-Length': Buffer.byteLength(file.body) });
+    res.end(method === 'HEAD' ? undefined : file.body);
+    return;
+  }
+
+  const onPath = routes
+    .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
+    .filter((candidate) => candidate.match !== null);
+  const hit = onPath.find((candidate) => candidate.route.method === method);
+  if (!hit?.match) {
+    if (onPath.length > 0) {
+      const allow = onPath.map((candidate) => candidate.route.method).join(', ');
+      return send(res, detail(405, `${method} is not allowed on ${url.pathname}`), { Allow: allow });
+    }
+    return send(res, detail(404, `No route for ${method} ${url.pathname}`));
+  }
+  const { route, match } = hit;
+  if (!route.handler) {
+    await drain(req);
+    return send(res, detail(501, `${route.operationId} is not available in this release`));
+  }
+
+  const body = await readBody(req);
+  if (body === null) return send(res, detail(413, `Request body is larger than ${MAX_REQUEST_BYTES} bytes`));
+  const event = toEvent(req, url, method, route, match, body);
+  const result = await route.handler(event, lambdaContext(route.operationId, event.requestContext.requestId));
+  send(res, result);
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  route: CompiledRoute,
+  match: RegExpExecArray,
+  body: Buffer,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams)
+    query[name] = name in query ? `${query[name]},${value}` : value;
+  const pathParameters: Record<string, string> = {};
+  route.paramNames.forEach((name, i) => {
+    pathParameters[name] = safeDecode(match[i + 1] ?? '');
+  });
+  const routeKey = `${route.method} ${route.path}`;
+  const isText =
+    body.length === 0 || /^(application\/(json|[a-z.+-]*\+json)|text\/)/i.test(headers['content-type'] ?? '');
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(route.paramNames.length > 0 ? { pathParameters } : {}),
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toUTCString(),
+      timeEpoch: now,
+    },
+    ...(body.length > 0 ? { body: body.toString(isText ? 'utf8' : 'base64') } : {}),
+    isBase64Encoded: !isText,
+  };
+}
+
+function compileRoute(route: LocalRoute): CompiledRoute {
+  const paramNames: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      paramNames.push(param[1] as string);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { ...route, pattern: new RegExp(`^${source}$`), paramNames };
+}
+
+/** Reads the body, or returns null once it exceeds the limit (the rest is discarded). */
+async function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REQUEST_BYTES) tooLarge = true;
+    if (!tooLarge) chunks.push(chunk as Buffer);
+  }
+  return tooLarge ? null : Buffer.concat(chunks);
+}
+
+async function drain(req: IncomingMessage): Promise<void> {
+  for await (const _chunk of req) {
+    // discard
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+function detail(statusCode: number, message: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ detail: message }),
+  };
+}
+
+function send(
+  res: ServerResponse,
+  result: APIGatewayProxyStructuredResultV2,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const body =
+    result.body === undefined
+      ? undefined
+      : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  const headers: Record<string, string | number> = { ...extraHeaders };
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (body) headers['Content-Length'] = body.length;
+  res.writeHead(result.statusCode ?? 200, headers);
+  res.end(body);
+}

@@ -1,0 +1,410 @@
+/**
+ * In-process stand-ins for the AWS services the handlers use, for the local runtime and the
+ * integration tests:
+ *
+ * - DynamoDB: dynalite, persisted (LevelDB) under `<dataDir>/dynamodb`.
+ * - S3: s3rver, persisted under `<dataDir>/s3`, on the one port browsers must reach (presigned uploads).
+ * - SQS: local-aws-sqs (JSON protocol). It keeps queues and messages in memory only (it has no
+ *   persistence option), so messages still queued or in flight when the local runtime stops are lost;
+ *   a restart recreates empty queues (the table and the objects do survive).
+ *
+ * Upload completion is bridged like an S3 -> SQS event notification: an object created under a key
+ * ending in `/audio` puts the AWS-shaped S3 event JSON on the `transcription` queue.
+ *
+ * dynalite and the queue listen on 127.0.0.1 whatever `host` says: they have no authentication and
+ * only this process talks to them.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceInUseException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  SendMessageCommand,
+  SetQueueAttributesCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { S3Event, S3EventRecord } from 'aws-lambda';
+import dynalite from 'dynalite';
+import { createRequestHandler } from 'local-aws-sqs';
+import S3rver from 's3rver';
+import s3rverAccounts from 's3rver/lib/models/account.js';
+import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+export const LOCAL_TABLE_NAME = 'notes';
+export const LOCAL_BUCKET_NAME = 'notes';
+export const LOCAL_QUEUE_NAMES = {
+  transcription: 'transcription',
+  transcriptionDlq: 'transcription-dlq',
+} as const;
+
+/** Names the bridged notification, as the notification configuration's id would in AWS. */
+const UPLOAD_NOTIFICATION_ID = 'transcription-audio-uploaded';
+const AUDIO_KEY_SUFFIX = '/audio';
+const INTERNAL_HOST = '127.0.0.1';
+
+/** Browsers upload with presigned PUTs from the web app's origin, and read the ETag back. */
+const CORS_CONFIGURATION = `<CORSConfiguration>
+  <CORSRule>
+    <AllowedOrigin>*</AllowedOrigin>
+    <AllowedMethod>PUT</AllowedMethod>
+    <AllowedMethod>GET</AllowedMethod>
+    <AllowedMethod>HEAD</AllowedMethod>
+    <AllowedHeader>*</AllowedHeader>
+    <ExposeHeader>ETag</ExposeHeader>
+    <MaxAgeSeconds>3000</MaxAgeSeconds>
+  </CORSRule>
+</CORSConfiguration>`;
+
+export interface LocalAwsClientConfig {
+  region: string;
+  endpoint: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  /** S3 only: s3rver serves buckets by path, and 127.0.0.1 has no bucket subdomains. */
+  forcePathStyle: true;
+  /** S3 only: with checksums on, streamed uploads to s3rver are stored corrupted (aws-chunked bodies). */
+  requestChecksumCalculation: 'WHEN_REQUIRED';
+  responseChecksumValidation: 'WHEN_REQUIRED';
+}
+
+/**
+ * SDK client configuration for one emulator endpoint. The S3-only settings are ignored by the
+ * DynamoDB and SQS clients, so the same helper serves all three.
+ */
+export function localAwsClientConfig(endpoint: string): LocalAwsClientConfig {
+  return {
+    region: LOCAL_REGION,
+    endpoint,
+    credentials: { ...LOCAL_CREDENTIALS },
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  };
+}
+
+export interface EmulatorOptions {
+  dataDir: string;
+  /** Port of the object store (the one browsers upload to); 0 picks a free one. */
+  storagePort: number;
+  /** Interface the object store listens on. */
+  host?: string;
+  queue: { visibilityTimeoutSeconds: number; maxReceiveCount: number };
+  /** One-line operational messages (never message bodies). */
+  log?: (line: string) => void;
+}
+
+export interface QueueNames<T> {
+  transcription: T;
+  transcriptionDlq: T;
+}
+
+export interface Emulators {
+  endpoints: { dynamodb: string; s3: string; sqs: string };
+  tableName: string;
+  bucketName: string;
+  queueUrls: QueueNames<string>;
+  /** Event-source mappings need the ARN as well as the URL. */
+  queueArns: QueueNames<string>;
+  /** Stops all three; in-flight requests are cut and queued messages are dropped. */
+  stop(): Promise<void>;
+}
+
+export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
+  const { dataDir, storagePort, host = INTERNAL_HOST, queue } = options;
+  const log = options.log ?? ((line: string) => console.error(line));
+  // Undo what already started if a later step fails, so a failed start leaves no port or DB lock.
+  const cleanups: Array<() => Promise<void>> = [];
+  const runCleanups = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  };
+
+  try {
+    const dynamodbDir = join(dataDir, 'dynamodb');
+    const s3Dir = join(dataDir, 's3');
+    await mkdir(dynamodbDir, { recursive: true });
+    await mkdir(s3Dir, { recursive: true });
+
+    // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
+    const dynamodbServer = dynalite({
+      path: dynamodbDir,
+      createTableMs: 0,
+      deleteTableMs: 0,
+      updateTableMs: 0,
+    });
+    const dynamodbPort = await listen(dynamodbServer, 0, INTERNAL_HOST, 'DynamoDB emulator');
+    cleanups.push(() => closeServer(dynamodbServer));
+
+    const s3rver = createS3rver(s3Dir);
+    await s3rver.configureBuckets();
+    const handleS3Request = s3rver.callback();
+    const s3Server = createServer((req, res) => void handleS3Request(req, res));
+    const s3Port = await listen(s3Server, storagePort, host, 'object storage');
+    cleanups.push(() => closeServer(s3Server));
+
+    // Built from the request handler (not createSqsServer) to see listen errors and own the server.
+    const sqsEmulator = createRequestHandler({
+      port: 0,
+      hostname: INTERNAL_HOST,
+      region: LOCAL_REGION,
+      // Recreating a deleted queue must not take 60 s here.
+      emulateQueueCreationLifecycle: false,
+    });
+    const sqsServer = createServer((req, res) => void sqsEmulator.requestHandler(req, res));
+    const sqsPort = await listen(sqsServer, 0, INTERNAL_HOST, 'queue emulator');
+    // Queue URLs embed the port, which is only known now.
+    sqsEmulator.service.PORT = sqsPort;
+    cleanups.push(async () => {
+      await closeServer(sqsServer);
+      sqsEmulator.service.resetAll();
+    });
+
+    const endpoints = {
+      dynamodb: `http://${INTERNAL_HOST}:${dynamodbPort}`,
+      s3: `http://${urlHost(host)}:${s3Port}`,
+      sqs: `http://${INTERNAL_HOST}:${sqsPort}`,
+    };
+    const dynamodbClient = new DynamoDBClient(localAwsClientConfig(endpoints.dynamodb));
+    const sqsClient = new SQSClient(localAwsClientConfig(endpoints.sqs));
+    cleanups.push(async () => {
+      dynamodbClient.destroy();
+      sqsClient.destroy();
+    });
+
+    await ensureTable(dynamodbClient, LOCAL_TABLE_NAME);
+    const queues = await ensureQueues(sqsClient, queue);
+
+    const bridge = bridgeAudioUploads({
+      s3rver,
+      sqs: sqsClient,
+      bucketName: LOCAL_BUCKET_NAME,
+      queueUrl: queues.urls.transcription,
+      log,
+    });
+    // Runs first on stop (cleanups run in reverse): no upload event is sent to a closed queue.
+    cleanups.push(() => bridge.stop());
+
+    let stopping: Promise<void> | undefined;
+    return {
+      endpoints,
+      tableName: LOCAL_TABLE_NAME,
+      bucketName: LOCAL_BUCKET_NAME,
+      queueUrls: queues.urls,
+      queueArns: queues.arns,
+      stop: () => {
+        stopping ??= runCleanups();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await runCleanups();
+    throw error;
+  }
+}
+
+function createS3rver(directory: string): S3rver {
+  // s3rver rejects access keys it does not know; register the local ones (global and idempotent).
+  s3rverAccounts.DUMMY_ACCOUNT.createKeyPair(
+    LOCAL_CREDENTIALS.accessKeyId,
+    LOCAL_CREDENTIALS.secretAccessKey,
+  );
+  return new S3rver({
+    silent: true,
+    directory,
+    // Path-style only: otherwise any Host that is not an IP or 'localhost' is read as a bucket name.
+    vhostBuckets: false,
+    configureBuckets: [{ name: LOCAL_BUCKET_NAME, configs: [CORS_CONFIGURATION] }],
+  });
+}
+
+async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  }
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') return;
+    await sleep(25);
+  }
+  throw new Error(`DynamoDB emulator: table ${tableName} did not become ACTIVE`);
+}
+
+async function ensureQueues(
+  client: SQSClient,
+  { visibilityTimeoutSeconds, maxReceiveCount }: EmulatorOptions['queue'],
+): Promise<{ urls: QueueNames<string>; arns: QueueNames<string> }> {
+  const dlq = await ensureQueue(client, LOCAL_QUEUE_NAMES.transcriptionDlq, {});
+  const main = await ensureQueue(client, LOCAL_QUEUE_NAMES.transcription, {
+    VisibilityTimeout: String(visibilityTimeoutSeconds),
+    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
+  });
+  return {
+    urls: { transcription: main.url, transcriptionDlq: dlq.url },
+    arns: { transcription: main.arn, transcriptionDlq: dlq.arn },
+  };
+}
+
+/** Create-then-set, so a queue that already exists is brought to the wanted attributes too. */
+async function ensureQueue(
+  client: SQSClient,
+  name: string,
+  attributes: Record<string, string>,
+): Promise<{ url: string; arn: string }> {
+  const { QueueUrl: url } = await client.send(new CreateQueueCommand({ QueueName: name }));
+  if (!url) throw new Error(`queue emulator: CreateQueue ${name} returned no URL`);
+  if (Object.keys(attributes).length > 0) {
+    await client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: attributes }));
+  }
+  const { Attributes } = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
+  );
+  const arn = Attributes?.QueueArn;
+  if (!arn) throw new Error(`queue emulator: queue ${name} has no ARN`);
+  return { url, arn };
+}
+
+interface BridgeOptions {
+  s3rver: S3rver;
+  sqs: SQSClient;
+  bucketName: string;
+  queueUrl: string;
+  log: (line: string) => void;
+}
+
+/**
+ * The local S3 -> SQS event notification (filter: ObjectCreated:*, suffix `/audio`). Sending is
+ * asynchronous, as in AWS: the message can arrive just after the upload's response.
+ */
+function bridgeAudioUploads({ s3rver, sqs, bucketName, queueUrl, log }: BridgeOptions): {
+  stop(): Promise<void>;
+} {
+  const pending = new Set<Promise<void>>();
+  const onEvent = (event: S3rver.S3rverEvent) => {
+    for (const record of event.Records) {
+      const notification = toAwsS3Notification(record, bucketName);
+      if (!notification) continue;
+      const sending = sqs
+        .send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(notification) }))
+        .then(
+          () => undefined,
+          (error: unknown) =>
+            log(
+              `local s3 events: could not enqueue the upload event for bucket ${bucketName}: ${errorSummary(error)}`,
+            ),
+        )
+        .finally(() => pending.delete(sending));
+      pending.add(sending);
+    }
+  };
+  s3rver.on('event', onEvent);
+  return {
+    async stop() {
+      s3rver.off('event', onEvent);
+      await Promise.all([...pending]);
+    },
+  };
+}
+
+type S3rverRecord = S3rver.S3rverEvent['Records'][number];
+
+/**
+ * Rewrites s3rver's record into what AWS delivers: s3rver says eventVersion 2.0, a malformed bucket
+ * ARN ('arn:aws:s3: : :name') and a decoded key, where AWS sends 2.1, 'arn:aws:s3:::name' and a
+ * URL-encoded key. Copies carry no eTag in s3rver and are not part of the upload flow: skipped.
+ */
+function toAwsS3Notification(record: S3rverRecord, bucketName: string): S3Event | null {
+  const { bucket, object } = record.s3;
+  if (!record.eventName.startsWith('ObjectCreated:') || bucket.name !== bucketName) return null;
+  if (!object.key.endsWith(AUDIO_KEY_SUFFIX) || object.size === undefined || object.eTag === undefined) {
+    return null;
+  }
+  const awsRecord: S3EventRecord = {
+    eventVersion: '2.1',
+    eventSource: 'aws:s3',
+    awsRegion: LOCAL_REGION,
+    eventTime: record.eventTime,
+    eventName: record.eventName,
+    userIdentity: { principalId: record.userIdentity.principalId },
+    requestParameters: { sourceIPAddress: record.requestParameters.sourceIPAddress },
+    responseElements: {
+      'x-amz-request-id': record.responseElements['x-amz-request-id'],
+      'x-amz-id-2': record.responseElements['x-amz-id-2'],
+    },
+    s3: {
+      s3SchemaVersion: '1.0',
+      configurationId: UPLOAD_NOTIFICATION_ID,
+      bucket: {
+        name: bucket.name,
+        ownerIdentity: { principalId: bucket.ownerIdentity.principalId },
+        arn: `arn:aws:s3:::${bucket.name}`,
+      },
+      object: {
+        key: encodeS3EventKey(object.key),
+        size: object.size,
+        eTag: object.eTag,
+        sequencer: object.sequencer,
+      },
+    },
+  };
+  return { Records: [awsRecord] };
+}
+
+/**
+ * S3 event keys are form-URL-encoded (space as '+', '+' as %2B) with '/' left as is; consumers
+ * decode with decodeURIComponent(key.replace(/\+/g, ' ')).
+ */
+export function encodeS3EventKey(key: string): string {
+  return key
+    .split('/')
+    .map((segment) =>
+      encodeURIComponent(segment)
+        .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+        .replace(/%20/g, '+'),
+    )
+    .join('/');
+}
+
+function listen(server: Server, port: number, host: string, what: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const reason =
+        error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : error.message;
+      reject(new Error(`${what} could not listen: ${reason}`, { cause: error }));
+    };
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Closes a server without waiting for keep-alive sockets or long polls to end by themselves. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    server.closeAllConnections();
+  });
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return INTERNAL_HOST;
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function errorSummary(error: unknown): string {
+  // One line, whatever the error says: log lines are parsed line by line.
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.replace(/\s+/g, ' ');
+}

@@ -1,0 +1,176 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { parse } from 'yaml';
+import type { ApiLambdaHandler } from '../http/api-handler.ts';
+import { apiRoutes, handlerEntry, type OperationId, plannedOperations, queueWorkers } from '../routes.ts';
+import { getServices } from '../services.ts';
+import { createApiServer, type LocalRoute } from './api-gateway-adapter.ts';
+import { localAwsClientConfig, startEmulators } from './emulators.ts';
+import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
+import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+
+export interface LocalRuntimeOptions {
+  dataDir: string;
+  port: number;
+  /** Port of the object store that presigned upload URLs point at; 0 picks a free one. */
+  storagePort: number;
+  host?: string;
+  /** Must exceed the longest transcription, or a message is redelivered while still being worked on. */
+  visibilityTimeoutSeconds?: number;
+  maxReceiveCount?: number;
+  /** Run the queue workers (default). Fault tests turn them off to play the part of a failing worker first. */
+  workers?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface LocalRuntime {
+  apiUrl: string;
+  storageUrl: string;
+  dataDir: string;
+  /** Set only on the first start, when the local account's key was created. */
+  newApiKey: string | null;
+  info: RuntimeInfo;
+  stop(): Promise<void>;
+}
+
+/** What the runtime publishes in `<dataDir>/runtime.json` for tools and tests (no secrets). */
+export interface RuntimeInfo {
+  pid: number;
+  api_url: string;
+  storage_url: string;
+  endpoints: { dynamodb: string; s3: string; sqs: string };
+  table_name: string;
+  bucket_name: string;
+  queue_urls: { transcription: string; transcriptionDlq: string };
+}
+
+/**
+ * Runs the whole service on this machine: the embedded stand-ins for DynamoDB, S3 and SQS, the same
+ * Lambda handlers behind an API Gateway adapter, and the queue workers behind event-source loops.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? ((line: string) => console.error(line));
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+
+  const emulators = await startEmulators({
+    dataDir,
+    storagePort: options.storagePort,
+    host,
+    queue: {
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 3600,
+      maxReceiveCount: options.maxReceiveCount ?? 3,
+    },
+    log,
+  });
+
+  // The handlers read their configuration from the environment, as on Lambda.
+  Object.assign(process.env, {
+    AWS_REGION: 'us-east-1',
+    NOTES_TABLE_NAME: emulators.tableName,
+    NOTES_BUCKET_NAME: emulators.bucketName,
+    NOTES_TRANSCRIPTION_QUEUE_URL: emulators.queueUrls.transcription,
+    NOTES_DYNAMODB_ENDPOINT: emulators.endpoints.dynamodb,
+    NOTES_S3_ENDPOINT: emulators.endpoints.s3,
+    NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,
+  });
+  const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
+
+  const server = createApiServer(await loadRoutes(), {
+    '/openapi.yaml': {
+      contentType: 'application/yaml',
+      body: await readFile(join(REPO_ROOT, 'openapi.yaml'), 'utf8'),
+    },
+  });
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, host, done);
+  });
+  const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
+
+  const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs));
+  const eventSources = await Promise.all(
+    Object.entries(options.workers === false ? {} : queueWorkers).map(async ([name, { queue }]) =>
+      startSqsEventSource({
+        sqs,
+        queueUrl: emulators.queueUrls[queue],
+        queueArn: emulators.queueArns[queue],
+        handler: await loadHandler<SqsBatchHandler>(name),
+        functionName: name,
+        batchSize: 1,
+        log,
+      }),
+    ),
+  );
+
+  const info: RuntimeInfo = {
+    pid: process.pid,
+    api_url: apiUrl,
+    storage_url: emulators.endpoints.s3,
+    endpoints: emulators.endpoints,
+    table_name: emulators.tableName,
+    bucket_name: emulators.bucketName,
+    queue_urls: emulators.queueUrls,
+  };
+  await writeOwnerOnly(join(dataDir, 'runtime.json'), `${JSON.stringify(info, null, 2)}\n`);
+
+  return {
+    apiUrl,
+    storageUrl: emulators.endpoints.s3,
+    dataDir,
+    newApiKey,
+    info,
+    async stop() {
+      await new Promise<void>((done) => server.close(() => done()));
+      server.closeAllConnections();
+      await Promise.all(eventSources.map((source) => source.stop()));
+      sqs.destroy();
+      await emulators.stop();
+    },
+  };
+}
+
+async function loadRoutes(): Promise<LocalRoute[]> {
+  const implemented = await Promise.all(
+    (Object.entries(apiRoutes) as Array<[OperationId, (typeof apiRoutes)[OperationId]]>).map(
+      async ([operationId, route]) => ({
+        operationId,
+        method: route.method,
+        path: route.path,
+        handler: await loadHandler<ApiLambdaHandler>(operationId),
+      }),
+    ),
+  );
+  return [...implemented, ...(await plannedRoutes())];
+}
+
+/** Operations the contract describes but this release does not implement: the adapter answers 501. */
+async function plannedRoutes(): Promise<LocalRoute[]> {
+  const contract = parse(await readFile(join(REPO_ROOT, 'openapi.yaml'), 'utf8')) as {
+    paths: Record<string, Record<string, { operationId?: string }>>;
+  };
+  const planned = new Set<string>(plannedOperations);
+  return Object.entries(contract.paths).flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([, operation]) => operation.operationId !== undefined && planned.has(operation.operationId))
+      .map(([method, operation]) => ({
+        operationId: operation.operationId as string,
+        method: method.toUpperCase(),
+        path,
+      })),
+  );
+}
+
+async function loadHandler<T>(name: string): Promise<T> {
+  const module = (await import(pathToFileURL(join(REPO_ROOT, handlerEntry(name as OperationId))).href)) as {
+    handler?: T;
+  };
+  if (!module.handler) throw new Error(`${handlerEntry(name as OperationId)} does not export a handler`);
+  return module.handler;
+}

@@ -1,0 +1,69 @@
+// s3rver ships no types; this covers only what the local emulators use.
+declare module 's3rver' {
+  import type { IncomingMessage, ServerResponse } from 'node:http';
+
+  interface S3rverBucketConfig {
+    name: string;
+    /** Raw XML documents (CORSConfiguration, WebsiteConfiguration). */
+    configs?: Array<string | Buffer>;
+  }
+
+  interface S3rverOptions {
+    address?: string;
+    port?: number;
+    silent?: boolean;
+    directory?: string;
+    resetOnClose?: boolean;
+    allowMismatchedSignatures?: boolean;
+    vhostBuckets?: boolean;
+    configureBuckets?: S3rverBucketConfig[];
+  }
+
+  /** The notification s3rver emits as 'event' (shape observed with s3rver 3.7.1). */
+  interface S3rverEvent {
+    Records: Array<{
+      eventVersion: string;
+      eventSource: string;
+      awsRegion: string;
+      eventTime: string;
+      /** ObjectCreated:Put | ObjectCreated:Post (form POST and multipart completion) | ObjectCreated:Copy | ObjectRemoved:Delete */
+      eventName: string;
+      userIdentity: { principalId: string };
+      requestParameters: { sourceIPAddress: string };
+      responseElements: { 'x-amz-request-id': string; 'x-amz-id-2': string };
+      s3: {
+        s3SchemaVersion: string;
+        configurationId: string;
+        bucket: { name: string; ownerIdentity: { principalId: string }; arn: string };
+        /** key is the decoded key; size is absent on Delete, eTag on Copy and Delete. */
+        object: { key: string; sequencer: string; size?: number; eTag?: string };
+      };
+    }>;
+  }
+
+  class S3rver {
+    constructor(options?: S3rverOptions);
+    silent: boolean;
+    /** Creates the configured buckets and applies their configs; safe to repeat. */
+    configureBuckets(): Promise<void>;
+    /** A request listener for http.createServer. */
+    callback(): (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+    on(event: 'event', listener: (event: S3rverEvent) => void): this;
+    off(event: 'event', listener: (event: S3rverEvent) => void): this;
+  }
+
+  namespace S3rver {
+    export type { S3rverEvent, S3rverOptions };
+  }
+
+  export = S3rver;
+}
+
+// s3rver only accepts access keys registered on its in-memory account registry.
+declare module 's3rver/lib/models/account.js' {
+  interface AWSAccount {
+    createKeyPair(accessKeyId: string, secretAccessKey: string): void;
+  }
+  const AWSAccountModule: { DUMMY_ACCOUNT: AWSAccount };
+  export = AWSAccountModule;
+}

@@ -1,0 +1,10 @@
+import type { Account, ApiKeyRecord } from '../domain/account.ts';
+
+export interface AccountStore {
+  createAccount(account: Account): Promise<void>;
+  getAccount(accountId: string): Promise<Account | null>;
+  putApiKey(key: ApiKeyRecord): Promise<void>;
+  getApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Marks the key revoked; false when the account has no key with this ID. */
+  revokeApiKey(accountId: string, keyId: string, now: number): Promise<boolean>;
+}

@@ -1,0 +1,50 @@
+import type { Job, JobKind } from '../domain/job.ts';
+import type { AudioInfo, Note, NoteChanges, NoteState } from '../domain/note.ts';
+
+export interface NotePage {
+  notes: Note[];
+  nextCursor: string | null;
+}
+
+/**
+ * Notes and their jobs. Every method takes the account ID: an implementation must make it impossible
+ * to read or change another account's items.
+ */
+export interface NoteStore {
+  /** Creates the note unless one with this ID exists; returns the stored note either way. */
+  createNoteIfAbsent(note: Note): Promise<{ note: Note; created: boolean }>;
+  getNote(accountId: string, noteId: string): Promise<Note | null>;
+  /** Newest first. `cursor` is opaque; an invalid one throws BadRequestError. */
+  listNotes(
+    accountId: string,
+    state: NoteState,
+    limit: number,
+    cursor: string | undefined,
+  ): Promise<NotePage>;
+  /** Applies the changes to an existing note; null when there is none. */
+  updateNote(accountId: string, noteId: string, changes: NoteChanges, now: number): Promise<Note | null>;
+  setAudio(accountId: string, noteId: string, audio: AudioInfo | null, now: number): Promise<Note | null>;
+  /** Removes the note and every item belonging to it. */
+  deleteNoteItems(accountId: string, noteId: string): Promise<void>;
+
+  getJob(accountId: string, noteId: string, kind: JobKind): Promise<Job | null>;
+  /** The jobs of this kind for several notes of one account, keyed by note ID (absent when none). */
+  getJobs(accountId: string, noteIds: string[], kind: JobKind): Promise<Map<string, Job>>;
+  /** Writes the job only if none exists; returns the stored job either way. */
+  createJobIfAbsent(job: Job): Promise<{ job: Job; created: boolean }>;
+  /**
+   * Writes `next` only if the stored job still has `expected.updated_at` and `expected.status`
+   * (optimistic concurrency). Returns false when someone else changed or removed it first.
+   */
+  replaceJob(expected: Job, next: Job): Promise<boolean>;
+  /** Updates the stage of a job that is still processing; false when it is not. */
+  updateJobStage(
+    accountId: string,
+    noteId: string,
+    kind: JobKind,
+    stage: string,
+    now: number,
+  ): Promise<boolean>;
+  /** Deletes the job if it still matches `expected` (same updated_at); false otherwise. */
+  deleteJob(expected: Job): Promise<boolean>;
+}

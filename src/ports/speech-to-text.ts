@@ -1,0 +1,36 @@
+/** One recognised word with its position in the recording. */
+export interface RecognizedWord {
+  text: string;
+  start_ms: number;
+  end_ms: number;
+  /** Label of the speaker, when the engine diarises; engines that do not leave it out. */
+  speaker?: string;
+}
+
+export interface RecognitionProgress {
+  /** Short machine-readable stage name, shown as the job `stage` (e.g. `decoding`, `recognizing`). */
+  stage: string;
+  /** 0..1 when the engine knows how far it is. */
+  fraction?: number;
+}
+
+export interface RecognitionResult {
+  words: RecognizedWord[];
+  duration_ms: number;
+}
+
+/**
+ * Speech-to-text engine. Implementations: local (ffmpeg + pocketsphinx), later Amazon Transcribe and
+ * OpenAI-compatible servers.
+ */
+export interface SpeechToText {
+  /**
+   * Transcribes the audio file at `audioPath`.
+   * Throws `UnreadableAudioError` (src/domain/errors.ts) when the file is not decodable audio: that is
+   * permanent and the job fails without retry. Any other error is treated as transient and retried.
+   */
+  transcribe(
+    audioPath: string,
+    onProgress?: (progress: RecognitionProgress) => Promise<void> | void,
+  ): Promise<RecognitionResult>;
+}

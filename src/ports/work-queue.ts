@@ -1,0 +1,10 @@
+/** Asks a worker to transcribe the stored audio of a note (the upload event is the other trigger). */
+export interface TranscriptionRequest {
+  type: 'transcribe';
+  account_id: string;
+  note_id: string;
+}
+
+export interface WorkQueue {
+  requestTranscription(request: TranscriptionRequest): Promise<void>;
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as transcriptionWorker } from '../../functions/transcriptionWorker.ts';
+import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
+import { runTranscription } from '../../src/domain/transcription-worker.ts';
+import { localAwsClientConfig } from '../../src/local/emulators.ts';
+import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
+import { startSqsEventSource } from '../../src/local/sqs-event-source.ts';
+import { getServices } from '../../src/services.ts';
+import { parseTranscriptionMessage } from '../../src/workers/transcription-messages.ts';
+import { type Api, client } from '../support/api.ts';
+import { speechFixture } from '../support/fixtures.ts';
+import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
+
+/**
+ * The runtime runs in this process without its queue workers, so the test can first play a worker
+ * that dies mid-job (it claims the job, then never finishes or deletes the message), and then start
+ * the real worker behind the same event-source loop the runtime uses.
+ */
+let runtime: LocalRuntime;
+let api: Api;
+let dataDir: string;
+let sqs: SQSClient;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'notes-faults-'));
+  runtime = await startLocalRuntime({
+    dataDir,
+    port: 0,
+    storagePort: 0,
+    visibilityTimeoutSeconds: 3,
+    maxReceiveCount: 3,
+    workers: false,
+    log: () => undefined,
+  });
+  api = client(runtime.apiUrl, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  sqs = new SQSClient(localAwsClientConfig(runtime.info.endpoints.sqs));
+});
+afterAll(async () => {
+  await runtime?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('faults lose nothing', () => {
+  it('redelivers the work of a worker that died after claiming it, and completes it exactly once', async () => {
+    const { file, contentType } = await speechFixture('slt', 'wav');
+    const noteId = randomUUID();
+    await submitAndUpload(api, noteId, file, contentType);
+
+    // The dying worker: receives the upload event and claims the job, then hangs forever.
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: runtime.info.queue_urls.transcription, WaitTimeSeconds: 10 }),
+    );
+    expect(Messages).toHaveLength(1);
+    const [trigger] = parseTranscriptionMessage(Messages[0]?.Body ?? '');
+    expect(trigger?.noteId).toBe(noteId);
+    const hangingEngine = { transcribe: () => new Promise<never>(() => undefined) };
+    void runTranscription(
+      { ...getServices(), speech: hangingEngine },
+      trigger as NonNullable<typeof trigger>,
+    );
+    const claimed = await pollUntil(async () => {
+      const response = await api('GET', `/v1/notes/${noteId}/transcription`);
+      return response.body.status === 'processing' ? response : null;
+    });
+    expect(claimed.status).toBe(202);
+    expect(claimed.body.attempts).toBe(1);
+
+    // The real worker takes over once the message becomes visible again.
+    const source = startSqsEventSource({
+      sqs,
+      queueUrl: runtime.info.queue_urls.transcription,
+      queueArn: 'arn:aws:sqs:us-east-1:000000000000:transcription',
+      handler: transcriptionWorker,
+      batchSize: 1,
+      log: () => undefined,
+    });
+    try {
+      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+      expect(final.status).toBe(200);
+      expect(String(final.body.full_text).length).toBeGreaterThan(0);
+    } finally {
+      await source.stop();
+    }
+    const note = await api('GET', `/v1/notes/${noteId}`);
+    expect(note.body.transcription_job).toMatchObject({ status: 'completed', attempts: 2 });
+    const objects = await getServices().blobs.listKeys(`accounts/`);
+    expect(objects.filter((key) => key.includes(noteId) && key.endsWith('transcription.json'))).toHaveLength(
+      1,
+    );
+  });
+
+  it('ends a job whose message always fails as failed with a detail, through the dead-letter queue', async () => {
+    const { file, contentType } = await speechFixture('slt', 'wav');
+    const noteId = randomUUID();
+    await submitAndUpload(api, noteId, file, contentType);
+
+    // A worker whose decoder program is missing fails every attempt with a transient error.
+    Object.assign(getServices(), {
+      speech: new PocketsphinxSpeechToText({ ffmpegPath: '/nonexistent/ffmpeg' }),
+    });
+    const { handler: deadLetter } = await import('../../functions/transcriptionDeadLetter.ts');
+    const sources = [
+      startSqsEventSource({
+        sqs,
+        queueUrl: runtime.info.queue_urls.transcription,
+        queueArn: 'arn:aws:sqs:us-east-1:000000000000:transcription',
+        handler: transcriptionWorker,
+        batchSize: 1,
+        log: () => undefined,
+      }),
+      startSqsEventSource({
+        sqs,
+        queueUrl: runtime.info.queue_urls.transcriptionDlq,
+        queueArn: 'arn:aws:sqs:us-east-1:000000000000:transcription-dlq',
+        handler: deadLetter,
+        batchSize: 1,
+        log: () => undefined,
+      }),
+    ];
+    try {
+      const { final, seen } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`, {
+        deadlineMs: 60_000,
+      });
+      expect(final.status).toBe(409);
+      expect(final.body).toMatchObject({ status: 'failed', note_id: noteId });
+      expect(final.body.detail).toMatch(/did not complete after repeated attempts/);
+      expect(seen.some((response) => response.status === 202)).toBe(true);
+    } finally {
+      await Promise.all(sources.map((source) => source.stop()));
+    }
+    const note = await api('GET', `/v1/notes/${noteId}`);
+    expect(note.body.transcription_job).toMatchObject({ status: 'failed', attempts: 3 });
+  });
+});
+
+async function pollUntil<T>(check: () => Promise<T | null>, deadlineMs = 20_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const result = await check();
+    if (result) return result;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((done) => setTimeout(done, 200));
+  }
+}

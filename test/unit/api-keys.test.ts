@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { Account, ApiKeyRecord } from '../../src/domain/account.ts';
+import { authenticate, createAccount, hashApiKey } from '../../src/domain/accounts.ts';
+import { UnauthorizedError } from '../../src/domain/errors.ts';
+import type { AccountStore } from '../../src/ports/account-store.ts';
+
+/** An in-memory AccountStore: the domain logic under test is key issuing and checking, not storage. */
+function memoryStore(): AccountStore & { keys: ApiKeyRecord[] } {
+  const accounts = new Map<string, Account>();
+  const keys: ApiKeyRecord[] = [];
+  return {
+    keys,
+    createAccount: async (account) => void accounts.set(account.account_id, account),
+    getAccount: async (id) => accounts.get(id) ?? null,
+    putApiKey: async (key) => void keys.push(key),
+    getApiKeyByHash: async (hash) => keys.find((key) => key.key_hash === hash) ?? null,
+    revokeApiKey: async (accountId, keyId, now) => {
+      const key = keys.find((k) => k.account_id === accountId && k.key_id === keyId);
+      if (key) key.revoked_at = now;
+      return Boolean(key);
+    },
+  };
+}
+
+describe('API keys', () => {
+  it('are svc_sk_ followed by 32 random bytes, and only their SHA-256 is stored', async () => {
+    const store = memoryStore();
+    const issued = await createAccount(store, 'someone');
+    expect(issued.api_key).toMatch(/^svc_sk_[A-Za-z0-9_-]{43}$/);
+    expect(store.keys[0]?.key_hash).toBe(hashApiKey(issued.api_key));
+    expect(JSON.stringify(store.keys)).not.toContain(issued.api_key);
+    const other = await createAccount(store, 'someone else');
+    expect(other.api_key).not.toBe(issued.api_key);
+  });
+
+  it('authenticate the account they belong to', async () => {
+    const store = memoryStore();
+    const issued = await createAccount(store, 'someone');
+    const caller = await authenticate(store, `Bearer ${issued.api_key}`);
+    expect(caller.account.account_id).toBe(issued.account.account_id);
+    expect(caller.key_id).toBe(issued.key_id);
+  });
+
+  it('are refused when missing, malformed, unknown or revoked', async () => {
+    const store = memoryStore();
+    const issued = await createAccount(store, 'someone');
+    for (const header of [
+      undefined,
+      '',
+      'Basic abc',
+      `Bearer ${issued.api_key}x`,
+      `Bearer svc_sk_${'B'.repeat(43)}`,
+    ]) {
+      await expect(authenticate(store, header)).rejects.toBeInstanceOf(UnauthorizedError);
+    }
+    await store.revokeApiKey(issued.account.account_id, issued.key_id, Date.now());
+    await expect(authenticate(store, `Bearer ${issued.api_key}`)).rejects.toThrow(/revoked/);
+  });
+});
