@@ -1,0 +1,152 @@
+/**
+ * Throughput and latency of getNote and listNotes with 200 notes in the store, under autocannon,
+ * next to a trivial Node HTTP server measured the same way in the same run.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import {
+  OUT_DIR,
+  pollTranscription,
+  REPO_ROOT,
+  type Service,
+  startService,
+  stopChild,
+  submitAndUpload,
+  synthesize,
+} from './support.ts';
+
+const NOTES = 200;
+const WITH_TRANSCRIPT = 3;
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = 2;
+const DURATION_SECONDS = 10;
+/** A cap on top of the duration, per measurement. */
+const MAX_REQUESTS = 500_000;
+
+export interface Measurement {
+  name: string;
+  requests: number;
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  failures: number;
+  rps_ratio: number;
+  p50_ratio: number;
+}
+
+export interface ApiResult {
+  notes: number;
+  connections: number;
+  duration_seconds: number;
+  measurements: Measurement[];
+}
+
+export async function apiLatency(): Promise<ApiResult> {
+  const baseline = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(REPO_ROOT, 'bench', 'baseline-server.ts')],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const service = await startService('api').catch(async (error) => {
+    await stopChild(baseline);
+    throw error;
+  });
+  try {
+    const [port] = (await once(baseline.stdout, 'data')) as [Buffer];
+    const { pendingId, transcribedId } = await seedNotes(service);
+    const auth = { authorization: `Bearer ${service.apiKey}` };
+    const targets: Array<[string, string, Record<string, string>]> = [
+      ['baseline: http.createServer, small JSON', `http://127.0.0.1:${port.toString().trim()}/`, {}],
+      ['getNote (awaiting upload)', `${service.apiUrl}/v1/notes/${pendingId}`, auth],
+      ['getNote (with 3 s transcript)', `${service.apiUrl}/v1/notes/${transcribedId}`, auth],
+      ['listNotes ?limit=20', `${service.apiUrl}/v1/notes?limit=20`, auth],
+    ];
+    const measurements: Measurement[] = [];
+    for (const [name, url, headers] of targets) {
+      const m = await measure(name, url, headers);
+      const base = measurements[0] ?? m;
+      measurements.push({ ...m, rps_ratio: m.rps / base.rps, p50_ratio: m.p50_ms / base.p50_ms });
+    }
+    return { notes: NOTES, connections: CONNECTIONS, duration_seconds: DURATION_SECONDS, measurements };
+  } finally {
+    await Promise.all([service.stop(), stopChild(baseline)]);
+  }
+}
+
+/** 200 notes through submitTranscription; the first few get a real (short) transcript. */
+async function seedNotes(service: Service) {
+  await mkdir(OUT_DIR, { recursive: true });
+  const clip = join(OUT_DIR, 'speech-short.wav');
+  await synthesize('Welcome to the weekly planning meeting. We agreed to ship the beta on Friday.', clip);
+  const ids = Array.from({ length: NOTES }, () => randomUUID());
+  const transcribed = ids.slice(0, WITH_TRANSCRIPT);
+  for (const id of transcribed) await submitAndUpload(service, id, clip, `Recorded note ${id.slice(0, 8)}`);
+  for (let i = WITH_TRANSCRIPT; i < NOTES; i += CONNECTIONS) {
+    await Promise.all(
+      ids.slice(i, i + CONNECTIONS).map(async (id, j) => {
+        const response = await service.api('POST', `/v1/notes/${id}/transcription`, {
+          title: `Note ${i + j}`,
+          content_type: 'audio/wav',
+          size_bytes: 100_000,
+        });
+        if (response.status !== 202) throw new Error(`seeding: ${response.status}`);
+      }),
+    );
+  }
+  for (const id of transcribed) await pollTranscription(service, id, 300_000);
+  return { pendingId: ids[NOTES - 1] as string, transcribedId: transcribed[0] as string };
+}
+
+async function measure(name: string, url: string, headers: Record<string, string>) {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: WARMUP_SECONDS });
+  // autocannon's own histogram has 1 ms resolution; the per-response times are exact.
+  const latencies: number[] = [];
+  const run = autocannon({
+    url,
+    headers,
+    connections: CONNECTIONS,
+    duration: DURATION_SECONDS,
+    maxOverallRequests: MAX_REQUESTS,
+  });
+  run.on('response', (_client, status, _bytes, ms) => {
+    if (status >= 200 && status < 300) latencies.push(ms);
+  });
+  const result = await run;
+  latencies.sort((a, b) => a - b);
+  const percentile = (p: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
+  return {
+    name,
+    requests: latencies.length,
+    rps: latencies.length / result.duration,
+    p50_ms: percentile(0.5),
+    p99_ms: percentile(0.99),
+    failures: result.non2xx + result.errors + result.timeouts,
+    rps_ratio: 1,
+    p50_ratio: 1,
+  };
+}
+
+export function apiTable(r: ApiResult): string {
+  const header = ['target', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'failed', 'rps/base', 'p50/base'];
+  const rows = r.measurements.map((m) => [
+    m.name,
+    String(m.requests),
+    m.rps.toFixed(0),
+    m.p50_ms.toFixed(2),
+    m.p99_ms.toFixed(2),
+    String(m.failures),
+    m.rps_ratio.toFixed(3),
+    m.p50_ratio.toFixed(1),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    `  ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ')}`;
+  return [line(header), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,56 @@
+/**
+ * `npm run bench [-- api | transcription]`: runs the benchmarks, prints a table per benchmark and
+ * writes bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
+ */
+import { writeFile } from 'node:fs/promises';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { apiLatency, apiTable } from './api-latency.ts';
+import { OUT_DIR } from './support.ts';
+import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
+
+const which = process.argv[2] ?? 'all';
+if (!['all', 'api', 'transcription'].includes(which)) {
+  console.error('usage: npm run bench [-- api | transcription]');
+  process.exit(2);
+}
+
+const machine = {
+  cpus: cpus().length,
+  cpu_model: cpus()[0]?.model ?? 'unknown',
+  memory_gib: Math.round(totalmem() / 2 ** 30),
+  node: process.version,
+  platform: `${process.platform} ${process.arch}`,
+  /** Other work on the machine skews every number here: check this is near 0 before trusting a run. */
+  load_average_1m: Number((loadavg()[0] ?? 0).toFixed(2)),
+};
+console.log(
+  `Machine: ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}`,
+);
+console.log(
+  'The service, the load generator and the engine share these cores: numbers are relative, not capacity.\n',
+);
+
+const results: Record<string, unknown> = { date: new Date().toISOString(), machine };
+
+if (which !== 'api') {
+  console.log('Transcription of ~60 s of speech, end to end through the API (fresh service, pocketsphinx)');
+  const result = await transcriptionRtf();
+  results.transcription = result;
+  console.log(`${transcriptionTable(result)}\n`);
+}
+
+if (which !== 'transcription') {
+  console.log(
+    'API latency: autocannon, 10 connections, 10 s each after a 2 s warm-up, 200 notes in the store',
+  );
+  console.log(
+    '(service and autocannon in separate processes on the same 2 cores; ratios against the baseline)',
+  );
+  const result = await apiLatency();
+  results.api = result;
+  console.log(`${apiTable(result)}\n`);
+}
+
+await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+console.log(`Results: ${join('bench', 'out', 'results.json')}`);

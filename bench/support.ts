@@ -1,0 +1,152 @@
+/** What both benchmarks share: the service in a child process, a tiny API client, flite audio. */
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..');
+export const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
+const run = promisify(execFile);
+
+export interface ApiResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+export interface Service {
+  apiUrl: string;
+  apiKey: string;
+  api(method: string, path: string, body?: unknown): Promise<ApiResponse>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the service as `npm start` runs it (bin/local-server.ts: the local runtime with its
+ * emulators and workers) in its own process, on free loopback ports and a fresh temporary data
+ * directory. Its JSON logs go to bench/out/<name>-service.log.
+ */
+export async function startService(name: string): Promise<Service> {
+  const dataDir = await mkdtemp(join(tmpdir(), `notes-bench-${name}-`));
+  await mkdir(OUT_DIR, { recursive: true });
+  const log = await open(join(OUT_DIR, `${name}-service.log`), 'w');
+  // BENCH_CPU_PROF=1 makes the service write a V8 CPU profile to bench/out/profiles/ when it stops.
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT_DIR, 'profiles')}`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, '--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir },
+      stdio: ['ignore', log.fd, log.fd],
+    },
+  );
+  const stop = async () => {
+    await stopChild(child);
+    await log.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    const apiUrl = await waitForApiUrl(dataDir, child, name);
+    const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
+    const api = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
+      const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${apiUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? null : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : {} };
+    };
+    return { apiUrl, apiKey, api, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitForApiUrl(dataDir: string, child: ChildProcess, name: string): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`the service exited early: see bench/out/${name}-service.log`);
+    try {
+      const info = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8'));
+      if (info.pid === child.pid) return info.api_url as string;
+    } catch {
+      // not written yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`the service did not start within 60 s: see bench/out/${name}-service.log`);
+}
+
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** submitTranscription, then PUT the bytes to the presigned URL, as a client does. */
+export async function submitAndUpload(service: Service, noteId: string, file: string, title: string) {
+  const { size } = await stat(file);
+  const submitted = await service.api('POST', `/v1/notes/${noteId}/transcription`, {
+    title,
+    content_type: 'audio/wav',
+    size_bytes: size,
+  });
+  if (submitted.status !== 202)
+    throw new Error(`submit: ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  const upload = submitted.body.upload as { url: string; method: string; headers: Record<string, string> };
+  const put = await fetch(upload.url, {
+    method: upload.method,
+    headers: upload.headers,
+    body: await readFile(file),
+  });
+  if (!put.ok) throw new Error(`upload: ${put.status}`);
+}
+
+/** Polls getTranscription at least `intervalMs` apart until it is no longer 202. */
+export async function pollTranscription(
+  service: Service,
+  noteId: string,
+  deadlineMs = 600_000,
+  intervalMs = 2_000,
+) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const response = await service.api('GET', `/v1/notes/${noteId}/transcription`);
+    if (response.status !== 202) {
+      if (response.status !== 200)
+        throw new Error(`transcription: ${response.status} ${JSON.stringify(response.body)}`);
+      return response;
+    }
+    if (Date.now() > deadline) throw new Error(`transcription still pending after ${deadlineMs / 1000} s`);
+    await sleep(intervalMs);
+  }
+}
+
+/** Speaks `text` with flite's slt voice into a 16 kHz mono WAV; returns its duration in seconds. */
+export async function synthesize(text: string, file: string): Promise<number> {
+  const textFile = `${file}.txt`;
+  await writeFile(textFile, text);
+  await run('flite', ['-voice', 'slt', '-f', textFile, '-o', file]);
+  const { stdout } = await run('ffprobe', [
+    '-v',
+    'error',
+    '-show_entries',
+    'format=duration',
+    '-of',
+    'csv=p=0',
+    file,
+  ]);
+  return Number(stdout.trim());
+}

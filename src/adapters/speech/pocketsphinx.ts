@@ -1,0 +1,221 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { UnreadableAudioError } from '../../domain/errors.ts';
+import type {
+  RecognitionProgress,
+  RecognitionResult,
+  RecognizedWord,
+  SpeechToText,
+} from '../../ports/speech-to-text.ts';
+import {
+  type ChildExit,
+  childExit,
+  collectTail,
+  decodeToPcm,
+  type FfmpegOptions,
+  MissingProgramError,
+  PCM_BYTES_PER_MS,
+  probeDurationMs,
+} from './ffmpeg.ts';
+
+export interface PocketsphinxOptions extends FfmpegOptions {
+  /** Default `pocketsphinx_continuous` (Debian package `pocketsphinx`). */
+  pocketsphinxPath?: string;
+  /** Holds `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict` (Debian `pocketsphinx-en-us`). */
+  modelDir?: string;
+  /** Decoder tuning flags; replaces `DEFAULT_DECODER_ARGS`. */
+  decoderArgs?: readonly string[];
+  /** Minimum time between progress reports while recognising. */
+  progressIntervalMs?: number;
+}
+
+/**
+ * Measured on the flite fixtures (6 voice/script pairs, ~520 words): default flags 11.9 % WER,
+ * `-lw 5` 11.1 %, plus `-vad_postspeech 100` 10.2 % (fewer utterance splits at short pauses, so the
+ * first word after a pause is less often lost). `-topn 8` gave no gain on top of `-lw 5` and cost
+ * roughly a third more CPU, so it is not used.
+ */
+export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '5', '-vad_postspeech', '100'];
+
+type ProgressCallback = (progress: RecognitionProgress) => Promise<void> | void;
+
+/** Local, offline recogniser: ffmpeg decodes to PCM which is streamed into pocketsphinx_continuous. */
+export class PocketsphinxSpeechToText implements SpeechToText {
+  constructor(private readonly options: PocketsphinxOptions = {}) {}
+
+  async transcribe(audioPath: string, onProgress?: ProgressCallback): Promise<RecognitionResult> {
+    const progress = new ProgressReporter(onProgress, this.options.progressIntervalMs ?? 250);
+    await progress.report({ stage: 'decoding' });
+    const modelArgs = await this.modelArgs();
+    const probedMs = await probeDurationMs(audioPath, this.options);
+    await progress.report(probedMs ? { stage: 'recognizing', fraction: 0 } : { stage: 'recognizing' });
+
+    const { words, decodedMs } = await this.recognize(audioPath, modelArgs, (positionMs) => {
+      // The fed position runs at most a pipe buffer (~2 s of audio) ahead of the decoder.
+      progress.tick(
+        probedMs ? { stage: 'recognizing', fraction: Math.min(0.99, positionMs / probedMs) } : { stage: 'recognizing' },
+      );
+    });
+    // Decoded sample count is exact; container durations can be estimates (e.g. truncated MP3).
+    const duration_ms = decodedMs > 0 ? decodedMs : (probedMs ?? 0);
+    await progress.report({ stage: 'recognizing', fraction: 1 });
+    return { words: words.map((word) => clampWord(word, duration_ms)), duration_ms };
+  }
+
+  private async modelArgs(): Promise<string[]> {
+    const dir = this.options.modelDir ?? '/usr/share/pocketsphinx/model/en-us';
+    const hmm = join(dir, 'en-us');
+    const lm = join(dir, 'en-us.lm.bin');
+    const dict = join(dir, 'cmudict-en-us.dict');
+    // pocketsphinx fails silently with its log sent to /dev/null, so say what is missing up front.
+    await Promise.all([hmm, lm, dict].map((path) => access(path))).catch(() => {
+      throw new Error(`pocketsphinx model not found in ${dir} (install pocketsphinx-en-us or set modelDir)`);
+    });
+    return ['-hmm', hmm, '-lm', lm, '-dict', dict];
+  }
+
+  private async recognize(
+    audioPath: string,
+    modelArgs: string[],
+    onPosition: (positionMs: number) => void,
+  ): Promise<{ words: RecognizedWord[]; decodedMs: number }> {
+    const program = this.options.pocketsphinxPath ?? 'pocketsphinx_continuous';
+    const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;
+    const args = ['-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null', ...modelArgs, ...decoderArgs];
+    // Node gives a child a socket, not a pipe, as stdin, and open("/dev/stdin") fails on a socket
+    // (ENXIO). `cat |` turns it into a real pipe; `$0 "$@"` avoids any shell quoting of paths.
+    // detached: own process group, so a failure can kill cat and pocketsphinx together.
+    const recognizer = spawn('sh', ['-c', 'cat | exec "$0" "$@"', program, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: true,
+    });
+    const recognizerStderr = collectTail(recognizer);
+    const decoding = decodeToPcm(audioPath, this.options);
+    let killed = false;
+    const stopAll = () => {
+      killed = true;
+      decoding.kill();
+      killGroup(recognizer);
+    };
+
+    let bytes = 0;
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, callback) {
+        bytes += chunk.length;
+        onPosition(bytes / PCM_BYTES_PER_MS);
+        callback(null, chunk);
+      },
+    });
+    const words: RecognizedWord[] = [];
+    const reading = (async () => {
+      // Only word-timing lines are kept; the per-utterance hypothesis lines are redundant.
+      for await (const line of createInterface({ input: recognizer.stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
+        const word = parseWordLine(line);
+        if (word) words.push(word);
+      }
+    })();
+    // Kill both children only when the root cause is certain; otherwise let the broken pipes end them,
+    // so that a recogniser crash is not mistaken for a consequence of our own kill.
+    const stopOnFailure = <T>(promise: Promise<T>, when: (error: unknown) => boolean = () => true) =>
+      promise.catch((error: unknown) => {
+        if (when(error)) stopAll();
+        throw error;
+      });
+
+    const [decoded, piped, exited, read] = await Promise.allSettled([
+      stopOnFailure(decoding.done, (error) => error instanceof UnreadableAudioError),
+      pipeline(decoding.pcm, counter, recognizer.stdin),
+      stopOnFailure(childExit(recognizer, 'sh')),
+      stopOnFailure(reading),
+    ]);
+    // Report the root cause, not the broken pipes it left behind.
+    if (decoded.status === 'rejected' && decoded.reason instanceof UnreadableAudioError) throw decoded.reason;
+    if (exited.status === 'rejected') throw exited.reason;
+    const exitError = recognizerFailure(program, exited.value, recognizerStderr(), killed);
+    if (exitError) throw exitError;
+    for (const outcome of [decoded, piped, read]) if (outcome.status === 'rejected') throw outcome.reason;
+    return { words, decodedMs: Math.round(bytes / PCM_BYTES_PER_MS) };
+  }
+}
+
+/** `sh` exits 127/126 when it cannot find/execute the program it was asked to exec. */
+function recognizerFailure(program: string, exit: ChildExit, stderr: string, killed: boolean): Error | undefined {
+  if (exit.code === 0) return undefined;
+  if (exit.code === 127 || exit.code === 126) {
+    return new MissingProgramError(`Cannot run ${program}: is the pocketsphinx package installed and on PATH?`);
+  }
+  if (killed) return undefined; // Stopped by us because something else failed first.
+  const detail = stderr.trim().split('\n').at(-1) ?? '';
+  const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
+  return new Error(`${program} ${how}${detail ? `: ${detail.slice(0, 160)}` : ''}`);
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/;
+/** `<s>`, `</s>`, `<sil>`, `[NOISE]`, `[SPEECH]`, `++UM++`-style fillers are not words. */
+const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
+
+/**
+ * Parses one `-time yes` output line (`word start_s end_s confidence`) into a word, or `undefined` for
+ * hypothesis lines and fillers. `word(2)` names a pronunciation variant of `word`.
+ */
+export function parseWordLine(line: string): RecognizedWord | undefined {
+  const match = WORD_LINE.exec(line.trim());
+  if (!match) return undefined;
+  const [, token = '', start = '0', end = '0'] = match;
+  if (FILLER.test(token)) return undefined;
+  const text = token.replace(/\(\d+\)$/, '');
+  if (text === '') return undefined;
+  return { text, start_ms: Math.round(Number(start) * 1000), end_ms: Math.round(Number(end) * 1000) };
+}
+
+function clampWord(word: RecognizedWord, durationMs: number): RecognizedWord {
+  const end_ms = Math.min(word.end_ms, durationMs);
+  return { ...word, start_ms: Math.min(word.start_ms, end_ms), end_ms };
+}
+
+/**
+ * Serialises progress reports and limits their rate. Stage changes are awaited (their errors
+ * propagate); the ticks while audio streams are best-effort, because a failed progress write should
+ * not throw away minutes of recognition, and a slow one must not stall the audio pipeline.
+ */
+class ProgressReporter {
+  private lastAt = 0;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(
+    private readonly callback: ProgressCallback | undefined,
+    private readonly intervalMs: number,
+  ) {}
+
+  async report(progress: RecognitionProgress): Promise<void> {
+    if (!this.callback) return;
+    await this.inFlight;
+    this.lastAt = Date.now();
+    await this.callback(progress);
+  }
+
+  tick(progress: RecognitionProgress): void {
+    const callback = this.callback;
+    if (!callback || this.inFlight || Date.now() - this.lastAt < this.intervalMs) return;
+    this.lastAt = Date.now();
+    this.inFlight = Promise.resolve()
+      .then(() => callback(progress))
+      .catch(() => {})
+      .finally(() => {
+        this.inFlight = undefined;
+      });
+  }
+}
