@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { awsClientConfig } from './adapters/aws-client-config.ts';
 import { DynamoAccountStore } from './adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from './adapters/dynamodb/client.ts';
 import { DynamoNoteStore } from './adapters/dynamodb/note-store.ts';
@@ -23,25 +24,10 @@ export function getServices(): Services {
 }
 
 export function createServices(config: Config): Services {
-  // Local stand-ins accept any credentials; on AWS the SDK's default chain supplies the role's.
-  const local = { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
-  const db = createDocumentClient({
-    region: config.AWS_REGION,
-    ...(config.NOTES_DYNAMODB_ENDPOINT ? { endpoint: config.NOTES_DYNAMODB_ENDPOINT, ...local } : {}),
-  });
-  const s3 = new S3Client({
-    region: config.AWS_REGION,
-    // Checksums only when required: s3rver and presigned browser/curl uploads break otherwise (DESIGN.md 7).
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-    ...(config.NOTES_S3_ENDPOINT
-      ? { endpoint: config.NOTES_S3_ENDPOINT, forcePathStyle: true, ...local }
-      : {}),
-  });
-  const sqs = new SQSClient({
-    region: config.AWS_REGION,
-    ...(config.NOTES_SQS_ENDPOINT ? { endpoint: config.NOTES_SQS_ENDPOINT, ...local } : {}),
-  });
+  const region = config.AWS_REGION;
+  const db = createDocumentClient(awsClientConfig(region, config.NOTES_DYNAMODB_ENDPOINT));
+  const s3 = new S3Client(awsClientConfig(region, config.NOTES_S3_ENDPOINT));
+  const sqs = new SQSClient(awsClientConfig(region, config.NOTES_SQS_ENDPOINT));
   return {
     accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),

@@ -37,10 +37,11 @@ import dynalite from 'dynalite';
 import { createRequestHandler } from 'local-aws-sqs';
 import S3rver from 's3rver';
 import s3rverAccounts from 's3rver/lib/models/account.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 
-export const LOCAL_REGION = 'us-east-1';
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+export { localAwsClientConfig };
+
 export const LOCAL_TABLE_NAME = 'notes';
 export const LOCAL_BUCKET_NAME = 'notes';
 export const LOCAL_QUEUE_NAMES = {
@@ -65,32 +66,6 @@ const CORS_CONFIGURATION = `<CORSConfiguration>
     <MaxAgeSeconds>3000</MaxAgeSeconds>
   </CORSRule>
 </CORSConfiguration>`;
-
-export interface LocalAwsClientConfig {
-  region: string;
-  endpoint: string;
-  credentials: { accessKeyId: string; secretAccessKey: string };
-  /** S3 only: s3rver serves buckets by path, and 127.0.0.1 has no bucket subdomains. */
-  forcePathStyle: true;
-  /** S3 only: with checksums on, streamed uploads to s3rver are stored corrupted (aws-chunked bodies). */
-  requestChecksumCalculation: 'WHEN_REQUIRED';
-  responseChecksumValidation: 'WHEN_REQUIRED';
-}
-
-/**
- * SDK client configuration for one emulator endpoint. The S3-only settings are ignored by the
- * DynamoDB and SQS clients, so the same helper serves all three.
- */
-export function localAwsClientConfig(endpoint: string): LocalAwsClientConfig {
-  return {
-    region: LOCAL_REGION,
-    endpoint,
-    credentials: { ...LOCAL_CREDENTIALS },
-    forcePathStyle: true,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  };
-}
 
 export interface EmulatorOptions {
   dataDir: string;

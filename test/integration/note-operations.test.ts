@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accountStore, createAccount } from '../support/accounts.ts';
+import { createAccount, revokeKey } from '../support/accounts.ts';
 import { type Api, client } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
@@ -49,7 +49,7 @@ describe('getCurrentAccount', () => {
     const account = await otherApi('GET', '/v1/account');
     expect(account.status).toBe(200);
     const keyId = (account.body.api_key as { key_id: string }).key_id;
-    expect(await accountStore(service).revokeApiKey(other.account_id, keyId, Date.now())).toBe(true);
+    await revokeKey(service, other.account_id, keyId);
     const revoked = await otherApi('GET', '/v1/account');
     expect(revoked.status).toBe(401);
     expect(revoked.body.detail).toMatch(/revoked/);

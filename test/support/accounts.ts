@@ -1,9 +1,6 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { DynamoAccountStore } from '../../src/adapters/dynamodb/account-store.ts';
-import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
-import { localAwsClientConfig } from '../../src/local/emulators.ts';
 import type { RunningService } from './local-runtime.ts';
 
 const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -21,10 +18,19 @@ export async function createAccount(
   return JSON.parse(stdout) as { account_id: string; api_key: string };
 }
 
-/** The account store of a running service, reached through its published DynamoDB endpoint. */
-export function accountStore(service: RunningService): DynamoAccountStore {
-  return new DynamoAccountStore(
-    createDocumentClient(localAwsClientConfig(service.info.endpoints.dynamodb)),
-    service.info.table_name,
+/** Revokes a key through the operator command (`npm run key:revoke`). */
+export async function revokeKey(service: RunningService, accountId: string, keyId: string): Promise<void> {
+  await promisify(execFile)(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      resolve(REPO_ROOT, 'src/local/cli/revoke-key.ts'),
+      '--account',
+      accountId,
+      '--key',
+      keyId,
+    ],
+    { cwd: REPO_ROOT, env: { ...process.env, NOTES_DATA_DIR: service.dataDir } },
   );
 }

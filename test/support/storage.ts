@@ -1,8 +1,8 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
 import { S3BlobStore } from '../../src/adapters/s3/blob-store.ts';
-import { localAwsClientConfig } from '../../src/local/emulators.ts';
 import type { RunningService } from './local-runtime.ts';
 
 /** Every table item and object key that mentions `text` (a note ID): for "nothing is left" checks. */

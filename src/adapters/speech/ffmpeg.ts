@@ -61,7 +61,10 @@ export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}): Pcm
  * Duration of the audio in `inputPath`, or `undefined` when the container does not say (e.g. WebM
  * recorded by a browser). Throws `UnreadableAudioError` when the file is not audio.
  */
-export async function probeDurationMs(inputPath: string, options: FfmpegOptions = {}): Promise<number | undefined> {
+export async function probeDurationMs(
+  inputPath: string,
+  options: FfmpegOptions = {},
+): Promise<number | undefined> {
   const ffmpeg = options.ffmpegPath ?? 'ffmpeg';
   const ffprobe = options.ffprobePath ?? siblingProgram(ffmpeg, 'ffprobe');
   try {
@@ -109,7 +112,9 @@ export function ffmpegFailure(
   const lines = stderr.split('\n').map((line) => cleanLine(line, inputPath));
   const notAudio = lines.find((line) => NOT_AUDIO.some((pattern) => pattern.test(line)));
   if (notAudio !== undefined) {
-    const what = NO_AUDIO_STREAM.test(notAudio) ? 'contains no audio stream' : 'is not a recognisable audio format';
+    const what = NO_AUDIO_STREAM.test(notAudio)
+      ? 'contains no audio stream'
+      : 'is not a recognisable audio format';
     return new UnreadableAudioError(`The uploaded file ${what} (${basename(program)}: ${notAudio})`);
   }
   const last = lines.filter((line) => line !== '').at(-1) ?? 'no error output';
@@ -126,7 +131,9 @@ function cleanLine(line: string, inputPath: string): string {
 
 function secondsToMs(value: string | undefined): number | undefined {
   const seconds = Number(value);
-  return value !== undefined && Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : undefined;
+  return value !== undefined && Number.isFinite(seconds) && seconds >= 0
+    ? Math.round(seconds * 1000)
+    : undefined;
 }
 
 function siblingProgram(program: string, sibling: string): string {
@@ -152,7 +159,9 @@ export function childExit(child: ChildProcess, program: string): Promise<ChildEx
   return new Promise((resolve, reject) => {
     child.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT' || error.code === 'EACCES') {
-        reject(new MissingProgramError(`Cannot run ${program} (${error.code}): is it installed and on PATH?`));
+        reject(
+          new MissingProgramError(`Cannot run ${program} (${error.code}): is it installed and on PATH?`),
+        );
       } else {
         reject(error);
       }

@@ -57,7 +57,9 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const { words, decodedMs } = await this.recognize(audioPath, modelArgs, (positionMs) => {
       // The fed position runs at most a pipe buffer (~2 s of audio) ahead of the decoder.
       progress.tick(
-        probedMs ? { stage: 'recognizing', fraction: Math.min(0.99, positionMs / probedMs) } : { stage: 'recognizing' },
+        probedMs
+          ? { stage: 'recognizing', fraction: Math.min(0.99, positionMs / probedMs) }
+          : { stage: 'recognizing' },
       );
     });
     // Decoded sample count is exact; container durations can be estimates (e.g. truncated MP3).
@@ -85,7 +87,16 @@ export class PocketsphinxSpeechToText implements SpeechToText {
   ): Promise<{ words: RecognizedWord[]; decodedMs: number }> {
     const program = this.options.pocketsphinxPath ?? 'pocketsphinx_continuous';
     const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;
-    const args = ['-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null', ...modelArgs, ...decoderArgs];
+    const args = [
+      '-infile',
+      '/dev/stdin',
+      '-time',
+      'yes',
+      '-logfn',
+      '/dev/null',
+      ...modelArgs,
+      ...decoderArgs,
+    ];
     // Node gives a child a socket, not a pipe, as stdin, and open("/dev/stdin") fails on a socket
     // (ENXIO). `cat |` turns it into a real pipe; `$0 "$@"` avoids any shell quoting of paths.
     // detached: own process group, so a failure can kill cat and pocketsphinx together.
@@ -113,7 +124,10 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const words: RecognizedWord[] = [];
     const reading = (async () => {
       // Only word-timing lines are kept; the per-utterance hypothesis lines are redundant.
-      for await (const line of createInterface({ input: recognizer.stdout, crlfDelay: Number.POSITIVE_INFINITY })) {
+      for await (const line of createInterface({
+        input: recognizer.stdout,
+        crlfDelay: Number.POSITIVE_INFINITY,
+      })) {
         const word = parseWordLine(line);
         if (word) words.push(word);
       }
@@ -143,10 +157,17 @@ export class PocketsphinxSpeechToText implements SpeechToText {
 }
 
 /** `sh` exits 127/126 when it cannot find/execute the program it was asked to exec. */
-function recognizerFailure(program: string, exit: ChildExit, stderr: string, killed: boolean): Error | undefined {
+function recognizerFailure(
+  program: string,
+  exit: ChildExit,
+  stderr: string,
+  killed: boolean,
+): Error | undefined {
   if (exit.code === 0) return undefined;
   if (exit.code === 127 || exit.code === 126) {
-    return new MissingProgramError(`Cannot run ${program}: is the pocketsphinx package installed and on PATH?`);
+    return new MissingProgramError(
+      `Cannot run ${program}: is the pocketsphinx package installed and on PATH?`,
+    );
   }
   if (killed) return undefined; // Stopped by us because something else failed first.
   const detail = stderr.trim().split('\n').at(-1) ?? '';
