@@ -77,7 +77,7 @@ export async function probeDurationMs(
 
 async function probeWithFfprobe(inputPath: string, program: string): Promise<number | undefined> {
   const args = ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=duration:format=duration'];
-  args.push('-of', 'json', inputPath);
+  args.push('-of', 'json', '-i', inputPath); // `-i`: a path starting with '-' stays a path.
   const { code, signal, stdout, stderr } = await run(program, args);
   if (code !== 0) throw ffmpegFailure('ffprobe', inputPath, stderr, code, signal);
   const parsed = JSON.parse(stdout) as { streams?: { duration?: string }[]; format?: { duration?: string } };

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { TransformCallback } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { UnreadableAudioError } from '../../domain/errors.ts';
@@ -31,15 +32,17 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   decoderArgs?: readonly string[];
   /** Minimum time between progress reports while recognising. */
   progressIntervalMs?: number;
+  /** Longest stretch fed to pocketsphinx without a pause; see `UtteranceLimiter`. Default 30 s. */
+  maxUtteranceMs?: number;
 }
 
 /**
- * Measured on the flite fixtures (6 voice/script pairs, ~520 words): default flags 11.9 % WER,
- * `-lw 5` 11.1 %, plus `-vad_postspeech 100` 10.2 % (fewer utterance splits at short pauses, so the
- * first word after a pause is less often lost). `-topn 8` gave no gain on top of `-lw 5` and cost
- * roughly a third more CPU, so it is not used.
+ * Measured on flite speech (3 voices x 2 scripts, 159 s, ~520 words): default flags 11.9 % WER at
+ * 0.17 CPU-RTF, `-lw 5` 11.1 % at 0.20, `-lw 5 -topn 8` 11.3 % at 0.25, so `-topn 8` is not used.
+ * `-vad_postspeech 100` scored 10.2 % on flite's short pauses but makes utterances (and pocketsphinx's
+ * memory) longer on real speech, so it is left at the default.
  */
-export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '5', '-vad_postspeech', '100'];
+export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '5'];
 
 type ProgressCallback = (progress: RecognitionProgress) => Promise<void> | void;
 
@@ -55,7 +58,8 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     await progress.report(probedMs ? { stage: 'recognizing', fraction: 0 } : { stage: 'recognizing' });
 
     const { words, decodedMs } = await this.recognize(audioPath, modelArgs, (positionMs) => {
-      // The fed position runs at most a pipe buffer (~2 s of audio) ahead of the decoder.
+      // The fed position runs ahead of the decoder by what the socket and pipe buffers hold (~10 s of
+      // audio): coarse for short clips, accurate enough for the long ones where progress matters.
       progress.tick(
         probedMs
           ? { stage: 'recognizing', fraction: Math.min(0.99, positionMs / probedMs) }
@@ -113,13 +117,10 @@ export class PocketsphinxSpeechToText implements SpeechToText {
       killGroup(recognizer);
     };
 
-    let bytes = 0;
-    const counter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        bytes += chunk.length;
-        onPosition(bytes / PCM_BYTES_PER_MS);
-        callback(null, chunk);
-      },
+    const limiter = new UtteranceLimiter({
+      maxUtteranceMs: this.options.maxUtteranceMs ?? 30_000,
+      pauseMs: insertedPauseMs(decoderArgs),
+      onInput: (bytes) => onPosition(bytes / PCM_BYTES_PER_MS),
     });
     const words: RecognizedWord[] = [];
     const reading = (async () => {
@@ -129,7 +130,13 @@ export class PocketsphinxSpeechToText implements SpeechToText {
         crlfDelay: Number.POSITIVE_INFINITY,
       })) {
         const word = parseWordLine(line);
-        if (word) words.push(word);
+        if (word) {
+          words.push({
+            text: word.text,
+            start_ms: limiter.toOriginalMs(word.start_ms),
+            end_ms: limiter.toOriginalMs(word.end_ms),
+          });
+        }
       }
     })();
     // Kill both children only when the root cause is certain; otherwise let the broken pipes end them,
@@ -142,7 +149,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
 
     const [decoded, piped, exited, read] = await Promise.allSettled([
       stopOnFailure(decoding.done, (error) => error instanceof UnreadableAudioError),
-      pipeline(decoding.pcm, counter, recognizer.stdin),
+      pipeline(decoding.pcm, limiter, recognizer.stdin),
       stopOnFailure(childExit(recognizer, 'sh')),
       stopOnFailure(reading),
     ]);
@@ -152,7 +159,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const exitError = recognizerFailure(program, exited.value, recognizerStderr(), killed);
     if (exitError) throw exitError;
     for (const outcome of [decoded, piped, read]) if (outcome.status === 'rejected') throw outcome.reason;
-    return { words, decodedMs: Math.round(bytes / PCM_BYTES_PER_MS) };
+    return { words, decodedMs: Math.round(limiter.inputBytes / PCM_BYTES_PER_MS) };
   }
 }
 
@@ -239,4 +246,143 @@ class ProgressReporter {
         this.inFlight = undefined;
       });
   }
+}
+
+/** Pause that pocketsphinx's VAD (`-vad_postspeech` frames of 10 ms, default 50) takes as an utterance end. */
+function insertedPauseMs(decoderArgs: readonly string[]): number {
+  const index = decoderArgs.indexOf('-vad_postspeech');
+  const frames = index >= 0 ? Number(decoderArgs[index + 1]) : 50;
+  return (Number.isFinite(frames) ? frames : 50) * 10 + 200;
+}
+
+const FRAME_BYTES = 10 * PCM_BYTES_PER_MS;
+const QUIET_SPAN_FRAMES = 20;
+
+/**
+ * pocketsphinx holds a whole utterance in memory (measured: ~0.2 MB per second of audio) and ends one
+ * only after a 0.5 s pause, so speech without such pauses would grow it without bound. Every
+ * `maxUtteranceMs` at most, this inserts a near-silent pause at the quietest 200 ms of the last third of
+ * that stretch (between words, as a rule), holding back at most a third of it. Word times are mapped
+ * back with `toOriginalMs`.
+ */
+export class UtteranceLimiter extends Transform {
+  /** Bytes received: the position in the original recording. */
+  inputBytes = 0;
+  private readonly passBytes: number;
+  private readonly maxBytes: number;
+  private readonly insertedPause: Buffer;
+  private readonly onInput: (bytes: number) => void;
+  private sinceBreak = 0;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private outputBytes = 0;
+  /** Where pauses were inserted, in the time of the stream pocketsphinx sees. */
+  private readonly inserted: { atMs: number; lengthMs: number }[] = [];
+
+  constructor(options: { maxUtteranceMs: number; pauseMs: number; onInput?: (bytes: number) => void }) {
+    super();
+    const frames = (ms: number) => Math.max(1, Math.round(ms / 10)) * FRAME_BYTES;
+    this.maxBytes = frames(options.maxUtteranceMs);
+    this.passBytes = frames((options.maxUtteranceMs * 2) / 3);
+    this.insertedPause = lowNoise(frames(options.pauseMs));
+    this.onInput = options.onInput ?? (() => {});
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.inputBytes += chunk.length;
+    let rest = chunk;
+    while (rest.length > 0) {
+      const room =
+        this.sinceBreak < this.passBytes
+          ? this.passBytes - this.sinceBreak
+          : this.maxBytes - this.sinceBreak - this.heldBytes;
+      const part = rest.subarray(0, room);
+      rest = rest.subarray(part.length);
+      if (this.sinceBreak < this.passBytes) {
+        this.sinceBreak += part.length;
+        this.output(part);
+      } else {
+        this.held.push(part);
+        this.heldBytes += part.length;
+        if (this.sinceBreak + this.heldBytes >= this.maxBytes) this.breakAtQuietest();
+      }
+    }
+    this.onInput(this.inputBytes);
+    callback();
+  }
+
+  override _flush(callback: TransformCallback): void {
+    for (const part of this.held) this.output(part);
+    this.held = [];
+    callback();
+  }
+
+  /** Maps a time in the stream pocketsphinx saw back to the original recording. */
+  toOriginalMs(ms: number): number {
+    let shift = 0;
+    for (const { atMs, lengthMs } of this.inserted) {
+      if (ms <= atMs) break;
+      shift += Math.min(lengthMs, ms - atMs);
+    }
+    return ms - shift;
+  }
+
+  private breakAtQuietest(): void {
+    const window = Buffer.concat(this.held);
+    this.held = [];
+    this.heldBytes = 0;
+    const cut = quietestCut(window);
+    this.output(window.subarray(0, cut));
+    this.inserted.push({
+      atMs: this.outputBytes / PCM_BYTES_PER_MS,
+      lengthMs: this.insertedPause.length / PCM_BYTES_PER_MS,
+    });
+    this.output(this.insertedPause);
+    // The rest is shorter than `passBytes`, so it starts the next stretch without another check.
+    this.output(window.subarray(cut));
+    this.sinceBreak = window.length - cut;
+  }
+
+  private output(part: Buffer): void {
+    this.outputBytes += part.length;
+    this.push(part);
+  }
+}
+
+/** Byte offset in the middle of the 200 ms with the least energy (frame-aligned, so sample-aligned). */
+function quietestCut(window: Buffer): number {
+  const frameCount = Math.floor(window.length / FRAME_BYTES);
+  if (frameCount <= QUIET_SPAN_FRAMES) return frameCount * FRAME_BYTES;
+  const energy = new Float64Array(frameCount);
+  for (let frame = 0; frame < frameCount; frame++) {
+    let sum = 0;
+    for (let offset = frame * FRAME_BYTES; offset < (frame + 1) * FRAME_BYTES; offset += 2) {
+      const sample = window.readInt16LE(offset);
+      sum += sample * sample;
+    }
+    energy[frame] = sum;
+  }
+  let span = 0;
+  for (let frame = 0; frame < QUIET_SPAN_FRAMES; frame++) span += energy[frame] ?? 0;
+  let best = span;
+  let bestStart = 0;
+  for (let start = 1; start + QUIET_SPAN_FRAMES <= frameCount; start++) {
+    span += (energy[start + QUIET_SPAN_FRAMES - 1] ?? 0) - (energy[start - 1] ?? 0);
+    if (span < best) {
+      best = span;
+      bestStart = start;
+    }
+  }
+  return (bestStart + QUIET_SPAN_FRAMES / 2) * FRAME_BYTES;
+}
+
+/** ±2 LSB of fixed pseudo-random noise: digital zeros can upset the recogniser's noise estimate. */
+function lowNoise(bytes: number): Buffer {
+  const buffer = Buffer.alloc(bytes);
+  let state = 0x2545f491;
+  for (let offset = 0; offset + 1 < bytes; offset += 2) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    buffer.writeInt16LE(((state >>> 16) % 5) - 2, offset);
+  }
+  return buffer;
 }
