@@ -4,11 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeToPcm, PCM_BYTES_PER_MS, probeDurationMs } from '../../src/adapters/speech/ffmpeg.ts';
-import {
-  PocketsphinxSpeechToText,
-  parseWordLine,
-  UtteranceLimiter,
-} from '../../src/adapters/speech/pocketsphinx.ts';
+import { PocketsphinxSpeechToText, parseWordLine } from '../../src/adapters/speech/pocketsphinx.ts';
+import { UtteranceLimiter } from '../../src/adapters/speech/utterance-limiter.ts';
 import { UnreadableAudioError } from '../../src/domain/errors.ts';
 import type { RecognitionProgress, RecognitionResult } from '../../src/ports/speech-to-text.ts';
 import { ensureFixtures, type Fixtures, type SpeechFixture } from '../fixtures/generate.ts';
