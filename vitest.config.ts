@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 60_000,
+    env: { POWERTOOLS_METRICS_DISABLED: 'true' },
     hookTimeout: 120_000,
   },
 });

@@ -3,8 +3,12 @@
  * PORT (default 8787), NOTES_STORAGE_PORT (default PORT + 1), NOTES_DATA_DIR (default ./.notes-data).
  */
 import { join, resolve } from 'node:path';
-import { API_KEY_FILE } from '../src/local/local-account.ts';
-import { startLocalRuntime } from '../src/local/runtime.ts';
+
+// Metrics go to CloudWatch on AWS; locally they would only be noise on stdout. Set before the
+// runtime's modules load, since the metrics client reads it when it is created.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+const { API_KEY_FILE } = await import('../src/local/local-account.ts');
+const { startLocalRuntime } = await import('../src/local/runtime.ts');
 
 const port = Number(process.env.PORT ?? 8787);
 const storagePort = Number(process.env.NOTES_STORAGE_PORT ?? (port === 0 ? 0 : port + 1));

@@ -13,7 +13,13 @@ const schema = z.object({
   NOTES_DYNAMODB_ENDPOINT: z.url().optional(),
   NOTES_S3_ENDPOINT: z.url().optional(),
   NOTES_SQS_ENDPOINT: z.url().optional(),
-  NOTES_SPEECH_ENGINE: z.enum(['local']).default('local'),
+  /** `local`: ffmpeg + pocketsphinx in the worker; `transcribe`: Amazon Transcribe jobs (AWS). */
+  NOTES_SPEECH_ENGINE: z.enum(['local', 'transcribe']).default('local'),
+  NOTES_TRANSCRIBE_JOB_PREFIX: z
+    .string()
+    .regex(/^[0-9a-zA-Z._-]{1,60}$/)
+    .default('notes-'),
+  NOTES_TRANSCRIBE_LANGUAGE_CODE: z.string().min(2).default('en-US'),
   NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   NOTES_POCKETSPHINX_PATH: z.string().min(1).default('pocketsphinx_continuous'),
   NOTES_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),

@@ -5,24 +5,53 @@
  */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-/** What an operation does to data; the CDK stack grants each function only what its access needs. */
-export type Access = 'read' | 'write' | 'delete';
+/**
+ * What each function needs of the infrastructure. The CDK stack grants exactly this, so a read
+ * handler cannot write and only the handlers that delete can delete. Every API function also reads
+ * the table to check the caller's API key.
+ *
+ * - table: `read` (get, query) or `write` (read plus put, update, delete items)
+ * - objects: any of `read` (get), `write` (put; presigned uploads are signed with it), `delete` (list, delete)
+ * - queue: the queue a function sends to
+ */
+export interface Needs {
+  table: 'read' | 'write';
+  objects?: ReadonlyArray<'read' | 'write' | 'delete'>;
+  queue?: 'transcription';
+}
 
 export interface ApiRoute {
   method: HttpMethod;
   path: string;
-  access: Access;
+  needs: Needs;
 }
 
 export const apiRoutes = {
-  getCurrentAccount: { method: 'GET', path: '/v1/account', access: 'read' },
-  listNotes: { method: 'GET', path: '/v1/notes', access: 'read' },
-  getNote: { method: 'GET', path: '/v1/notes/{note_id}', access: 'read' },
-  updateNote: { method: 'PATCH', path: '/v1/notes/{note_id}', access: 'write' },
-  deleteNote: { method: 'DELETE', path: '/v1/notes/{note_id}', access: 'delete' },
-  submitTranscription: { method: 'POST', path: '/v1/notes/{note_id}/transcription', access: 'write' },
-  getTranscription: { method: 'GET', path: '/v1/notes/{note_id}/transcription', access: 'read' },
-  deleteTranscription: { method: 'DELETE', path: '/v1/notes/{note_id}/transcription', access: 'delete' },
+  getCurrentAccount: { method: 'GET', path: '/v1/account', needs: { table: 'read' } },
+  listNotes: { method: 'GET', path: '/v1/notes', needs: { table: 'read' } },
+  getNote: { method: 'GET', path: '/v1/notes/{note_id}', needs: { table: 'read', objects: ['read'] } },
+  // Answers with the updated note, transcript included.
+  updateNote: { method: 'PATCH', path: '/v1/notes/{note_id}', needs: { table: 'write', objects: ['read'] } },
+  deleteNote: {
+    method: 'DELETE',
+    path: '/v1/notes/{note_id}',
+    needs: { table: 'write', objects: ['delete'] },
+  },
+  submitTranscription: {
+    method: 'POST',
+    path: '/v1/notes/{note_id}/transcription',
+    needs: { table: 'write', objects: ['write'], queue: 'transcription' },
+  },
+  getTranscription: {
+    method: 'GET',
+    path: '/v1/notes/{note_id}/transcription',
+    needs: { table: 'read', objects: ['read'] },
+  },
+  deleteTranscription: {
+    method: 'DELETE',
+    path: '/v1/notes/{note_id}/transcription',
+    needs: { table: 'write', objects: ['delete'] },
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;
@@ -40,13 +69,30 @@ export const plannedOperations = [
 
 /** Queue-driven functions: the local event-source loop and the CDK event source mappings use this. */
 export const queueWorkers = {
-  transcriptionWorker: { queue: 'transcription' },
-  transcriptionDeadLetter: { queue: 'transcriptionDlq' },
-} as const;
+  // Deletes audio that turns out not to be audio; writes transcripts.
+  transcriptionWorker: {
+    queue: 'transcription',
+    needs: { table: 'write', objects: ['read', 'write', 'delete'] },
+  },
+  transcriptionDeadLetter: { queue: 'transcriptionDlq', needs: { table: 'write' } },
+} as const satisfies Record<string, { queue: string; needs: Needs }>;
 
 export type QueueWorkerName = keyof typeof queueWorkers;
 
+/**
+ * Functions driven by EventBridge events, on AWS only: with Amazon Transcribe the recognition runs as
+ * a Transcribe job, and its "Transcribe Job State Change" event finishes the note's job.
+ */
+export const eventWorkers = {
+  transcriptionCompleted: {
+    event: 'transcribeJobStateChange',
+    needs: { table: 'write', objects: ['read', 'write', 'delete'] },
+  },
+} as const satisfies Record<string, { event: string; needs: Needs }>;
+
+export type EventWorkerName = keyof typeof eventWorkers;
+
 /** Handler file of an operation or worker, relative to the repository root. */
-export function handlerEntry(name: OperationId | QueueWorkerName): string {
+export function handlerEntry(name: OperationId | QueueWorkerName | EventWorkerName): string {
   return `functions/${name}.ts`;
 }

@@ -1,15 +1,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SpeechToText } from '../ports/speech-to-text.ts';
+import {
+  type BatchRecognitionJob,
+  type BatchSpeechToText,
+  isBatchEngine,
+  type RecognitionResult,
+  type SpeechToText,
+} from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { UnreadableAudioError } from './errors.ts';
 import { type Job, TRANSCRIPTION_STAGES } from './job.ts';
+import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
 import { buildTranscription } from './transcript.ts';
 
 export interface WorkerDeps extends DomainDeps {
-  speech: SpeechToText;
+  speech: SpeechToText | BatchSpeechToText;
   engineName: string;
   language: string;
 }
@@ -21,7 +28,8 @@ export interface TranscriptionTrigger {
   upload?: { sizeBytes: number };
 }
 
-export type TranscriptionOutcome = 'completed' | 'failed' | 'skipped';
+/** `started`: a batch recognition job was started; its completion event finishes the work. */
+export type TranscriptionOutcome = 'completed' | 'failed' | 'skipped' | 'started';
 
 /**
  * Runs one transcription job. Safe to run again for the same trigger (queues deliver at least once):
@@ -53,28 +61,84 @@ export async function runTranscription(
 
   const job = await deps.notes.getJob(accountId, noteId, 'transcription');
   if (!job || job.status === 'completed' || job.status === 'failed') return 'skipped';
+  const batch = isBatchEngine(deps.speech);
   const claimed: Job = {
     ...job,
     status: 'processing',
-    stage: TRANSCRIPTION_STAGES.decoding,
+    stage: batch ? TRANSCRIPTION_STAGES.recognizing : TRANSCRIPTION_STAGES.decoding,
     attempts: job.attempts + 1,
     updated_at: deps.now(),
   };
   // Losing the claim means another delivery or a resubmission got there first; it does the work.
   if (!(await deps.notes.replaceJob(job, claimed))) return 'skipped';
 
+  if (isBatchEngine(deps.speech)) {
+    await deps.speech.start({ accountId, noteId, attempt: claimed.attempts });
+    return 'started';
+  }
+  return recognizeHere(deps, deps.speech, note, claimed);
+}
+
+/** Inline recognition: download the recording, recognise it in this process, save the transcript. */
+async function recognizeHere(
+  deps: WorkerDeps,
+  engine: SpeechToText,
+  note: Note,
+  job: Job,
+): Promise<TranscriptionOutcome> {
+  const { account_id: accountId, note_id: noteId } = note;
+  const audioKey = objectKeys.audio(accountId, noteId);
   const workDir = await mkdtemp(join(tmpdir(), 'notes-transcription-'));
   try {
     const audioPath = join(workDir, 'audio');
     if (!(await deps.blobs.downloadToFile(audioKey, audioPath))) {
       return fail(deps, accountId, noteId, 'The recording was not found in storage: submit it again');
     }
-    let lastStage: string = claimed.stage;
-    const result = await deps.speech.transcribe(audioPath, async ({ stage }) => {
+    let lastStage: string = job.stage;
+    const result = await engine.transcribe(audioPath, async ({ stage }) => {
       if (stage === lastStage) return;
       lastStage = stage;
       await deps.notes.updateJobStage(accountId, noteId, 'transcription', stage, deps.now());
     });
+    return saveTranscript(deps, accountId, noteId, result);
+  } catch (error) {
+    if (!(error instanceof UnreadableAudioError)) throw error;
+    return failUnreadable(deps, note, error.message);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The event of a batch recognition job (Amazon Transcribe) that ended. */
+export interface BatchJobEnded {
+  job: BatchRecognitionJob;
+  succeeded: boolean;
+  /** Why it failed, in the provider's words. */
+  failureReason?: string;
+  /** The provider says retrying the same recording cannot help (e.g. not a supported media format). */
+  permanent?: boolean;
+}
+
+/**
+ * Finishes a note's job when its batch recognition ends. Events can arrive twice or late: an event of
+ * an attempt other than the current one, or for a job no longer processing, only cleans up.
+ */
+export async function finishBatchTranscription(
+  deps: WorkerDeps & { speech: BatchSpeechToText },
+  ended: BatchJobEnded,
+): Promise<TranscriptionOutcome> {
+  const { accountId, noteId, attempt } = ended.job;
+  try {
+    const [note, job] = await Promise.all([
+      deps.notes.getNote(accountId, noteId),
+      deps.notes.getJob(accountId, noteId, 'transcription'),
+    ]);
+    if (!note || !job || job.status !== 'processing' || job.attempts !== attempt) return 'skipped';
+    if (!ended.succeeded) {
+      const reason = `Speech recognition failed: ${ended.failureReason ?? 'no reason given'}.`;
+      if (ended.permanent) return failUnreadable(deps, note, reason);
+      return fail(deps, accountId, noteId, `${reason} Submit the note again to retry.`);
+    }
     await deps.notes.updateJobStage(
       accountId,
       noteId,
@@ -82,23 +146,46 @@ export async function runTranscription(
       TRANSCRIPTION_STAGES.saving,
       deps.now(),
     );
-    const transcription = buildTranscription(result.words, {
-      duration_ms: result.duration_ms,
-      engine: deps.engineName,
-      language: deps.language,
-    });
-    await deps.blobs.putJson(objectKeys.transcription(accountId, noteId), transcription);
-    return complete(deps, accountId, noteId);
-  } catch (error) {
-    if (!(error instanceof UnreadableAudioError)) throw error;
-    // Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload.
-    await deps.blobs.delete(audioKey);
-    if (note.audio)
-      await deps.notes.setAudio(accountId, noteId, { ...note.audio, uploaded_at: null }, deps.now());
-    return fail(deps, accountId, noteId, error.message);
+    return saveTranscript(deps, accountId, noteId, await deps.speech.result(ended.job));
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    await deps.speech.cleanUp(ended.job);
   }
+}
+
+async function saveTranscript(
+  deps: WorkerDeps,
+  accountId: string,
+  noteId: string,
+  result: RecognitionResult,
+): Promise<TranscriptionOutcome> {
+  await deps.notes.updateJobStage(
+    accountId,
+    noteId,
+    'transcription',
+    TRANSCRIPTION_STAGES.saving,
+    deps.now(),
+  );
+  const transcription = buildTranscription(result.words, {
+    duration_ms: result.duration_ms,
+    engine: deps.engineName,
+    language: deps.language,
+  });
+  await deps.blobs.putJson(objectKeys.transcription(accountId, noteId), transcription);
+  return complete(deps, accountId, noteId);
+}
+
+/** Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload. */
+async function failUnreadable(deps: WorkerDeps, note: Note, detail: string): Promise<TranscriptionOutcome> {
+  await deps.blobs.delete(objectKeys.audio(note.account_id, note.note_id));
+  if (note.audio) {
+    await deps.notes.setAudio(
+      note.account_id,
+      note.note_id,
+      { ...note.audio, uploaded_at: null },
+      deps.now(),
+    );
+  }
+  return fail(deps, note.account_id, note.note_id, detail);
 }
 
 async function complete(deps: WorkerDeps, accountId: string, noteId: string): Promise<TranscriptionOutcome> {

@@ -34,3 +34,27 @@ export interface SpeechToText {
     onProgress?: (progress: RecognitionProgress) => Promise<void> | void,
   ): Promise<RecognitionResult>;
 }
+
+/**
+ * Recognition that runs as a job elsewhere and reports its end by an event (Amazon Transcribe): the
+ * worker starts it and returns; the completion handler reads the result.
+ */
+export interface BatchSpeechToText {
+  /** Starts recognising the stored recording; starting the same job again is harmless. */
+  start(job: BatchRecognitionJob): Promise<void>;
+  /** Reads the result of a job that reported success. */
+  result(job: BatchRecognitionJob): Promise<RecognitionResult>;
+  /** Removes what the job left behind (its raw output). */
+  cleanUp(job: BatchRecognitionJob): Promise<void>;
+}
+
+export interface BatchRecognitionJob {
+  accountId: string;
+  noteId: string;
+  /** The job attempt it belongs to: an event of an earlier attempt is ignored. */
+  attempt: number;
+}
+
+export function isBatchEngine(engine: SpeechToText | BatchSpeechToText): engine is BatchSpeechToText {
+  return 'start' in engine;
+}

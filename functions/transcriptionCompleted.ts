@@ -1,0 +1,41 @@
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import middy from '@middy/core';
+import { TranscribeJobs } from '#src/adapters/transcribe/transcribe-jobs.ts';
+import { TranscribeSpeechToText } from '#src/adapters/transcribe/transcribe-speech-to-text.ts';
+import { finishBatchTranscription } from '#src/domain/transcription-worker.ts';
+import { logger } from '#src/logging.ts';
+import { countOutcome, metrics, tracer } from '#src/observability.ts';
+import { getServices } from '#src/services.ts';
+
+/**
+ * Finishes a note's transcription when its Amazon Transcribe job ends: EventBridge delivers the
+ * "Transcribe Job State Change" event. An error makes EventBridge retry (then its dead-letter queue).
+ */
+export const handler = middy<unknown, void>()
+  .use(captureLambdaHandler(tracer))
+  .use(logMetrics(metrics))
+  .handler(async (event) => {
+    const services = getServices();
+    const speech = services.speech;
+    if (!(speech instanceof TranscribeSpeechToText)) {
+      throw new Error('transcriptionCompleted needs NOTES_SPEECH_ENGINE=transcribe');
+    }
+    const change = TranscribeJobs.parseJobStateChange(event);
+    const job = speech.parseJobName(change.jobName);
+    if (!job) {
+      logger.warn('ignoring a Transcribe job of another deployment', { jobName: change.jobName });
+      return;
+    }
+    const outcome = await finishBatchTranscription(
+      { ...services, speech },
+      {
+        job,
+        succeeded: change.status === 'COMPLETED',
+        ...(change.failureReason ? { failureReason: change.failureReason } : {}),
+        permanent: TranscribeJobs.failureIsPermanent(change.failureReason),
+      },
+    );
+    countOutcome('transcription', outcome);
+    logger.info('transcription', { noteId: job.noteId, attempt: job.attempt, outcome });
+  });

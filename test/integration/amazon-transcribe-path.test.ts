@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { StartTranscriptionJobCommand } from '@aws-sdk/client-transcribe';
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as transcriptionCompleted } from '../../functions/transcriptionCompleted.ts';
+import { TranscribeSpeechToText } from '../../src/adapters/transcribe/transcribe-speech-to-text.ts';
+import { runTranscription } from '../../src/domain/transcription-worker.ts';
+import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
+import { getServices } from '../../src/services.ts';
+import { type Api, client } from '../support/api.ts';
+import { speechFixture } from '../support/fixtures.ts';
+import { submitAndUpload } from '../support/transcribe.ts';
+
+/**
+ * The AWS transcription path, run against the real local stores: the worker starts an Amazon
+ * Transcribe job and returns; the "Transcribe Job State Change" event finishes the note. Transcribe
+ * cannot run offline, so only its client is replaced: it records the StartTranscriptionJob commands,
+ * and the test writes the output document (in the shape AWS documents) where Transcribe would.
+ */
+const FIXTURES = resolve(import.meta.dirname, '..', 'fixtures', 'transcribe');
+const PREFIX = 'notes-test-';
+let runtime: LocalRuntime;
+let dataDir: string;
+let api: Api;
+const started: StartTranscriptionJobCommand['input'][] = [];
+let transcribe: TranscribeSpeechToText;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'notes-transcribe-'));
+  runtime = await startLocalRuntime({
+    dataDir,
+    port: 0,
+    storagePort: 0,
+    workers: false,
+    log: () => undefined,
+  });
+  api = client(runtime.apiUrl, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  const recordingClient = {
+    send: async (command: StartTranscriptionJobCommand) => {
+      started.push(command.input);
+      return { $metadata: {} };
+    },
+  };
+  transcribe = new TranscribeSpeechToText(recordingClient, getServices().blobs, {
+    bucket: runtime.info.bucket_name,
+    jobPrefix: PREFIX,
+    languageCode: 'en-US',
+  });
+  Object.assign(getServices(), { speech: transcribe, engineName: 'amazon-transcribe' });
+});
+afterAll(async () => {
+  await runtime?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function fixtureEvent(file: string, jobName: string): Promise<unknown> {
+  const event = JSON.parse(await readFile(join(FIXTURES, file), 'utf8')) as {
+    detail: Record<string, unknown>;
+  };
+  event.detail.TranscriptionJobName = jobName;
+  return event;
+}
+
+async function uploadedNote(): Promise<{ accountId: string; noteId: string }> {
+  const { file, contentType } = await speechFixture('slt', 'wav');
+  const noteId = randomUUID();
+  await submitAndUpload(api, noteId, file, contentType);
+  const accountId = (await api('GET', '/v1/account')).body.account_id as string;
+  return { accountId, noteId };
+}
+
+const invoke = (event: unknown) => transcriptionCompleted(event, {} as Context);
+
+describe('transcription through Amazon Transcribe', () => {
+  it('starts a speaker-labelled job for the upload and finishes the note from the completion event', async () => {
+    const { accountId, noteId } = await uploadedNote();
+    const outcome = await runTranscription(getServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    expect(outcome).toBe('started');
+    const audioKey = `accounts/${accountId}/notes/${noteId}/audio`;
+    const outputKey = `accounts/${accountId}/notes/${noteId}/transcribe-output-1.json`;
+    expect(started.at(-1)).toMatchObject({
+      TranscriptionJobName: `${PREFIX}${accountId}.${noteId}.1`,
+      Media: { MediaFileUri: `s3://${runtime.info.bucket_name}/${audioKey}` },
+      OutputBucketName: runtime.info.bucket_name,
+      OutputKey: outputKey,
+      Settings: { ShowSpeakerLabels: true },
+    });
+    const pending = await api('GET', `/v1/notes/${noteId}/transcription`);
+    expect(pending.status).toBe(202);
+    expect(pending.body).toMatchObject({ status: 'processing', stage: 'recognizing', attempts: 1 });
+
+    // Transcribe writes its output, then EventBridge delivers the state change.
+    await getServices().blobs.putJson(
+      outputKey,
+      JSON.parse(await readFile(join(FIXTURES, 'two-speakers.json'), 'utf8')),
+    );
+    await invoke(await fixtureEvent('event-completed.json', `${PREFIX}${accountId}.${noteId}.1`));
+
+    const done = await api('GET', `/v1/notes/${noteId}/transcription`);
+    expect(done.status).toBe(200);
+    const segments = done.body.conversation_segments as Array<{ speaker: string; text: string }>;
+    expect(new Set(segments.map((segment) => segment.speaker))).toEqual(new Set(['Speaker 1', 'Speaker 2']));
+    expect(done.body.full_text).toMatch(/Friday\?/);
+    expect(done.body.engine).toBe('amazon-transcribe');
+    expect(await getServices().blobs.listKeys(`accounts/${accountId}/notes/${noteId}/`)).toEqual([
+      audioKey,
+      `accounts/${accountId}/notes/${noteId}/transcription.json`,
+    ]);
+
+    // A duplicate delivery of the same event changes nothing.
+    await invoke(await fixtureEvent('event-completed.json', `${PREFIX}${accountId}.${noteId}.1`));
+    expect((await api('GET', `/v1/notes/${noteId}/transcription`)).body).toEqual(done.body);
+  });
+
+  it('ignores the event of an earlier attempt', async () => {
+    const { accountId, noteId } = await uploadedNote();
+    await runTranscription(getServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    // A redelivered upload message after a crash claims attempt 2 and starts a second job.
+    await runTranscription(getServices(), { accountId, noteId });
+    const job = await getServices().notes.getJob(accountId, noteId, 'transcription');
+    expect(job).toMatchObject({ status: 'processing', attempts: 2 });
+    expect(started.at(-1)?.TranscriptionJobName).toBe(`${PREFIX}${accountId}.${noteId}.2`);
+    await invoke(await fixtureEvent('event-completed.json', `${PREFIX}${accountId}.${noteId}.1`));
+    expect((await api('GET', `/v1/notes/${noteId}/transcription`)).status).toBe(202);
+  });
+
+  it('fails the job with the provider’s reason, and discards media Transcribe cannot use', async () => {
+    const { accountId, noteId } = await uploadedNote();
+    await runTranscription(getServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    await invoke(await fixtureEvent('event-failed.json', `${PREFIX}${accountId}.${noteId}.1`));
+    const failed = await api('GET', `/v1/notes/${noteId}/transcription`);
+    expect(failed.status).toBe(409);
+    expect(failed.body).toMatchObject({ status: 'failed', note_id: noteId });
+    expect(failed.body.detail).toMatch(/media file length is too small/);
+    expect(await getServices().blobs.listKeys(`accounts/${accountId}/notes/${noteId}/`)).toEqual([]);
+    const retry = await api('POST', `/v1/notes/${noteId}/transcription`, {
+      body: { title: 'x', content_type: 'audio/wav', size_bytes: 10 },
+    });
+    expect(retry.body).toMatchObject({ stage: 'awaiting_upload' });
+  });
+
+  it('ignores events of jobs that are not this deployment’s', async () => {
+    await expect(
+      invoke(await fixtureEvent('event-completed.json', 'someone-elses-job')),
+    ).resolves.toBeUndefined();
+  });
+});
