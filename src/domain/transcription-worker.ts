@@ -139,13 +139,6 @@ export async function finishBatchTranscription(
       if (ended.permanent) return failUnreadable(deps, note, reason);
       return fail(deps, accountId, noteId, `${reason} Submit the note again to retry.`);
     }
-    await deps.notes.updateJobStage(
-      accountId,
-      noteId,
-      'transcription',
-      TRANSCRIPTION_STAGES.saving,
-      deps.now(),
-    );
     return saveTranscript(deps, accountId, noteId, await deps.speech.result(ended.job));
   } finally {
     await deps.speech.cleanUp(ended.job);

@@ -1,15 +1,10 @@
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
-import type { AudioInfo, Note, NoteState } from './note.ts';
+import type { AudioInfo, Note } from './note.ts';
 import type { Transcription } from './transcript.ts';
 
 /** API shapes of a note (see NoteSummary and Note in openapi.yaml). */
-export interface NoteSummaryView {
-  note_id: string;
-  title: string;
-  state: NoteState;
-  created_at: number;
-  updated_at: number;
-  trashed_at: number | null;
+export interface NoteSummaryView
+  extends Pick<Note, 'note_id' | 'title' | 'state' | 'created_at' | 'updated_at' | 'trashed_at'> {
   transcription_status: JobStatusValue | 'none';
 }
 

@@ -9,7 +9,7 @@ import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
-import { startSqsEventSource } from '../../src/local/sqs-event-source.ts';
+import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
 import { getServices } from '../../src/services.ts';
 import { parseTranscriptionMessage } from '../../src/workers/transcription-messages.ts';
 import { type Api, client } from '../support/api.ts';
@@ -71,14 +71,7 @@ describe('faults lose nothing', () => {
     expect(claimed.body.attempts).toBe(1);
 
     // The real worker takes over once the message becomes visible again.
-    const source = startSqsEventSource({
-      sqs,
-      queueUrl: runtime.info.queue_urls.transcription,
-      queueArn: 'arn:aws:sqs:us-east-1:000000000000:transcription',
-      handler: transcriptionWorker,
-      batchSize: 1,
-      log: () => undefined,
-    });
+    const source = consume('transcription', transcriptionWorker);
     try {
       const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
       expect(final.status).toBe(200);
@@ -104,24 +97,7 @@ describe('faults lose nothing', () => {
       speech: new PocketsphinxSpeechToText({ ffmpegPath: '/nonexistent/ffmpeg' }),
     });
     const { handler: deadLetter } = await import('../../functions/transcriptionDeadLetter.ts');
-    const sources = [
-      startSqsEventSource({
-        sqs,
-        queueUrl: runtime.info.queue_urls.transcription,
-        queueArn: 'arn:aws:sqs:us-east-1:000000000000:transcription',
-        handler: transcriptionWorker,
-        batchSize: 1,
-        log: () => undefined,
-      }),
-      startSqsEventSource({
-        sqs,
-        queueUrl: runtime.info.queue_urls.transcriptionDlq,
-        queueArn: 'arn:aws:sqs:us-east-1:000000000000:transcription-dlq',
-        handler: deadLetter,
-        batchSize: 1,
-        log: () => undefined,
-      }),
-    ];
+    const sources = [consume('transcription', transcriptionWorker), consume('transcriptionDlq', deadLetter)];
     try {
       const { final, seen } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`, {
         deadlineMs: 60_000,
@@ -137,6 +113,18 @@ describe('faults lose nothing', () => {
     expect(note.body.transcription_job).toMatchObject({ status: 'failed', attempts: 3 });
   });
 });
+
+/** The event-source loop the runtime uses, driving one worker from one queue. */
+function consume(queue: 'transcription' | 'transcriptionDlq', handler: SqsBatchHandler) {
+  return startSqsEventSource({
+    sqs,
+    queueUrl: runtime.info.queue_urls[queue],
+    queueArn: `arn:aws:sqs:us-east-1:000000000000:${queue}`,
+    handler,
+    batchSize: 1,
+    log: () => undefined,
+  });
+}
 
 async function pollUntil<T>(check: () => Promise<T | null>, deadlineMs = 20_000): Promise<T> {
   const deadline = Date.now() + deadlineMs;

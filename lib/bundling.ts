@@ -1,0 +1,69 @@
+import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * How every handler is bundled, in one place: the stack (NodejsFunction runs the esbuild CLI) and
+ * `bench/bundle-size.ts` (esbuild's JS API) both read these settings, so the measured bundles are the
+ * deployed ones.
+ */
+export const handlerBundle = {
+  format: 'esm',
+  /** The Lambda runtime is nodejs22.x. */
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  /**
+   * Mappings only: stack traces need them, the embedded sources would only make the .map file (and
+   * the work `--enable-source-maps` does on a cold start) bigger.
+   */
+  sourcesContent: false,
+  /** Prefer packages' ESM builds: they tree-shake, the CommonJS builds do not. */
+  mainFields: ['module', 'main'],
+  /**
+   * Some bundled CommonJS code calls `require` for Node built-ins, which an ES module does not have:
+   * define it. The alias keeps the banner from clashing with a bundled `createRequire` import.
+   */
+  banner:
+    "import { createRequire as notesCreateRequire } from 'node:module'; const require = notesCreateRequire(import.meta.url);",
+  /**
+   * Bundle the AWS SDK v3 too instead of using the runtime's copy: the version is the one pinned in
+   * package-lock.json (the one the tests ran against), and tree-shaking drops what is not used.
+   */
+  externalModules: [] as string[],
+} as const;
+
+/** `NODE_OPTIONS` of every function: stack traces point at the TypeScript sources. */
+export const handlerNodeOptions = '--enable-source-maps';
+
+/** The NodejsFunction bundling settings. */
+export function lambdaBundling(): BundlingOptions {
+  return {
+    format: OutputFormat.ESM,
+    target: handlerBundle.target,
+    minify: handlerBundle.minify,
+    sourceMap: handlerBundle.sourceMap,
+    sourcesContent: handlerBundle.sourcesContent,
+    mainFields: [...handlerBundle.mainFields],
+    banner: handlerBundle.banner,
+    externalModules: [...handlerBundle.externalModules],
+  };
+}
+
+/** The same bundle through esbuild's JS API (what NodejsFunction's `esbuild --bundle` call produces). */
+export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: handlerBundle.format,
+    target: handlerBundle.target,
+    minify: handlerBundle.minify,
+    sourcemap: handlerBundle.sourceMap,
+    sourcesContent: handlerBundle.sourcesContent,
+    mainFields: [...handlerBundle.mainFields],
+    banner: { js: handlerBundle.banner },
+    external: [...handlerBundle.externalModules],
+    logLevel: 'warning',
+  };
+}

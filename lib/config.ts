@@ -1,0 +1,117 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+
+/**
+ * Deployment settings, read once from CDK context: `cdk.json` holds the defaults and
+ * `cdk deploy -c key=value` overrides them. Values given with `-c` arrive as strings, so every reader
+ * accepts both the JSON type and its string form. No account IDs or secrets belong here.
+ */
+export interface NotesStackConfig {
+  /** Suffix of every physical name (`notes-<stage>-...`), so stages can share an account. */
+  stage: string;
+  logRetentionDays: RetentionDays;
+  /** DynamoDB table and Cognito user pool deletion protection. */
+  deletionProtection: boolean;
+  /** Origins allowed to PUT a recording straight to the data bucket with a presigned URL. */
+  uploadCorsOrigins: string[];
+  transcribeLanguageCode: string;
+  /** Bedrock models the generation worker (a later issue) may invoke; nothing invokes them yet. */
+  bedrockModelIds: string[];
+  apiThrottle: { rateLimit: number; burstLimit: number };
+  /** Where DLQ alarms are emailed; without it the alarms exist but notify nobody. */
+  alarmEmail?: string;
+  /** OAuth resource identifier of the MCP server; defaults to the HTTP API URL + `/mcp`. */
+  mcpResourceUrl?: string;
+  /** Cognito managed-login domain prefix (globally unique per region); defaults to `notes-<stage>-<account>`. */
+  authDomainPrefix?: string;
+}
+
+export const contextDefaults = {
+  stage: 'dev',
+  logRetentionDays: 30,
+  deletionProtection: true,
+  uploadCorsOrigins: ['*'],
+  transcribeLanguageCode: 'en-US',
+  bedrockModelIds: ['anthropic.claude-3-5-sonnet-20240620-v1:0'],
+  apiThrottleRate: 50,
+  apiThrottleBurst: 100,
+} as const;
+
+export function readStackConfig(node: Node): NotesStackConfig {
+  const context = (key: string): unknown => node.tryGetContext(key);
+  const stage = readString(context('stage'), 'stage') ?? contextDefaults.stage;
+  // Names like notes-<stage>-transcriptionDeadLetter must stay within Lambda's 64 characters and be
+  // valid in S3, SQS, Cognito and CloudWatch names alike.
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) {
+    throw new Error(`context stage: "${stage}" must be 1-20 lower-case letters, digits or hyphens`);
+  }
+  const logRetentionDays =
+    readNumber(context('logRetentionDays'), 'logRetentionDays') ?? contextDefaults.logRetentionDays;
+  if (!(Object.values(RetentionDays) as number[]).includes(logRetentionDays)) {
+    throw new Error(
+      `context logRetentionDays: ${logRetentionDays} is not a CloudWatch Logs retention (1, 3, 5, 7, 14, 30, 60, 90, ...)`,
+    );
+  }
+  const alarmEmail = readString(context('alarmEmail'), 'alarmEmail');
+  const mcpResourceUrl = readString(context('mcpResourceUrl'), 'mcpResourceUrl');
+  const authDomainPrefix = readString(context('authDomainPrefix'), 'authDomainPrefix');
+  return {
+    stage,
+    logRetentionDays: logRetentionDays as RetentionDays,
+    deletionProtection:
+      readBoolean(context('deletionProtection'), 'deletionProtection') ?? contextDefaults.deletionProtection,
+    uploadCorsOrigins: readList(context('uploadCorsOrigins'), 'uploadCorsOrigins') ?? [
+      ...contextDefaults.uploadCorsOrigins,
+    ],
+    transcribeLanguageCode:
+      readString(context('transcribeLanguageCode'), 'transcribeLanguageCode') ??
+      contextDefaults.transcribeLanguageCode,
+    bedrockModelIds: readList(context('bedrockModelIds'), 'bedrockModelIds') ?? [
+      ...contextDefaults.bedrockModelIds,
+    ],
+    apiThrottle: {
+      rateLimit: readNumber(context('apiThrottleRate'), 'apiThrottleRate') ?? contextDefaults.apiThrottleRate,
+      burstLimit:
+        readNumber(context('apiThrottleBurst'), 'apiThrottleBurst') ?? contextDefaults.apiThrottleBurst,
+    },
+    ...(alarmEmail ? { alarmEmail } : {}),
+    ...(mcpResourceUrl ? { mcpResourceUrl } : {}),
+    ...(authDomainPrefix ? { authDomainPrefix } : {}),
+  };
+}
+
+function readString(value: unknown, key: string): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string')
+    throw new Error(`context ${key}: expected a string, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function readNumber(value: unknown, key: string): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const number = typeof value === 'string' ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) {
+    throw new Error(`context ${key}: expected a non-negative number, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+function readBoolean(value: unknown, key: string): boolean | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`context ${key}: expected true or false, got ${JSON.stringify(value)}`);
+}
+
+/** A JSON array, a JSON array given as a string (`-c 'key=["a","b"]'`), or a comma-separated string. */
+function readList(value: unknown, key: string): string[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  let list: unknown = value;
+  if (typeof value === 'string') {
+    list = value.trim().startsWith('[') ? JSON.parse(value) : value.split(',').map((item) => item.trim());
+  }
+  if (!Array.isArray(list) || list.length === 0 || !list.every((item) => typeof item === 'string' && item)) {
+    throw new Error(`context ${key}: expected a non-empty list of strings, got ${JSON.stringify(value)}`);
+  }
+  return list;
+}

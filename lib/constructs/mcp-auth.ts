@@ -1,0 +1,94 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccountRecovery,
+  FeaturePlan,
+  ManagedLoginVersion,
+  Mfa,
+  ResourceServerScope,
+  UserPool,
+  UserPoolDomain,
+  UserPoolResourceServer,
+} from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import { acknowledge } from '../nag.ts';
+
+/** The OAuth scopes of the MCP server (DESIGN.md section 4). */
+export const mcpScopes = {
+  'notes:read': 'Read notes, transcripts and Insights',
+  'notes:write': 'Rename, trash and restore notes',
+  'notes:process': 'Start transcription, Insights and artifact generation',
+  'notes:delete': 'Delete results and notes permanently',
+} as const;
+
+export interface McpAuthProps {
+  stage: string;
+  deletionProtection: boolean;
+  /** The MCP resource URL: access tokens carry it as `aud`, and it is the resource server identifier. */
+  resourceUrl: string;
+  /** Managed-login domain prefix: unique per region across all of AWS. */
+  domainPrefix: string;
+}
+
+/**
+ * Sign-in for MCP clients: a Cognito user pool with managed login and a resource server for the MCP
+ * resource URL. Only these are provisioned. The MCP issue adds the MCP and OAuth-facade functions on
+ * their own route with no API Gateway authorizer (the handler answers 401 with WWW-Authenticate
+ * itself), plus the app client and managed-login branding the facade signs in through.
+ */
+export class McpAuth extends Construct {
+  readonly userPool: UserPool;
+  readonly domain: UserPoolDomain;
+  readonly resourceServer: UserPoolResourceServer;
+
+  constructor(scope: Construct, id: string, props: McpAuthProps) {
+    super(scope, id);
+    this.userPool = new UserPool(this, 'UserPool', {
+      userPoolName: `notes-${props.stage}-mcp`,
+      // Operators invite their users (admin-create-user); nobody signs themselves up.
+      selfSignUpEnabled: false,
+      signInAliases: { email: true },
+      autoVerify: { email: true },
+      standardAttributes: { email: { required: true, mutable: true } },
+      passwordPolicy: {
+        minLength: 12,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(3),
+      },
+      mfa: Mfa.OPTIONAL,
+      mfaSecondFactor: { otp: true, sms: false },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      // Essentials: managed login (version 2) without the per-user price of Plus.
+      featurePlan: FeaturePlan.ESSENTIALS,
+      deletionProtection: props.deletionProtection,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    acknowledge(
+      this.userPool,
+      'COG2',
+      'MFA is optional (TOTP offered to every user); requiring it is a per-deployment policy: set Mfa.REQUIRED here',
+    );
+    acknowledge(
+      this.userPool,
+      'COG8',
+      'Essentials plan: threat protection needs Plus (priced per user); sign-up is closed and passwords are 12+ mixed characters',
+    );
+
+    this.domain = new UserPoolDomain(this, 'Domain', {
+      userPool: this.userPool,
+      cognitoDomain: { domainPrefix: props.domainPrefix },
+      managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
+    });
+
+    this.resourceServer = new UserPoolResourceServer(this, 'McpResourceServer', {
+      userPool: this.userPool,
+      identifier: props.resourceUrl,
+      userPoolResourceServerName: `notes-${props.stage}-mcp`,
+      scopes: Object.entries(mcpScopes).map(
+        ([scopeName, scopeDescription]) => new ResourceServerScope({ scopeName, scopeDescription }),
+      ),
+    });
+  }
+}

@@ -1,0 +1,45 @@
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { queueWorkers } from '../../src/routes.ts';
+import { plannedGenerationWorkerTimeout, workerSizing } from '../function-sizing.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** The queue names src/routes.ts uses: a worker's `queue` and a function's `needs.queue`. */
+export type QueueName = (typeof queueWorkers)[keyof typeof queueWorkers]['queue'];
+
+export interface QueuesProps {
+  stage: string;
+  alarmTopic?: ITopic;
+}
+
+/** The work queues: each with a dead-letter queue and an alarm on it. */
+export class Queues extends Construct {
+  readonly transcription: WorkQueue;
+  /**
+   * Provisioned for Insights and artifact generation. No function consumes it yet: the generation
+   * issue adds the worker (and its Bedrock and Polly permissions) and the event source mapping.
+   */
+  readonly generation: WorkQueue;
+  /** Lookup by the names used in src/routes.ts. */
+  readonly byName: Record<QueueName, IQueue>;
+
+  constructor(scope: Construct, id: string, props: QueuesProps) {
+    super(scope, id);
+    this.transcription = new WorkQueue(this, 'Transcription', {
+      queueName: `notes-${props.stage}-transcription`,
+      consumerTimeout: workerSizing.transcriptionWorker.timeout,
+      deadLetterConsumerTimeout: workerSizing.transcriptionDeadLetter.timeout,
+      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+    });
+    this.generation = new WorkQueue(this, 'Generation', {
+      queueName: `notes-${props.stage}-generation`,
+      consumerTimeout: plannedGenerationWorkerTimeout,
+      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+    });
+    this.byName = {
+      transcription: this.transcription.queue,
+      transcriptionDlq: this.transcription.deadLetterQueue,
+    };
+  }
+}

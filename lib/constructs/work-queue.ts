@@ -1,0 +1,82 @@
+import { Duration } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+
+/** Receives before a message moves to the dead-letter queue (the local runtime's default too). */
+export const MAX_RECEIVE_COUNT = 3;
+
+/**
+ * AWS's guidance for an SQS event source: a visibility timeout of at least six times the function
+ * timeout, so a message is not redelivered while a (retried, throttled) invocation still holds it.
+ */
+export function visibilityTimeoutFor(consumerTimeout: Duration): Duration {
+  return Duration.seconds(consumerTimeout.toSeconds() * 6);
+}
+
+export interface WorkQueueProps {
+  /** `notes-<stage>-<name>`; the DLQ is `<queueName>-dlq`. */
+  queueName: string;
+  /** Timeout of the function that consumes the queue (or will: see the generation queue). */
+  consumerTimeout: Duration;
+  /** Timeout of the function that consumes the dead-letter queue, if any. */
+  deadLetterConsumerTimeout?: Duration;
+  alarmTopic?: ITopic;
+}
+
+/** An encrypted, TLS-only SQS queue with a dead-letter queue and an alarm on the dead-letter queue's depth. */
+export class WorkQueue extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly deadLetterAlarm: Alarm;
+
+  constructor(scope: Construct, id: string, props: WorkQueueProps) {
+    super(scope, id);
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      queueName: `${props.queueName}-dlq`,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      ...(props.deadLetterConsumerTimeout
+        ? { visibilityTimeout: visibilityTimeoutFor(props.deadLetterConsumerTimeout) }
+        : {}),
+    });
+    this.queue = new Queue(this, 'Queue', {
+      queueName: props.queueName,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: visibilityTimeoutFor(props.consumerTimeout),
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
+    });
+    this.deadLetterAlarm = alarmOnDeadLetters(
+      this,
+      'DeadLetterAlarm',
+      this.deadLetterQueue,
+      props.alarmTopic,
+    );
+  }
+}
+
+/** Any message in a dead-letter queue is work that failed for good (or is about to): someone should look. */
+export function alarmOnDeadLetters(
+  scope: Construct,
+  id: string,
+  deadLetterQueue: Queue,
+  topic?: ITopic,
+): Alarm {
+  const alarm = new Alarm(scope, id, {
+    alarmDescription: `Messages in ${deadLetterQueue.node.path}: work failed after every retry`,
+    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: 'Maximum',
+    }),
+    threshold: 0,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  if (topic) alarm.addAlarmAction(new SnsAction(topic));
+  return alarm;
+}

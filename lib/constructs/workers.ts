@@ -1,0 +1,141 @@
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
+import { Match, Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type EventWorkerName, eventWorkers, type QueueWorkerName, queueWorkers } from '../../src/routes.ts';
+import { workerSizing } from '../function-sizing.ts';
+import { acknowledge, wildcardResourceFinding } from '../nag.ts';
+import { NotesFunction, type SharedFunctionProps } from './notes-function.ts';
+import type { QueueName } from './queues.ts';
+import { alarmOnDeadLetters } from './work-queue.ts';
+
+export interface WorkersProps {
+  shared: SharedFunctionProps;
+  queues: Record<QueueName, IQueue>;
+  /** Transcribe job names start with this (`notes-<stage>-`): the IAM grants and the event rule use it. */
+  transcribeJobPrefix: string;
+  alarmTopic?: ITopic;
+}
+
+/** Messages per invocation of each queue worker. */
+const batchSize: Record<QueueWorkerName, number> = {
+  // One recording per invocation: the 15-minute timeout is sized for one, and a failure retries one.
+  transcriptionWorker: 1,
+  transcriptionDeadLetter: 10,
+};
+
+/**
+ * Transcribe permissions by worker. Transcribe reads the media and writes its output with the
+ * caller's permissions, so the starting worker's object read/write grant (its `needs`) covers that.
+ */
+const transcribeActions: Partial<Record<QueueWorkerName | EventWorkerName, string[]>> = {
+  transcriptionWorker: ['transcribe:StartTranscriptionJob'],
+  transcriptionCompleted: ['transcribe:GetTranscriptionJob'],
+};
+
+type EventName = (typeof eventWorkers)[EventWorkerName]['event'];
+
+/**
+ * The background functions of src/routes.ts: one per `queueWorkers` entry (an SQS event source that
+ * reports partial batch failures) and one per `eventWorkers` entry (an EventBridge rule).
+ */
+export class Workers extends Construct {
+  readonly functions: Record<QueueWorkerName | EventWorkerName, NotesFunction>;
+  /** Where Transcribe events go that the completion function failed to take after every retry. */
+  readonly transcribeEventsDeadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: WorkersProps) {
+    super(scope, id);
+    const functions: Partial<Record<QueueWorkerName | EventWorkerName, NotesFunction>> = {};
+    const make = (name: QueueWorkerName | EventWorkerName) => {
+      const fn = new NotesFunction(this, name, {
+        handler: name,
+        needs: (name in queueWorkers
+          ? queueWorkers[name as QueueWorkerName]
+          : eventWorkers[name as EventWorkerName]
+        ).needs,
+        shared: props.shared,
+        ...workerSizing[name],
+      });
+      this.grantTranscribe(fn, transcribeActions[name], props.transcribeJobPrefix);
+      functions[name] = fn;
+      return fn;
+    };
+
+    for (const name of Object.keys(queueWorkers) as QueueWorkerName[]) {
+      make(name).function.addEventSource(
+        new SqsEventSource(props.queues[queueWorkers[name].queue], {
+          batchSize: batchSize[name],
+          reportBatchItemFailures: true,
+        }),
+      );
+    }
+
+    this.transcribeEventsDeadLetterQueue = new Queue(this, 'TranscribeEventsDeadLetterQueue', {
+      queueName: `${props.transcribeJobPrefix}transcribe-events-dlq`,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    acknowledge(
+      this.transcribeEventsDeadLetterQueue,
+      'SQS3',
+      'This queue is itself a dead-letter queue: of the EventBridge rule target, which names it directly, not by RedrivePolicy',
+    );
+    alarmOnDeadLetters(
+      this,
+      'TranscribeEventsDeadLetterAlarm',
+      this.transcribeEventsDeadLetterQueue,
+      props.alarmTopic,
+    );
+
+    const subscribe: Record<EventName, (fn: NotesFunction) => void> = {
+      // Transcribe reports the end of each job; no function polls for it.
+      transcribeJobStateChange: (fn) => {
+        const rule = new Rule(this, 'TranscribeJobStateChange', {
+          description: `Finished Transcribe jobs of this stage (${props.transcribeJobPrefix}*)`,
+          eventPattern: {
+            source: ['aws.transcribe'],
+            detailType: ['Transcribe Job State Change'],
+            detail: {
+              TranscriptionJobStatus: ['COMPLETED', 'FAILED'],
+              TranscriptionJobName: Match.prefix(props.transcribeJobPrefix),
+            },
+          },
+        });
+        rule.addTarget(
+          new LambdaFunction(fn.function, {
+            retryAttempts: 8,
+            maxEventAge: Duration.hours(6),
+            deadLetterQueue: this.transcribeEventsDeadLetterQueue,
+          }),
+        );
+      },
+    };
+    for (const name of Object.keys(eventWorkers) as EventWorkerName[]) {
+      subscribe[eventWorkers[name].event](make(name));
+    }
+
+    this.functions = functions as Record<QueueWorkerName | EventWorkerName, NotesFunction>;
+  }
+
+  private grantTranscribe(fn: NotesFunction, actions: string[] | undefined, jobPrefix: string): void {
+    if (!actions) return;
+    const jobs = Stack.of(this).formatArn({
+      service: 'transcribe',
+      resource: 'transcription-job',
+      resourceName: `${jobPrefix}*`,
+      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+    });
+    fn.role.addToPrincipalPolicy(new PolicyStatement({ actions, resources: [jobs] }));
+    acknowledge(
+      fn,
+      wildcardResourceFinding(fn, jobs),
+      'Job names are <prefix><account>.<note>.<attempt>, made per request: the ARN can only be this stage prefix',
+    );
+  }
+}

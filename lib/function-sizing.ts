@@ -1,0 +1,30 @@
+import { Duration } from 'aws-cdk-lib';
+import type { EventWorkerName, QueueWorkerName } from '../src/routes.ts';
+
+export interface FunctionSizing {
+  timeout: Duration;
+  memorySize: number;
+}
+
+/**
+ * API handlers: well under HTTP API's 30 s integration timeout, so a stuck call ends in the function
+ * (with a log line) rather than as an anonymous 503. Lambda gives CPU in proportion to memory, and
+ * 1 GB roughly halves a cold start compared with 256 MB at a similar price per request.
+ */
+export const apiFunctionSizing: FunctionSizing = { timeout: Duration.seconds(10), memorySize: 1024 };
+
+/** One entry per worker of src/routes.ts: a new worker does not compile until it is sized here. */
+export const workerSizing: Record<QueueWorkerName | EventWorkerName, FunctionSizing> = {
+  // Starts a Transcribe job (or, with another engine, decodes and recognises the audio itself).
+  transcriptionWorker: { timeout: Duration.minutes(15), memorySize: 1024 },
+  // Marks a dead-lettered job failed: a few table writes.
+  transcriptionDeadLetter: { timeout: Duration.seconds(30), memorySize: 512 },
+  // Reads Transcribe's output JSON (large for long recordings), normalises it, writes the transcript.
+  transcriptionCompleted: { timeout: Duration.minutes(2), memorySize: 1024 },
+};
+
+/**
+ * The generation worker does not exist yet (a later issue adds it); its queue is provisioned now and
+ * sized for a worker with this timeout (Bedrock calls for long transcripts take minutes).
+ */
+export const plannedGenerationWorkerTimeout = Duration.minutes(15);

@@ -1,0 +1,100 @@
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IConstruct } from 'constructs';
+import type { Needs } from '../src/routes.ts';
+import { acknowledge, wildcardResourceFinding } from './nag.ts';
+
+/** Every object of a user lives under `accounts/<account>/...` (src/domain/object-keys.ts). */
+export const OBJECT_PREFIX = 'accounts/';
+
+export interface GrantTargets {
+  table: ITableV2;
+  bucket: IBucket;
+  queues: Record<NonNullable<Needs['queue']>, IQueue>;
+}
+
+const objectActions = {
+  read: ['s3:GetObject'],
+  write: ['s3:PutObject'],
+  delete: ['s3:DeleteObject'],
+} as const satisfies Record<NonNullable<Needs['objects']>[number], readonly string[]>;
+
+/**
+ * Grants a function exactly what its `needs` entry in src/routes.ts says, and nothing else: the route
+ * table is the single statement of who may do what, and the infra tests check the result.
+ * `scope` is where the cdk-nag acknowledgements of the wildcards introduced here are recorded.
+ */
+export function grantNeeds(
+  scope: IConstruct,
+  grantee: IGrantable,
+  needs: Needs,
+  targets: GrantTargets,
+): void {
+  const { table, bucket } = targets;
+
+  // Every API function reads the table at least to check the caller's API key.
+  if (needs.table === 'write') table.grantReadWriteData(grantee);
+  else table.grantReadData(grantee);
+  // The table has a GSI (table-definition.ts), so both grants add `<table ARN>/index/*`.
+  acknowledge(
+    scope,
+    wildcardResourceFinding(scope, `${table.tableArn}/index/*`),
+    'index/* under this one table ARN: the queries use its own GSI (gsi1); no other table is reachable',
+  );
+
+  const objects = needs.objects ?? [];
+  if (objects.length > 0) {
+    const objectArns = bucket.arnForObjects(`${OBJECT_PREFIX}*`);
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: objects.flatMap((access) => objectActions[access]),
+        resources: [objectArns],
+      }),
+    );
+    acknowledge(
+      scope,
+      wildcardResourceFinding(scope, objectArns),
+      'Object keys are accounts/<account>/notes/<note>/... chosen per request: the ARN can only be the accounts/ prefix',
+    );
+  }
+  if (objects.includes('delete')) {
+    // Deleting a note deletes its prefix, which takes listing it (only under accounts/).
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['s3:ListBucket'],
+        resources: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': `${OBJECT_PREFIX}*` } },
+      }),
+    );
+  }
+
+  if (needs.queue) targets.queues[needs.queue].grantSendMessages(grantee);
+}
+
+/**
+ * Ready for the generation worker (a later issue; nothing calls this yet): Bedrock invocation of
+ * exactly the configured foundation models (context `bedrockModelIds`), in the stack's region.
+ * Converse and ConverseStream are authorised by these two actions. A cross-region inference profile
+ * ID (`us.…`, `eu.…`) would also need the profile's ARN.
+ */
+export function grantModelInvocation(grantee: IGrantable, scope: IConstruct, modelIds: string[]): void {
+  const stack = Stack.of(scope);
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
+      resources: modelIds.map((modelId) =>
+        stack.formatArn({
+          service: 'bedrock',
+          // Foundation models belong to no account.
+          account: '',
+          resource: 'foundation-model',
+          resourceName: modelId,
+          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        }),
+      ),
+    }),
+  );
+}

@@ -1,0 +1,122 @@
+import { Aws, CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { handlerNodeOptions } from './bundling.ts';
+import type { NotesStackConfig } from './config.ts';
+import { Alerts } from './constructs/alerts.ts';
+import { Api } from './constructs/api.ts';
+import { DocsSite } from './constructs/docs-site.ts';
+import { McpAuth } from './constructs/mcp-auth.ts';
+import type { SharedFunctionProps } from './constructs/notes-function.ts';
+import { Queues } from './constructs/queues.ts';
+import { Storage } from './constructs/storage.ts';
+import { Workers } from './constructs/workers.ts';
+import { acknowledgeFrameworkFunctions } from './framework-functions.ts';
+
+export interface NotesStackProps extends StackProps {
+  config: NotesStackConfig;
+}
+
+/**
+ * The notes service on AWS: an HTTP API with one Lambda per operation, queue and event workers for
+ * transcription (Amazon Transcribe), one DynamoDB table and a data bucket, Cognito for MCP sign-in,
+ * and CloudFront for the public docs. Every function comes from a handler file in functions/, named
+ * by src/routes.ts: the same handlers the local runtime runs.
+ */
+export class NotesStack extends Stack {
+  readonly api: Api;
+  readonly storage: Storage;
+  readonly queues: Queues;
+  readonly workers: Workers;
+  readonly mcpAuth: McpAuth;
+  readonly docs: DocsSite;
+
+  constructor(scope: Construct, id: string, props: NotesStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const prefix = `notes-${config.stage}-`;
+    // Cost allocation and ownership: every taggable resource says which service and stage it serves.
+    Tags.of(this).add('service', 'notes');
+    Tags.of(this).add('stage', config.stage);
+
+    const alerts = new Alerts(this, 'Alerts', {
+      stage: config.stage,
+      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
+    const alarmTopic = alerts.topic ? { alarmTopic: alerts.topic } : {};
+
+    this.queues = new Queues(this, 'Queues', { stage: config.stage, ...alarmTopic });
+    this.storage = new Storage(this, 'Storage', {
+      deletionProtection: config.deletionProtection,
+      uploadCorsOrigins: config.uploadCorsOrigins,
+      accessLogRetentionDays: config.logRetentionDays,
+      uploadsQueue: this.queues.transcription.queue,
+    });
+
+    const shared: SharedFunctionProps = {
+      stage: config.stage,
+      logRetention: config.logRetentionDays,
+      // What src/config.ts reads (plus Powertools' own settings).
+      environment: {
+        NOTES_TABLE_NAME: this.storage.table.tableName,
+        NOTES_BUCKET_NAME: this.storage.dataBucket.bucketName,
+        NOTES_TRANSCRIPTION_QUEUE_URL: this.queues.transcription.queue.queueUrl,
+        NOTES_SPEECH_ENGINE: 'transcribe',
+        NOTES_TRANSCRIBE_JOB_PREFIX: prefix,
+        NOTES_TRANSCRIBE_LANGUAGE_CODE: config.transcribeLanguageCode,
+        POWERTOOLS_SERVICE_NAME: 'notes',
+        POWERTOOLS_METRICS_NAMESPACE: 'Notes',
+        NODE_OPTIONS: handlerNodeOptions,
+      },
+      grantTargets: {
+        table: this.storage.table,
+        bucket: this.storage.dataBucket,
+        queues: { transcription: this.queues.transcription.queue },
+      },
+    };
+
+    this.api = new Api(this, 'Api', {
+      shared,
+      throttle: config.apiThrottle,
+      accessLogRetention: config.logRetentionDays,
+    });
+    this.workers = new Workers(this, 'Workers', {
+      shared,
+      queues: this.queues.byName,
+      transcribeJobPrefix: prefix,
+      ...alarmTopic,
+    });
+
+    this.mcpAuth = new McpAuth(this, 'McpAuth', {
+      stage: config.stage,
+      deletionProtection: config.deletionProtection,
+      resourceUrl: config.mcpResourceUrl ?? `${this.api.url}/mcp`,
+      // The account ID makes the prefix unique without writing an account ID into the repository.
+      domainPrefix: config.authDomainPrefix ?? `${prefix}${Aws.ACCOUNT_ID}`,
+    });
+
+    this.docs = new DocsSite(this, 'Docs', { accessLogsBucket: this.storage.accessLogsBucket });
+
+    acknowledgeFrameworkFunctions(this);
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'REST base URL ({base_url})' });
+    new CfnOutput(this, 'DataBucketName', { value: this.storage.dataBucket.bucketName });
+    new CfnOutput(this, 'AccessLogsBucketName', {
+      value: this.storage.accessLogsBucket.bucketName,
+      description: 'S3 server access logs (retained on cdk destroy, like the data bucket)',
+    });
+    new CfnOutput(this, 'TableName', {
+      value: this.storage.table.tableName,
+      description: 'NOTES_TABLE_NAME for npm run account:create -- --aws',
+    });
+    new CfnOutput(this, 'DocsUrl', { value: this.docs.url, description: 'Public docs ({docs_url})' });
+    new CfnOutput(this, 'UserPoolId', { value: this.mcpAuth.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolDomain', {
+      value: this.mcpAuth.domain.baseUrl(),
+      description: 'Cognito managed login',
+    });
+    new CfnOutput(this, 'McpResourceServerId', {
+      value: this.mcpAuth.resourceServer.userPoolResourceServerId,
+      description: 'Identifier of the MCP resource server (the MCP resource URL)',
+    });
+  }
+}

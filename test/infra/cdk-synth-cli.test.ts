@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handlerBundle } from '../../lib/bundling.ts';
+import { repositoryRoot } from '../../lib/paths.ts';
+import { apiRoutes, eventWorkers, queueWorkers } from '../../src/routes.ts';
+
+const run = promisify(execFile);
+
+interface TemplateResource {
+  Type: string;
+  Properties: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+/**
+ * The real thing, as CI runs it: `cdk synth` through the CLI, offline, with local esbuild bundling
+ * (no Docker), telemetry, notices and the version check off. Reads what it wrote to a temp dir.
+ */
+describe('cdk synth (CLI, with bundling)', () => {
+  const outDir = mkdtempSync(join(tmpdir(), 'notes-cdk-out-'));
+  let template: { Resources: Record<string, TemplateResource> };
+  let output = '';
+
+  beforeAll(async () => {
+    const result = await run(
+      join(repositoryRoot, 'node_modules', '.bin', 'cdk'),
+      ['synth', '--no-notices', '-q', '-o', outDir],
+      {
+        cwd: repositoryRoot,
+        env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', CDK_DISABLE_VERSION_CHECK: 'true' },
+        timeout: 150_000,
+        maxBuffer: 32 * 1024 * 1024,
+      },
+    );
+    output = result.stdout + result.stderr;
+    template = JSON.parse(readFileSync(join(outDir, 'notes-dev.template.json'), 'utf8'));
+  }, 180_000);
+
+  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+  const ourFunctions = () =>
+    Object.values(template.Resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        String(r.Properties.FunctionName ?? '').startsWith('notes-dev-'),
+    );
+
+  it('writes the template of stack notes-dev', () => {
+    expect(Object.keys(template.Resources).length).toBeGreaterThan(50);
+    expect(output).not.toMatch(/AwsSolutions-/);
+  });
+
+  it('bundles one ESM asset with a source map per handler', () => {
+    const functions = ourFunctions();
+    expect(functions).toHaveLength(
+      Object.keys(apiRoutes).length + Object.keys(queueWorkers).length + Object.keys(eventWorkers).length,
+    );
+    for (const fn of functions) {
+      const assetDir = join(outDir, String(fn.Metadata?.['aws:asset:path']));
+      expect(fn.Properties.Handler).toBe('index.handler');
+      const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+      expect(code.startsWith(handlerBundle.banner)).toBe(true);
+      expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+    }
+  });
+
+  it('produces bundles that load in Node as ES modules and export a handler', async () => {
+    const fn = ourFunctions().find((f) => f.Properties.FunctionName === 'notes-dev-getNote');
+    const bundle = join(outDir, String(fn?.Metadata?.['aws:asset:path']), 'index.mjs');
+    const { stdout } = await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); console.log(typeof m.handler);`,
+    ]);
+    expect(stdout.trim()).toBe('function');
+  });
+
+  it('reports no cdk-nag finding in the validation report', () => {
+    const report = JSON.parse(readFileSync(join(outDir, 'validation-report.json'), 'utf8')) as {
+      pluginReports: Array<{ summary?: { pluginName?: string }; conditions?: unknown[] }>;
+    };
+    expect(JSON.stringify(report.pluginReports)).not.toMatch(/AwsSolutions-/);
+  });
+});

@@ -1,0 +1,227 @@
+import { describe, expect, it } from 'vitest';
+import { queueWorkers } from '../../src/routes.ts';
+import {
+  actionsOf,
+  asList,
+  buildNotesApp,
+  defined,
+  functionsByName,
+  getAttLogicalId,
+  resourcesOfType,
+  STAGE,
+  statementsOfFunction,
+} from './support.ts';
+
+const { template } = buildNotesApp({ alarmEmail: 'ops@example.com' });
+const queues = resourcesOfType(template, 'AWS::SQS::Queue');
+const mappings = Object.values(resourcesOfType(template, 'AWS::Lambda::EventSourceMapping'));
+const functions = functionsByName(template);
+const rules = Object.values(resourcesOfType(template, 'AWS::Events::Rule'));
+
+const redriveTargets = new Set(
+  Object.values(queues).flatMap((q) => {
+    const redrive = q.Properties.RedrivePolicy as { deadLetterTargetArn: unknown } | undefined;
+    return redrive ? [getAttLogicalId(redrive.deadLetterTargetArn)] : [];
+  }),
+);
+const ruleDeadLetterQueues = new Set(
+  rules.flatMap((rule) =>
+    (rule.Properties.Targets as Array<{ DeadLetterConfig?: { Arn: unknown } }>).map((t) =>
+      getAttLogicalId(t.DeadLetterConfig?.Arn),
+    ),
+  ),
+);
+
+function queueIdByName(name: string): string {
+  const entry = Object.entries(queues).find(([, q]) => q.Properties.QueueName === name);
+  if (!entry) throw new Error(`No queue ${name}`);
+  return entry[0];
+}
+
+function consumerTimeoutOf(queueId: string): number | undefined {
+  const mapping = mappings.find((m) => getAttLogicalId(m.Properties.EventSourceArn) === queueId);
+  const functionRef = (mapping?.Properties.FunctionName as { Ref: string } | undefined)?.Ref;
+  const fn = [...functions.values()].find((f) => f.logicalId === functionRef);
+  return fn?.resource.Properties.Timeout as number | undefined;
+}
+
+describe('the queues', () => {
+  it.each(Object.entries(queues).map(([id, q]) => [q.Properties.QueueName as string, id]))(
+    '%s is either a work queue redriving to a dead-letter queue after 3 receives, or a dead-letter queue',
+    (_name, id) => {
+      const queue = queues[id];
+      const redrive = queue?.Properties.RedrivePolicy as
+        | { deadLetterTargetArn: unknown; maxReceiveCount: number }
+        | undefined;
+      if (redrive) {
+        expect(redrive.maxReceiveCount).toBe(3);
+        expect(Object.keys(queues)).toContain(getAttLogicalId(redrive.deadLetterTargetArn));
+      } else {
+        expect(redriveTargets.has(id) || ruleDeadLetterQueues.has(id)).toBe(true);
+        expect(queue?.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+      }
+    },
+  );
+
+  it('are the transcription and generation queues, each with its dead-letter queue', () => {
+    for (const name of ['transcription', 'generation']) {
+      const queue = queues[queueIdByName(`notes-${STAGE}-${name}`)];
+      const redrive = queue?.Properties.RedrivePolicy as { deadLetterTargetArn: unknown };
+      expect(getAttLogicalId(redrive.deadLetterTargetArn)).toBe(queueIdByName(`notes-${STAGE}-${name}-dlq`));
+    }
+  });
+
+  it.each(Object.values(queues).map((q) => [q.Properties.QueueName as string, q]))(
+    '%s is encrypted at rest with SQS-managed keys',
+    (_name, queue) => {
+      expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    },
+  );
+
+  it('all have a queue policy denying requests without TLS', () => {
+    const policies = Object.values(resourcesOfType(template, 'AWS::SQS::QueuePolicy'));
+    const protectedQueues = new Set(
+      policies
+        .filter((p) =>
+          (p.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement.some(
+            (s) =>
+              s.Effect === 'Deny' &&
+              JSON.stringify(s.Condition) === JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }),
+          ),
+        )
+        .flatMap((p) => asList(p.Properties.Queues as unknown[]).map((q) => (q as { Ref: string }).Ref)),
+    );
+    expect([...protectedQueues].sort()).toEqual(Object.keys(queues).sort());
+  });
+
+  it('keep a message invisible for six times its consumer timeout, longer than any invocation', () => {
+    const transcription = queueIdByName(`notes-${STAGE}-transcription`);
+    const deadLetters = queueIdByName(`notes-${STAGE}-transcription-dlq`);
+    for (const id of [transcription, deadLetters]) {
+      const timeout = consumerTimeoutOf(id);
+      expect(timeout).toBeGreaterThan(0);
+      expect(queues[id]?.Properties.VisibilityTimeout).toBe(6 * (timeout ?? 0));
+    }
+    // No consumer yet: sized for the planned generation worker, and never shorter than an API call.
+    expect(queues[queueIdByName(`notes-${STAGE}-generation`)]?.Properties.VisibilityTimeout).toBe(
+      6 * 15 * 60,
+    );
+  });
+
+  it('raise an alarm, emailed, as soon as any dead-letter queue holds a message', () => {
+    const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm'));
+    const watched = alarms.map((alarm) => {
+      expect(alarm.Properties.MetricName).toBe('ApproximateNumberOfMessagesVisible');
+      expect(alarm.Properties.Threshold).toBe(0);
+      expect(alarm.Properties.ComparisonOperator).toBe('GreaterThanThreshold');
+      expect(alarm.Properties.AlarmActions).toHaveLength(1);
+      const [dimension] = alarm.Properties.Dimensions as Array<{ Value: unknown }>;
+      // The QueueName dimension: { 'Fn::GetAtt': [queue, 'QueueName'] }.
+      return getAttLogicalId(dimension?.Value);
+    });
+    expect(watched.sort()).toEqual([...redriveTargets, ...ruleDeadLetterQueues].sort());
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'ops@example.com',
+    });
+  });
+
+  it('have no alarm topic when no alarmEmail is configured', () => {
+    buildNotesApp().template.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+
+  it('start the work when a recording upload completes (ObjectCreated, key suffix /audio)', () => {
+    template.hasResourceProperties('Custom::S3BucketNotifications', {
+      NotificationConfiguration: {
+        QueueConfigurations: [
+          {
+            Events: ['s3:ObjectCreated:*'],
+            Filter: { Key: { FilterRules: [{ Name: 'suffix', Value: '/audio' }] } },
+            QueueArn: { 'Fn::GetAtt': [queueIdByName(`notes-${STAGE}-transcription`), 'Arn'] },
+          },
+        ],
+      },
+    });
+  });
+});
+
+describe('the workers', () => {
+  it.each(Object.entries(queueWorkers))(
+    '%s consumes its queue and reports partial batch failures',
+    (name, worker) => {
+      const fn = functions.get(`notes-${STAGE}-${name}`);
+      const mapping = mappings.find(
+        (m) => (m.Properties.FunctionName as { Ref: string }).Ref === fn?.logicalId,
+      );
+      const queueName = worker.queue === 'transcriptionDlq' ? 'transcription-dlq' : worker.queue;
+      expect(getAttLogicalId(mapping?.Properties.EventSourceArn)).toBe(
+        queueIdByName(`notes-${STAGE}-${queueName}`),
+      );
+      expect(mapping?.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    },
+  );
+
+  it('every SQS event source mapping reports batch item failures', () => {
+    expect(mappings.length).toBeGreaterThan(0);
+    for (const mapping of mappings) {
+      expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    }
+  });
+
+  it('the transcription worker takes one recording per invocation, for up to 15 minutes with 1 GB', () => {
+    const fn = functions.get(`notes-${STAGE}-transcriptionWorker`);
+    expect(fn?.resource.Properties).toMatchObject({ Timeout: 900, MemorySize: 1024 });
+    const mapping = mappings.find(
+      (m) => (m.Properties.FunctionName as { Ref: string }).Ref === fn?.logicalId,
+    );
+    expect(mapping?.Properties.BatchSize).toBe(1);
+  });
+
+  it('transcriptionCompleted runs on the Transcribe job state change of this stage, with retries and a DLQ', () => {
+    const fn = functions.get(`notes-${STAGE}-transcriptionCompleted`);
+    expect(rules).toHaveLength(1);
+    const [rule] = rules;
+    expect(rule?.Properties.EventPattern).toEqual({
+      source: ['aws.transcribe'],
+      'detail-type': ['Transcribe Job State Change'],
+      detail: {
+        TranscriptionJobStatus: ['COMPLETED', 'FAILED'],
+        TranscriptionJobName: [{ prefix: `notes-${STAGE}-` }],
+      },
+    });
+    const [target] = defined(rule, 'the rule').Properties.Targets as Array<Record<string, unknown>>;
+    expect(getAttLogicalId(target?.Arn)).toBe(fn?.logicalId);
+    expect(target?.RetryPolicy).toBeDefined();
+    expect(
+      getAttLogicalId((defined(target, 'the rule target').DeadLetterConfig as { Arn: unknown }).Arn),
+    ).toBe(queueIdByName(`notes-${STAGE}-transcribe-events-dlq`));
+  });
+
+  it('only the transcription worker starts Transcribe jobs, only of this stage', () => {
+    const jobArn = {
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':transcribe:',
+          { Ref: 'AWS::Region' },
+          ':',
+          { Ref: 'AWS::AccountId' },
+          `:transcription-job/notes-${STAGE}-*`,
+        ],
+      ],
+    };
+    for (const [name] of functions) {
+      const statements = statementsOfFunction(template, name).filter((s) =>
+        asList(s.Action).some((a) => a.startsWith('transcribe:')),
+      );
+      const expected = {
+        [`notes-${STAGE}-transcriptionWorker`]: ['transcribe:StartTranscriptionJob'],
+        [`notes-${STAGE}-transcriptionCompleted`]: ['transcribe:GetTranscriptionJob'],
+      }[name];
+      expect(actionsOf(statements)).toEqual(expected ?? []);
+      for (const statement of statements) expect(statement.Resource).toEqual(jobArn);
+    }
+  });
+});

@@ -1,0 +1,88 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../lib/paths.ts';
+import { apiRoutes, eventWorkers, plannedOperations, queueWorkers } from '../../src/routes.ts';
+import { buildNotesApp, defined, functionsByName, resourcesOfType, STAGE } from './support.ts';
+
+const { template } = buildNotesApp();
+const routes = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Route'));
+const integrations = resourcesOfType(template, 'AWS::ApiGatewayV2::Integration');
+const functions = functionsByName(template);
+
+/** The function a route invokes: route -> integration -> IntegrationUri (the function ARN). */
+function functionLogicalIdOfRoute(routeKey: string): string | undefined {
+  const route = routes.find((r) => r.Properties.RouteKey === routeKey);
+  const target = route?.Properties.Target as { 'Fn::Join': [string, unknown[]] } | undefined;
+  const integrationRef = target?.['Fn::Join'][1].find((part) => typeof part === 'object') as
+    | { Ref: string }
+    | undefined;
+  const integration = integrationRef && integrations[integrationRef.Ref];
+  const uri = integration?.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] } | undefined;
+  return uri?.['Fn::GetAtt'][0];
+}
+
+describe('the API', () => {
+  it.each(Object.entries(apiRoutes))(
+    '%s has exactly one route, to its own function notes-<stage>-<operationId>',
+    (operationId, route) => {
+      const routeKey = `${route.method} ${route.path}`;
+      expect(routes.filter((r) => r.Properties.RouteKey === routeKey)).toHaveLength(1);
+      const fn = functions.get(`notes-${STAGE}-${operationId}`);
+      expect(fn).toBeDefined();
+      expect(functionLogicalIdOfRoute(routeKey)).toBe(fn?.logicalId);
+    },
+  );
+
+  it('has no route other than those of the route table', () => {
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(
+      Object.values(apiRoutes)
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    );
+  });
+
+  it.each(plannedOperations)('gives the planned operation %s no route and no function', (operationId) => {
+    expect([...functions.keys()].filter((name) => name.includes(operationId))).toEqual([]);
+  });
+
+  it('has no authorizer and no CORS: the handlers check API keys, and browsers only talk to the bucket', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    for (const route of routes) expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    const [api] = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Api'));
+    expect(api?.Properties.CorsConfiguration).toBeUndefined();
+  });
+
+  it('throttles the default stage and writes JSON access logs without headers', () => {
+    const [stage] = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Stage'));
+    expect(stage?.Properties.StageName).toBe('$default');
+    expect(stage?.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingBurstLimit: 100,
+      ThrottlingRateLimit: 50,
+    });
+    const { Format } = defined(stage, 'the stage').Properties.AccessLogSettings as { Format: string };
+    const format = JSON.parse(Format) as Record<string, string>;
+    expect(format.requestId).toBe('$context.requestId');
+    expect(Format).not.toMatch(/authorization|header/i);
+  });
+});
+
+describe('the functions', () => {
+  const handlerFiles = readdirSync(join(repositoryRoot, 'functions'))
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => file.replace(/\.ts$/, ''));
+
+  it.each(handlerFiles)('functions/%s.ts has exactly one function', (handler) => {
+    const named = [...functions.keys()].filter((name) => name === `notes-${STAGE}-${handler}`);
+    expect(named).toHaveLength(1);
+  });
+
+  it('are exactly the handlers of the route table, each with a handler file', () => {
+    const expected = [...Object.keys(apiRoutes), ...Object.keys(queueWorkers), ...Object.keys(eventWorkers)];
+    const ours = [...functions.keys()]
+      .filter((name) => name.startsWith(`notes-${STAGE}-`))
+      .map((name) => name.slice(`notes-${STAGE}-`.length));
+    expect(ours.sort()).toEqual([...expected].sort());
+    expect(handlerFiles.sort()).toEqual([...expected].sort());
+  });
+});

@@ -1,0 +1,47 @@
+import { App } from 'aws-cdk-lib';
+import { describe, expect, it } from 'vitest';
+import { readStackConfig } from '../../lib/config.ts';
+
+const configOf = (context: Record<string, unknown>) => readStackConfig(new App({ context }).node);
+
+describe('stack configuration from CDK context', () => {
+  it('has safe defaults: stage dev, 30-day logs, deletion protection on, no alarm email', () => {
+    expect(configOf({})).toEqual({
+      stage: 'dev',
+      logRetentionDays: 30,
+      deletionProtection: true,
+      uploadCorsOrigins: ['*'],
+      transcribeLanguageCode: 'en-US',
+      bedrockModelIds: ['anthropic.claude-3-5-sonnet-20240620-v1:0'],
+      apiThrottle: { rateLimit: 50, burstLimit: 100 },
+    });
+  });
+
+  it('reads -c key=value strings as the types they stand for', () => {
+    const config = configOf({
+      stage: 'prod',
+      logRetentionDays: '90',
+      deletionProtection: 'false',
+      uploadCorsOrigins: 'https://a.example, https://b.example',
+      bedrockModelIds: '["model-a","model-b"]',
+      apiThrottleRate: '10',
+      alarmEmail: 'ops@example.com',
+    });
+    expect(config).toMatchObject({
+      stage: 'prod',
+      logRetentionDays: 90,
+      deletionProtection: false,
+      uploadCorsOrigins: ['https://a.example', 'https://b.example'],
+      bedrockModelIds: ['model-a', 'model-b'],
+      apiThrottle: { rateLimit: 10, burstLimit: 100 },
+      alarmEmail: 'ops@example.com',
+    });
+  });
+
+  it('refuses values that would fail later, in AWS, with a message naming the key', () => {
+    expect(() => configOf({ stage: 'Prod_1' })).toThrow(/context stage/);
+    expect(() => configOf({ logRetentionDays: '31' })).toThrow(/context logRetentionDays/);
+    expect(() => configOf({ deletionProtection: 'yes' })).toThrow(/context deletionProtection/);
+    expect(() => configOf({ uploadCorsOrigins: [] })).toThrow(/context uploadCorsOrigins/);
+  });
+});

@@ -1,0 +1,258 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { describe, expect, it } from 'vitest';
+import { DocsSite } from '../../lib/constructs/docs-site.ts';
+import { repositoryRoot } from '../../lib/paths.ts';
+import {
+  buildNotesApp,
+  defined,
+  functionsByName,
+  getAttLogicalId,
+  resourcesOfType,
+  STAGE,
+} from './support.ts';
+
+const built = buildNotesApp();
+const { template, stack } = built;
+const buckets = resourcesOfType(template, 'AWS::S3::Bucket');
+const bucketPolicies = Object.values(resourcesOfType(template, 'AWS::S3::BucketPolicy'));
+const dataBucketId = stack.getLogicalId(stack.storage.dataBucket.node.defaultChild as never);
+
+describe('the buckets', () => {
+  it.each(Object.keys(buckets))('%s blocks all public access and encrypts at rest', (id) => {
+    expect(buckets[id]?.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(buckets[id]?.Properties.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+  });
+
+  it.each(Object.keys(buckets))('%s denies every request made without TLS', (id) => {
+    const policy = bucketPolicies.find((p) => (p.Properties.Bucket as { Ref: string }).Ref === id);
+    const statements = (
+      defined(policy, `the policy of ${id}`).Properties.PolicyDocument as {
+        Statement: Array<Record<string, unknown>>;
+      }
+    ).Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 's3:*',
+        Principal: { AWS: '*' },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+  });
+
+  it('the data bucket aborts incomplete uploads after a day, keeps no versions, and logs access', () => {
+    const data = buckets[dataBucketId]?.Properties;
+    expect(data?.VersioningConfiguration).toBeUndefined();
+    expect(data?.LifecycleConfiguration).toEqual({
+      Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }],
+    });
+    expect(data?.LoggingConfiguration).toMatchObject({ LogFilePrefix: 'data-bucket/' });
+  });
+
+  it('the data bucket lets browsers PUT recordings cross-origin, and nothing else', () => {
+    expect(buckets[dataBucketId]?.Properties.CorsConfiguration).toEqual({
+      CorsRules: [
+        {
+          AllowedMethods: ['PUT'],
+          AllowedOrigins: ['*'],
+          AllowedHeaders: ['*'],
+          ExposedHeaders: ['ETag'],
+          MaxAge: 3600,
+        },
+      ],
+    });
+  });
+
+  it('upload CORS origins come from context', () => {
+    const { template: custom } = buildNotesApp({ uploadCorsOrigins: 'https://app.example.com' });
+    custom.hasResourceProperties('AWS::S3::Bucket', {
+      CorsConfiguration: { CorsRules: [Match.objectLike({ AllowedOrigins: ['https://app.example.com'] })] },
+    });
+  });
+
+  it('the data bucket and the table outlive the stack', () => {
+    template.hasResource('AWS::S3::Bucket', {
+      Properties: { CorsConfiguration: Match.anyValue() },
+      DeletionPolicy: 'Retain',
+    });
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+});
+
+describe('the table', () => {
+  it('is on-demand, with point-in-time recovery, encryption, TTL and deletion protection', () => {
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'expires_at_s', Enabled: true },
+      Replicas: [
+        Match.objectLike({
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: true,
+        }),
+      ],
+    });
+  });
+
+  it('has the keys and index of src/adapters/dynamodb/table-definition.ts', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: [
+        Match.objectLike({ IndexName: 'gsi1', Projection: { ProjectionType: 'ALL' } }),
+      ],
+    });
+  });
+
+  it('takes deletion protection from context', () => {
+    const { template: unprotected } = buildNotesApp({ deletionProtection: 'false' });
+    unprotected.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })],
+    });
+  });
+});
+
+describe('every function', () => {
+  const functions = [...functionsByName(template)].filter(([name]) => name.startsWith(`notes-${STAGE}-`));
+  const logGroups = resourcesOfType(template, 'AWS::Logs::LogGroup');
+
+  it.each(functions)('%s runs Node.js 22 on arm64 with active tracing and source maps', (_name, fn) => {
+    expect(fn.resource.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      TracingConfig: { Mode: 'Active' },
+      Environment: {
+        Variables: expect.objectContaining({
+          NODE_OPTIONS: '--enable-source-maps',
+          NOTES_SPEECH_ENGINE: 'transcribe',
+          NOTES_TRANSCRIBE_JOB_PREFIX: `notes-${STAGE}-`,
+          POWERTOOLS_SERVICE_NAME: 'notes',
+        }),
+      },
+    });
+  });
+
+  it.each(functions)('%s writes to its own log group with a retention', (name, fn) => {
+    const logGroupId = (fn.resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    expect(logGroups[logGroupId]?.Properties).toMatchObject({
+      LogGroupName: `/aws/lambda/${name}`,
+      RetentionInDays: 30,
+    });
+    const others = functions.filter(
+      ([, other]) =>
+        (other.resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref ===
+        logGroupId,
+    );
+    expect(others).toHaveLength(1);
+  });
+});
+
+describe('MCP sign-in', () => {
+  it('is a user pool without self sign-up, with a strong password policy and optional MFA', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'OPTIONAL',
+      Policies: {
+        PasswordPolicy: Match.objectLike({
+          MinimumLength: 12,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+        }),
+      },
+    });
+  });
+
+  it('has a managed-login (version 2) domain', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPoolDomain', { ManagedLoginVersion: 2 });
+  });
+
+  it('has a resource server for the MCP URL (the API URL + /mcp by default) with the four scopes', () => {
+    const [server] = Object.values(resourcesOfType(template, 'AWS::Cognito::UserPoolResourceServer'));
+    expect(JSON.stringify(server?.Properties.Identifier)).toContain('/mcp');
+    const scopes = defined(server, 'the resource server').Properties.Scopes as Array<{ ScopeName: string }>;
+    expect(scopes.map((s) => s.ScopeName)).toEqual([
+      'notes:read',
+      'notes:write',
+      'notes:process',
+      'notes:delete',
+    ]);
+    const { template: configured } = buildNotesApp({ mcpResourceUrl: 'https://mcp.example.com/mcp' });
+    configured.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
+      Identifier: 'https://mcp.example.com/mcp',
+    });
+  });
+
+  it('deploys no MCP or OAuth function yet', () => {
+    const names = [...functionsByName(template).keys()];
+    expect(names.filter((name) => /mcp|oauth/i.test(name))).toEqual([]);
+  });
+});
+
+describe('the docs site', () => {
+  it('serves a private bucket through CloudFront with origin access control, HTTPS only, security headers', () => {
+    const [distribution] = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'));
+    const config = defined(distribution, 'the distribution').Properties.DistributionConfig as Record<
+      string,
+      unknown
+    >;
+    const behavior = config.DefaultCacheBehavior as Record<string, unknown>;
+    expect(behavior.ViewerProtocolPolicy).toBe('https-only');
+    expect(behavior.ResponseHeadersPolicyId).toBe('67f7725c-6f97-4210-82d7-5512b31e9d03'); // SECURITY_HEADERS
+    const [origin] = config.Origins as Array<Record<string, unknown>>;
+    expect(origin?.OriginAccessControlId).toBeDefined();
+    // The origin is the docs bucket's regional domain name: { 'Fn::GetAtt': [bucket, 'RegionalDomainName'] }.
+    expect(getAttLogicalId(origin?.DomainName)).toBe(
+      stack.getLogicalId(stack.docs.bucket.node.defaultChild as never),
+    );
+  });
+
+  it('deploys openapi.yaml from the repository root, served at /openapi.yaml, and invalidates the cache', () => {
+    const docsBucket = stack.getLogicalId(stack.docs.bucket.node.defaultChild as never);
+    template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DestinationBucketName: { Ref: docsBucket },
+      DistributionPaths: ['/*'],
+      Prune: true,
+    });
+    // The staged asset is a folder holding openapi.yaml at its root: the bucket key is `openapi.yaml`.
+    const staged = readdirSync(built.app.outdir)
+      .filter((entry) => entry.startsWith('asset.'))
+      .map((entry) => join(built.app.outdir, entry, 'openapi.yaml'))
+      .filter((file) => existsSync(file));
+    expect(staged).toHaveLength(1);
+    expect(readFileSync(staged[0] ?? '', 'utf8')).toBe(
+      readFileSync(join(repositoryRoot, 'openapi.yaml'), 'utf8'),
+    );
+  });
+
+  it('also deploys the files of docs/public/ once that folder exists', () => {
+    const publicDocsDir = mkdtempSync(join(tmpdir(), 'notes-docs-public-'));
+    writeFileSync(join(publicDocsDir, 'llms.txt'), '# Notes service\n');
+    const docsStack = new Stack(new App(), 'DocsOnly');
+    new DocsSite(docsStack, 'Docs', { accessLogsBucket: new Bucket(docsStack, 'Logs'), publicDocsDir });
+    const deployment = Object.values(
+      Template.fromStack(docsStack).findResources('Custom::CDKBucketDeployment'),
+    )[0] as { Properties: { SourceObjectKeys: unknown[] } };
+    expect(deployment.Properties.SourceObjectKeys).toHaveLength(2);
+    rmSync(publicDocsDir, { recursive: true, force: true });
+  });
+});
