@@ -6,7 +6,7 @@ import { TranscribeSpeechToText } from '#src/adapters/transcribe/transcribe-spee
 import { finishBatchTranscription } from '#src/domain/transcription-worker.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome, metrics, tracer } from '#src/observability.ts';
-import { getServices } from '#src/services.ts';
+import { getWorkerServices } from '#src/worker-services.ts';
 
 /**
  * Finishes a note's transcription when its Amazon Transcribe job ends: EventBridge delivers the
@@ -16,7 +16,7 @@ export const handler = middy<unknown, void>()
   .use(captureLambdaHandler(tracer))
   .use(logMetrics(metrics))
   .handler(async (event) => {
-    const services = getServices();
+    const services = getWorkerServices();
     const speech = services.speech;
     if (!(speech instanceof TranscribeSpeechToText)) {
       throw new Error('transcriptionCompleted needs NOTES_SPEECH_ENGINE=transcribe');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Typed configuration, read once from the environment and failing fast with a clear message.

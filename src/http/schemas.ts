@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
 

@@ -4,7 +4,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logging.ts';
 import { metrics, tracer } from '../observability.ts';
-import { getServices, type Services } from '../services.ts';
+import { getWorkerServices, type WorkerServices } from '../worker-services.ts';
 
 export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
@@ -15,13 +15,13 @@ export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQ
  */
 export function sqsWorker(
   name: string,
-  processRecord: (record: SQSRecord, services: Services) => Promise<void>,
+  processRecord: (record: SQSRecord, services: WorkerServices) => Promise<void>,
 ): SqsWorkerHandler {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(captureLambdaHandler(tracer))
     .use(logMetrics(metrics))
     .handler(async (event) => {
-      const services = getServices();
+      const services = getWorkerServices();
       const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
       for (const record of event.Records) {
         try {

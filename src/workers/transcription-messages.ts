@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseAudioKey } from '../domain/object-keys.ts';
 import type { TranscriptionTrigger } from '../domain/transcription-worker.ts';
 

@@ -9,7 +9,7 @@ import { handler as transcriptionCompleted } from '../../functions/transcription
 import { TranscribeSpeechToText } from '../../src/adapters/transcribe/transcribe-speech-to-text.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
-import { getServices } from '../../src/services.ts';
+import { getWorkerServices } from '../../src/worker-services.ts';
 import { type Api, client } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import { submitAndUpload } from '../support/transcribe.ts';
@@ -44,12 +44,12 @@ beforeAll(async () => {
       return { $metadata: {} };
     },
   };
-  transcribe = new TranscribeSpeechToText(recordingClient, getServices().blobs, {
+  transcribe = new TranscribeSpeechToText(recordingClient, getWorkerServices().blobs, {
     bucket: runtime.info.bucket_name,
     jobPrefix: PREFIX,
     languageCode: 'en-US',
   });
-  Object.assign(getServices(), { speech: transcribe, engineName: 'amazon-transcribe' });
+  Object.assign(getWorkerServices(), { speech: transcribe, engineName: 'amazon-transcribe' });
 });
 afterAll(async () => {
   await runtime?.stop();
@@ -77,7 +77,11 @@ const invoke = (event: unknown) => transcriptionCompleted(event, {} as Context);
 describe('transcription through Amazon Transcribe', () => {
   it('starts a speaker-labelled job for the upload and finishes the note from the completion event', async () => {
     const { accountId, noteId } = await uploadedNote();
-    const outcome = await runTranscription(getServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    const outcome = await runTranscription(getWorkerServices(), {
+      accountId,
+      noteId,
+      upload: { sizeBytes: 1 },
+    });
     expect(outcome).toBe('started');
     const audioKey = `accounts/${accountId}/notes/${noteId}/audio`;
     const outputKey = `accounts/${accountId}/notes/${noteId}/transcribe-output-1.json`;
@@ -93,7 +97,7 @@ describe('transcription through Amazon Transcribe', () => {
     expect(pending.body).toMatchObject({ status: 'processing', stage: 'recognizing', attempts: 1 });
 
     // Transcribe writes its output, then EventBridge delivers the state change.
-    await getServices().blobs.putJson(
+    await getWorkerServices().blobs.putJson(
       outputKey,
       JSON.parse(await readFile(join(FIXTURES, 'two-speakers.json'), 'utf8')),
     );
@@ -105,7 +109,7 @@ describe('transcription through Amazon Transcribe', () => {
     expect(new Set(segments.map((segment) => segment.speaker))).toEqual(new Set(['Speaker 1', 'Speaker 2']));
     expect(done.body.full_text).toMatch(/Friday\?/);
     expect(done.body.engine).toBe('amazon-transcribe');
-    expect(await getServices().blobs.listKeys(`accounts/${accountId}/notes/${noteId}/`)).toEqual([
+    expect(await getWorkerServices().blobs.listKeys(`accounts/${accountId}/notes/${noteId}/`)).toEqual([
       audioKey,
       `accounts/${accountId}/notes/${noteId}/transcription.json`,
     ]);
@@ -117,10 +121,10 @@ describe('transcription through Amazon Transcribe', () => {
 
   it('ignores the event of an earlier attempt', async () => {
     const { accountId, noteId } = await uploadedNote();
-    await runTranscription(getServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
     // A redelivered upload message after a crash claims attempt 2 and starts a second job.
-    await runTranscription(getServices(), { accountId, noteId });
-    const job = await getServices().notes.getJob(accountId, noteId, 'transcription');
+    await runTranscription(getWorkerServices(), { accountId, noteId });
+    const job = await getWorkerServices().notes.getJob(accountId, noteId, 'transcription');
     expect(job).toMatchObject({ status: 'processing', attempts: 2 });
     expect(started.at(-1)?.TranscriptionJobName).toBe(`${PREFIX}${accountId}.${noteId}.2`);
     await invoke(await fixtureEvent('event-completed.json', `${PREFIX}${accountId}.${noteId}.1`));
@@ -129,13 +133,13 @@ describe('transcription through Amazon Transcribe', () => {
 
   it('fails the job with the provider’s reason, and discards media Transcribe cannot use', async () => {
     const { accountId, noteId } = await uploadedNote();
-    await runTranscription(getServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
     await invoke(await fixtureEvent('event-failed.json', `${PREFIX}${accountId}.${noteId}.1`));
     const failed = await api('GET', `/v1/notes/${noteId}/transcription`);
     expect(failed.status).toBe(409);
     expect(failed.body).toMatchObject({ status: 'failed', note_id: noteId });
     expect(failed.body.detail).toMatch(/media file length is too small/);
-    expect(await getServices().blobs.listKeys(`accounts/${accountId}/notes/${noteId}/`)).toEqual([]);
+    expect(await getWorkerServices().blobs.listKeys(`accounts/${accountId}/notes/${noteId}/`)).toEqual([]);
     const retry = await api('POST', `/v1/notes/${noteId}/transcription`, {
       body: { title: 'x', content_type: 'audio/wav', size_bytes: 10 },
     });

@@ -10,7 +10,7 @@ import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
-import { getServices } from '../../src/services.ts';
+import { getWorkerServices } from '../../src/worker-services.ts';
 import { parseTranscriptionMessage } from '../../src/workers/transcription-messages.ts';
 import { type Api, client } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
@@ -60,7 +60,7 @@ describe('faults lose nothing', () => {
     expect(trigger?.noteId).toBe(noteId);
     const hangingEngine = { transcribe: () => new Promise<never>(() => undefined) };
     void runTranscription(
-      { ...getServices(), speech: hangingEngine },
+      { ...getWorkerServices(), speech: hangingEngine },
       trigger as NonNullable<typeof trigger>,
     );
     const claimed = await pollUntil(async () => {
@@ -81,7 +81,7 @@ describe('faults lose nothing', () => {
     }
     const note = await api('GET', `/v1/notes/${noteId}`);
     expect(note.body.transcription_job).toMatchObject({ status: 'completed', attempts: 2 });
-    const objects = await getServices().blobs.listKeys(`accounts/`);
+    const objects = await getWorkerServices().blobs.listKeys(`accounts/`);
     expect(objects.filter((key) => key.includes(noteId) && key.endsWith('transcription.json'))).toHaveLength(
       1,
     );
@@ -93,7 +93,7 @@ describe('faults lose nothing', () => {
     await submitAndUpload(api, noteId, file, contentType);
 
     // A worker whose decoder program is missing fails every attempt with a transient error.
-    Object.assign(getServices(), {
+    Object.assign(getWorkerServices(), {
       speech: new PocketsphinxSpeechToText({ ffmpegPath: '/nonexistent/ffmpeg' }),
     });
     const { handler: deadLetter } = await import('../../functions/transcriptionDeadLetter.ts');

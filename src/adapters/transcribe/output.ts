@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RecognitionResult, RecognizedWord } from '../../ports/speech-to-text.ts';
 
 /**

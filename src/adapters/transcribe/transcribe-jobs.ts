@@ -4,7 +4,7 @@ import {
   type StartTranscriptionJobCommandInput,
   type StartTranscriptionJobCommandOutput,
 } from '@aws-sdk/client-transcribe';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The one client call used. A `TranscribeClient` satisfies it; tests pass a fake `send`. */
 export interface TranscribeSender {

@@ -1,0 +1,50 @@
+import { TranscribeClient } from '@aws-sdk/client-transcribe';
+import { PocketsphinxSpeechToText } from './adapters/speech/pocketsphinx.ts';
+import { TranscribeSpeechToText } from './adapters/transcribe/transcribe-speech-to-text.ts';
+import { type Config, loadConfig } from './config.ts';
+import type { WorkerDeps } from './domain/transcription-worker.ts';
+import { tracer } from './observability.ts';
+import type { BlobStore } from './ports/blob-store.ts';
+import { getServices, type Services } from './services.ts';
+
+export type WorkerServices = Services & WorkerDeps;
+
+let workerServices: WorkerServices | undefined;
+
+/** The services of the queue and event workers: the API's, plus the configured speech engine. */
+export function getWorkerServices(): WorkerServices {
+  if (!workerServices) {
+    const services = getServices();
+    workerServices = { ...services, ...speechEngine(loadConfig(), services.blobs) };
+  }
+  return workerServices;
+}
+
+function speechEngine(
+  config: Config,
+  blobs: BlobStore,
+): Pick<WorkerDeps, 'speech' | 'engineName' | 'language'> {
+  if (config.NOTES_SPEECH_ENGINE === 'transcribe') {
+    return {
+      speech: new TranscribeSpeechToText(
+        tracer.captureAWSv3Client(new TranscribeClient({ region: config.AWS_REGION })),
+        blobs,
+        {
+          bucket: config.NOTES_BUCKET_NAME,
+          jobPrefix: config.NOTES_TRANSCRIBE_JOB_PREFIX,
+          languageCode: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,
+        },
+      ),
+      engineName: 'amazon-transcribe',
+      language: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,
+    };
+  }
+  return {
+    speech: new PocketsphinxSpeechToText({
+      ffmpegPath: config.NOTES_FFMPEG_PATH,
+      pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
+    }),
+    engineName: 'local-pocketsphinx',
+    language: 'en-US',
+  };
+}
