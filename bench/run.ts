@@ -1,17 +1,18 @@
 /**
- * `npm run bench [-- api | transcription]`: runs the benchmarks, prints a table per benchmark and
+ * `npm run bench [-- api | transcription | bundles]`: runs the benchmarks, prints a table per benchmark and
  * writes bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
 import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { apiLatency, apiTable } from './api-latency.ts';
+import { main as bundleSizeReport } from './bundle-size.ts';
 import { OUT_DIR } from './support.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
 const which = process.argv[2] ?? 'all';
-if (!['all', 'api', 'transcription'].includes(which)) {
-  console.error('usage: npm run bench [-- api | transcription]');
+if (!['all', 'api', 'transcription', 'bundles'].includes(which)) {
+  console.error('usage: npm run bench [-- api | transcription | bundles]');
   process.exit(2);
 }
 
@@ -25,7 +26,8 @@ const machine = {
   load_average_1m: Number((loadavg()[0] ?? 0).toFixed(2)),
 };
 console.log(
-  `Machine: ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}`,
+  `Machine: ${machine.cpus} cores (${machine.cpu_model}), ${machine.memory_gib} GiB, Node ${machine.node}, ` +
+    `load average ${machine.load_average_1m} at start (other work on the machine skews every number)`,
 );
 console.log(
   'The service, the load generator and the engine share these cores: numbers are relative, not capacity.\n',
@@ -33,14 +35,14 @@ console.log(
 
 const results: Record<string, unknown> = { date: new Date().toISOString(), machine };
 
-if (which !== 'api') {
+if (which === 'all' || which === 'transcription') {
   console.log('Transcription of ~60 s of speech, end to end through the API (fresh service, pocketsphinx)');
   const result = await transcriptionRtf();
   results.transcription = result;
   console.log(`${transcriptionTable(result)}\n`);
 }
 
-if (which !== 'transcription') {
+if (which === 'all' || which === 'api') {
   console.log(
     'API latency: autocannon, 10 connections, 10 s each after a 2 s warm-up, 200 notes in the store',
   );
@@ -50,6 +52,10 @@ if (which !== 'transcription') {
   const result = await apiLatency();
   results.api = result;
   console.log(`${apiTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'bundles') {
+  results.bundles = await bundleSizeReport();
 }
 
 await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);

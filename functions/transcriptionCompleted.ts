@@ -1,11 +1,9 @@
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { TranscribeJobs } from '#src/adapters/transcribe/transcribe-jobs.ts';
 import { TranscribeSpeechToText } from '#src/adapters/transcribe/transcribe-speech-to-text.ts';
 import { finishBatchTranscription } from '#src/domain/transcription-worker.ts';
 import { logger } from '#src/logging.ts';
-import { countOutcome, metrics, tracer } from '#src/observability.ts';
+import { countOutcome, observed } from '#src/observability.ts';
 import { getWorkerServices } from '#src/worker-services.ts';
 
 /**
@@ -13,8 +11,7 @@ import { getWorkerServices } from '#src/worker-services.ts';
  * "Transcribe Job State Change" event. An error makes EventBridge retry (then its dead-letter queue).
  */
 export const handler = middy<unknown, void>()
-  .use(captureLambdaHandler(tracer))
-  .use(logMetrics(metrics))
+  .use(observed())
   .handler(async (event) => {
     const services = getWorkerServices();
     const speech = services.speech;

@@ -8,7 +8,7 @@ import { S3BlobStore } from './adapters/s3/blob-store.ts';
 import { SqsWorkQueue } from './adapters/sqs/work-queue.ts';
 import { type Config, loadConfig } from './config.ts';
 import type { DomainDeps } from './domain/deps.ts';
-import { tracer } from './observability.ts';
+import { traced } from './observability.ts';
 import type { AccountStore } from './ports/account-store.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
@@ -27,11 +27,9 @@ export function getServices(): Services {
 export function createServices(config: Config): Services {
   const region = config.AWS_REGION;
   // Traced on Lambda (X-Ray subsegments per AWS call); the tracer is off elsewhere.
-  const db = tracer.captureAWSv3Client(
-    createDocumentClient(awsClientConfig(region, config.NOTES_DYNAMODB_ENDPOINT)),
-  );
-  const s3 = tracer.captureAWSv3Client(new S3Client(awsClientConfig(region, config.NOTES_S3_ENDPOINT)));
-  const sqs = tracer.captureAWSv3Client(new SQSClient(awsClientConfig(region, config.NOTES_SQS_ENDPOINT)));
+  const db = traced(createDocumentClient(awsClientConfig(region, config.NOTES_DYNAMODB_ENDPOINT)));
+  const s3 = traced(new S3Client(awsClientConfig(region, config.NOTES_S3_ENDPOINT)));
+  const sqs = traced(new SQSClient(awsClientConfig(region, config.NOTES_SQS_ENDPOINT)));
   return {
     accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),

@@ -3,7 +3,7 @@ import { PocketsphinxSpeechToText } from './adapters/speech/pocketsphinx.ts';
 import { TranscribeSpeechToText } from './adapters/transcribe/transcribe-speech-to-text.ts';
 import { type Config, loadConfig } from './config.ts';
 import type { WorkerDeps } from './domain/transcription-worker.ts';
-import { tracer } from './observability.ts';
+import { traced } from './observability.ts';
 import type { BlobStore } from './ports/blob-store.ts';
 import { getServices, type Services } from './services.ts';
 
@@ -26,15 +26,11 @@ function speechEngine(
 ): Pick<WorkerDeps, 'speech' | 'engineName' | 'language'> {
   if (config.NOTES_SPEECH_ENGINE === 'transcribe') {
     return {
-      speech: new TranscribeSpeechToText(
-        tracer.captureAWSv3Client(new TranscribeClient({ region: config.AWS_REGION })),
-        blobs,
-        {
-          bucket: config.NOTES_BUCKET_NAME,
-          jobPrefix: config.NOTES_TRANSCRIBE_JOB_PREFIX,
-          languageCode: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,
-        },
-      ),
+      speech: new TranscribeSpeechToText(traced(new TranscribeClient({ region: config.AWS_REGION })), blobs, {
+        bucket: config.NOTES_BUCKET_NAME,
+        jobPrefix: config.NOTES_TRANSCRIBE_JOB_PREFIX,
+        languageCode: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,
+      }),
       engineName: 'amazon-transcribe',
       language: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,
     };

@@ -1,11 +1,9 @@
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { Caller } from '../domain/account.ts';
 import { authenticate } from '../domain/accounts.ts';
 import { logger } from '../logging.ts';
-import { metrics, tracer } from '../observability.ts';
+import { observed } from '../observability.ts';
 import { getServices, type Services } from '../services.ts';
 import { toErrorResponse } from './error-mapper.ts';
 import { header, type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
@@ -35,8 +33,7 @@ export function apiHandler<S extends RequestSchemas>(
     });
   };
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(captureLambdaHandler(tracer))
-    .use(logMetrics(metrics))
+    .use(observed())
     .use({
       after: async (request) => logOutcome(request),
       onError: async (request) => {

@@ -1,9 +1,7 @@
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logging.ts';
-import { metrics, tracer } from '../observability.ts';
+import { observed } from '../observability.ts';
 import { getWorkerServices, type WorkerServices } from '../worker-services.ts';
 
 export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -18,8 +16,7 @@ export function sqsWorker(
   processRecord: (record: SQSRecord, services: WorkerServices) => Promise<void>,
 ): SqsWorkerHandler {
   return middy<SQSEvent, SQSBatchResponse>()
-    .use(captureLambdaHandler(tracer))
-    .use(logMetrics(metrics))
+    .use(observed())
     .handler(async (event) => {
       const services = getWorkerServices();
       const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
