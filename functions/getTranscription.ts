@@ -1,13 +1,24 @@
+import { renderTranscript } from '#src/domain/transcript-exports.ts';
 import { getTranscription } from '#src/domain/transcription.ts';
 import { apiHandler } from '#src/http/api-handler.ts';
-import { jsonResponse } from '#src/http/response.ts';
-import { noteParams } from '#src/http/schemas.ts';
+import { contentTypeOf, transcriptFormat } from '#src/http/content-negotiation.ts';
+import { header } from '#src/http/request.ts';
+import { jsonResponse, textResponse } from '#src/http/response.ts';
+import { noteParams, transcriptionQuery } from '#src/http/schemas.ts';
 
 export const handler = apiHandler(
   'getTranscription',
-  { params: noteParams },
-  async ({ caller, params, services }) => {
+  { params: noteParams, query: transcriptionQuery },
+  async ({ caller, params, query, services, event }) => {
     const result = await getTranscription(services, caller.account.account_id, params.note_id);
-    return result.kind === 'ready' ? jsonResponse(200, result.transcription) : jsonResponse(202, result.job);
+    // Not ready is always the JSON job status, whatever format was asked for.
+    if (result.kind !== 'ready') return jsonResponse(202, result.job);
+    const format = transcriptFormat(query.format, header(event, 'accept'));
+    if (format === 'json') return jsonResponse(200, result.transcription);
+    return textResponse(
+      200,
+      renderTranscript(result.transcription, format, result.title),
+      contentTypeOf(format),
+    );
   },
 );

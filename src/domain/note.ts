@@ -17,9 +17,13 @@ export interface Note {
   updated_at: number;
   trashed_at: number | null;
   audio: AudioInfo | null;
+  /** Names the user gave the transcript's speaker labels (`Speaker 1` -> `Alice`); absent when none. */
+  speaker_names?: Record<string, string>;
 }
 
 export interface NoteChanges {
   title?: string | undefined;
   state?: NoteState | undefined;
+  /** Names to set; `null` removes a name and shows the label again. */
+  speaker_names?: Record<string, string | null> | undefined;
 }

@@ -54,9 +54,7 @@ export function buildTranscription(words: RecognizedWord[], opts: BuildTranscrip
   );
   return {
     full_text: segments.map((segment) => segment.text).join(' '),
-    timestamped_full_text: segments
-      .map((segment) => `[${formatTimestamp(segment.start_ms)}] ${segment.speaker}: ${segment.text}`)
-      .join('\n'),
+    timestamped_full_text: segments.map(timestampedLine).join('\n'),
     conversation_segments: segments,
     duration_ms,
     language: opts.language,
@@ -117,6 +115,11 @@ function markOverlaps(segments: ConversationSegment[]): ConversationSegment[] {
     }
   }
   return segments;
+}
+
+/** One line of `timestamped_full_text`: `[HH:MM:SS] Speaker: text`. */
+export function timestampedLine(segment: ConversationSegment): string {
+  return `[${formatTimestamp(segment.start_ms)}] ${segment.speaker}: ${segment.text}`;
 }
 
 /** `HH:MM:SS`, hours not wrapped at 24 (recordings longer than a day are not a concern). */

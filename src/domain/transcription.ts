@@ -6,6 +6,7 @@ import type { Note } from './note.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import type { Transcription } from './transcript.ts';
+import { withSpeakerNames } from './transcript-exports.ts';
 
 export interface SubmitTranscriptionInput {
   title: string;
@@ -148,7 +149,7 @@ function newJob(accountId: string, noteId: string, now: number, stage: string): 
 }
 
 export type GetTranscriptionResult =
-  | { kind: 'ready'; transcription: Transcription }
+  | { kind: 'ready'; transcription: Transcription; title: string }
   | { kind: 'pending'; job: JobStatusView };
 
 export async function getTranscription(
@@ -162,7 +163,11 @@ export async function getTranscription(
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
   const transcription = await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId));
   if (!transcription) throw new Error(`Transcript object missing for a completed job`);
-  return { kind: 'ready', transcription };
+  return {
+    kind: 'ready',
+    transcription: withSpeakerNames(transcription, note.speaker_names),
+    title: note.title,
+  };
 }
 
 /** Removes generated results; the note and its audio stay, so the audio can be transcribed again. */

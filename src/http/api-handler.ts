@@ -8,7 +8,11 @@ import { getServices, type Services } from '../services.ts';
 import { toErrorResponse } from './error-mapper.ts';
 import { header, type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
 
-export type ApiRequest<S extends RequestSchemas> = ParsedInput<S> & { caller: Caller; services: Services };
+export type ApiRequest<S extends RequestSchemas> = ParsedInput<S> & {
+  caller: Caller;
+  services: Services;
+  event: APIGatewayProxyEventV2;
+};
 
 export type ApiLambdaHandler = (
   event: APIGatewayProxyEventV2,
@@ -45,6 +49,6 @@ export function apiHandler<S extends RequestSchemas>(
       const services = getServices();
       const caller = await authenticate(services.accounts, header(event, 'authorization'));
       const input = parseInput(event, schemas);
-      return operation({ ...input, caller, services });
+      return operation({ ...input, caller, services, event });
     });
 }

@@ -12,6 +12,14 @@ export function jsonResponse(
   };
 }
 
+export function textResponse(
+  statusCode: number,
+  body: string,
+  contentType: string,
+): APIGatewayProxyStructuredResultV2 {
+  return { statusCode, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' }, body };
+}
+
 export function emptyResponse(statusCode = 204): APIGatewayProxyStructuredResultV2 {
   return { statusCode, headers: { 'Cache-Control': 'no-store' } };
 }

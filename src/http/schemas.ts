@@ -38,14 +38,35 @@ export const submitTranscriptionBody = z.strictObject({
   size_bytes: z.number().int().min(1),
 });
 
+/** Keys are the labels the engines give (`Speaker 1`, `Speaker 2`, ...). */
+const speakerNames = z
+  .record(
+    z.string().regex(/^Speaker [1-9][0-9]{0,2}$/, 'keys must be speaker labels such as "Speaker 1"'),
+    z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullable(),
+    // zod reports a bad key as "Invalid key in record"; say what a key must be.
+    {
+      error: (issue) =>
+        issue.code === 'invalid_key' ? 'keys must be speaker labels such as "Speaker 1"' : undefined,
+    },
+  )
+  .refine((names) => Object.keys(names).length <= 50, { message: 'at most 50 speakers' });
+
 export const updateNoteBody = z
   .strictObject({
     title: title.optional(),
     state: z.enum(['active', 'trashed']).optional(),
+    speaker_names: speakerNames.optional(),
   })
-  .refine((body) => body.title !== undefined || body.state !== undefined, {
-    message: 'give at least one of title, state',
-  });
+  .refine(
+    (body) => body.title !== undefined || body.state !== undefined || body.speaker_names !== undefined,
+    {
+      message: 'give at least one of title, state, speaker_names',
+    },
+  );
+
+export const transcriptionQuery = z.strictObject({
+  format: z.enum(['json', 'srt', 'vtt', 'md']).optional(),
+});
 
 export const listNotesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -151,6 +151,61 @@ describe('updateNote', () => {
   });
 });
 
+describe('speaker names and transcript exports', () => {
+  it('renames speakers through updateNote, shown in the transcript, the note and every export', async () => {
+    const renamed = await api('PATCH', `/v1/notes/${transcribedNoteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Alice' } },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.speaker_names).toEqual({ 'Speaker 1': 'Alice' });
+    const transcription = (renamed.body.transcription ?? {}) as {
+      conversation_segments: Array<{ speaker: string }>;
+    };
+    expect(new Set(transcription.conversation_segments.map((segment) => segment.speaker))).toEqual(
+      new Set(['Alice']),
+    );
+
+    const json = await api('GET', `/v1/notes/${transcribedNoteId}/transcription`);
+    expect(String(json.body.timestamped_full_text)).toMatch(/^\[\d{2}:\d{2}:\d{2}\] Alice: /);
+
+    const srt = await fetch(`${service.baseUrl}/v1/notes/${transcribedNoteId}/transcription?format=srt`, {
+      headers: { authorization: `Bearer ${service.apiKey}` },
+    });
+    expect(srt.status).toBe(200);
+    expect(srt.headers.get('content-type')).toMatch(/^application\/x-subrip/);
+    expect(await srt.text()).toMatch(/^1\n\d{2}:\d{2}:\d{2},\d{3} --> \d{2}:\d{2}:\d{2},\d{3}\nAlice: \S/);
+
+    const vtt = await fetch(`${service.baseUrl}/v1/notes/${transcribedNoteId}/transcription`, {
+      headers: { authorization: `Bearer ${service.apiKey}`, accept: 'text/vtt' },
+    });
+    expect(vtt.headers.get('content-type')).toMatch(/^text\/vtt/);
+    expect(await vtt.text()).toMatch(/^WEBVTT\n\n.*\n<v Alice>\S/);
+
+    const md = await fetch(`${service.baseUrl}/v1/notes/${transcribedNoteId}/transcription?format=md`, {
+      headers: { authorization: `Bearer ${service.apiKey}` },
+    });
+    expect(await md.text()).toMatch(/^# Transcribed\n\n\*\*Alice\*\* \[00:00:\d{2}\]: /);
+
+    const cleared = await api('PATCH', `/v1/notes/${transcribedNoteId}`, {
+      body: { speaker_names: { 'Speaker 1': null } },
+    });
+    expect(cleared.body.speaker_names).toEqual({});
+    const back = await api('GET', `/v1/notes/${transcribedNoteId}/transcription`);
+    expect(String(back.body.timestamped_full_text)).toMatch(/^\[\d{2}:\d{2}:\d{2}\] Speaker 1: /);
+  });
+
+  it('rejects speaker names for keys that are not speaker labels, and unknown formats', async () => {
+    const bad = await api('PATCH', `/v1/notes/${transcribedNoteId}`, {
+      body: { speaker_names: { bob: 'Bob' } },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toMatch(/speaker labels/);
+    const format = await api('GET', `/v1/notes/${transcribedNoteId}/transcription?format=docx`);
+    expect(format.status).toBe(400);
+    expect(format.body.detail).toMatch(/format/);
+  });
+});
+
 describe('deleteTranscription', () => {
   it('removes the transcript but keeps the note and its audio, which can be transcribed again', async () => {
     const fixture = await speechFixture('slt', 'wav');

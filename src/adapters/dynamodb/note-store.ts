@@ -80,6 +80,8 @@ export class DynamoNoteStore implements NoteStore {
     if (!current) return null;
     const next: Note = { ...current, updated_at: now };
     if (changes.title !== undefined) next.title = changes.title;
+    if (changes.speaker_names !== undefined)
+      next.speaker_names = mergeNames(current.speaker_names, changes.speaker_names);
     if (changes.state !== undefined && changes.state !== current.state) {
       next.state = changes.state;
       next.trashed_at = changes.state === 'trashed' ? now : null;
@@ -247,6 +249,18 @@ export class DynamoNoteStore implements NoteStore {
       throw error;
     }
   }
+}
+
+function mergeNames(
+  current: Record<string, string> | undefined,
+  changes: Record<string, string | null>,
+): Record<string, string> {
+  const names = { ...current };
+  for (const [label, name] of Object.entries(changes)) {
+    if (name === null) delete names[label];
+    else names[label] = name;
+  }
+  return names;
 }
 
 /**

@@ -1,0 +1,80 @@
+import { formatTimestamp, type Transcription, timestampedLine } from './transcript.ts';
+
+/** Formats a transcript can be read in besides JSON (getTranscription `format`). */
+export const TRANSCRIPT_FORMATS = {
+  json: 'application/json',
+  srt: 'application/x-subrip; charset=utf-8',
+  vtt: 'text/vtt; charset=utf-8',
+  md: 'text/markdown; charset=utf-8',
+} as const;
+
+export type TranscriptFormat = keyof typeof TRANSCRIPT_FORMATS;
+
+/** Display names chosen by the user for the engine's labels (`Speaker 1` -> `Alice`). */
+export type SpeakerNames = Record<string, string>;
+
+/**
+ * The transcript as the user sees it: speaker labels replaced by the names they gave. The stored
+ * transcript keeps the labels, so renaming never rewrites results.
+ */
+export function withSpeakerNames(
+  transcription: Transcription,
+  names: SpeakerNames | undefined,
+): Transcription {
+  if (!names || Object.keys(names).length === 0) return transcription;
+  const segments = transcription.conversation_segments.map((segment) => ({
+    ...segment,
+    speaker: names[segment.speaker] ?? segment.speaker,
+  }));
+  return {
+    ...transcription,
+    conversation_segments: segments,
+    timestamped_full_text: segments.map(timestampedLine).join('\n'),
+  };
+}
+
+/** SubRip: numbered cues, `HH:MM:SS,mmm` times, the speaker before the text. */
+export function toSrt(transcription: Transcription): string {
+  return transcription.conversation_segments
+    .map(
+      (segment, i) =>
+        `${i + 1}\n${cueTime(segment.start_ms, ',')} --> ${cueTime(segment.end_ms, ',')}\n${segment.speaker}: ${segment.text}\n`,
+    )
+    .join('\n');
+}
+
+/** WebVTT with voice spans (`<v Speaker>`), which players show as the speaker. */
+export function toVtt(transcription: Transcription): string {
+  const cues = transcription.conversation_segments.map(
+    (segment) =>
+      `${cueTime(segment.start_ms, '.')} --> ${cueTime(segment.end_ms, '.')}\n<v ${escapeVtt(segment.speaker)}>${escapeVtt(segment.text)}\n`,
+  );
+  return ['WEBVTT\n', ...cues].join('\n');
+}
+
+/** Markdown: a heading, then one paragraph per segment with its speaker and start time. */
+export function toMarkdown(transcription: Transcription, title: string): string {
+  const paragraphs = transcription.conversation_segments.map(
+    (segment) => `**${segment.speaker}** [${formatTimestamp(segment.start_ms)}]: ${segment.text}`,
+  );
+  return `# ${title}\n\n${paragraphs.join('\n\n')}\n`;
+}
+
+export function renderTranscript(
+  transcription: Transcription,
+  format: Exclude<TranscriptFormat, 'json'>,
+  title: string,
+) {
+  if (format === 'srt') return toSrt(transcription);
+  if (format === 'vtt') return toVtt(transcription);
+  return toMarkdown(transcription, title);
+}
+
+function cueTime(ms: number, separator: ',' | '.'): string {
+  return `${formatTimestamp(ms)}${separator}${String(Math.max(0, Math.round(ms)) % 1000).padStart(3, '0')}`;
+}
+
+/** `<`, `>` and `&` start markup in WebVTT cue text. */
+function escapeVtt(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
