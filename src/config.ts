@@ -14,7 +14,13 @@ const schema = z.object({
   NOTES_S3_ENDPOINT: z.url().optional(),
   NOTES_SQS_ENDPOINT: z.url().optional(),
   /** `local`: ffmpeg + pocketsphinx in the worker; `transcribe`: Amazon Transcribe jobs (AWS). */
-  NOTES_SPEECH_ENGINE: z.enum(['local', 'transcribe']).default('local'),
+  NOTES_SPEECH_ENGINE: z.enum(['local', 'transcribe', 'openai']).default('local'),
+  /** `openai`: a server speaking OpenAI's /v1/audio/transcriptions (whisper.cpp, speaches, hosted). */
+  NOTES_OPENAI_BASE_URL: z.url().optional(),
+  NOTES_OPENAI_API_KEY: z.string().min(1).optional(),
+  NOTES_OPENAI_MODEL: z.string().min(1).default('whisper-1'),
+  NOTES_OPENAI_LANGUAGE: z.string().min(2).optional(),
+  NOTES_OPENAI_PATH: z.string().startsWith('/').optional(),
   NOTES_TRANSCRIBE_JOB_PREFIX: z
     .string()
     .regex(/^[0-9a-zA-Z._-]{1,60}$/)

@@ -1,4 +1,5 @@
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
+import { OpenAiCompatibleSpeechToText } from './adapters/openai/openai-speech-to-text.ts';
 import { PocketsphinxSpeechToText } from './adapters/speech/pocketsphinx.ts';
 import { TranscribeSpeechToText } from './adapters/transcribe/transcribe-speech-to-text.ts';
 import { type Config, loadConfig } from './config.ts';
@@ -33,6 +34,21 @@ function speechEngine(
       }),
       engineName: 'amazon-transcribe',
       language: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,
+    };
+  }
+  if (config.NOTES_SPEECH_ENGINE === 'openai') {
+    if (!config.NOTES_OPENAI_BASE_URL)
+      throw new Error('NOTES_SPEECH_ENGINE=openai needs NOTES_OPENAI_BASE_URL');
+    return {
+      speech: new OpenAiCompatibleSpeechToText({
+        baseUrl: config.NOTES_OPENAI_BASE_URL,
+        model: config.NOTES_OPENAI_MODEL,
+        ...(config.NOTES_OPENAI_API_KEY ? { apiKey: config.NOTES_OPENAI_API_KEY } : {}),
+        ...(config.NOTES_OPENAI_LANGUAGE ? { language: config.NOTES_OPENAI_LANGUAGE } : {}),
+        ...(config.NOTES_OPENAI_PATH ? { path: config.NOTES_OPENAI_PATH } : {}),
+      }),
+      engineName: `openai-compatible:${config.NOTES_OPENAI_MODEL}`,
+      language: config.NOTES_OPENAI_LANGUAGE ?? 'auto',
     };
   }
   return {

@@ -31,6 +31,8 @@ export interface Job {
   created_at: number;
   updated_at: number;
   detail: string | null;
+  /** 0..1 within the current stage, when the engine reports it. */
+  progress?: number;
 }
 
 /** The job status object of the API (spec: "Job status object"). */
@@ -43,6 +45,7 @@ export interface JobStatusView {
   created_at: number;
   updated_at: number;
   attempts: number;
+  progress?: number;
   detail?: string;
 }
 
@@ -57,6 +60,7 @@ export function jobStatusView(job: Job, title: string): JobStatusView {
     updated_at: job.updated_at,
     attempts: job.attempts,
   };
+  if (job.progress !== undefined && job.status === 'processing') view.progress = job.progress;
   if (job.detail !== null) view.detail = job.detail;
   return view;
 }

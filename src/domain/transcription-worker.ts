@@ -15,6 +15,9 @@ import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
 import { buildTranscription } from './transcript.ts';
 
+/** How often the job's progress is written while a long recording is recognised. */
+const PROGRESS_WRITE_INTERVAL_MS = 3000;
+
 export interface WorkerDeps extends DomainDeps {
   speech: SpeechToText | BatchSpeechToText;
   engineName: string;
@@ -94,11 +97,14 @@ async function recognizeHere(
     if (!(await deps.blobs.downloadToFile(audioKey, audioPath))) {
       return fail(deps, accountId, noteId, 'The recording was not found in storage: submit it again');
     }
-    let lastStage: string = job.stage;
-    const result = await engine.transcribe(audioPath, async ({ stage }) => {
-      if (stage === lastStage) return;
-      lastStage = stage;
-      await deps.notes.updateJobStage(accountId, noteId, 'transcription', stage, deps.now());
+    let last = { stage: job.stage, at: 0 };
+    const result = await engine.transcribe(audioPath, async ({ stage, fraction }) => {
+      // A write per stage change, and progress within a stage at most every few seconds.
+      const now = deps.now();
+      if (stage === last.stage && (fraction === undefined || now - last.at < PROGRESS_WRITE_INTERVAL_MS))
+        return;
+      last = { stage, at: now };
+      await deps.notes.updateJobStage(accountId, noteId, 'transcription', stage, now, fraction);
     });
     return saveTranscript(deps, accountId, noteId, result);
   } catch (error) {

@@ -37,13 +37,14 @@ export interface NoteStore {
    * (optimistic concurrency). Returns false when someone else changed or removed it first.
    */
   replaceJob(expected: Job, next: Job): Promise<boolean>;
-  /** Updates the stage of a job that is still processing; false when it is not. */
+  /** Updates the stage, and the progress (0..1) within it when known, of a job still processing; false when it is not. */
   updateJobStage(
     accountId: string,
     noteId: string,
     kind: JobKind,
     stage: string,
     now: number,
+    progress?: number,
   ): Promise<boolean>;
   /** Deletes the job if it still matches `expected` (same updated_at); false otherwise. */
   deleteJob(expected: Job): Promise<boolean>;

@@ -195,15 +195,22 @@ export class DynamoNoteStore implements NoteStore {
     kind: JobKind,
     stage: string,
     now: number,
+    progress?: number,
   ): Promise<boolean> {
+    const values: Record<string, unknown> = { ':stage': stage, ':now': now, ':processing': 'processing' };
+    if (progress !== undefined) values[':progress'] = Math.round(progress * 1000) / 1000;
     return this.conditionally(
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.job(accountId, noteId, kind),
-        UpdateExpression: 'SET stage = :stage, updated_at = :now',
+        // A stage without a known progress must not keep the previous stage's figure.
+        UpdateExpression:
+          progress === undefined
+            ? 'SET stage = :stage, updated_at = :now REMOVE progress'
+            : 'SET stage = :stage, updated_at = :now, progress = :progress',
         ConditionExpression: '#status = :processing',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':stage': stage, ':now': now, ':processing': 'processing' },
+        ExpressionAttributeValues: values,
       }),
     );
   }
