@@ -17,6 +17,8 @@ export interface Note {
   updated_at: number;
   trashed_at: number | null;
   audio: AudioInfo | null;
+  /** How many people speak, when the submitter said so: a hint for diarization. */
+  speakers_expected?: number;
   /** Names the user gave the transcript's speaker labels (`Speaker 1` -> `Alice`); absent when none. */
   speaker_names?: Record<string, string>;
 }

@@ -5,6 +5,7 @@ import {
   type BatchRecognitionJob,
   type BatchSpeechToText,
   isBatchEngine,
+  type RecognitionHints,
   type RecognitionResult,
   type SpeechToText,
 } from '../ports/speech-to-text.ts';
@@ -76,10 +77,14 @@ export async function runTranscription(
   if (!(await deps.notes.replaceJob(job, claimed))) return 'skipped';
 
   if (isBatchEngine(deps.speech)) {
-    await deps.speech.start({ accountId, noteId, attempt: claimed.attempts });
+    await deps.speech.start({ accountId, noteId, attempt: claimed.attempts, hints: hintsOf(note) });
     return 'started';
   }
   return recognizeHere(deps, deps.speech, note, claimed);
+}
+
+function hintsOf(note: Note): RecognitionHints {
+  return note.speakers_expected ? { speakersExpected: note.speakers_expected } : {};
 }
 
 /** Inline recognition: download the recording, recognise it in this process, save the transcript. */
@@ -98,14 +103,18 @@ async function recognizeHere(
       return fail(deps, accountId, noteId, 'The recording was not found in storage: submit it again');
     }
     let last = { stage: job.stage, at: 0 };
-    const result = await engine.transcribe(audioPath, async ({ stage, fraction }) => {
-      // A write per stage change, and progress within a stage at most every few seconds.
-      const now = deps.now();
-      if (stage === last.stage && (fraction === undefined || now - last.at < PROGRESS_WRITE_INTERVAL_MS))
-        return;
-      last = { stage, at: now };
-      await deps.notes.updateJobStage(accountId, noteId, 'transcription', stage, now, fraction);
-    });
+    const result = await engine.transcribe(
+      audioPath,
+      async ({ stage, fraction }) => {
+        // A write per stage change, and progress within a stage at most every few seconds.
+        const now = deps.now();
+        if (stage === last.stage && (fraction === undefined || now - last.at < PROGRESS_WRITE_INTERVAL_MS))
+          return;
+        last = { stage, at: now };
+        await deps.notes.updateJobStage(accountId, noteId, 'transcription', stage, now, fraction);
+      },
+      hintsOf(note),
+    );
     return saveTranscript(deps, accountId, noteId, result);
   } catch (error) {
     if (!(error instanceof UnreadableAudioError)) throw error;

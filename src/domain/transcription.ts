@@ -12,6 +12,7 @@ export interface SubmitTranscriptionInput {
   title: string;
   content_type: string;
   size_bytes: number;
+  speakers_expected?: number | undefined;
 }
 
 export type SubmitTranscriptionResult =
@@ -45,6 +46,7 @@ export async function submitTranscription(
     updated_at: now,
     trashed_at: null,
     audio: { content_type: input.content_type, size_bytes: input.size_bytes, uploaded_at: null },
+    ...(input.speakers_expected ? { speakers_expected: input.speakers_expected } : {}),
   });
   if (note.state === 'trashed') {
     throw new ConflictError('This note is in the trash: restore it with updateNote before submitting audio');

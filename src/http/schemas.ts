@@ -36,6 +36,7 @@ export const submitTranscriptionBody = z.strictObject({
   content_type: z.enum(AUDIO_CONTENT_TYPES, { error: `must be one of ${AUDIO_CONTENT_TYPES.join(', ')}` }),
   // The upper bound is checked by the operation: too large is 413, not a schema error.
   size_bytes: z.number().int().min(1),
+  speakers_expected: z.number().int().min(1).max(10).optional(),
 });
 
 /** Keys are the labels the engines give (`Speaker 1`, `Speaker 2`, ...). */

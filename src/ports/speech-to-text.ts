@@ -14,6 +14,12 @@ export interface RecognitionProgress {
   fraction?: number;
 }
 
+/** What the submitter told us about the recording. */
+export interface RecognitionHints {
+  /** Number of speakers, when known (diarization otherwise decides). */
+  speakersExpected?: number;
+}
+
 export interface RecognitionResult {
   words: RecognizedWord[];
   duration_ms: number;
@@ -32,6 +38,7 @@ export interface SpeechToText {
   transcribe(
     audioPath: string,
     onProgress?: (progress: RecognitionProgress) => Promise<void> | void,
+    hints?: RecognitionHints,
   ): Promise<RecognitionResult>;
 }
 
@@ -53,6 +60,7 @@ export interface BatchRecognitionJob {
   noteId: string;
   /** The job attempt it belongs to: an event of an earlier attempt is ignored. */
   attempt: number;
+  hints?: RecognitionHints;
 }
 
 export function isBatchEngine(engine: SpeechToText | BatchSpeechToText): engine is BatchSpeechToText {

@@ -119,6 +119,15 @@ describe('transcription through Amazon Transcribe', () => {
     expect((await api('GET', `/v1/notes/${noteId}/transcription`)).body).toEqual(done.body);
   });
 
+  it('passes the submitter’s expected number of speakers to Transcribe', async () => {
+    const { file, contentType } = await speechFixture('slt', 'wav');
+    const noteId = randomUUID();
+    await submitAndUpload(api, noteId, file, contentType, 'Panel', { speakers_expected: 3 });
+    const accountId = (await api('GET', '/v1/account')).body.account_id as string;
+    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    expect(started.at(-1)?.Settings).toMatchObject({ ShowSpeakerLabels: true, MaxSpeakerLabels: 3 });
+  });
+
   it('ignores the event of an earlier attempt', async () => {
     const { accountId, noteId } = await uploadedNote();
     await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });

@@ -17,10 +17,11 @@ export async function submitAndUpload(
   file: string,
   contentType: string,
   title = 'Test recording',
+  extra: Record<string, unknown> = {},
 ): Promise<ApiResponse> {
   const { size } = await stat(file);
   const submitted = await api('POST', `/v1/notes/${noteId}/transcription`, {
-    body: { title, content_type: contentType, size_bytes: size },
+    body: { title, content_type: contentType, size_bytes: size, ...extra },
   });
   expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
   const upload = submitted.body.upload as UploadTarget;

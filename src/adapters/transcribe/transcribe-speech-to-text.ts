@@ -39,6 +39,8 @@ export class TranscribeSpeechToText implements BatchSpeechToText {
       outputBucket: this.settings.bucket,
       outputKey: this.outputKey(job),
       languageCode: this.settings.languageCode,
+      // Transcribe needs at least 2 speaker labels; a one-speaker hint leaves the default.
+      ...((job.hints?.speakersExpected ?? 0) >= 2 ? { maxSpeakers: job.hints?.speakersExpected } : {}),
     });
   }
 
