@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api | transcription | bundles]`: runs the benchmarks, prints a table per benchmark and
+ * `npm run bench [-- api | transcription | quality | bundles]`: runs the benchmarks, prints a table per benchmark and
  * writes bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
 import { writeFile } from 'node:fs/promises';
@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import { apiLatency, apiTable } from './api-latency.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { OUT_DIR } from './support.ts';
+import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
 const which = process.argv[2] ?? 'all';
-if (!['all', 'api', 'transcription', 'bundles'].includes(which)) {
-  console.error('usage: npm run bench [-- api | transcription | bundles]');
+if (!['all', 'api', 'transcription', 'quality', 'bundles'].includes(which)) {
+  console.error('usage: npm run bench [-- api | transcription | quality | bundles]');
   process.exit(2);
 }
 
@@ -52,6 +53,10 @@ if (which === 'all' || which === 'api') {
   const result = await apiLatency();
   results.api = result;
   console.log(`${apiTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'quality') {
+  results.transcript_quality = await transcriptQuality();
 }
 
 if (which === 'all' || which === 'bundles') {

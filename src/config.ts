@@ -26,6 +26,8 @@ const schema = z.object({
     .regex(/^[0-9a-zA-Z._-]{1,60}$/)
     .default('notes-'),
   NOTES_TRANSCRIBE_LANGUAGE_CODE: z.string().min(2).default('en-US'),
+  /** Local speaker diarization for engines without speaker labels (`off` to skip it). */
+  NOTES_DIARIZATION: z.enum(['on', 'off']).default('on'),
   NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   NOTES_POCKETSPHINX_PATH: z.string().min(1).default('pocketsphinx_continuous'),
   NOTES_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),

@@ -1,11 +1,14 @@
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
 import { OpenAiCompatibleSpeechToText } from './adapters/openai/openai-speech-to-text.ts';
+import { DiarizingSpeechToText } from './adapters/speech/diarizing-speech-to-text.ts';
 import { PocketsphinxSpeechToText } from './adapters/speech/pocketsphinx.ts';
 import { TranscribeSpeechToText } from './adapters/transcribe/transcribe-speech-to-text.ts';
 import { type Config, loadConfig } from './config.ts';
 import type { WorkerDeps } from './domain/transcription-worker.ts';
+import { logger } from './logging.ts';
 import { traced } from './observability.ts';
 import type { BlobStore } from './ports/blob-store.ts';
+import type { SpeechToText } from './ports/speech-to-text.ts';
 import { getServices, type Services } from './services.ts';
 
 export type WorkerServices = Services & WorkerDeps;
@@ -40,23 +43,41 @@ function speechEngine(
     if (!config.NOTES_OPENAI_BASE_URL)
       throw new Error('NOTES_SPEECH_ENGINE=openai needs NOTES_OPENAI_BASE_URL');
     return {
-      speech: new OpenAiCompatibleSpeechToText({
-        baseUrl: config.NOTES_OPENAI_BASE_URL,
-        model: config.NOTES_OPENAI_MODEL,
-        ...(config.NOTES_OPENAI_API_KEY ? { apiKey: config.NOTES_OPENAI_API_KEY } : {}),
-        ...(config.NOTES_OPENAI_LANGUAGE ? { language: config.NOTES_OPENAI_LANGUAGE } : {}),
-        ...(config.NOTES_OPENAI_PATH ? { path: config.NOTES_OPENAI_PATH } : {}),
-      }),
+      speech: diarizing(
+        config,
+        new OpenAiCompatibleSpeechToText({
+          baseUrl: config.NOTES_OPENAI_BASE_URL,
+          model: config.NOTES_OPENAI_MODEL,
+          ...(config.NOTES_OPENAI_API_KEY ? { apiKey: config.NOTES_OPENAI_API_KEY } : {}),
+          ...(config.NOTES_OPENAI_LANGUAGE ? { language: config.NOTES_OPENAI_LANGUAGE } : {}),
+          ...(config.NOTES_OPENAI_PATH ? { path: config.NOTES_OPENAI_PATH } : {}),
+        }),
+      ),
       engineName: `openai-compatible:${config.NOTES_OPENAI_MODEL}`,
       language: config.NOTES_OPENAI_LANGUAGE ?? 'auto',
     };
   }
   return {
-    speech: new PocketsphinxSpeechToText({
-      ffmpegPath: config.NOTES_FFMPEG_PATH,
-      pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
-    }),
+    speech: diarizing(
+      config,
+      new PocketsphinxSpeechToText({
+        ffmpegPath: config.NOTES_FFMPEG_PATH,
+        pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
+      }),
+    ),
     engineName: 'local-pocketsphinx',
     language: 'en-US',
   };
+}
+
+/** Engines without speaker labels get them from the local diarizer (unless NOTES_DIARIZATION=off). */
+function diarizing(config: Config, engine: SpeechToText): SpeechToText {
+  if (config.NOTES_DIARIZATION === 'off') return engine;
+  return new DiarizingSpeechToText(engine, {
+    ffmpegPath: config.NOTES_FFMPEG_PATH,
+    onDiarizationError: (error) =>
+      logger.warn('diarization failed; the transcript keeps one speaker', {
+        error: error instanceof Error ? error.message : String(error),
+      }),
+  });
 }

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wordAttribution } from '../../src/adapters/speech/diarization/metrics.ts';
+import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import { wordOverlap } from '../fixtures/word-overlap.ts';
 import { createAccount } from '../support/accounts.ts';
 import { type Api, client } from '../support/api.ts';
@@ -115,6 +117,31 @@ describe('a recording uploaded through the API becomes a transcript', () => {
     expect(retry.status).toBe(202);
     expect(retry.body).toMatchObject({ status: 'queued', stage: 'awaiting_upload' });
     expect(retry.body.upload).toBeDefined();
+  });
+});
+
+describe('a conversation uploaded through the API', () => {
+  it('comes back with each speaker’s segments labelled, words on the right speaker', async () => {
+    const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
+    if (!conversation) throw new Error('two-speakers fixture missing');
+    const noteId = randomUUID();
+    await submitAndUpload(api, noteId, conversation.audio, 'audio/wav', 'Two people');
+    const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+    expect(final.status).toBe(200);
+    const segments = final.body.conversation_segments as Segment[];
+    expect(new Set(segments.map((segment) => segment.speaker))).toEqual(new Set(['Speaker 1', 'Speaker 2']));
+    // Each segment's words, spread over its time, against the reference turns.
+    const words = segments.flatMap((segment) => {
+      const tokens = segment.text.split(/\s+/);
+      const step = (segment.end_ms - segment.start_ms) / tokens.length;
+      return tokens.map((text, i) => ({
+        text,
+        start_ms: segment.start_ms + i * step,
+        end_ms: segment.start_ms + (i + 1) * step,
+        speaker: segment.speaker,
+      }));
+    });
+    expect(wordAttribution(words, conversation.truth.turns).share).toBeGreaterThan(0.9);
   });
 });
 

@@ -1,0 +1,238 @@
+/**
+ * Speaker diarization of a recording, in plain TypeScript: energy voice activity, MFCC + pitch
+ * statistics per 1.5 s window, agglomerative clustering with an automatic speaker count, smoothing.
+ * Streams: memory is per-block statistics (about 1 KB per second of audio) plus fixed buffers.
+ *
+ * Overlap: not detected. Every moment goes to one speaker; with MFCC means of a window there is no
+ * evidence of two voices at once (a mixture looks like a third, odd voice, and the fixtures have no
+ * overlapping speech to measure a detector on), so `has_overlap` stays false for this engine rather
+ * than being guessed.
+ */
+import { decodeToPcm } from '../ffmpeg.ts';
+import { centroids, cluster, DEFAULT_CLUSTER_OPTIONS, nearestCentroid } from './cluster.ts';
+import { ANALYSIS_SAMPLES, FRAME_MS, FrameAnalyser, HOP_SAMPLES, MFCC_COUNT } from './features.ts';
+import { type LabelledRun, smoothTurns } from './smooth.ts';
+import type { DiarizeOptions, SpeakerLabel, SpeakerTurn } from './types.ts';
+import { AdaptiveEnergyThreshold, LOOKAHEAD_FRAMES, speechRegions } from './vad.ts';
+import {
+  BLOCK_FRAMES,
+  BlockStats,
+  DEFAULT_WINDOW_OPTIONS,
+  type WindowOptions,
+  windowEmbeddings,
+} from './windows.ts';
+
+/**
+ * Average-linkage distance above which two groups of windows are different speakers, in units of the
+ * recording's within-window spread. Measured on the flite fixtures: see bench/transcript-quality.ts.
+ */
+export const SPEAKER_DISTANCE_THRESHOLD = DEFAULT_CLUSTER_OPTIONS.threshold;
+
+/** 1 s windows every 250 ms for placing speaker changes; at least 0.3 s of speech each. */
+export const LABELLING_WINDOWS: WindowOptions = {
+  ...DEFAULT_WINDOW_OPTIONS,
+  windowBlocks: 4,
+  hopBlocks: 1,
+  minSpeechFrames: 30,
+};
+
+/** Diarizes the audio file at `audioPath` (any format ffmpeg decodes). */
+export async function diarizeFile(audioPath: string, options: DiarizeOptions = {}): Promise<SpeakerTurn[]> {
+  const decoding = decodeToPcm(audioPath, options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {});
+  const diarizer = new Diarizer();
+  try {
+    for await (const chunk of decoding.pcm) diarizer.push(chunk as Buffer);
+    await decoding.done;
+  } catch (error) {
+    decoding.kill();
+    throw error;
+  }
+  return diarizer.finish(options.speakersExpected);
+}
+
+/**
+ * Incremental form, for a caller that already decodes the audio (e.g. to feed a recogniser at the
+ * same time): `push` 16 kHz mono s16le PCM as it comes, then `finish` once.
+ */
+export class Diarizer {
+  private readonly analyser = new FrameAnalyser();
+  private readonly threshold = new AdaptiveEnergyThreshold();
+  private readonly stats = new BlockStats();
+  /** Frames waiting for their voice-activity decision: energy, c0..c12, f0. */
+  private readonly pending = new Float64Array((LOOKAHEAD_FRAMES + 1) * (MFCC_COUNT + 2));
+  private framesAnalysed = 0;
+  private framesDecided = 0;
+  private flags = new Uint8Array(4096);
+  /** Samples not yet consumed by a frame; starts with the left context of frame 0. */
+  private samples = new Float32Array(ANALYSIS_SAMPLES * 8);
+  private sampleCount = (ANALYSIS_SAMPLES - 400) / 2;
+  private totalSamples = 0;
+  private oddByte: number | undefined;
+
+  push(chunk: Buffer): void {
+    let bytes = chunk;
+    if (this.oddByte !== undefined) {
+      bytes = Buffer.concat([Buffer.from([this.oddByte]), chunk]);
+      this.oddByte = undefined;
+    }
+    const count = bytes.length >> 1;
+    if (bytes.length & 1) this.oddByte = bytes[bytes.length - 1];
+    this.reserve(count);
+    for (let i = 0; i < count; i++) this.samples[this.sampleCount + i] = bytes.readInt16LE(i * 2) / 32768;
+    this.sampleCount += count;
+    this.totalSamples += count;
+    this.analyseAvailable();
+  }
+
+  finish(speakersExpected?: number): SpeakerTurn[] {
+    const frames = Math.floor(this.totalSamples / HOP_SAMPLES);
+    // Zero padding lets the last frames be analysed.
+    this.reserve(ANALYSIS_SAMPLES);
+    this.sampleCount += ANALYSIS_SAMPLES;
+    this.analyseAvailable(frames);
+    while (this.framesDecided < this.framesAnalysed) this.decideOldest();
+
+    // Who speaks is decided on long windows (stable statistics), where on short ones (a short turn
+    // or a change point is not averaged away): each short window takes the nearest speaker centroid.
+    const coarse = windowEmbeddings(this.stats);
+    if (coarse.windows.length === 0) return [];
+    const labels = cluster(
+      coarse.windows.map((w) => w.vector),
+      speakersExpected !== undefined ? { clusters: speakersExpected } : {},
+      coarse.windows.map((w) => w.speechFrames),
+    );
+    const centres = centroids(
+      coarse.windows.map((w) => w.vector),
+      labels,
+    );
+    const fine = windowEmbeddings(this.stats, LABELLING_WINDOWS, coarse.scale).windows;
+    const blockLabels =
+      fine.length > 0
+        ? labelBlocks(
+            this.stats.count,
+            fine,
+            nearestCentroid(
+              fine.map((w) => w.vector),
+              centres,
+            ),
+          )
+        : labelBlocks(this.stats.count, coarse.windows, labels);
+    const runs: LabelledRun[] = [];
+    for (const region of speechRegions(this.flags, this.framesDecided)) {
+      for (let frame = region.start; frame < region.end; frame++) {
+        const label = blockLabels[Math.floor(frame / BLOCK_FRAMES)] ?? 0;
+        const last = runs.at(-1);
+        const start_ms = Math.round(frame * FRAME_MS);
+        const end_ms = Math.round((frame + 1) * FRAME_MS);
+        if (last && last.label === label && last.end_ms === start_ms) last.end_ms = end_ms;
+        else runs.push({ start_ms, end_ms, label });
+      }
+    }
+    return nameSpeakers(smoothTurns(runs));
+  }
+
+  private reserve(extra: number): void {
+    if (this.sampleCount + extra <= this.samples.length) return;
+    const grown = new Float32Array(Math.max(this.samples.length * 2, this.sampleCount + extra));
+    grown.set(this.samples.subarray(0, this.sampleCount));
+    this.samples = grown;
+  }
+
+  private analyseAvailable(limit = Number.POSITIVE_INFINITY): void {
+    let offset = 0;
+    while (offset + ANALYSIS_SAMPLES <= this.sampleCount && this.framesAnalysed < limit) {
+      const features = this.analyser.analyse(this.samples.subarray(offset, offset + ANALYSIS_SAMPLES));
+      this.threshold.push(features.energyDb);
+      const stride = MFCC_COUNT + 2;
+      const base = (this.framesAnalysed % (LOOKAHEAD_FRAMES + 1)) * stride;
+      this.pending[base] = features.energyDb;
+      this.pending.set(features.mfcc, base + 1);
+      this.pending[base + 1 + MFCC_COUNT] = features.f0;
+      this.framesAnalysed++;
+      if (this.framesAnalysed - this.framesDecided > LOOKAHEAD_FRAMES) this.decideOldest();
+      offset += HOP_SAMPLES;
+    }
+    this.samples.copyWithin(0, offset, this.sampleCount);
+    this.sampleCount -= offset;
+  }
+
+  /** Decides the oldest pending frame against a threshold that has seen 10 s past it. */
+  private decideOldest(): void {
+    const frame = this.framesDecided;
+    const stride = MFCC_COUNT + 2;
+    const base = (frame % (LOOKAHEAD_FRAMES + 1)) * stride;
+    if (frame >= this.flags.length) {
+      const grown = new Uint8Array(this.flags.length * 2);
+      grown.set(this.flags);
+      this.flags = grown;
+    }
+    const block = Math.floor(frame / BLOCK_FRAMES);
+    this.stats.ensure(block);
+    if ((this.pending[base] ?? -100) > this.threshold.threshold()) {
+      this.flags[frame] = 1;
+      this.stats.add(
+        block,
+        this.pending.subarray(base + 1, base + 1 + MFCC_COUNT),
+        this.pending[base + 1 + MFCC_COUNT] ?? 0,
+      );
+    }
+    this.framesDecided++;
+  }
+}
+
+/**
+ * Label of each 250 ms block: vote of the windows covering it, each weighted by how close its centre
+ * is (a window straddling a speaker change should not outvote one centred on the block). Blocks no
+ * window covers take the nearest labelled block's label.
+ */
+function labelBlocks(
+  blocks: number,
+  windows: { startBlock: number; endBlock: number }[],
+  labels: number[],
+): number[] {
+  const k = Math.max(...labels) + 1;
+  const votes = Array.from({ length: blocks }, () => new Float64Array(k));
+  windows.forEach((w, i) => {
+    const label = labels[i] ?? 0;
+    const centre = (w.startBlock + w.endBlock - 1) / 2;
+    for (let b = w.startBlock; b < w.endBlock; b++) {
+      const v = votes[b];
+      if (v) v[label] = (v[label] ?? 0) + 1 / (1 + Math.abs(b - centre));
+    }
+  });
+  const out = votes.map((v) => {
+    let best = -1;
+    let bestVote = 0;
+    v.forEach((vote, label) => {
+      if (vote > bestVote) {
+        bestVote = vote;
+        best = label;
+      }
+    });
+    return best;
+  });
+  const forward: number[] = [];
+  let last = -1;
+  for (const label of out) {
+    if (label >= 0) last = label;
+    forward.push(last);
+  }
+  last = -1;
+  for (let b = blocks - 1; b >= 0; b--) {
+    if ((out[b] ?? -1) >= 0) last = out[b] ?? -1;
+    else out[b] = last >= 0 ? last : (forward[b] ?? 0);
+  }
+  return out.map((label) => Math.max(0, label));
+}
+
+function nameSpeakers(turns: LabelledRun[]): SpeakerTurn[] {
+  const names = new Map<number, SpeakerLabel>();
+  return turns.map((turn) => {
+    let speaker = names.get(turn.label);
+    if (!speaker) {
+      speaker = `Speaker ${names.size + 1}`;
+      names.set(turn.label, speaker);
+    }
+    return { start_ms: turn.start_ms, end_ms: turn.end_ms, speaker };
+  });
+}

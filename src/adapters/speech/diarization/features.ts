@@ -1,0 +1,213 @@
+/**
+ * Per-frame acoustic features for diarization: log energy, MFCCs (own FFT + mel filterbank + DCT, no
+ * dependency) and pitch by normalised autocorrelation. Frames are 25 ms for the spectrum (the usual
+ * speech analysis length) and 40 ms for pitch, so that two periods of a 60 Hz voice fit in a frame.
+ */
+
+export const SAMPLE_RATE = 16_000;
+/** 10 ms hop: 100 frames per second. */
+export const HOP_SAMPLES = 160;
+export const FRAME_MS = (HOP_SAMPLES * 1000) / SAMPLE_RATE;
+/** Samples a caller must supply per frame (the pitch frame; the spectral frame is its centre). */
+export const ANALYSIS_SAMPLES = 640;
+const SPECTRUM_SAMPLES = 400;
+const FFT_SIZE = 512;
+const MEL_FILTERS = 26;
+/** Cepstra kept, c0 (overall level) included; speaker features drop it, the VAD uses energy instead. */
+export const MFCC_COUNT = 13;
+const MEL_LOW_HZ = 60;
+/** Below the 8 kHz Nyquist and below what 64 kbit/s MP3 keeps, so MP3 and WAV features agree. */
+const MEL_HIGH_HZ = 7000;
+const PITCH_MIN_HZ = 60;
+const PITCH_MAX_HZ = 400;
+/** Peak of the normalised autocorrelation above which a frame counts as voiced. */
+const VOICING_THRESHOLD = 0.6;
+
+export interface FrameFeatures {
+  /** Frame energy in dB relative to full scale (a full-scale sine is about -3 dB). */
+  energyDb: number;
+  /** MFCC c0..c12; the array is reused by the next call: copy what you keep. */
+  mfcc: Float64Array;
+  /** Fundamental frequency in Hz, or 0 when unvoiced. */
+  f0: number;
+}
+
+export class FrameAnalyser {
+  private readonly window = hamming(SPECTRUM_SAMPLES);
+  private readonly re = new Float64Array(FFT_SIZE);
+  private readonly im = new Float64Array(FFT_SIZE);
+  private readonly power = new Float64Array(FFT_SIZE / 2 + 1);
+  private readonly melEnergies = new Float64Array(MEL_FILTERS);
+  private readonly filters = melFilterbank(MEL_FILTERS, FFT_SIZE, MEL_LOW_HZ, MEL_HIGH_HZ);
+  private readonly dct = dctMatrix(MFCC_COUNT, MEL_FILTERS);
+  private readonly centred = new Float64Array(ANALYSIS_SAMPLES);
+  private readonly result: FrameFeatures = { energyDb: -100, mfcc: new Float64Array(MFCC_COUNT), f0: 0 };
+
+  /** `frame` holds ANALYSIS_SAMPLES samples scaled to -1..1. */
+  analyse(frame: Float32Array): FrameFeatures {
+    const offset = (ANALYSIS_SAMPLES - SPECTRUM_SAMPLES) / 2;
+    let energy = 0;
+    for (let i = 0; i < SPECTRUM_SAMPLES; i++) {
+      const sample = frame[offset + i] ?? 0;
+      energy += sample * sample;
+    }
+    this.result.energyDb = 10 * Math.log10(energy / SPECTRUM_SAMPLES + 1e-10);
+    this.spectrum(frame, offset);
+    this.cepstrum();
+    this.result.f0 = this.pitch(frame);
+    return this.result;
+  }
+
+  private spectrum(frame: Float32Array, offset: number): void {
+    const { re, im, window, power } = this;
+    re.fill(0);
+    im.fill(0);
+    // Pre-emphasis flattens the spectral tilt so high formants weigh in the cepstrum.
+    let previous = frame[offset - 1] ?? 0;
+    for (let i = 0; i < SPECTRUM_SAMPLES; i++) {
+      const sample = frame[offset + i] ?? 0;
+      re[i] = (sample - 0.97 * previous) * (window[i] ?? 0);
+      previous = sample;
+    }
+    fft(re, im);
+    for (let k = 0; k < power.length; k++) power[k] = (re[k] ?? 0) ** 2 + (im[k] ?? 0) ** 2;
+  }
+
+  private cepstrum(): void {
+    const { filters, melEnergies, power, dct } = this;
+    for (let m = 0; m < MEL_FILTERS; m++) {
+      const filter = filters[m];
+      let sum = 0;
+      if (filter)
+        for (let k = 0; k < filter.weights.length; k++)
+          sum += (filter.weights[k] ?? 0) * (power[filter.start + k] ?? 0);
+      melEnergies[m] = Math.log(sum + 1e-10);
+    }
+    for (let c = 0; c < MFCC_COUNT; c++) {
+      const row = dct[c];
+      let sum = 0;
+      if (row) for (let m = 0; m < MEL_FILTERS; m++) sum += (row[m] ?? 0) * (melEnergies[m] ?? 0);
+      this.result.mfcc[c] = sum;
+    }
+  }
+
+  private pitch(frame: Float32Array): number {
+    const { centred } = this;
+    let mean = 0;
+    for (let i = 0; i < ANALYSIS_SAMPLES; i++) mean += frame[i] ?? 0;
+    mean /= ANALYSIS_SAMPLES;
+    for (let i = 0; i < ANALYSIS_SAMPLES; i++) centred[i] = (frame[i] ?? 0) - mean;
+    const minLag = Math.floor(SAMPLE_RATE / PITCH_MAX_HZ);
+    const maxLag = Math.ceil(SAMPLE_RATE / PITCH_MIN_HZ);
+    let best = 0;
+    let bestLag = 0;
+    for (let lag = minLag; lag <= maxLag; lag++) {
+      let cross = 0;
+      let e1 = 0;
+      let e2 = 0;
+      const n = ANALYSIS_SAMPLES - lag;
+      for (let i = 0; i < n; i++) {
+        const a = centred[i] ?? 0;
+        const b = centred[i + lag] ?? 0;
+        cross += a * b;
+        e1 += a * a;
+        e2 += b * b;
+      }
+      const r = cross / Math.sqrt(e1 * e2 + 1e-12);
+      if (r > best) {
+        best = r;
+        bestLag = lag;
+      }
+    }
+    return best >= VOICING_THRESHOLD && bestLag > 0 ? SAMPLE_RATE / bestLag : 0;
+  }
+}
+
+function hamming(n: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = 0.54 - 0.46 * Math.cos((2 * Math.PI * i) / (n - 1));
+  return out;
+}
+
+const hzToMel = (hz: number) => 2595 * Math.log10(1 + hz / 700);
+const melToHz = (mel: number) => 700 * (10 ** (mel / 2595) - 1);
+
+interface Filter {
+  start: number;
+  weights: Float64Array;
+}
+
+/** Triangular filters equally spaced on the mel scale, stored sparsely (first bin + weights). */
+function melFilterbank(count: number, fftSize: number, lowHz: number, highHz: number): Filter[] {
+  const low = hzToMel(lowHz);
+  const high = hzToMel(highHz);
+  const edges: number[] = [];
+  for (let i = 0; i < count + 2; i++)
+    edges.push((melToHz(low + ((high - low) * i) / (count + 1)) * fftSize) / SAMPLE_RATE);
+  const filters: Filter[] = [];
+  for (let m = 1; m <= count; m++) {
+    const left = edges[m - 1] ?? 0;
+    const centre = edges[m] ?? 0;
+    const right = edges[m + 1] ?? 0;
+    const start = Math.ceil(left);
+    const end = Math.floor(right);
+    const weights = new Float64Array(Math.max(0, end - start + 1));
+    for (let k = start; k <= end; k++) {
+      weights[k - start] = k <= centre ? (k - left) / (centre - left) : (right - k) / (right - centre);
+    }
+    filters.push({ start, weights });
+  }
+  return filters;
+}
+
+/** Orthonormal DCT-II rows. */
+function dctMatrix(rows: number, columns: number): Float64Array[] {
+  const out: Float64Array[] = [];
+  for (let c = 0; c < rows; c++) {
+    const row = new Float64Array(columns);
+    const scale = Math.sqrt((c === 0 ? 1 : 2) / columns);
+    for (let m = 0; m < columns; m++) row[m] = scale * Math.cos((Math.PI * c * (m + 0.5)) / columns);
+    out.push(row);
+  }
+  return out;
+}
+
+/** In-place iterative radix-2 FFT; `re.length` must be a power of two. */
+export function fft(re: Float64Array, im: Float64Array): void {
+  const n = re.length;
+  for (let i = 1, j = 0; i < n; i++) {
+    let bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) {
+      const tr = re[i] ?? 0;
+      re[i] = re[j] ?? 0;
+      re[j] = tr;
+      const ti = im[i] ?? 0;
+      im[i] = im[j] ?? 0;
+      im[j] = ti;
+    }
+  }
+  for (let size = 2; size <= n; size <<= 1) {
+    const angle = (-2 * Math.PI) / size;
+    const wr = Math.cos(angle);
+    const wi = Math.sin(angle);
+    for (let start = 0; start < n; start += size) {
+      let cr = 1;
+      let ci = 0;
+      for (let k = 0; k < size / 2; k++) {
+        const a = start + k;
+        const b = a + size / 2;
+        const br = (re[b] ?? 0) * cr - (im[b] ?? 0) * ci;
+        const bi = (re[b] ?? 0) * ci + (im[b] ?? 0) * cr;
+        re[b] = (re[a] ?? 0) - br;
+        im[b] = (im[a] ?? 0) - bi;
+        re[a] = (re[a] ?? 0) + br;
+        im[a] = (im[a] ?? 0) + bi;
+        const next = cr * wr - ci * wi;
+        ci = cr * wi + ci * wr;
+        cr = next;
+      }
+    }
+  }
+}
