@@ -21,10 +21,7 @@ export const workerSizing: Record<QueueWorkerName | EventWorkerName, FunctionSiz
   transcriptionDeadLetter: { timeout: Duration.seconds(30), memorySize: 512 },
   // Reads Transcribe's output JSON (large for long recordings), normalises it, writes the transcript.
   transcriptionCompleted: { timeout: Duration.minutes(2), memorySize: 1024 },
+  // Bedrock calls on long transcripts take minutes; the extractive fallback seconds.
+  generationWorker: { timeout: Duration.minutes(15), memorySize: 1024 },
+  generationDeadLetter: { timeout: Duration.seconds(30), memorySize: 512 },
 };
-
-/**
- * The generation worker does not exist yet (a later issue adds it); its queue is provisioned now and
- * sized for a worker with this timeout (Bedrock calls for long transcripts take minutes).
- */
-export const plannedGenerationWorkerTimeout = Duration.minutes(15);

@@ -14,6 +14,8 @@ export interface GrantTargets {
   table: ITableV2;
   bucket: IBucket;
   queues: Record<NonNullable<Needs['queue']>, IQueue>;
+  /** Bedrock foundation models a function with `needs.models` may invoke. */
+  modelIds: string[];
 }
 
 const objectActions = {
@@ -72,10 +74,11 @@ export function grantNeeds(
   }
 
   if (needs.queue) targets.queues[needs.queue].grantSendMessages(grantee);
+  if (needs.models) grantModelInvocation(grantee, scope, targets.modelIds);
 }
 
 /**
- * Ready for the generation worker (a later issue; nothing calls this yet): Bedrock invocation of
+ * Bedrock invocation of
  * exactly the configured foundation models (context `bedrockModelIds`), in the stack's region.
  * Converse and ConverseStream are authorised by these two actions. A cross-region inference profile
  * ID (`us.…`, `eu.…`) would also need the profile's ARN.

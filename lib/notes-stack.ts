@@ -60,6 +60,9 @@ export class NotesStack extends Stack {
         NOTES_TABLE_NAME: this.storage.table.tableName,
         NOTES_BUCKET_NAME: this.storage.dataBucket.bucketName,
         NOTES_TRANSCRIPTION_QUEUE_URL: this.queues.transcription.queue.queueUrl,
+        NOTES_GENERATION_QUEUE_URL: this.queues.generation.queue.queueUrl,
+        NOTES_TEXT_ENGINE: 'bedrock',
+        NOTES_BEDROCK_MODEL_ID: config.bedrockModelIds[0] ?? '',
         NOTES_SPEECH_ENGINE: 'transcribe',
         NOTES_TRANSCRIBE_JOB_PREFIX: prefix,
         NOTES_TRANSCRIBE_LANGUAGE_CODE: config.transcribeLanguageCode,
@@ -70,7 +73,8 @@ export class NotesStack extends Stack {
       grantTargets: {
         table: this.storage.table,
         bucket: this.storage.dataBucket,
-        queues: { transcription: this.queues.transcription.queue },
+        queues: { transcription: this.queues.transcription.queue, generation: this.queues.generation.queue },
+        modelIds: config.bedrockModelIds,
       },
     };
 

@@ -9,6 +9,7 @@ const schema = z.object({
   NOTES_TABLE_NAME: z.string().min(1),
   NOTES_BUCKET_NAME: z.string().min(1),
   NOTES_TRANSCRIPTION_QUEUE_URL: z.url(),
+  NOTES_GENERATION_QUEUE_URL: z.url(),
   /** Only for the local runtime: endpoints of the embedded stand-ins. */
   NOTES_DYNAMODB_ENDPOINT: z.url().optional(),
   NOTES_S3_ENDPOINT: z.url().optional(),
@@ -26,6 +27,12 @@ const schema = z.object({
     .regex(/^[0-9a-zA-Z._-]{1,60}$/)
     .default('notes-'),
   NOTES_TRANSCRIBE_LANGUAGE_CODE: z.string().min(2).default('en-US'),
+  /** Insights engine: `local` (extractive, no LLM), `bedrock` (Converse), `openai` (chat completions). */
+  NOTES_TEXT_ENGINE: z.enum(['local', 'bedrock', 'openai']).default('local'),
+  NOTES_BEDROCK_MODEL_ID: z.string().min(1).default('anthropic.claude-3-5-sonnet-20240620-v1:0'),
+  NOTES_OPENAI_CHAT_BASE_URL: z.url().optional(),
+  NOTES_OPENAI_CHAT_API_KEY: z.string().min(1).optional(),
+  NOTES_OPENAI_CHAT_MODEL: z.string().min(1).default('llama3.1'),
   /** Local speaker diarization for engines without speaker labels (`off` to skip it). */
   NOTES_DIARIZATION: z.enum(['on', 'off']).default('on'),
   NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),

@@ -17,7 +17,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export interface Needs {
   table: 'read' | 'write';
   objects?: ReadonlyArray<'read' | 'write' | 'delete'>;
-  queue?: 'transcription';
+  queue?: 'transcription' | 'generation';
+  /** Invoke the configured Bedrock models (the text engine on AWS). */
+  models?: true;
 }
 
 export interface ApiRoute {
@@ -52,6 +54,16 @@ export const apiRoutes = {
     path: '/v1/notes/{note_id}/transcription',
     needs: { table: 'write', objects: ['delete'] },
   },
+  generateInsights: {
+    method: 'POST',
+    path: '/v1/notes/{note_id}/insights',
+    needs: { table: 'write', queue: 'generation' },
+  },
+  getInsights: {
+    method: 'GET',
+    path: '/v1/notes/{note_id}/insights',
+    needs: { table: 'read', objects: ['read'] },
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;
@@ -60,12 +72,7 @@ export type OperationId = keyof typeof apiRoutes;
  * In the contract but not implemented in this release (marked `x-implemented: false` there). The local
  * runtime answers them 501; they get routes and handlers when they are built.
  */
-export const plannedOperations = [
-  'generateInsights',
-  'getInsights',
-  'generateNoteArtifact',
-  'askWorkspace',
-] as const;
+export const plannedOperations = ['generateNoteArtifact', 'askWorkspace'] as const;
 
 /** Queue-driven functions: the local event-source loop and the CDK event source mappings use this. */
 export const queueWorkers = {
@@ -75,6 +82,12 @@ export const queueWorkers = {
     needs: { table: 'write', objects: ['read', 'write', 'delete'] },
   },
   transcriptionDeadLetter: { queue: 'transcriptionDlq', needs: { table: 'write' } },
+  // Reads transcripts, writes Insights, calls the text engine.
+  generationWorker: {
+    queue: 'generation',
+    needs: { table: 'write', objects: ['read', 'write', 'delete'], models: true },
+  },
+  generationDeadLetter: { queue: 'generationDlq', needs: { table: 'write' } },
 } as const satisfies Record<string, { queue: string; needs: Needs }>;
 
 export type QueueWorkerName = keyof typeof queueWorkers;

@@ -34,7 +34,7 @@ export function createServices(config: Config): Services {
     accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     blobs: new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS),
-    queue: new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL),
+    queue: new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL),
     now: Date.now,
   };
 }

@@ -2,7 +2,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { queueWorkers } from '../../src/routes.ts';
-import { plannedGenerationWorkerTimeout, workerSizing } from '../function-sizing.ts';
+import { workerSizing } from '../function-sizing.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** The queue names src/routes.ts uses: a worker's `queue` and a function's `needs.queue`. */
@@ -16,10 +16,7 @@ export interface QueuesProps {
 /** The work queues: each with a dead-letter queue and an alarm on it. */
 export class Queues extends Construct {
   readonly transcription: WorkQueue;
-  /**
-   * Provisioned for Insights and artifact generation. No function consumes it yet: the generation
-   * issue adds the worker (and its Bedrock and Polly permissions) and the event source mapping.
-   */
+  /** Insights (and, later, artifact) generation. */
   readonly generation: WorkQueue;
   /** Lookup by the names used in src/routes.ts. */
   readonly byName: Record<QueueName, IQueue>;
@@ -34,12 +31,15 @@ export class Queues extends Construct {
     });
     this.generation = new WorkQueue(this, 'Generation', {
       queueName: `notes-${props.stage}-generation`,
-      consumerTimeout: plannedGenerationWorkerTimeout,
+      consumerTimeout: workerSizing.generationWorker.timeout,
+      deadLetterConsumerTimeout: workerSizing.generationDeadLetter.timeout,
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
     });
     this.byName = {
       transcription: this.transcription.queue,
       transcriptionDlq: this.transcription.deadLetterQueue,
+      generation: this.generation.queue,
+      generationDlq: this.generation.deadLetterQueue,
     };
   }
 }

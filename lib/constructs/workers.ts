@@ -26,6 +26,9 @@ const batchSize: Record<QueueWorkerName, number> = {
   // One recording per invocation: the 15-minute timeout is sized for one, and a failure retries one.
   transcriptionWorker: 1,
   transcriptionDeadLetter: 10,
+  // One note per invocation: a throttled provider retries one note, not ten.
+  generationWorker: 1,
+  generationDeadLetter: 10,
 };
 
 /**

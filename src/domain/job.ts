@@ -11,6 +11,14 @@ export type JobKind =
 export type JobStatusValue = 'queued' | 'processing' | 'completed' | 'failed';
 
 /** Transcription stages, in order. `stage` narrows `status` for progress display. */
+export const GENERATION_STAGES = {
+  queued: 'queued',
+  generating: 'generating',
+  saving: 'saving',
+  completed: 'completed',
+  failed: 'failed',
+} as const;
+
 export const TRANSCRIPTION_STAGES = {
   awaitingUpload: 'awaiting_upload',
   queued: 'queued',

@@ -1,5 +1,6 @@
 import type { DomainDeps } from './deps.ts';
 import { NotFoundError } from './errors.ts';
+import type { Insights } from './insights.ts';
 import type { Note, NoteChanges, NoteState } from './note.ts';
 import { objectKeys } from './object-keys.ts';
 import type { Transcription } from './transcript.ts';
@@ -30,12 +31,19 @@ export async function listNotes(
 
 export async function getNote(deps: DomainDeps, accountId: string, noteId: string): Promise<NoteView> {
   const note = await requireNote(deps, accountId, noteId);
-  const job = await deps.notes.getJob(accountId, noteId, 'transcription');
-  const transcription =
+  const [job, insightsJob] = await Promise.all([
+    deps.notes.getJob(accountId, noteId, 'transcription'),
+    deps.notes.getJob(accountId, noteId, 'insights'),
+  ]);
+  const [transcription, insights] = await Promise.all([
     job?.status === 'completed'
-      ? await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId))
-      : null;
-  return noteView(note, job, transcription);
+      ? deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId))
+      : null,
+    insightsJob?.status === 'completed'
+      ? deps.blobs.getJson<Insights>(objectKeys.insights(accountId, noteId))
+      : null,
+  ]);
+  return noteView(note, job, transcription, insights);
 }
 
 export async function updateNote(

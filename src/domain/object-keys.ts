@@ -9,6 +9,7 @@ export const objectKeys = {
   audio: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}audio`,
   transcription: (accountId: string, noteId: string) =>
     `${objectKeys.notePrefix(accountId, noteId)}transcription.json`,
+  insights: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}insights.json`,
   /** Raw output of a speech provider's job (Amazon Transcribe), removed once the transcript is saved. */
   transcribeOutput: (accountId: string, noteId: string, attempt: number) =>
     `${objectKeys.notePrefix(accountId, noteId)}transcribe-output-${attempt}.json`,

@@ -12,6 +12,7 @@ import {
 import type { DomainDeps } from './deps.ts';
 import { UnreadableAudioError } from './errors.ts';
 import { type Job, TRANSCRIPTION_STAGES } from './job.ts';
+import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
 import { buildTranscription } from './transcript.ts';
@@ -63,18 +64,10 @@ export async function runTranscription(
       )) ?? note;
   }
 
-  const job = await deps.notes.getJob(accountId, noteId, 'transcription');
-  if (!job || job.status === 'completed' || job.status === 'failed') return 'skipped';
   const batch = isBatchEngine(deps.speech);
-  const claimed: Job = {
-    ...job,
-    status: 'processing',
-    stage: batch ? TRANSCRIPTION_STAGES.recognizing : TRANSCRIPTION_STAGES.decoding,
-    attempts: job.attempts + 1,
-    updated_at: deps.now(),
-  };
-  // Losing the claim means another delivery or a resubmission got there first; it does the work.
-  if (!(await deps.notes.replaceJob(job, claimed))) return 'skipped';
+  const stage = batch ? TRANSCRIPTION_STAGES.recognizing : TRANSCRIPTION_STAGES.decoding;
+  const claimed = await claimJob(deps, accountId, noteId, 'transcription', stage);
+  if (!claimed) return 'skipped';
 
   if (isBatchEngine(deps.speech)) {
     await deps.speech.start({ accountId, noteId, attempt: claimed.attempts, hints: hintsOf(note) });
@@ -196,42 +189,16 @@ async function failUnreadable(deps: WorkerDeps, note: Note, detail: string): Pro
   return fail(deps, note.account_id, note.note_id, detail);
 }
 
-async function complete(deps: WorkerDeps, accountId: string, noteId: string): Promise<TranscriptionOutcome> {
-  for (;;) {
-    const job = await deps.notes.getJob(accountId, noteId, 'transcription');
-    if (!job) {
-      // The note or its transcription was deleted while we worked: do not leave the result behind.
-      await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
-      return 'skipped';
-    }
-    if (job.status !== 'processing') return 'skipped';
-    const done: Job = {
-      ...job,
-      status: 'completed',
-      stage: TRANSCRIPTION_STAGES.completed,
-      updated_at: deps.now(),
-    };
-    if (await deps.notes.replaceJob(job, done)) return 'completed';
-  }
+function complete(deps: WorkerDeps, accountId: string, noteId: string): Promise<TranscriptionOutcome> {
+  return completeJob(deps, accountId, noteId, 'transcription', objectKeys.transcription(accountId, noteId));
 }
 
-/** Ends an in-flight job as failed with a detail the user can act on. */
-export async function fail(
+/** Ends an in-flight transcription as failed with a detail the user can act on. */
+export function fail(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
   detail: string,
 ): Promise<TranscriptionOutcome> {
-  for (;;) {
-    const job = await deps.notes.getJob(accountId, noteId, 'transcription');
-    if (!job || job.status === 'completed' || job.status === 'failed') return 'skipped';
-    const failed: Job = {
-      ...job,
-      status: 'failed',
-      stage: TRANSCRIPTION_STAGES.failed,
-      detail,
-      updated_at: deps.now(),
-    };
-    if (await deps.notes.replaceJob(job, failed)) return 'failed';
-  }
+  return failJob(deps, accountId, noteId, 'transcription', detail);
 }

@@ -1,6 +1,7 @@
 import type { UploadTarget } from '../ports/blob-store.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
+import { deleteInsights } from './insights-jobs.ts';
 import { isInFlight, type Job, type JobStatusView, jobStatusView, TRANSCRIPTION_STAGES } from './job.ts';
 import type { Note } from './note.ts';
 import { requireNote } from './notes.ts';
@@ -187,6 +188,8 @@ export async function deleteTranscription(
     throw new ConflictError('The transcription changed while it was being deleted: try again');
   }
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
+  // Results derived from the transcript go with it.
+  await deleteInsights(deps, accountId, noteId);
 }
 
 async function requireTranscriptionJob(deps: DomainDeps, accountId: string, noteId: string): Promise<Job> {

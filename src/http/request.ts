@@ -9,6 +9,8 @@ export interface RequestSchemas {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** The body may be left out entirely (then `body` is undefined); when sent it must validate. */
+  bodyOptional?: boolean;
 }
 
 type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
@@ -31,7 +33,9 @@ export function parseInput<S extends RequestSchemas>(
   return {
     params: validate(schemas.params, event.pathParameters ?? {}, 'path') as Out<S['params']>,
     query: validate(schemas.query, event.queryStringParameters ?? {}, 'query') as Out<S['query']>,
-    body: (schemas.body ? validate(schemas.body, readJsonBody(event), 'body') : undefined) as Out<S['body']>,
+    body: (schemas.body && !(schemas.bodyOptional && !event.body)
+      ? validate(schemas.body, readJsonBody(event), 'body')
+      : undefined) as Out<S['body']>,
   };
 }
 

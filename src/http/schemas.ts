@@ -69,6 +69,9 @@ export const transcriptionQuery = z.strictObject({
   format: z.enum(['json', 'srt', 'vtt', 'md']).optional(),
 });
 
+/** generateInsights takes no options yet: no body, or an empty object. */
+export const generateInsightsBody = z.strictObject({});
+
 export const listNotesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().min(1).max(1024).optional(),

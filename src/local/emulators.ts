@@ -47,6 +47,8 @@ export const LOCAL_BUCKET_NAME = 'notes';
 export const LOCAL_QUEUE_NAMES = {
   transcription: 'transcription',
   transcriptionDlq: 'transcription-dlq',
+  generation: 'generation',
+  generationDlq: 'generation-dlq',
 } as const;
 
 /** Names the bridged notification, as the notification configuration's id would in AWS. */
@@ -78,10 +80,7 @@ export interface EmulatorOptions {
   log?: (line: string) => void;
 }
 
-export interface QueueNames<T> {
-  transcription: T;
-  transcriptionDlq: T;
-}
+export type QueueNames<T> = Record<keyof typeof LOCAL_QUEUE_NAMES, T>;
 
 export interface Emulators {
   endpoints: { dynamodb: string; s3: string; sqs: string };
@@ -219,14 +218,33 @@ async function ensureQueues(
   client: SQSClient,
   { visibilityTimeoutSeconds, maxReceiveCount }: EmulatorOptions['queue'],
 ): Promise<{ urls: QueueNames<string>; arns: QueueNames<string> }> {
-  const dlq = await ensureQueue(client, LOCAL_QUEUE_NAMES.transcriptionDlq, {});
-  const main = await ensureQueue(client, LOCAL_QUEUE_NAMES.transcription, {
-    VisibilityTimeout: String(visibilityTimeoutSeconds),
-    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
-  });
+  // Each work queue hands a message to its dead-letter queue after maxReceiveCount receives.
+  const withDeadLetter = async (name: string, dlqName: string) => {
+    const dlq = await ensureQueue(client, dlqName, {});
+    const main = await ensureQueue(client, name, {
+      VisibilityTimeout: String(visibilityTimeoutSeconds),
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
+    });
+    return { main, dlq };
+  };
+  const transcription = await withDeadLetter(
+    LOCAL_QUEUE_NAMES.transcription,
+    LOCAL_QUEUE_NAMES.transcriptionDlq,
+  );
+  const generation = await withDeadLetter(LOCAL_QUEUE_NAMES.generation, LOCAL_QUEUE_NAMES.generationDlq);
   return {
-    urls: { transcription: main.url, transcriptionDlq: dlq.url },
-    arns: { transcription: main.arn, transcriptionDlq: dlq.arn },
+    urls: {
+      transcription: transcription.main.url,
+      transcriptionDlq: transcription.dlq.url,
+      generation: generation.main.url,
+      generationDlq: generation.dlq.url,
+    },
+    arns: {
+      transcription: transcription.main.arn,
+      transcriptionDlq: transcription.dlq.arn,
+      generation: generation.main.arn,
+      generationDlq: generation.dlq.arn,
+    },
   };
 }
 

@@ -8,7 +8,7 @@ import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { apiRoutes, handlerEntry, type OperationId, plannedOperations, queueWorkers } from '../routes.ts';
 import { getServices } from '../services.ts';
 import { createApiServer, type LocalRoute } from './api-gateway-adapter.ts';
-import { localAwsClientConfig, startEmulators } from './emulators.ts';
+import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 
@@ -46,7 +46,7 @@ export interface RuntimeInfo {
   endpoints: { dynamodb: string; s3: string; sqs: string };
   table_name: string;
   bucket_name: string;
-  queue_urls: { transcription: string; transcriptionDlq: string };
+  queue_urls: QueueNames<string>;
 }
 
 /**
@@ -76,6 +76,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_TABLE_NAME: emulators.tableName,
     NOTES_BUCKET_NAME: emulators.bucketName,
     NOTES_TRANSCRIPTION_QUEUE_URL: emulators.queueUrls.transcription,
+    NOTES_GENERATION_QUEUE_URL: emulators.queueUrls.generation,
     NOTES_DYNAMODB_ENDPOINT: emulators.endpoints.dynamodb,
     NOTES_S3_ENDPOINT: emulators.endpoints.s3,
     NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,

@@ -5,6 +5,14 @@ export interface TranscriptionRequest {
   note_id: string;
 }
 
+/** Asks the generation worker to produce Insights (later: artifacts) for a transcribed note. */
+export interface GenerationRequest {
+  type: 'insights';
+  account_id: string;
+  note_id: string;
+}
+
 export interface WorkQueue {
   requestTranscription(request: TranscriptionRequest): Promise<void>;
+  requestGeneration(request: GenerationRequest): Promise<void>;
 }

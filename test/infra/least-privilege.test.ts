@@ -58,11 +58,17 @@ describe('each function may do only what its operation needs', () => {
     expect(list?.Condition).toEqual({ StringLike: { 's3:prefix': 'accounts/*' } });
   });
 
-  it('only submitTranscription can send to the transcription queue', () => {
+  it('only submitTranscription and generateInsights can send to a queue: exactly the ones their needs name', () => {
     const senders = allHandlers
       .filter(([name]) => actions(name).includes('sqs:SendMessage'))
       .map(([name]) => name);
-    expect(senders).toEqual(['submitTranscription']);
+    expect(senders.sort()).toEqual(['generateInsights', 'submitTranscription']);
+    expect(
+      allHandlers
+        .filter(([, needs]) => needs.queue)
+        .map(([name]) => name)
+        .sort(),
+    ).toEqual(senders);
   });
 
   it.each(allHandlers.filter(([, needs]) => needs.table === 'read').map(([name]) => name))(

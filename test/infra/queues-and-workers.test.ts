@@ -153,7 +153,7 @@ describe('the workers', () => {
       const mapping = mappings.find(
         (m) => (m.Properties.FunctionName as { Ref: string }).Ref === fn?.logicalId,
       );
-      const queueName = worker.queue === 'transcriptionDlq' ? 'transcription-dlq' : worker.queue;
+      const queueName = worker.queue.replace(/Dlq$/, '-dlq');
       expect(getAttLogicalId(mapping?.Properties.EventSourceArn)).toBe(
         queueIdByName(`notes-${STAGE}-${queueName}`),
       );

@@ -298,3 +298,68 @@ describe('ffmpeg decodes common upload formats to 16 kHz mono PCM', () => {
     await expect(decodedMs(out)).rejects.toThrow(UnreadableAudioError);
   });
 });
+
+describe('long recordings are recognised in parallel chunks', () => {
+  let dir: string;
+  let path: string;
+  let script: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'speech-chunks-'));
+    path = join(dir, 'concatenated.wav');
+    // slt + rms + slt: ~80 s, with boundaries of 20 s chunks landing in the middle of sentences.
+    const parts = [speechFixture('slt-25s'), speechFixture('rms-25s'), speechFixture('slt-25s')];
+    script = parts.map((part) => part.script).join(' ');
+    const inputs = parts.flatMap((part) => ['-i', part.wav]);
+    const run = spawnSync('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y', ...inputs],
+      ...['-filter_complex', 'concat=n=3:v=0:a=1', '-ac', '1', '-ar', '16000', path],
+    ]);
+    if (run.status !== 0) throw new Error(`could not concatenate fixtures: ${run.stderr}`);
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'matches the unchunked result: same accuracy, ordered words, no word doubled at a boundary',
+    async () => {
+      const whole = await engine.transcribe(path);
+      const progress: RecognitionProgress[] = [];
+      const chunked = await new PocketsphinxSpeechToText({ chunkMs: 20_000, concurrency: 2 }).transcribe(
+        path,
+        (report) => void progress.push(report),
+      );
+      const text = (result: RecognitionResult) => result.words.map((word) => word.text).join(' ');
+      const wholeOverlap = wordOverlap(script, text(whole));
+      const chunkedOverlap = wordOverlap(script, text(chunked));
+      expect(chunkedOverlap).toBeGreaterThanOrEqual(wholeOverlap - 0.03);
+      expect(chunkedOverlap).toBeGreaterThanOrEqual(MIN_OVERLAP);
+      // A boundary word kept by both chunks would add words; one kept by neither would drop them.
+      // The chunks' decoders also segment the ~2 s around each of the 3 boundaries differently.
+      expect(Math.abs(chunked.words.length - whole.words.length)).toBeLessThanOrEqual(
+        Math.max(4, whole.words.length * 0.03),
+      );
+      expect(Math.abs(chunked.duration_ms - whole.duration_ms)).toBeLessThan(50);
+      let previous: RecognitionResult['words'][number] | undefined;
+      for (const word of chunked.words) {
+        expect(word.start_ms).toBeLessThanOrEqual(word.end_ms);
+        expect(word.end_ms).toBeLessThanOrEqual(chunked.duration_ms);
+        if (previous) {
+          expect(word.start_ms).toBeGreaterThanOrEqual(previous.start_ms);
+          // A doubled word shows as the same word again over the same stretch of audio.
+          const sameAudio = word.start_ms < previous.end_ms - 100;
+          expect(sameAudio && word.text === previous.text).toBe(false);
+        }
+        previous = word;
+      }
+      const fractions = progress.slice(1).map((report) => report.fraction ?? -1);
+      expect(fractions).toEqual([...fractions].sort((a, b) => a - b));
+      expect(fractions.at(-1)).toBe(1);
+      console.info(
+        `chunked: ${chunked.words.length} words, overlap ${chunkedOverlap.toFixed(3)}; ` +
+          `whole: ${whole.words.length} words, overlap ${wholeOverlap.toFixed(3)}`,
+      );
+    },
+    SLOW,
+  );
+});

@@ -40,11 +40,26 @@ const NO_AUDIO_STREAM = /matches no streams|does not contain any stream/i;
 const STDERR_TAIL_CHARS = 4096;
 const REASON_MAX_CHARS = 160;
 
-/** Spawns ffmpeg decoding `inputPath` (any container/codec it knows) to 16 kHz mono s16le on stdout. */
-export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}): PcmDecoding {
+/** A stretch of the recording to decode on its own (one chunk of a long file). */
+export interface PcmRange {
+  startMs: number;
+  /** Omitted: to the end of the file (the last chunk, whose probed end may be an estimate). */
+  durationMs?: number;
+}
+
+/**
+ * Spawns ffmpeg decoding `inputPath` (any container/codec it knows) to 16 kHz mono s16le on stdout,
+ * the whole file or only `range`.
+ */
+export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}, range?: PcmRange): PcmDecoding {
   const program = options.ffmpegPath ?? 'ffmpeg';
+  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error'];
+  // `-ss` before `-i` seeks in the demuxer instead of decoding and discarding everything before the
+  // chunk; ffmpeg still trims to the exact sample (accurate_seek), so chunk clocks stay exact.
+  if (range && range.startMs > 0) args.push('-ss', msToSeconds(range.startMs));
   // `-map 0:a:0` makes "no audio stream" an error instead of a silent empty output.
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', inputPath, '-map', '0:a:0', '-vn'];
+  args.push('-i', inputPath, '-map', '0:a:0', '-vn');
+  if (range?.durationMs !== undefined) args.push('-t', msToSeconds(range.durationMs));
   args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1');
   const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const stderr = collectTail(child);
@@ -129,6 +144,10 @@ function cleanLine(line: string, inputPath: string): string {
   return text.length > REASON_MAX_CHARS ? `${text.slice(0, REASON_MAX_CHARS)}…` : text;
 }
 
+function msToSeconds(ms: number): string {
+  return (Math.max(0, ms) / 1000).toFixed(3);
+}
+
 function secondsToMs(value: string | undefined): number | undefined {
   const seconds = Number(value);
   return value !== undefined && Number.isFinite(seconds) && seconds >= 0
@@ -172,6 +191,27 @@ export function childExit(child: ChildProcess, program: string): Promise<ChildEx
 
 export function killQuietly(child: ChildProcess): void {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** `ms` of PCM near-silence: ±2 LSB of fixed pseudo-random noise, as digital zeros can upset recognisers. */
+export function lowNoisePcm(ms: number): Buffer {
+  const buffer = Buffer.alloc(Math.round(ms) * PCM_BYTES_PER_MS);
+  let state = 0x2545f491;
+  for (let offset = 0; offset + 1 < buffer.length; offset += 2) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    buffer.writeInt16LE(((state >>> 16) % 5) - 2, offset);
+  }
+  return buffer;
+}
+
+/** Kills a child started with `detached: true` together with everything in its process group. */
+export function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
 }
 
 /** Returns a getter for the last few KB the child wrote to stderr. */

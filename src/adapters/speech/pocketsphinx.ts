@@ -1,18 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { access } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { UnreadableAudioError } from '../../domain/errors.ts';
 import type { RecognitionResult, RecognizedWord, SpeechToText } from '../../ports/speech-to-text.ts';
+import { chunkRange, mergeChunkWords, planChunks, runPool } from './chunking.ts';
 import {
   type ChildExit,
   childExit,
   collectTail,
   decodeToPcm,
   type FfmpegOptions,
+  killGroup,
+  lowNoisePcm,
   MissingProgramError,
   PCM_BYTES_PER_MS,
+  type PcmRange,
   probeDurationMs,
 } from './ffmpeg.ts';
 import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
@@ -29,6 +34,15 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   progressIntervalMs?: number;
   /** Longest stretch fed to pocketsphinx without a pause; see `UtteranceLimiter`. Default 30 s. */
   maxUtteranceMs?: number;
+  /**
+   * Recordings at least 1.5 x this long (by the probed duration) are cut into chunks of about this
+   * length, recognised in parallel. Default 5 minutes; see `planChunks`.
+   */
+  chunkMs?: number;
+  /** Audio decoded past each side of a chunk, so boundary words are heard whole. Default 2 s. */
+  chunkOverlapMs?: number;
+  /** Chunks recognised at once, each by its own ffmpeg + pocketsphinx. Default: cores, at most 4. */
+  concurrency?: number;
 }
 
 /**
@@ -39,7 +53,11 @@ export interface PocketsphinxOptions extends FfmpegOptions {
  */
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '5'];
 
-/** Local, offline recogniser: ffmpeg decodes to PCM which is streamed into pocketsphinx_continuous. */
+/**
+ * Local, offline recogniser: ffmpeg decodes to PCM which is streamed into pocketsphinx_continuous.
+ * Long recordings are cut into chunks, each streamed through its own pair of processes, so memory stays
+ * that of `concurrency` short recordings and several cores are used.
+ */
 export class PocketsphinxSpeechToText implements SpeechToText {
   constructor(private readonly options: PocketsphinxOptions = {}) {}
 
@@ -50,17 +68,39 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const probedMs = await probeDurationMs(audioPath, this.options);
     await progress.report(probedMs ? { stage: 'recognizing', fraction: 0 } : { stage: 'recognizing' });
 
-    const { words, decodedMs } = await this.recognize(audioPath, modelArgs, (positionMs) => {
+    // Without a probed duration (streamed WebM) the file can only be read through once, as one chunk.
+    const chunks = planChunks(probedMs ?? 0, {
+      chunkMs: this.options.chunkMs,
+      overlapMs: this.options.chunkOverlapMs,
+    });
+    const fed = chunks.map(() => 0);
+    const totalMs = chunks.reduce((sum, chunk) => sum + chunk.endMs - chunk.startMs, 0);
+    const report = () => {
       // The fed position runs ahead of the decoder by what the socket and pipe buffers hold (~10 s of
       // audio): coarse for short clips, accurate enough for the long ones where progress matters.
+      const fedMs = fed.reduce((sum, ms) => sum + ms, 0);
       progress.tick(
-        probedMs
-          ? { stage: 'recognizing', fraction: Math.min(0.99, positionMs / probedMs) }
+        totalMs > 0
+          ? { stage: 'recognizing', fraction: Math.min(0.99, fedMs / totalMs) }
           : { stage: 'recognizing' },
       );
+    };
+    const concurrency = this.options.concurrency ?? Math.min(4, Math.max(1, availableParallelism()));
+    const results = await runPool(chunks, concurrency, async (chunk, signal) => {
+      const lengthMs = chunk.endMs - chunk.startMs;
+      // A lone chunk gets `{ startMs: 0 }`: the whole file, decoded exactly as before chunking.
+      const range = chunkRange(chunk, chunks.length);
+      const result = await this.recognize(audioPath, modelArgs, range, signal, (positionMs) => {
+        fed[chunk.index] = Math.min(positionMs, lengthMs);
+        report();
+      });
+      fed[chunk.index] = lengthMs;
+      return { chunk, ...result };
     });
-    // Decoded sample count is exact; container durations can be estimates (e.g. truncated MP3).
-    const duration_ms = decodedMs > 0 ? decodedMs : (probedMs ?? 0);
+    // Decoded sample counts are exact; container durations can be estimates (e.g. truncated MP3).
+    const decodedEnd = Math.max(...results.map(({ chunk, decodedMs }) => chunk.startMs + decodedMs));
+    const duration_ms = decodedEnd > 0 ? decodedEnd : (probedMs ?? 0);
+    const words = mergeChunkWords(results);
     await progress.report({ stage: 'recognizing', fraction: 1 });
     return { words: words.map((word) => clampWord(word, duration_ms)), duration_ms };
   }
@@ -77,23 +117,20 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     return ['-hmm', hmm, '-lm', lm, '-dict', dict];
   }
 
+  /** Recognises the file or one `range` of it; word times are on the recording's clock. */
   private async recognize(
     audioPath: string,
     modelArgs: string[],
+    range: PcmRange,
+    signal: AbortSignal,
     onPosition: (positionMs: number) => void,
   ): Promise<{ words: RecognizedWord[]; decodedMs: number }> {
+    signal.throwIfAborted();
+    const offsetMs = range.startMs;
     const program = this.options.pocketsphinxPath ?? 'pocketsphinx_continuous';
     const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;
-    const args = [
-      '-infile',
-      '/dev/stdin',
-      '-time',
-      'yes',
-      '-logfn',
-      '/dev/null',
-      ...modelArgs,
-      ...decoderArgs,
-    ];
+    const args = ['-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null'];
+    args.push(...modelArgs, ...decoderArgs);
     // Node gives a child a socket, not a pipe, as stdin, and open("/dev/stdin") fails on a socket
     // (ENXIO). `cat |` turns it into a real pipe; `$0 "$@"` avoids any shell quoting of paths.
     // detached: own process group, so a failure can kill cat and pocketsphinx together.
@@ -102,19 +139,26 @@ export class PocketsphinxSpeechToText implements SpeechToText {
       detached: true,
     });
     const recognizerStderr = collectTail(recognizer);
-    const decoding = decodeToPcm(audioPath, this.options);
+    const decoding = decodeToPcm(audioPath, this.options, range);
     let killed = false;
     const stopAll = () => {
       killed = true;
       decoding.kill();
       killGroup(recognizer);
     };
+    // Another chunk failed: its error is the one reported, this chunk only has to stop.
+    signal.addEventListener('abort', stopAll, { once: true });
 
     const limiter = new UtteranceLimiter({
       maxUtteranceMs: this.options.maxUtteranceMs ?? 30_000,
       pauseMs: insertedPauseMs(decoderArgs),
       onInput: (bytes) => onPosition(bytes / PCM_BYTES_PER_MS),
     });
+    // pocketsphinx 5prealpha mistimes a stream that opens mid-word (measured: every word of a chunk
+    // 8.7 s late); a pause in front, as a recording normally has, keeps its clock right.
+    const leadIn = offsetMs > 0 ? lowNoisePcm(insertedPauseMs(decoderArgs)) : Buffer.alloc(0);
+    const leadInMs = leadIn.length / PCM_BYTES_PER_MS;
+    const toRecordingMs = (ms: number) => offsetMs + limiter.toOriginalMs(Math.max(0, ms - leadInMs));
     const words: RecognizedWord[] = [];
     const reading = (async () => {
       // Only word-timing lines are kept; the per-utterance hypothesis lines are redundant.
@@ -123,13 +167,8 @@ export class PocketsphinxSpeechToText implements SpeechToText {
         crlfDelay: Number.POSITIVE_INFINITY,
       })) {
         const word = parseWordLine(line);
-        if (word) {
-          words.push({
-            text: word.text,
-            start_ms: limiter.toOriginalMs(word.start_ms),
-            end_ms: limiter.toOriginalMs(word.end_ms),
-          });
-        }
+        if (word)
+          words.push({ ...word, start_ms: toRecordingMs(word.start_ms), end_ms: toRecordingMs(word.end_ms) });
       }
     })();
     // Kill both children only when the root cause is certain; otherwise let the broken pipes end them,
@@ -142,10 +181,12 @@ export class PocketsphinxSpeechToText implements SpeechToText {
 
     const [decoded, piped, exited, read] = await Promise.allSettled([
       stopOnFailure(decoding.done, (error) => error instanceof UnreadableAudioError),
-      pipeline(decoding.pcm, limiter, recognizer.stdin),
+      pipeline(decoding.pcm, limiter, prepend(leadIn), recognizer.stdin),
       stopOnFailure(childExit(recognizer, 'sh')),
       stopOnFailure(reading),
     ]);
+    signal.removeEventListener('abort', stopAll);
+    if (signal.aborted) throw signal.reason;
     // Report the root cause, not the broken pipes it left behind.
     if (decoded.status === 'rejected' && decoded.reason instanceof UnreadableAudioError) throw decoded.reason;
     if (exited.status === 'rejected') throw exited.reason;
@@ -154,6 +195,14 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     for (const outcome of [decoded, piped, read]) if (outcome.status === 'rejected') throw outcome.reason;
     return { words, decodedMs: Math.round(limiter.inputBytes / PCM_BYTES_PER_MS) };
   }
+}
+
+/** A pipeline stage that sends `head` first: the lead-in pause goes after the limiter, off its clock. */
+function prepend(head: Buffer) {
+  return async function* (pcm: AsyncIterable<Buffer>) {
+    yield head;
+    yield* pcm;
+  };
 }
 
 /** `sh` exits 127/126 when it cannot find/execute the program it was asked to exec. */
@@ -173,15 +222,6 @@ function recognizerFailure(
   const detail = stderr.trim().split('\n').at(-1) ?? '';
   const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.code}`;
   return new Error(`${program} ${how}${detail ? `: ${detail.slice(0, 160)}` : ''}`);
-}
-
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)$/;

@@ -1,0 +1,1 @@
+export { ExtractiveInsightsEngine, extractInsights } from './engine.ts';

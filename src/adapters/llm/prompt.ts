@@ -1,0 +1,99 @@
+import type { ConversationSegment, Transcription } from '../../domain/transcript.ts';
+import type { InsightsRequest } from '../../ports/insights-engine.ts';
+
+/** ~100k characters: fits every current hosted context window with room for the answer. */
+export const DEFAULT_MAX_TRANSCRIPT_TOKENS = 25_000;
+/** The usual rough estimate for English text; good enough to stay clear of context limits. */
+const CHARS_PER_TOKEN = 4;
+
+export interface PromptOptions {
+  /** Budget for the transcript lines, estimated as characters / 4. Default 25,000 (~100k characters). */
+  maxTranscriptTokens?: number;
+}
+
+export interface InsightsPrompt {
+  system: string;
+  user: string;
+  /** `start_ms` of the segments shown to the model: the only values it may cite. */
+  citable: Set<number>;
+  /** True when the transcript was cut to fit the budget. */
+  truncated: boolean;
+}
+
+/**
+ * One line per segment, `[start_ms] Speaker: text`. The raw `start_ms` (not `HH:MM:SS`) is what a
+ * citation must be, so the model copies the number instead of converting a clock time back.
+ */
+export function transcriptLine(segment: ConversationSegment): string {
+  return `[${segment.start_ms}] ${segment.speaker}: ${segment.text.replace(/\s+/g, ' ').trim()}`;
+}
+
+/** Whole lines from the start until the budget is spent; at least one, so there is something to cite. */
+export function fitTranscript(
+  segments: ConversationSegment[],
+  maxChars: number,
+): { lines: string[]; shown: ConversationSegment[] } {
+  const lines: string[] = [];
+  const shown: ConversationSegment[] = [];
+  let used = 0;
+  for (const segment of segments) {
+    const line = transcriptLine(segment);
+    if (lines.length > 0 && used + line.length + 1 > maxChars) break;
+    lines.push(line);
+    shown.push(segment);
+    used += line.length + 1;
+  }
+  return { lines, shown };
+}
+
+export function buildInsightsPrompt(request: InsightsRequest, options: PromptOptions = {}): InsightsPrompt {
+  const { transcription } = request;
+  const maxChars = (options.maxTranscriptTokens ?? DEFAULT_MAX_TRANSCRIPT_TOKENS) * CHARS_PER_TOKEN;
+  const { lines, shown } = fitTranscript(transcription.conversation_segments, maxChars);
+  const truncated = shown.length < transcription.conversation_segments.length;
+  return {
+    system: systemPrompt(transcription, request.reference_time),
+    user: userPrompt(request.title, lines, truncated, transcription),
+    citable: new Set(shown.map((segment) => segment.start_ms)),
+    truncated,
+  };
+}
+
+function systemPrompt(transcription: Transcription, referenceTime: number): string {
+  const reference = new Date(referenceTime);
+  const date = reference.toISOString().slice(0, 10);
+  const weekday = reference.toLocaleDateString('en-US', { weekday: 'long', timeZone: 'UTC' });
+  return [
+    'You turn a meeting or conversation transcript into structured notes ("Insights").',
+    'Each transcript line is `[start_ms] Speaker: text`, where start_ms is the segment start in milliseconds.',
+    'Rules:',
+    '- Use only what the transcript states. Do not invent facts, names, owners or dates.',
+    '- Every citation is the start_ms number of a transcript line that supports the item. Cite only',
+    '  numbers that appear in square brackets at the start of a line; never make one up or compute one.',
+    '- summary: a short paragraph with its citations. key_points, decisions, open_questions: short',
+    '  sentences, each with citations. topics: short labels with citations.',
+    '- action_items: owner is the person the transcript says will do it, else null. due_date is an ISO',
+    `  date (YYYY-MM-DD) only when a deadline is stated, else null. Resolve relative dates ("next Friday",`,
+    `  "tomorrow") against the reference date ${date} (${weekday}).`,
+    "- chapters: consecutive stretches of the conversation; start_ms is the start_ms of the chapter's",
+    '  first line, end_ms the start_ms of the next chapter (or of the last line for the last chapter).',
+    '- speakers: return an empty array; talk time is computed from the transcript by the service.',
+    '- Empty arrays are fine when the transcript has nothing of that kind.',
+    `- Write all text in the language of the transcript (language code: ${transcription.language || 'unknown'}).`,
+  ].join('\n');
+}
+
+function userPrompt(
+  title: string,
+  lines: string[],
+  truncated: boolean,
+  transcription: Transcription,
+): string {
+  const total = transcription.conversation_segments.length;
+  const note = truncated
+    ? `The transcript is long: only its first ${lines.length} of ${total} lines are shown. ` +
+      'Base the notes on these lines and mention in the summary that they cover the first part only.\n'
+    : '';
+  // The title is user-supplied; it is context, not an instruction, and is quoted as data.
+  return `Title: ${JSON.stringify(title)}\n${note}Transcript:\n${lines.join('\n')}`;
+}

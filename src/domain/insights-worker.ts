@@ -1,0 +1,65 @@
+import {
+  GenerationFailedError,
+  type InsightsEngine,
+  ProviderThrottledError,
+} from '../ports/insights-engine.ts';
+import type { DomainDeps } from './deps.ts';
+import { type Insights, insightsContent } from './insights.ts';
+import { GENERATION_STAGES } from './job.ts';
+import { claimJob, completeJob, failJob } from './job-transitions.ts';
+import { objectKeys } from './object-keys.ts';
+import type { Transcription } from './transcript.ts';
+
+export interface GenerationDeps extends DomainDeps {
+  insights: InsightsEngine;
+}
+
+export type GenerationOutcome = 'completed' | 'failed' | 'skipped';
+
+/**
+ * Generates a note's Insights. Safe to run twice for the same request (the queue delivers at least
+ * once): the claim lets one run work, the result has a fixed key. A throttled provider is thrown
+ * for the queue to retry later; output the engine could not make valid fails the job with a detail
+ * (generateInsights again retries).
+ */
+export async function runInsights(
+  deps: GenerationDeps,
+  request: { accountId: string; noteId: string },
+): Promise<GenerationOutcome> {
+  const { accountId, noteId } = request;
+  const note = await deps.notes.getNote(accountId, noteId);
+  if (!note) return 'skipped';
+  const claimed = await claimJob(deps, accountId, noteId, 'insights', GENERATION_STAGES.generating);
+  if (!claimed) return 'skipped';
+
+  const transcription = await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId));
+  if (!transcription) {
+    return failJob(deps, accountId, noteId, 'insights', 'The note has no transcription any more');
+  }
+  let content: Insights;
+  try {
+    const generated = await deps.insights.generateInsights({
+      transcription,
+      title: note.title,
+      reference_time: note.audio?.uploaded_at ?? note.created_at,
+    });
+    content = {
+      note_id: noteId,
+      schema_version: 1,
+      engine: deps.insights.name,
+      generated_at: deps.now(),
+      ...insightsContent.parse(generated),
+    };
+  } catch (error) {
+    // Throttling passes with time: the queue retries. Anything else the engine could not recover from
+    // (it retries provider hiccups itself) ends the job; the detail never quotes model output.
+    if (error instanceof ProviderThrottledError) throw error;
+    const detail =
+      error instanceof GenerationFailedError ? error.message : 'The Insights could not be generated';
+    return failJob(deps, accountId, noteId, 'insights', `${detail}. Generate the Insights again to retry.`);
+  }
+  await deps.notes.updateJobStage(accountId, noteId, 'insights', GENERATION_STAGES.saving, deps.now());
+  const key = objectKeys.insights(accountId, noteId);
+  await deps.blobs.putJson(key, content);
+  return completeJob(deps, accountId, noteId, 'insights', key);
+}

@@ -1,0 +1,29 @@
+import type { InsightsContent } from '../domain/insights.ts';
+import type { Transcription } from '../domain/transcript.ts';
+
+export interface InsightsRequest {
+  transcription: Transcription;
+  title: string;
+  /** When the recording was made or uploaded (epoch ms): relative dates ("next Friday") resolve against it. */
+  reference_time: number;
+}
+
+/**
+ * Turns a transcript into Insights. Implementations: the local extractive engine (no LLM offline),
+ * Amazon Bedrock (Converse), OpenAI-compatible chat completions. Every item must cite the
+ * `start_ms` of segments that exist in the transcript.
+ * Errors: `ProviderThrottledError` when the provider rate-limits (mapped to 429 / retried),
+ * `GenerationFailedError` when no valid output could be produced (502 / job failed).
+ */
+export interface InsightsEngine {
+  readonly name: string;
+  generateInsights(request: InsightsRequest): Promise<InsightsContent>;
+}
+
+export class ProviderThrottledError extends Error {
+  override readonly name = 'ProviderThrottledError';
+}
+
+export class GenerationFailedError extends Error {
+  override readonly name = 'GenerationFailedError';
+}

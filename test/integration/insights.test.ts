@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insightsContent } from '../../src/domain/insights.ts';
+import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
+import { GenerationFailedError, type InsightsEngine } from '../../src/ports/insights-engine.ts';
+import { getWorkerServices } from '../../src/worker-services.ts';
+import { ensureConversations } from '../fixtures/conversations/generate.ts';
+import { createAccount } from '../support/accounts.ts';
+import { type Api, client } from '../support/api.ts';
+import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
+
+/** The whole local runtime in this process (workers included), so one test can swap the text engine. */
+let runtime: LocalRuntime;
+let dataDir: string;
+let api: Api;
+let noteId: string;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'notes-insights-'));
+  runtime = await startLocalRuntime({ dataDir, port: 0, storagePort: 0, log: () => undefined });
+  api = client(runtime.apiUrl, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
+  if (!conversation) throw new Error('two-speakers fixture missing');
+  noteId = randomUUID();
+  await submitAndUpload(api, noteId, conversation.audio, 'audio/wav', 'Planning meeting');
+  expect((await pollUntilDone(api, `/v1/notes/${noteId}/transcription`)).final.status).toBe(200);
+});
+afterAll(async () => {
+  await runtime?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('Insights over HTTP on the local runtime', () => {
+  it('generates Insights for a transcribed note: 202, then 200 with items that cite real segments', async () => {
+    const accepted = await api('POST', `/v1/notes/${noteId}/insights`);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({ note_id: noteId, kind: 'insights', status: 'queued' });
+
+    const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/insights`);
+    expect(final.status).toBe(200);
+    expect(final.body).toMatchObject({ note_id: noteId, schema_version: 1, engine: 'local-extractive' });
+    const content = insightsContent.parse(final.body);
+    const transcription = await api('GET', `/v1/notes/${noteId}/transcription`);
+    const starts = new Set(
+      (transcription.body.conversation_segments as Array<{ start_ms: number }>).map(
+        (segment) => segment.start_ms,
+      ),
+    );
+    const cited = [
+      ...content.summary.citations,
+      ...content.key_points.flatMap((item) => item.citations),
+      ...content.topics.flatMap((item) => item.citations),
+      ...content.action_items.flatMap((item) => item.citations),
+      ...content.decisions.flatMap((item) => item.citations),
+      ...content.open_questions.flatMap((item) => item.citations),
+    ];
+    expect(cited.length).toBeGreaterThan(0);
+    for (const start of cited) expect(starts.has(start)).toBe(true);
+    expect(content.speakers.map((speaker) => speaker.speaker).sort()).toEqual(['Speaker 1', 'Speaker 2']);
+
+    const note = await api('GET', `/v1/notes/${noteId}`);
+    expect(note.body.insights).toEqual(final.body);
+  });
+
+  it('answers 409 for a note without a completed transcription, and 404 for Insights never requested', async () => {
+    const pending = randomUUID();
+    await api('POST', `/v1/notes/${pending}/transcription`, {
+      body: { title: 'x', content_type: 'audio/wav', size_bytes: 10 },
+    });
+    const early = await api('POST', `/v1/notes/${pending}/insights`, { body: {} });
+    expect(early.status).toBe(409);
+    expect(early.body.detail).toMatch(/completed transcription/);
+    const never = await api('GET', `/v1/notes/${pending}/insights`);
+    expect(never.status).toBe(404);
+    const unknownBody = await api('POST', `/v1/notes/${noteId}/insights`, { body: { depth: 'deep' } });
+    expect(unknownBody.status).toBe(400);
+  });
+
+  it('hides one account’s Insights from another (404 on both operations)', async () => {
+    const other = client(runtime.apiUrl, (await createAccountInProcess()).api_key);
+    expect((await other('POST', `/v1/notes/${noteId}/insights`)).status).toBe(404);
+    expect((await other('GET', `/v1/notes/${noteId}/insights`)).status).toBe(404);
+  });
+
+  it('ends a job whose engine throws as failed with a detail, and a retry succeeds', async () => {
+    const services = getWorkerServices();
+    const working = services.insights;
+    const broken: InsightsEngine = {
+      name: 'broken',
+      generateInsights: async () => {
+        throw new GenerationFailedError('The text engine returned no usable output');
+      },
+    };
+    Object.assign(services, { insights: broken });
+    try {
+      expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/insights`);
+      expect(final.status).toBe(409);
+      expect(final.body).toMatchObject({ status: 'failed', note_id: noteId });
+      expect(final.body.detail).toMatch(/no usable output.*Generate the Insights again/);
+    } finally {
+      Object.assign(services, { insights: working });
+    }
+    expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+    expect((await pollUntilDone(api, `/v1/notes/${noteId}/insights`)).final.status).toBe(200);
+  });
+
+  it('removes the Insights with the transcription', async () => {
+    expect((await api('DELETE', `/v1/notes/${noteId}/transcription`)).status).toBe(204);
+    expect((await api('GET', `/v1/notes/${noteId}/insights`)).status).toBe(404);
+    expect((await api('GET', `/v1/notes/${noteId}`)).body.insights).toBeNull();
+  });
+});
+
+/** The runtime runs in this process, so the operator command cannot open its database: use its endpoint. */
+async function createAccountInProcess() {
+  return createAccount({ dataDir, info: runtime.info } as Parameters<typeof createAccount>[0], 'other');
+}
