@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- api | transcription | quality | bundles]`: runs the benchmarks, prints a table per benchmark and
+ * `npm run bench [-- api | transcription | quality | long | bundles]` (`long`: a 60-minute recording with
+ * 1 and 2 recognisers, several minutes; `all` runs it too): runs the benchmarks, prints a table per benchmark and
  * writes bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
 import { writeFile } from 'node:fs/promises';
@@ -7,13 +8,14 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { apiLatency, apiTable } from './api-latency.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
+import { main as longRecording } from './long-recording.ts';
 import { OUT_DIR } from './support.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
 const which = process.argv[2] ?? 'all';
-if (!['all', 'api', 'transcription', 'quality', 'bundles'].includes(which)) {
-  console.error('usage: npm run bench [-- api | transcription | quality | bundles]');
+if (!['all', 'api', 'transcription', 'quality', 'long', 'bundles'].includes(which)) {
+  console.error('usage: npm run bench [-- api | transcription | quality | long | bundles]');
   process.exit(2);
 }
 
@@ -57,6 +59,11 @@ if (which === 'all' || which === 'api') {
 
 if (which === 'all' || which === 'quality') {
   results.transcript_quality = await transcriptQuality();
+}
+
+if (which === 'all' || which === 'long') {
+  // Extra arguments after `long` reach the script: `npm run bench -- long --minutes 20`.
+  results.long_recording = await longRecording(process.argv.slice(3));
 }
 
 if (which === 'all' || which === 'bundles') {
