@@ -1,6 +1,7 @@
 import { failJob } from '#src/domain/job-transitions.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome } from '#src/observability.ts';
+import { getServices } from '#src/services.ts';
 import { parseGenerationMessage } from '#src/workers/generation-messages.ts';
 import { sqsWorker } from '#src/workers/sqs-worker.ts';
 
@@ -8,7 +9,7 @@ import { sqsWorker } from '#src/workers/sqs-worker.ts';
  * Consumes the generation dead-letter queue: a request that exhausted its receives (a provider that
  * stayed throttled, a worker that crashed every time) ends its job as `failed` with a detail.
  */
-export const handler = sqsWorker('generationDeadLetter', async (record, services) => {
+export const handler = sqsWorker('generationDeadLetter', getServices, async (record, services) => {
   let request: ReturnType<typeof parseGenerationMessage>;
   try {
     request = parseGenerationMessage(record.body);

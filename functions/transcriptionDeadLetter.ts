@@ -1,6 +1,7 @@
 import { fail } from '#src/domain/transcription-worker.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome } from '#src/observability.ts';
+import { getServices } from '#src/services.ts';
 import { sqsWorker } from '#src/workers/sqs-worker.ts';
 import { parseTranscriptionMessage } from '#src/workers/transcription-messages.ts';
 
@@ -9,7 +10,7 @@ import { parseTranscriptionMessage } from '#src/workers/transcription-messages.t
  * crashed every time, a provider that kept failing) ends its job as `failed` with a detail, so no job
  * waits forever. A message that is not ours is logged and dropped.
  */
-export const handler = sqsWorker('transcriptionDeadLetter', async (record, services) => {
+export const handler = sqsWorker('transcriptionDeadLetter', getServices, async (record, services) => {
   let triggers: ReturnType<typeof parseTranscriptionMessage>;
   try {
     triggers = parseTranscriptionMessage(record.body);

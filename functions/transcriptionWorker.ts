@@ -1,11 +1,12 @@
 import { runTranscription } from '#src/domain/transcription-worker.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome } from '#src/observability.ts';
+import { getWorkerServices } from '#src/worker-services.ts';
 import { sqsWorker } from '#src/workers/sqs-worker.ts';
 import { parseTranscriptionMessage } from '#src/workers/transcription-messages.ts';
 
 /** Transcribes uploaded recordings: triggered by the transcription queue (S3 upload events, resubmissions). */
-export const handler = sqsWorker('transcriptionWorker', async (record, services) => {
+export const handler = sqsWorker('transcriptionWorker', getWorkerServices, async (record, services) => {
   for (const trigger of parseTranscriptionMessage(record.body)) {
     const started = Date.now();
     const outcome = await runTranscription(services, trigger);

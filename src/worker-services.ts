@@ -1,8 +1,4 @@
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
-import { ExtractiveInsightsEngine } from './adapters/extractive/engine.ts';
-import { BedrockInsightsEngine } from './adapters/llm/bedrock-insights.ts';
-import { OpenAiChatInsightsEngine } from './adapters/llm/openai-chat-insights.ts';
 import { OpenAiCompatibleSpeechToText } from './adapters/openai/openai-speech-to-text.ts';
 import { DiarizingSpeechToText } from './adapters/speech/diarizing-speech-to-text.ts';
 import { PocketsphinxSpeechToText } from './adapters/speech/pocketsphinx.ts';
@@ -12,11 +8,10 @@ import type { WorkerDeps } from './domain/transcription-worker.ts';
 import { logger } from './logging.ts';
 import { traced } from './observability.ts';
 import type { BlobStore } from './ports/blob-store.ts';
-import type { InsightsEngine } from './ports/insights-engine.ts';
 import type { SpeechToText } from './ports/speech-to-text.ts';
 import { getServices, type Services } from './services.ts';
 
-export type WorkerServices = Services & WorkerDeps & { insights: InsightsEngine };
+export type WorkerServices = Services & WorkerDeps;
 
 let workerServices: WorkerServices | undefined;
 
@@ -28,7 +23,6 @@ export function getWorkerServices(): WorkerServices {
     workerServices = {
       ...services,
       ...speechEngine(config, services.blobs),
-      insights: insightsEngine(config),
     };
   }
   return workerServices;
@@ -90,22 +84,4 @@ function diarizing(config: Config, engine: SpeechToText): SpeechToText {
         error: error instanceof Error ? error.message : String(error),
       }),
   });
-}
-
-function insightsEngine(config: Config): InsightsEngine {
-  if (config.NOTES_TEXT_ENGINE === 'bedrock') {
-    // The engine retries with its own bounded backoff; SDK retries on top would multiply the calls.
-    const client = traced(new BedrockRuntimeClient({ region: config.AWS_REGION, maxAttempts: 1 }));
-    return new BedrockInsightsEngine(client, { modelId: config.NOTES_BEDROCK_MODEL_ID });
-  }
-  if (config.NOTES_TEXT_ENGINE === 'openai') {
-    if (!config.NOTES_OPENAI_CHAT_BASE_URL)
-      throw new Error('NOTES_TEXT_ENGINE=openai needs NOTES_OPENAI_CHAT_BASE_URL');
-    return new OpenAiChatInsightsEngine({
-      baseUrl: config.NOTES_OPENAI_CHAT_BASE_URL,
-      model: config.NOTES_OPENAI_CHAT_MODEL,
-      ...(config.NOTES_OPENAI_CHAT_API_KEY ? { apiKey: config.NOTES_OPENAI_CHAT_API_KEY } : {}),
-    });
-  }
-  return new ExtractiveInsightsEngine();
 }

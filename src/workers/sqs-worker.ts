@@ -2,23 +2,23 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logging.ts';
 import { observed } from '../observability.ts';
-import { getWorkerServices, type WorkerServices } from '../worker-services.ts';
 
 export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /**
  * Builds the handler of an SQS-triggered worker: records are processed one by one and a record that
  * throws is reported in `batchItemFailures`, so only it is retried (and, after the bounded receives,
- * moved to the dead-letter queue). Logs carry message IDs and receive counts, never bodies.
+ * moved to the dead-letter queue). `getServices` wires only what this worker uses. Logs carry message IDs and receive counts, never bodies.
  */
-export function sqsWorker(
+export function sqsWorker<S>(
   name: string,
-  processRecord: (record: SQSRecord, services: WorkerServices) => Promise<void>,
+  getServices: () => S,
+  processRecord: (record: SQSRecord, services: S) => Promise<void>,
 ): SqsWorkerHandler {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(observed())
     .handler(async (event) => {
-      const services = getWorkerServices();
+      const services = getServices();
       const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
       for (const record of event.Records) {
         try {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsContent } from '../../src/domain/insights.ts';
+import { getGenerationServices } from '../../src/generation-services.ts';
 import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
 import { GenerationFailedError, type InsightsEngine } from '../../src/ports/insights-engine.ts';
-import { getWorkerServices } from '../../src/worker-services.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import { createAccount } from '../support/accounts.ts';
 import { type Api, client } from '../support/api.ts';
@@ -86,7 +86,7 @@ describe('Insights over HTTP on the local runtime', () => {
   });
 
   it('ends a job whose engine throws as failed with a detail, and a retry succeeds', async () => {
-    const services = getWorkerServices();
+    const services = getGenerationServices();
     const working = services.insights;
     const broken: InsightsEngine = {
       name: 'broken',
