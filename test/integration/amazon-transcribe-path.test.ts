@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { StartTranscriptionJobCommand } from '@aws-sdk/client-transcribe';
 import type { Context } from 'aws-lambda';
@@ -8,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as transcriptionCompleted } from '../../functions/transcriptionCompleted.ts';
 import { TranscribeSpeechToText } from '../../src/adapters/transcribe/transcribe-speech-to-text.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
+import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { getWorkerServices } from '../../src/worker-services.ts';
-import { type Api, client } from '../support/api.ts';
+import type { Api } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { submitAndUpload } from '../support/transcribe.ts';
 
 /**
@@ -22,22 +22,15 @@ import { submitAndUpload } from '../support/transcribe.ts';
  */
 const FIXTURES = resolve(import.meta.dirname, '..', 'fixtures', 'transcribe');
 const PREFIX = 'notes-test-';
+let service: InProcessService;
 let runtime: LocalRuntime;
-let dataDir: string;
 let api: Api;
 const started: StartTranscriptionJobCommand['input'][] = [];
 let transcribe: TranscribeSpeechToText;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'notes-transcribe-'));
-  runtime = await startLocalRuntime({
-    dataDir,
-    port: 0,
-    storagePort: 0,
-    workers: false,
-    log: () => undefined,
-  });
-  api = client(runtime.apiUrl, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  service = await startInProcess({ workers: false });
+  ({ runtime, api } = service);
   const recordingClient = {
     send: async (command: StartTranscriptionJobCommand) => {
       started.push(command.input);
@@ -51,10 +44,7 @@ beforeAll(async () => {
   });
   Object.assign(getWorkerServices(), { speech: transcribe, engineName: 'amazon-transcribe' });
 });
-afterAll(async () => {
-  await runtime?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => service?.stop());
 
 async function fixtureEvent(file: string, jobName: string): Promise<unknown> {
   const event = JSON.parse(await readFile(join(FIXTURES, file), 'utf8')) as {

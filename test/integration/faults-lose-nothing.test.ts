@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as transcriptionWorker } from '../../functions/transcriptionWorker.ts';
 import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
+import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
 import { getWorkerServices } from '../../src/worker-services.ts';
 import { parseTranscriptionMessage } from '../../src/workers/transcription-messages.ts';
-import { type Api, client } from '../support/api.ts';
+import type { Api } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /**
@@ -21,29 +19,17 @@ import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
  * that dies mid-job (it claims the job, then never finishes or deletes the message), and then start
  * the real worker behind the same event-source loop the runtime uses.
  */
+let service: InProcessService;
 let runtime: LocalRuntime;
 let api: Api;
-let dataDir: string;
 let sqs: SQSClient;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'notes-faults-'));
-  runtime = await startLocalRuntime({
-    dataDir,
-    port: 0,
-    storagePort: 0,
-    visibilityTimeoutSeconds: 3,
-    maxReceiveCount: 3,
-    workers: false,
-    log: () => undefined,
-  });
-  api = client(runtime.apiUrl, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  service = await startInProcess({ visibilityTimeoutSeconds: 3, maxReceiveCount: 3, workers: false });
+  ({ runtime, api } = service);
   sqs = new SQSClient(localAwsClientConfig(runtime.info.endpoints.sqs));
 });
-afterAll(async () => {
-  await runtime?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => service?.stop());
 
 describe('faults lose nothing', () => {
   it('redelivers the work of a worker that died after claiming it, and completes it exactly once', async () => {

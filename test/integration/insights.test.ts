@@ -1,37 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsContent } from '../../src/domain/insights.ts';
 import { getGenerationServices } from '../../src/generation-services.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
+import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { GenerationFailedError, type InsightsEngine } from '../../src/ports/insights-engine.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import { createAccount } from '../support/accounts.ts';
 import { type Api, client } from '../support/api.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /** The whole local runtime in this process (workers included), so one test can swap the text engine. */
+let service: InProcessService;
 let runtime: LocalRuntime;
 let dataDir: string;
 let api: Api;
 let noteId: string;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'notes-insights-'));
-  runtime = await startLocalRuntime({ dataDir, port: 0, storagePort: 0, log: () => undefined });
-  api = client(runtime.apiUrl, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  service = await startInProcess();
+  ({ runtime, dataDir, api } = service);
   const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
   if (!conversation) throw new Error('two-speakers fixture missing');
   noteId = randomUUID();
   await submitAndUpload(api, noteId, conversation.audio, 'audio/wav', 'Planning meeting');
   expect((await pollUntilDone(api, `/v1/notes/${noteId}/transcription`)).final.status).toBe(200);
 });
-afterAll(async () => {
-  await runtime?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => service?.stop());
 
 describe('Insights over HTTP on the local runtime', () => {
   it('generates Insights for a transcribed note: 202, then 200 with items that cite real segments', async () => {

@@ -1,35 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
-import { type LocalRuntime, startLocalRuntime } from '../../src/local/runtime.ts';
 import type { RecognitionProgress, RecognitionResult, SpeechToText } from '../../src/ports/speech-to-text.ts';
 import { getWorkerServices } from '../../src/worker-services.ts';
-import { type Api, client } from '../support/api.ts';
+import type { Api } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { submitAndUpload } from '../support/transcribe.ts';
 
-let runtime: LocalRuntime;
-let dataDir: string;
+let service: InProcessService;
 let api: Api;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'notes-progress-'));
-  runtime = await startLocalRuntime({
-    dataDir,
-    port: 0,
-    storagePort: 0,
-    workers: false,
-    log: () => undefined,
-  });
-  api = client(runtime.apiUrl, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  service = await startInProcess({ workers: false });
+  ({ api } = service);
 });
-afterAll(async () => {
-  await runtime?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => service?.stop());
 
 /**
  * An engine that reports the progress it is told to, so the test controls the pace of a long

@@ -1,0 +1,43 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from '../../src/local/runtime.ts';
+import { type Api, client } from './api.ts';
+
+export interface InProcessService {
+  runtime: LocalRuntime;
+  dataDir: string;
+  /** A client with the local account's key. */
+  api: Api;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local runtime in the test's own process, on free ports and a temporary data directory, for
+ * tests that reach into the worker's services (swap an engine, play a failing worker). Tests that
+ * only speak HTTP use startService (a child process, as `npm start`).
+ */
+export async function startInProcess(
+  options: Partial<
+    Pick<LocalRuntimeOptions, 'workers' | 'visibilityTimeoutSeconds' | 'maxReceiveCount'>
+  > = {},
+): Promise<InProcessService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'notes-in-process-'));
+  const runtime = await startLocalRuntime({
+    dataDir,
+    port: 0,
+    storagePort: 0,
+    log: () => undefined,
+    ...options,
+  });
+  const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
+  return {
+    runtime,
+    dataDir,
+    api: client(runtime.apiUrl, apiKey),
+    async stop() {
+      await runtime.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
