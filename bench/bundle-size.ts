@@ -12,8 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptions, handlerNodeOptions } from '../lib/bundling.ts';
 import { apiRoutes, eventWorkers, handlerEntry, queueWorkers } from '../src/routes.ts';
+import { REPO_ROOT } from './support.ts';
 
-const REPO_ROOT = resolve(import.meta.dirname, '..');
 const BUNDLES_DIR = join(REPO_ROOT, 'bench', 'out', 'bundles');
 /** The target for an API handler bundle. */
 const API_BUNDLE_BUDGET_BYTES = 300 * 1024;

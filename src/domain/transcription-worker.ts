@@ -194,7 +194,7 @@ function complete(deps: WorkerDeps, accountId: string, noteId: string): Promise<
 }
 
 /** Ends an in-flight transcription as failed with a detail the user can act on. */
-export function fail(
+function fail(
   deps: DomainDeps,
   accountId: string,
   noteId: string,

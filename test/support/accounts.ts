@@ -1,9 +1,8 @@
 import { execFile } from 'node:child_process';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { REPO_ROOT } from '../../src/local/runtime.ts';
 import type { RunningService } from './local-runtime.ts';
-
-const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
 /** Creates another account through the operator command (`npm run account:create`), as a user would. */
 export async function createAccount(

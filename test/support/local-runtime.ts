@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RuntimeInfo } from '../../src/local/runtime.ts';
-
-const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+import { REPO_ROOT } from '../../src/local/runtime.ts';
 
 export interface RunningService {
   baseUrl: string;

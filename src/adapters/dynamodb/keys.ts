@@ -44,5 +44,3 @@ export const keys = {
 export function notesByState(accountId: string, state: NoteState): string {
   return `${accountPk(accountId)}#NOTES#${state}`;
 }
-
-export const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk'] as const;
