@@ -30,3 +30,8 @@ export class UnsupportedMediaTypeError extends DomainError {
 export class UnreadableAudioError extends Error {
   override readonly name = 'UnreadableAudioError';
 }
+
+/** The request is well-formed but asks for something the service cannot do (e.g. an unsupported language). */
+export class UnprocessableError extends DomainError {
+  readonly status = 422;
+}

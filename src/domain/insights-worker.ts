@@ -1,8 +1,5 @@
-import {
-  GenerationFailedError,
-  type InsightsEngine,
-  ProviderThrottledError,
-} from '../ports/insights-engine.ts';
+import { GenerationFailedError, ProviderThrottledError } from '../ports/generation-errors.ts';
+import type { InsightsEngine } from '../ports/insights-engine.ts';
 import type { DomainDeps } from './deps.ts';
 import { type Insights, insightsContent } from './insights.ts';
 import { GENERATION_STAGES } from './job.ts';

@@ -2,6 +2,7 @@ import type { DomainDeps } from './deps.ts';
 import { NotFoundError } from './errors.ts';
 import type { Insights } from './insights.ts';
 import type { Note, NoteChanges, NoteState } from './note.ts';
+import { syncNoteIndex } from './note-index.ts';
 import { objectKeys } from './object-keys.ts';
 import type { Transcription } from './transcript.ts';
 import { type NoteSummaryView, type NoteView, noteSummaryView, noteView } from './views.ts';
@@ -54,6 +55,8 @@ export async function updateNote(
 ): Promise<NoteView> {
   const updated = await deps.notes.updateNote(accountId, noteId, changes, deps.now());
   if (!updated) throw new NotFoundError(`No note with ID ${noteId}`);
+  // Trashed notes leave the Ask index; restored ones return to it.
+  if (changes.state !== undefined) await syncNoteIndex(deps, accountId, noteId);
   return getNote(deps, accountId, noteId);
 }
 
@@ -63,6 +66,7 @@ export async function updateNote(
  */
 export async function deleteNote(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
   await requireNote(deps, accountId, noteId);
+  await deps.search.remove(accountId, noteId);
   await deps.blobs.deletePrefix(objectKeys.notePrefix(accountId, noteId));
   await deps.notes.deleteNoteItems(accountId, noteId);
 }

@@ -14,6 +14,7 @@ import { UnreadableAudioError } from './errors.ts';
 import { type Job, TRANSCRIPTION_STAGES } from './job.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
+import { syncNoteIndex } from './note-index.ts';
 import { objectKeys } from './object-keys.ts';
 import { buildTranscription } from './transcript.ts';
 
@@ -67,7 +68,11 @@ export async function runTranscription(
   const batch = isBatchEngine(deps.speech);
   const stage = batch ? TRANSCRIPTION_STAGES.recognizing : TRANSCRIPTION_STAGES.decoding;
   const claimed = await claimJob(deps, accountId, noteId, 'transcription', stage);
-  if (!claimed) return 'skipped';
+  if (!claimed) {
+    // A redelivery after a worker died between completing the job and indexing it finishes the latter.
+    await syncNoteIndex(deps, accountId, noteId);
+    return 'skipped';
+  }
 
   if (isBatchEngine(deps.speech)) {
     await deps.speech.start({ accountId, noteId, attempt: claimed.attempts, hints: hintsOf(note) });
@@ -189,8 +194,17 @@ async function failUnreadable(deps: WorkerDeps, note: Note, detail: string): Pro
   return fail(deps, note.account_id, note.note_id, detail);
 }
 
-function complete(deps: WorkerDeps, accountId: string, noteId: string): Promise<TranscriptionOutcome> {
-  return completeJob(deps, accountId, noteId, 'transcription', objectKeys.transcription(accountId, noteId));
+/** Completes the job, then adds the note to the Ask index. */
+async function complete(deps: WorkerDeps, accountId: string, noteId: string): Promise<TranscriptionOutcome> {
+  const outcome = await completeJob(
+    deps,
+    accountId,
+    noteId,
+    'transcription',
+    objectKeys.transcription(accountId, noteId),
+  );
+  await syncNoteIndex(deps, accountId, noteId);
+  return outcome;
 }
 
 /** Ends an in-flight transcription as failed with a detail the user can act on. */

@@ -187,8 +187,9 @@ export async function deleteTranscription(
   if (!(await deps.notes.deleteJob(job))) {
     throw new ConflictError('The transcription changed while it was being deleted: try again');
   }
+  // Results derived from the transcript go with it: Ask's index entries, Insights, artifacts.
+  await deps.search.remove(accountId, noteId);
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
-  // Results derived from the transcript go with it.
   await deleteInsights(deps, accountId, noteId);
 }
 

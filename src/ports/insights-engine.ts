@@ -19,11 +19,3 @@ export interface InsightsEngine {
   readonly name: string;
   generateInsights(request: InsightsRequest): Promise<InsightsContent>;
 }
-
-export class ProviderThrottledError extends Error {
-  override readonly name = 'ProviderThrottledError';
-}
-
-export class GenerationFailedError extends Error {
-  override readonly name = 'GenerationFailedError';
-}

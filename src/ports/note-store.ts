@@ -14,6 +14,8 @@ export interface NoteStore {
   /** Creates the note unless one with this ID exists; returns the stored note either way. */
   createNoteIfAbsent(note: Note): Promise<{ note: Note; created: boolean }>;
   getNote(accountId: string, noteId: string): Promise<Note | null>;
+  /** Several notes of one account, keyed by note ID (absent when there is none). */
+  getNotes(accountId: string, noteIds: string[]): Promise<Map<string, Note>>;
   /** Newest first. `cursor` is opaque; an invalid one throws BadRequestError. */
   listNotes(
     accountId: string,

@@ -4,11 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAiChatInsightsEngine } from '../../src/adapters/llm/openai-chat-insights.ts';
 import type { Transcription } from '../../src/domain/transcript.ts';
-import {
-  GenerationFailedError,
-  type InsightsRequest,
-  ProviderThrottledError,
-} from '../../src/ports/insights-engine.ts';
+import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
+import type { InsightsRequest } from '../../src/ports/insights-engine.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/llm/${name}`, import.meta.url), 'utf8');
 const transcription = JSON.parse(fixture('transcript.json')) as Transcription;

@@ -12,11 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { BedrockInsightsEngine, type ConverseClient } from '../../src/adapters/llm/bedrock-insights.ts';
 import type { InsightsContent } from '../../src/domain/insights.ts';
 import type { Transcription } from '../../src/domain/transcript.ts';
-import {
-  GenerationFailedError,
-  type InsightsRequest,
-  ProviderThrottledError,
-} from '../../src/ports/insights-engine.ts';
+import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
+import type { InsightsRequest } from '../../src/ports/insights-engine.ts';
 
 const fixture = <T>(name: string): T =>
   JSON.parse(readFileSync(new URL(`../fixtures/llm/${name}`, import.meta.url), 'utf8')) as T;

@@ -4,7 +4,7 @@ import { buildInsightsPrompt, transcriptLine } from '../../src/adapters/llm/prom
 import { insightsJsonSchema } from '../../src/adapters/llm/schema.ts';
 import { validateInsights } from '../../src/adapters/llm/validate.ts';
 import type { Transcription } from '../../src/domain/transcript.ts';
-import { GenerationFailedError } from '../../src/ports/insights-engine.ts';
+import { GenerationFailedError } from '../../src/ports/generation-errors.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/llm/${name}`, import.meta.url), 'utf8');
 const transcription = JSON.parse(fixture('transcript.json')) as Transcription;

@@ -11,6 +11,14 @@ import type { NoteState } from '../../domain/note.ts';
  * | api key  | APIKEY#<sha256>    | APIKEY                      | ACCOUNT#<acc>#APIKEYS         | <key_id>                 |
  * | note     | ACCOUNT#<acc>      | NOTE#<note>                 | ACCOUNT#<acc>#NOTES#<state>   | <created_at 13d>#<note>  |
  * | job      | ACCOUNT#<acc>      | NOTE#<note>#JOB#<kind>      |                               |                          |
+ * | indexed  | ACCOUNT#<acc>      | NOTE#<note>#INDEX           |                               |                          |
+ * | posting  | ACCOUNT#<acc>      | TERM#<term>#NOTE#<note>     | ACCOUNT#<acc>#TERM#<term>     | <impact 8d>#<note>       |
+ * | term df  | ACCOUNT#<acc>      | TERMSTAT#<term>             |                               |                          |
+ * | index    | ACCOUNT#<acc>      | INDEXSTATS                  |                               |                          |
+ *
+ * Search index (src/adapters/dynamodb/search-index.ts): a posting says how often a term occurs in a
+ * note; gsi1 orders a term's postings by their BM25 weight, so a question reads only the best few
+ * hundred notes per term. "indexed" records which terms a note added, to take them out again.
  */
 export const GSI1 = 'gsi1';
 
@@ -34,6 +42,21 @@ export const keys = {
     pk: accountPk(accountId),
     sk: `${notePrefix(noteId)}#JOB#${kind}`,
   }),
+  noteIndexEntry: (accountId: string, noteId: string) => ({
+    pk: accountPk(accountId),
+    sk: `${notePrefix(noteId)}#INDEX`,
+  }),
+  posting: (accountId: string, term: string, noteId: string) => ({
+    pk: accountPk(accountId),
+    sk: `TERM#${term}#${notePrefix(noteId)}`,
+  }),
+  /** `weight` in [0, 1e8): higher sorts later, so queries read the index backwards. */
+  postingIndex: (accountId: string, term: string, weight: number, noteId: string) => ({
+    gsi1pk: postingsByWeight(accountId, term),
+    gsi1sk: `${String(Math.min(Math.max(Math.round(weight), 0), 99_999_999)).padStart(8, '0')}#${noteId}`,
+  }),
+  termStats: (accountId: string, term: string) => ({ pk: accountPk(accountId), sk: `TERMSTAT#${term}` }),
+  indexStats: (accountId: string) => ({ pk: accountPk(accountId), sk: 'INDEXSTATS' }),
   /** Every item of one note shares this sort-key prefix (UUIDs are fixed-length, so no note's prefix matches another's). */
   noteItemsPrefix: (accountId: string, noteId: string) => ({
     pk: accountPk(accountId),
@@ -43,4 +66,8 @@ export const keys = {
 
 export function notesByState(accountId: string, state: NoteState): string {
   return `${accountPk(accountId)}#NOTES#${state}`;
+}
+
+export function postingsByWeight(accountId: string, term: string): string {
+  return `${accountPk(accountId)}#TERM#${term}`;
 }

@@ -1,7 +1,4 @@
 import {
-  BatchGetCommand,
-  type BatchGetCommandInput,
-  type BatchGetCommandOutput,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -13,6 +10,7 @@ import { BadRequestError } from '../../domain/errors.ts';
 import type { Job, JobKind } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
 import type { NotePage, NoteStore } from '../../ports/note-store.ts';
+import { batchGetAll } from './batch.ts';
 import { isConditionalCheckFailed, withoutKeys } from './client.ts';
 import { GSI1, keys, notesByState } from './keys.ts';
 
@@ -139,24 +137,21 @@ export class DynamoNoteStore implements NoteStore {
   }
 
   async getJobs(accountId: string, noteIds: string[], kind: JobKind): Promise<Map<string, Job>> {
-    const jobs = new Map<string, Job>();
-    // BatchGetItem takes at most 100 keys; unprocessed keys are retried until none remain.
-    for (let i = 0; i < noteIds.length; i += 100) {
-      let request: BatchGetCommandInput['RequestItems'] = {
-        [this.tableName]: { Keys: noteIds.slice(i, i + 100).map((id) => keys.job(accountId, id, kind)) },
-      };
-      while (request && Object.keys(request).length > 0) {
-        const response: BatchGetCommandOutput = await this.db.send(
-          new BatchGetCommand({ RequestItems: request }),
-        );
-        for (const item of response.Responses?.[this.tableName] ?? []) {
-          const job = withoutKeys<Job>(item);
-          jobs.set(job.note_id, job);
-        }
-        request = response.UnprocessedKeys;
-      }
-    }
-    return jobs;
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      noteIds.map((id) => keys.job(accountId, id, kind)),
+    );
+    return new Map(items.map((item) => withoutKeys<Job>(item)).map((job) => [job.note_id, job]));
+  }
+
+  async getNotes(accountId: string, noteIds: string[]): Promise<Map<string, Note>> {
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      noteIds.map((id) => keys.note(accountId, id)),
+    );
+    return new Map(items.map((item) => withoutKeys<Note>(item)).map((note) => [note.note_id, note]));
   }
 
   async createJobIfAbsent(job: Job): Promise<{ job: Job; created: boolean }> {

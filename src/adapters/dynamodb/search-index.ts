@@ -1,0 +1,312 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { inverseDocumentFrequency, termWeight } from '../../domain/bm25.ts';
+import type { IndexedDocument, SearchIndex, SearchResult } from '../../ports/search-index.ts';
+import { batchGetAll, batchWriteAll, forEachLimited } from './batch.ts';
+import { isConditionalCheckFailed } from './client.ts';
+import { GSI1, keys, postingsByWeight } from './keys.ts';
+
+/** Postings read per question term: the notes where the term weighs most. */
+const POSTINGS_PER_TERM = 200;
+/** Terms of a question that are searched, rarest first (a pasted paragraph must stay cheap). */
+const MAX_QUERY_TERMS = 16;
+/** Counter updates in flight while a note is added or removed. */
+const COUNTER_CONCURRENCY = 16;
+/** Stored weights are fixed-point so that they sort as strings. */
+const WEIGHT_SCALE = 10_000_000;
+
+/**
+ * A note's entry says which terms it added (to take them out again) and whether it is counted in the
+ * document frequencies. `writing` and `removing` mark a note whose postings are being written or
+ * deleted; only the caller that creates the entry or moves it to `removing` proceeds, so concurrent
+ * calls do not count a note twice. A process that dies between counting and marking the entry leaves
+ * it counted twice: counts only weight terms, so that costs a little ranking precision, not results.
+ */
+type EntryState = 'writing' | 'indexed' | 'removing';
+interface IndexEntry {
+  terms: string[];
+  length: number;
+  state: EntryState;
+  counted: boolean;
+}
+
+interface Posting {
+  note_id: string;
+  term: string;
+  tf: number;
+  length: number;
+}
+
+/**
+ * The search index in the notes table (see keys.ts): one posting per (term, note), ordered by BM25
+ * weight in gsi1; document frequencies and the account's note count and total length as counters.
+ *
+ * A question costs one BatchGet for the counters, one Query of at most 200 postings per term (16 terms
+ * at most), and one BatchGet to complete the scores of the best candidates, whatever the number of
+ * notes. Weights in gsi1 use the average note length at the time a note was added; final scores are
+ * recomputed with the current average, so only the choice of candidates can drift, not their order.
+ */
+export class DynamoSearchIndex implements SearchIndex {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async add(accountId: string, noteId: string, document: IndexedDocument): Promise<void> {
+    const terms = [...document.terms.keys()];
+    let entry = await this.entry(accountId, noteId);
+    if (entry?.state === 'indexed' || entry?.state === 'removing') return;
+    if (!entry) {
+      entry = { terms, length: document.length, state: 'writing', counted: false };
+      if (!(await this.createEntry(accountId, noteId, entry))) return;
+    }
+
+    const stats = await this.stats(accountId);
+    const extra = entry.counted ? 0 : 1;
+    const averageLength = averageOf(stats.documents + extra, stats.totalLength + extra * document.length);
+    await batchWriteAll(
+      this.db,
+      this.tableName,
+      [...document.terms].map(([term, tf]) => ({
+        PutRequest: {
+          Item: {
+            ...keys.posting(accountId, term, noteId),
+            ...keys.postingIndex(
+              accountId,
+              term,
+              termWeight(tf, document.length, averageLength) * WEIGHT_SCALE,
+              noteId,
+            ),
+            note_id: noteId,
+            term,
+            tf,
+            length: document.length,
+          },
+        },
+      })),
+    );
+    if (!entry.counted) await this.count(accountId, terms, document.length, +1);
+    if (await this.markIndexed(accountId, noteId)) return;
+    // Removed while being added: take back what this call wrote.
+    await this.deletePostings(accountId, noteId, terms);
+    if (!entry.counted) await this.count(accountId, terms, document.length, -1);
+  }
+
+  async remove(accountId: string, noteId: string): Promise<void> {
+    const entry = await this.entry(accountId, noteId);
+    if (!entry) return;
+    // Whoever moves the entry to `removing` takes the note out of the counters; a retry only deletes.
+    const won = entry.state !== 'removing' && (await this.markRemoving(accountId, noteId));
+    await this.deletePostings(accountId, noteId, entry.terms);
+    if (won && entry.counted) await this.count(accountId, entry.terms, entry.length, -1);
+    await this.db.send(
+      new DeleteCommand({ TableName: this.tableName, Key: keys.noteIndexEntry(accountId, noteId) }),
+    );
+  }
+
+  async isIndexed(accountId: string, noteId: string): Promise<boolean> {
+    return (await this.entry(accountId, noteId))?.state === 'indexed';
+  }
+
+  async size(accountId: string): Promise<number> {
+    return (await this.stats(accountId)).documents;
+  }
+
+  async search(
+    accountId: string,
+    queryTerms: string[],
+    options: { limit: number; noteIds?: readonly string[] },
+  ): Promise<SearchResult> {
+    const unique = [...new Set(queryTerms)].slice(0, 64);
+    const [stats, frequencies] = await Promise.all([
+      this.stats(accountId),
+      this.documentFrequencies(accountId, unique),
+    ]);
+    const idf = new Map<string, number>();
+    for (const term of unique) {
+      const df = frequencies.get(term) ?? 0;
+      if (df > 0) idf.set(term, inverseDocumentFrequency(stats.documents, df));
+    }
+    const terms = [...idf.keys()]
+      .sort((a, b) => (idf.get(b) ?? 0) - (idf.get(a) ?? 0))
+      .slice(0, MAX_QUERY_TERMS);
+    if (terms.length === 0 || stats.documents === 0) return { hits: [], idf };
+
+    // Scoped questions score their notes exactly; open ones start from each term's heaviest postings.
+    const candidates = options.noteIds
+      ? await this.postings(accountId, terms, options.noteIds)
+      : await this.topPostings(accountId, terms);
+    const averageLength = averageOf(stats.documents, stats.totalLength);
+    let ranked = rank(candidates, idf, averageLength);
+    if (!options.noteIds) {
+      // A candidate may lack postings for terms where it was not among the heaviest: fetch those.
+      const best = ranked.slice(0, options.limit * 2).map((hit) => hit.note_id);
+      const complete = await this.postings(accountId, terms, best);
+      ranked = rank(complete, idf, averageLength);
+    }
+    return { hits: ranked.slice(0, options.limit), idf };
+  }
+
+  private async topPostings(accountId: string, terms: string[]): Promise<Posting[]> {
+    const lists = await Promise.all(
+      terms.map(async (term) => {
+        const { Items } = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: GSI1,
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': postingsByWeight(accountId, term) },
+            ScanIndexForward: false,
+            Limit: POSTINGS_PER_TERM,
+          }),
+        );
+        return (Items ?? []) as Posting[];
+      }),
+    );
+    return lists.flat();
+  }
+
+  private async postings(accountId: string, terms: string[], noteIds: readonly string[]): Promise<Posting[]> {
+    const wanted = noteIds.flatMap((noteId) => terms.map((term) => keys.posting(accountId, term, noteId)));
+    return (await batchGetAll(this.db, this.tableName, wanted)) as unknown as Posting[];
+  }
+
+  private async documentFrequencies(accountId: string, terms: string[]): Promise<Map<string, number>> {
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      terms.map((term) => keys.termStats(accountId, term)),
+    );
+    return new Map(items.map((item) => [String(item.term), Number(item.df ?? 0)]));
+  }
+
+  private async stats(accountId: string): Promise<{ documents: number; totalLength: number }> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: keys.indexStats(accountId) }),
+    );
+    return { documents: Number(Item?.documents ?? 0), totalLength: Number(Item?.total_length ?? 0) };
+  }
+
+  private async count(accountId: string, terms: string[], length: number, delta: 1 | -1): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.indexStats(accountId),
+        UpdateExpression: 'ADD documents :d, total_length :l',
+        ExpressionAttributeValues: { ':d': delta, ':l': delta * length },
+      }),
+    );
+    await forEachLimited(terms, COUNTER_CONCURRENCY, async (term) => {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.termStats(accountId, term),
+          UpdateExpression: 'SET #term = :term ADD df :d',
+          ExpressionAttributeNames: { '#term': 'term' },
+          ExpressionAttributeValues: { ':term': term, ':d': delta },
+        }),
+      );
+    });
+  }
+
+  private async entry(accountId: string, noteId: string): Promise<IndexEntry | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: keys.noteIndexEntry(accountId, noteId),
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item) return null;
+    return {
+      terms: Item.terms as string[],
+      length: Number(Item.length),
+      state: Item.state as EntryState,
+      counted: Item.counted === true,
+    };
+  }
+
+  private async createEntry(accountId: string, noteId: string, entry: IndexEntry): Promise<boolean> {
+    try {
+      await this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...keys.noteIndexEntry(accountId, noteId), note_id: noteId, ...entry },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /** `writing` -> `indexed` (and counted); false when the entry was removed meanwhile. */
+  private markIndexed(accountId: string, noteId: string): Promise<boolean> {
+    return this.transition(accountId, noteId, 'writing', 'SET #state = :next, counted = :true', 'indexed');
+  }
+
+  /** -> `removing`; false when another caller got there first or the entry is gone. */
+  private markRemoving(accountId: string, noteId: string): Promise<boolean> {
+    return this.transition(accountId, noteId, null, 'SET #state = :next', 'removing');
+  }
+
+  private async transition(
+    accountId: string,
+    noteId: string,
+    from: EntryState | null,
+    update: string,
+    next: EntryState,
+  ): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.noteIndexEntry(accountId, noteId),
+          UpdateExpression: update,
+          ConditionExpression: from ? '#state = :from' : 'attribute_exists(pk) AND #state <> :next',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':next': next,
+            ...(from ? { ':from': from } : {}),
+            ...(update.includes(':true') ? { ':true': true } : {}),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  private deletePostings(accountId: string, noteId: string, terms: string[]): Promise<void> {
+    return batchWriteAll(
+      this.db,
+      this.tableName,
+      terms.map((term) => ({ DeleteRequest: { Key: keys.posting(accountId, term, noteId) } })),
+    );
+  }
+}
+
+function averageOf(documents: number, totalLength: number): number {
+  return documents > 0 ? totalLength / documents : 1;
+}
+
+function rank(postings: Posting[], idf: Map<string, number>, averageLength: number) {
+  const scores = new Map<string, number>();
+  for (const posting of postings) {
+    const weight = (idf.get(posting.term) ?? 0) * termWeight(posting.tf, posting.length, averageLength);
+    scores.set(posting.note_id, (scores.get(posting.note_id) ?? 0) + weight);
+  }
+  return [...scores]
+    .map(([note_id, score]) => ({ note_id, score }))
+    .sort((a, b) => b.score - a.score || a.note_id.localeCompare(b.note_id));
+}

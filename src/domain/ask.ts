@@ -1,0 +1,161 @@
+import type { AnswerEngine, AskPassage } from '../ports/answer-engine.ts';
+import type { DomainDeps } from './deps.ts';
+import { BadRequestError } from './errors.ts';
+import type { Note } from './note.ts';
+import { objectKeys } from './object-keys.ts';
+import { passagesOf, scorePassages } from './passages.ts';
+import { searchTerms } from './search-terms.ts';
+import type { Transcription } from './transcript.ts';
+
+export interface AskDeps extends DomainDeps {
+  answers: AnswerEngine;
+}
+
+export interface AskQuestion {
+  question: string;
+  /** Omitted or null: every processed note of the account. */
+  note_ids?: string[] | null | undefined;
+}
+
+export interface AskCitation {
+  note_id: string;
+  start_ms: number;
+  end_ms: number;
+  quote: string;
+}
+
+export interface AskAnswer {
+  answer: string;
+  note_ids: string[];
+  citations: AskCitation[];
+}
+
+/** Candidate notes taken from the index, then the notes whose passages are read. */
+const CANDIDATE_NOTES = 20;
+const NOTES_READ = 5;
+/** Passages given to the answer engine, and at most this many from one note. */
+const PASSAGES_SHOWN = 8;
+const PASSAGES_PER_NOTE = 3;
+const QUOTE_CHARACTERS = 400;
+
+export const NOTHING_FOUND =
+  'None of your processed notes seems to cover this question, so there is nothing to answer from.';
+
+/**
+ * Ask: answers from the account's processed notes only. Retrieval reads the index (which notes), then
+ * the transcripts of the best few (which passages); the answer engine sees only those passages and its
+ * citations are checked against them. Every note is re-checked before it is used: a note trashed or
+ * deleted a moment ago is never cited, even if the index has not caught up.
+ */
+export async function askWorkspace(
+  deps: AskDeps,
+  accountId: string,
+  request: AskQuestion,
+): Promise<AskAnswer> {
+  const scope = request.note_ids ? [...new Set(request.note_ids.map((id) => id.toLowerCase()))] : null;
+  if (scope) {
+    const inScope = await processedNotes(deps, accountId, scope);
+    if (inScope.size === 0) {
+      throw new BadRequestError(
+        'None of the listed notes is processed: Ask uses notes with a completed transcription that are not in the trash',
+      );
+    }
+    return answerFrom(deps, accountId, request.question, [...inScope.keys()]);
+  }
+  if ((await deps.search.size(accountId)) === 0) {
+    throw new BadRequestError('There are no processed notes to ask about yet: transcribe a recording first');
+  }
+  return answerFrom(deps, accountId, request.question, undefined);
+}
+
+async function answerFrom(
+  deps: AskDeps,
+  accountId: string,
+  question: string,
+  noteIds: string[] | undefined,
+): Promise<AskAnswer> {
+  const terms = searchTerms(question);
+  const { hits, idf } = await deps.search.search(accountId, terms, {
+    limit: CANDIDATE_NOTES,
+    ...(noteIds ? { noteIds } : {}),
+  });
+  const notes = await processedNotes(
+    deps,
+    accountId,
+    hits.map((hit) => hit.note_id),
+  );
+  const chosen = hits.filter((hit) => notes.has(hit.note_id)).slice(0, NOTES_READ);
+  const passages = await bestPassages(deps, accountId, chosen, notes, terms, idf);
+  if (passages.length === 0) return { answer: NOTHING_FOUND, note_ids: [], citations: [] };
+
+  const draft = await deps.answers.answer({ question, passages });
+  const byKey = new Map(passages.map((passage) => [`${passage.note_id}@${passage.start_ms}`, passage]));
+  const citations: AskCitation[] = [];
+  for (const citation of draft.citations) {
+    const passage = byKey.get(`${citation.note_id}@${citation.start_ms}`);
+    if (!passage || citations.some((c) => c.note_id === passage.note_id && c.start_ms === passage.start_ms)) {
+      continue;
+    }
+    citations.push({
+      note_id: passage.note_id,
+      start_ms: passage.start_ms,
+      end_ms: passage.end_ms,
+      quote: quoteOf(passage.text),
+    });
+  }
+  return {
+    answer: draft.answer,
+    note_ids: [...new Set(citations.map((citation) => citation.note_id))],
+    citations,
+  };
+}
+
+/** The listed notes that are active and have a completed transcription, by ID. */
+async function processedNotes(
+  deps: DomainDeps,
+  accountId: string,
+  noteIds: string[],
+): Promise<Map<string, Note>> {
+  if (noteIds.length === 0) return new Map();
+  const [notes, jobs] = await Promise.all([
+    deps.notes.getNotes(accountId, noteIds),
+    deps.notes.getJobs(accountId, noteIds, 'transcription'),
+  ]);
+  return new Map(
+    [...notes].filter(([id, note]) => note.state === 'active' && jobs.get(id)?.status === 'completed'),
+  );
+}
+
+async function bestPassages(
+  deps: DomainDeps,
+  accountId: string,
+  chosen: { note_id: string; score: number }[],
+  notes: Map<string, Note>,
+  terms: string[],
+  idf: ReadonlyMap<string, number>,
+): Promise<AskPassage[]> {
+  const perNote = await Promise.all(
+    chosen.map(async ({ note_id }) => {
+      const transcription = await deps.blobs.getJson<Transcription>(
+        objectKeys.transcription(accountId, note_id),
+      );
+      if (!transcription) return [];
+      const note_title = notes.get(note_id)?.title ?? '';
+      const passages = passagesOf(transcription).map((passage) => ({ ...passage, note_id, note_title }));
+      return scorePassages(passages, terms, idf)
+        .filter((scored) => scored.score > 0)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, PASSAGES_PER_NOTE);
+    }),
+  );
+  // Each note's best passage first, in note order, then the runners-up by score.
+  const firsts = perNote.flatMap((list) => list.slice(0, 1));
+  const rest = perNote.flatMap((list) => list.slice(1)).sort((a, b) => b.score - a.score);
+  return [...firsts, ...rest].slice(0, PASSAGES_SHOWN).map((scored) => scored.passage);
+}
+
+function quoteOf(text: string): string {
+  if (text.length <= QUOTE_CHARACTERS) return text;
+  const cut = text.slice(0, QUOTE_CHARACTERS);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 1))}…`;
+}

@@ -1,0 +1,30 @@
+import { stemmer } from 'stemmer';
+import { eng } from 'stopword';
+
+/**
+ * The words search works with, the same for notes and questions: lower-cased letters and digits,
+ * English stop words dropped, Porter-stemmed ("deciding", "decided" -> "decid"). Stemming is English;
+ * other languages are matched on whole lower-cased words, consistently on both sides.
+ */
+const STOP_WORDS = new Set<string>(eng);
+const WORD = /[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu;
+/** Longer "words" are IDs, hashes or run-together noise, not something a person asks about. */
+const MAX_TERM_LENGTH = 40;
+
+export function searchTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const match of text.toLowerCase().replace(/[’‘]/g, "'").matchAll(WORD)) {
+    const word = match[0].replace(/'s$/, '');
+    if (word.length < 2 || word.length > MAX_TERM_LENGTH || STOP_WORDS.has(word)) continue;
+    terms.push(stemmer(word));
+  }
+  return terms;
+}
+
+/** Term frequencies of a text, and its length in terms (what BM25 calls the document length). */
+export function termFrequencies(text: string): { terms: Map<string, number>; length: number } {
+  const terms = new Map<string, number>();
+  const all = searchTerms(text);
+  for (const term of all) terms.set(term, (terms.get(term) ?? 0) + 1);
+  return { terms, length: all.length };
+}

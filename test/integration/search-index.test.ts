@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
+import { keys } from '../../src/adapters/dynamodb/keys.ts';
+import { DynamoSearchIndex } from '../../src/adapters/dynamodb/search-index.ts';
+import { searchTerms, termFrequencies } from '../../src/domain/search-terms.ts';
+import { type Emulators, localAwsClientConfig, startEmulators } from '../../src/local/emulators.ts';
+
+const NOTES = {
+  budget: 'We agreed to cut the cloud budget by ten percent. The budget review happens every quarter.',
+  hiring: 'Hiring two backend engineers is the priority; interviews start next week with the recruiter.',
+  garden: 'The tomatoes need more sun, and the garden hose leaks near the shed.',
+  release: 'The release slips to March because the payment integration failed its security review.',
+};
+
+let emulators: Emulators;
+let dataDir: string;
+let db: DynamoDBDocumentClient;
+let index: DynamoSearchIndex;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'notes-search-'));
+  emulators = await startEmulators({
+    dataDir,
+    storagePort: 0,
+    queue: { visibilityTimeoutSeconds: 30, maxReceiveCount: 3 },
+    log: () => undefined,
+  });
+  db = createDocumentClient(localAwsClientConfig(emulators.endpoints.dynamodb));
+  index = new DynamoSearchIndex(db, emulators.tableName);
+});
+
+afterAll(async () => {
+  await emulators?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function accountWithNotes(): Promise<{ accountId: string; ids: Record<keyof typeof NOTES, string> }> {
+  const accountId = randomUUID();
+  const ids = Object.fromEntries(Object.keys(NOTES).map((name) => [name, randomUUID()])) as Record<
+    keyof typeof NOTES,
+    string
+  >;
+  for (const [name, text] of Object.entries(NOTES)) {
+    await index.add(accountId, ids[name as keyof typeof NOTES], termFrequencies(text));
+  }
+  return { accountId, ids };
+}
+
+async function itemsMentioning(value: string): Promise<number> {
+  const { Items = [] } = await db.send(new ScanCommand({ TableName: emulators.tableName }));
+  return Items.filter((item) => JSON.stringify(item).includes(value)).length;
+}
+
+describe('the DynamoDB search index behind Ask', () => {
+  it('ranks the note that talks about the question first', async () => {
+    const { accountId, ids } = await accountWithNotes();
+    const cases: [string, string][] = [
+      ['How much of the cloud budget do we cut?', ids.budget],
+      ['When do interviews for engineers start?', ids.hiring],
+      ['Why did the release slip?', ids.release],
+      ['Which hose is leaking?', ids.garden],
+    ];
+    for (const [question, expected] of cases) {
+      const { hits } = await index.search(accountId, searchTerms(question), { limit: 3 });
+      expect(hits[0]?.note_id, question).toBe(expected);
+    }
+  });
+
+  it('returns nothing for words no note contains, and weighs rare words above common ones', async () => {
+    const { accountId, ids } = await accountWithNotes();
+    expect((await index.search(accountId, searchTerms('quantum entanglement'), { limit: 5 })).hits).toEqual(
+      [],
+    );
+    const { idf } = await index.search(accountId, searchTerms('budget review'), { limit: 5 });
+    // "review" is in two notes, "budget" in one.
+    expect(idf.get('budget')).toBeGreaterThan(idf.get('review') ?? Number.POSITIVE_INFINITY);
+    expect(ids.budget).toBeDefined();
+  });
+
+  it('scores only the listed notes when a question is scoped', async () => {
+    const { accountId, ids } = await accountWithNotes();
+    const { hits } = await index.search(accountId, searchTerms('budget review release'), {
+      limit: 5,
+      noteIds: [ids.release, ids.garden],
+    });
+    expect(hits.map((hit) => hit.note_id)).toEqual([ids.release]);
+  });
+
+  it("never returns another account's notes", async () => {
+    await accountWithNotes();
+    const stranger = randomUUID();
+    expect(await index.size(stranger)).toBe(0);
+    expect((await index.search(stranger, searchTerms('cloud budget'), { limit: 5 })).hits).toEqual([]);
+  });
+
+  it('counts a note once however often it is added, and removing it leaves no trace', async () => {
+    const { accountId, ids } = await accountWithNotes();
+    await index.add(accountId, ids.budget, termFrequencies(NOTES.budget));
+    expect(await index.size(accountId)).toBe(4);
+
+    await index.remove(accountId, ids.budget);
+    await index.remove(accountId, ids.budget);
+    expect(await index.size(accountId)).toBe(3);
+    expect(await index.isIndexed(accountId, ids.budget)).toBe(false);
+    expect(await itemsMentioning(ids.budget)).toBe(0);
+    const { hits } = await index.search(accountId, searchTerms('cloud budget'), { limit: 5 });
+    expect(hits.map((hit) => hit.note_id)).not.toContain(ids.budget);
+  });
+
+  it('finishes an addition that stopped half-way without counting the note twice', async () => {
+    const accountId = randomUUID();
+    const noteId = randomUUID();
+    const document = termFrequencies(NOTES.hiring);
+    // What a worker that died after claiming the entry leaves behind: the entry, no postings.
+    await db.send(
+      new PutCommand({
+        TableName: emulators.tableName,
+        Item: {
+          ...keys.noteIndexEntry(accountId, noteId),
+          terms: [...document.terms.keys()],
+          length: document.length,
+          state: 'writing',
+          counted: false,
+        },
+      }),
+    );
+    expect(await index.isIndexed(accountId, noteId)).toBe(false);
+    await index.add(accountId, noteId, document);
+    expect(await index.isIndexed(accountId, noteId)).toBe(true);
+    const { hits } = await index.search(accountId, searchTerms('recruiter interviews'), { limit: 5 });
+    expect(hits.map((hit) => hit.note_id)).toEqual([noteId]);
+    expect(await index.size(accountId)).toBe(1);
+    await index.remove(accountId, noteId);
+    expect(await index.size(accountId)).toBe(0);
+  });
+});
