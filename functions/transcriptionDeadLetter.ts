@@ -4,7 +4,7 @@ import { parseTranscriptionMessage } from '#src/workers/transcription-messages.t
 /** Ends transcription jobs whose messages exhausted their receives as `failed`. */
 export const handler = deadLetterWorker(
   'transcriptionDeadLetter',
-  'transcription',
-  parseTranscriptionMessage,
-  'Transcription did not complete after repeated attempts. Submit the note again to retry.',
+  (body) =>
+    parseTranscriptionMessage(body).map((trigger) => ({ ...trigger, kind: 'transcription' as const })),
+  () => 'Transcription did not complete after repeated attempts. Submit the note again to retry.',
 );

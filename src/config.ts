@@ -27,12 +27,18 @@ const schema = z.object({
     .regex(/^[0-9a-zA-Z._-]{1,60}$/)
     .default('notes-'),
   NOTES_TRANSCRIBE_LANGUAGE_CODE: z.string().min(2).default('en-US'),
-  /** Insights engine: `local` (extractive, no LLM), `bedrock` (Converse), `openai` (chat completions). */
+  /**
+   * Text engine for Insights, artifacts and Ask: `local` (extractive, no LLM), `bedrock` (Converse),
+   * `openai` (chat completions).
+   */
   NOTES_TEXT_ENGINE: z.enum(['local', 'bedrock', 'openai']).default('local'),
   NOTES_BEDROCK_MODEL_ID: z.string().min(1).default('anthropic.claude-3-5-sonnet-20240620-v1:0'),
   NOTES_OPENAI_CHAT_BASE_URL: z.url().optional(),
   NOTES_OPENAI_CHAT_API_KEY: z.string().min(1).optional(),
   NOTES_OPENAI_CHAT_MODEL: z.string().min(1).default('llama3.1'),
+  /** Podcast voices: `local` (flite, English) or `polly` (Amazon Polly neural voices). */
+  NOTES_SPEECH_SYNTHESIZER: z.enum(['local', 'polly']).default('local'),
+  NOTES_FLITE_PATH: z.string().min(1).default('flite'),
   /** Local speaker diarization for engines without speaker labels (`off` to skip it). */
   NOTES_DIARIZATION: z.enum(['on', 'off']).default('on'),
   NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),

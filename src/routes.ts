@@ -20,6 +20,8 @@ export interface Needs {
   queue?: 'transcription' | 'generation';
   /** Invoke the configured Bedrock models (the text engine on AWS). */
   models?: true;
+  /** Synthesize speech with Amazon Polly (podcast audio on AWS). */
+  voices?: true;
 }
 
 export interface ApiRoute {
@@ -64,15 +66,27 @@ export const apiRoutes = {
     path: '/v1/notes/{note_id}/insights',
     needs: { table: 'read', objects: ['read'] },
   },
+  // Reads the transcript's language to check the requested one before queueing.
+  generateNoteArtifact: {
+    method: 'POST',
+    path: '/v1/notes/{note_id}/artifacts/{artifact_kind}',
+    needs: { table: 'write', objects: ['read'], queue: 'generation' },
+  },
+  // Signs the podcast audio's download link.
+  getNoteArtifact: {
+    method: 'GET',
+    path: '/v1/notes/{note_id}/artifacts/{artifact_kind}',
+    needs: { table: 'read', objects: ['read'] },
+  },
+  // Reads the index and the best notes' transcripts, then calls the text engine in the request.
+  askWorkspace: {
+    method: 'POST',
+    path: '/v1/ask',
+    needs: { table: 'read', objects: ['read'], models: true },
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;
-
-/**
- * In the contract but not implemented in this release (marked `x-implemented: false` there). The local
- * runtime answers them 501; they get routes and handlers when they are built.
- */
-export const plannedOperations = ['generateNoteArtifact', 'askWorkspace'] as const;
 
 /** Queue-driven functions: the local event-source loop and the CDK event source mappings use this. */
 export const queueWorkers = {
@@ -82,10 +96,10 @@ export const queueWorkers = {
     needs: { table: 'write', objects: ['read', 'write', 'delete'] },
   },
   transcriptionDeadLetter: { queue: 'transcriptionDlq', needs: { table: 'write' } },
-  // Reads transcripts, writes Insights, calls the text engine.
+  // Reads transcripts, writes Insights and artifacts, calls the text engine and the speech synthesizer.
   generationWorker: {
     queue: 'generation',
-    needs: { table: 'write', objects: ['read', 'write', 'delete'], models: true },
+    needs: { table: 'write', objects: ['read', 'write', 'delete'], models: true, voices: true },
   },
   generationDeadLetter: { queue: 'generationDlq', needs: { table: 'write' } },
 } as const satisfies Record<string, { queue: string; needs: Needs }>;

@@ -7,14 +7,18 @@ import { DynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
 import { S3BlobStore } from './adapters/s3/blob-store.ts';
 import { SqsWorkQueue } from './adapters/sqs/work-queue.ts';
+import { pollyLanguages } from './adapters/synthesis/polly-voices.ts';
 import { type Config, loadConfig } from './config.ts';
 import type { DomainDeps } from './domain/deps.ts';
+import type { LanguageSupport } from './domain/languages.ts';
 import { traced } from './observability.ts';
 import type { AccountStore } from './ports/account-store.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
 export interface Services extends DomainDeps {
   accounts: AccountStore;
+  /** What the configured text engine and speech synthesizer can write and say. */
+  languages: LanguageSupport;
 }
 
 let services: Services | undefined;
@@ -37,6 +41,17 @@ export function createServices(config: Config): Services {
     blobs: new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS),
     search: new DynamoSearchIndex(db, config.NOTES_TABLE_NAME),
     queue: new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL),
+    languages: languageSupport(config),
     now: Date.now,
+  };
+}
+
+/** flite ships English voices only. */
+const FLITE_LANGUAGES = ['en'];
+
+function languageSupport(config: Config): LanguageSupport {
+  return {
+    text: config.NOTES_TEXT_ENGINE === 'local' ? 'transcript' : 'any',
+    speech: config.NOTES_SPEECH_SYNTHESIZER === 'polly' ? pollyLanguages() : FLITE_LANGUAGES,
   };
 }

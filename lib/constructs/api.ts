@@ -35,8 +35,7 @@ const IN_HANDLER_AUTH =
  * function `notes-<stage>-<operationId>`. The route table is the only input, so an operation cannot
  * get a route without a handler or a handler without a route.
  *
- * The contract's planned operations (`plannedOperations`) get no route: API Gateway answers 404 for
- * them until they are built. There is no CORS: no browser calls this API (browsers only PUT recordings
+ * There is no CORS: no browser calls this API (browsers only PUT recordings
  * to the data bucket, whose CORS rule allows that). HTTP API caps request bodies at 10 MB; the
  * handlers validate every body with zod, and recordings never pass through the API.
  */

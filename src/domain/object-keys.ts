@@ -1,3 +1,5 @@
+import type { ArtifactKind } from './artifacts.ts';
+
 /**
  * Object-storage keys. Every object of a note lives under the note's prefix, which starts with the
  * account, so deleting a note is deleting one prefix and no key can cross accounts.
@@ -10,6 +12,12 @@ export const objectKeys = {
   transcription: (accountId: string, noteId: string) =>
     `${objectKeys.notePrefix(accountId, noteId)}transcription.json`,
   insights: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}insights.json`,
+  artifact: (accountId: string, noteId: string, kind: ArtifactKind) =>
+    `${objectKeys.notePrefix(accountId, noteId)}artifacts/${kind}.json`,
+  podcastAudio: (accountId: string, noteId: string) =>
+    `${objectKeys.notePrefix(accountId, noteId)}artifacts/podcast.mp3`,
+  artifactsPrefix: (accountId: string, noteId: string) =>
+    `${objectKeys.notePrefix(accountId, noteId)}artifacts/`,
   /** Raw output of a speech provider's job (Amazon Transcribe), removed once the transcript is saved. */
   transcribeOutput: (accountId: string, noteId: string, attempt: number) =>
     `${objectKeys.notePrefix(accountId, noteId)}transcribe-output-${attempt}.json`,

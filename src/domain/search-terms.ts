@@ -1,21 +1,25 @@
 import { stemmer } from 'stemmer';
-import { eng } from 'stopword';
+import { STOP_WORDS } from './stop-words.ts';
 
 /**
  * The words search works with, the same for notes and questions: lower-cased letters and digits,
  * English stop words dropped, Porter-stemmed ("deciding", "decided" -> "decid"). Stemming is English;
  * other languages are matched on whole lower-cased words, consistently on both sides.
  */
-const STOP_WORDS = new Set<string>(eng);
-const WORD = /[\p{L}\p{N}]+(?:'[\p{L}]+)?/gu;
+const WORD = /[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu;
 /** Longer "words" are IDs, hashes or run-together noise, not something a person asks about. */
 const MAX_TERM_LENGTH = 40;
 
 export function searchTerms(text: string): string[] {
   const terms: string[] = [];
-  for (const match of text.toLowerCase().replace(/[’‘]/g, "'").matchAll(WORD)) {
+  for (const match of text
+    .toLowerCase()
+    .replace(/[‘’`´]/g, "'")
+    .matchAll(WORD)) {
     const word = match[0].replace(/'s$/, '');
-    if (word.length < 2 || word.length > MAX_TERM_LENGTH || STOP_WORDS.has(word)) continue;
+    if (STOP_WORDS.has(match[0]) || STOP_WORDS.has(word) || word.length > MAX_TERM_LENGTH) continue;
+    // Single letters say nothing; single digits can ("2 engineers").
+    if (word.length < 2 && !/\d/.test(word)) continue;
     terms.push(stemmer(word));
   }
   return terms;

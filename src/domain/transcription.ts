@@ -1,4 +1,5 @@
 import type { UploadTarget } from '../ports/blob-store.ts';
+import { deleteArtifacts } from './artifact-jobs.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { deleteInsights } from './insights-jobs.ts';
@@ -191,6 +192,7 @@ export async function deleteTranscription(
   await deps.search.remove(accountId, noteId);
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
   await deleteInsights(deps, accountId, noteId);
+  await deleteArtifacts(deps, accountId, noteId);
 }
 
 async function requireTranscriptionJob(deps: DomainDeps, accountId: string, noteId: string): Promise<Job> {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
 
 /** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
 
@@ -76,4 +77,23 @@ export const listNotesQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().min(1).max(1024).optional(),
   state: z.enum(['active', 'trashed']).default('active'),
+});
+
+export const artifactParams = z.object({ note_id: uuid, artifact_kind: z.enum(ARTIFACT_KINDS) });
+
+export const generateArtifactBody = z.strictObject({
+  language: z
+    .string()
+    .regex(/^(auto|[a-z]{2}(-[A-Z]{2})?)$/, "must be 'auto' or a language code such as 'en' or 'pt-BR'")
+    .default('auto'),
+  regenerate: z.boolean().default(false),
+});
+
+export const askBody = z.strictObject({
+  question: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(2000, 'must be at most 2000 characters')
+    .refine((question) => question.trim() !== '', 'must not be blank'),
+  note_ids: z.array(uuid).max(100, 'at most 100 note IDs').nullable().optional(),
 });

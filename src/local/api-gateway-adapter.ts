@@ -12,8 +12,7 @@ export interface LocalRoute {
   operationId: string;
   method: string;
   path: string;
-  /** Absent for operations of the contract that this release does not implement (answered 501). */
-  handler?: ApiLambdaHandler;
+  handler: ApiLambdaHandler;
 }
 
 export interface StaticFile {
@@ -72,10 +71,6 @@ async function handle(
     return send(res, detail(404, `No route for ${method} ${url.pathname}`));
   }
   const { route, match } = hit;
-  if (!route.handler) {
-    await drain(req);
-    return send(res, detail(501, `${route.operationId} is not available in this release`));
-  }
 
   const body = await readBody(req);
   if (body === null) return send(res, detail(413, `Request body is larger than ${MAX_REQUEST_BYTES} bytes`));
@@ -163,12 +158,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer | null> {
     if (!tooLarge) chunks.push(chunk as Buffer);
   }
   return tooLarge ? null : Buffer.concat(chunks);
-}
-
-async function drain(req: IncomingMessage): Promise<void> {
-  for await (const _chunk of req) {
-    // discard
-  }
 }
 
 function safeDecode(segment: string): string {

@@ -3,9 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { parse } from 'yaml';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
-import { apiRoutes, handlerEntry, type OperationId, plannedOperations, queueWorkers } from '../routes.ts';
+import { apiRoutes, handlerEntry, type OperationId, queueWorkers } from '../routes.ts';
 import { getServices } from '../services.ts';
 import { createApiServer, type LocalRoute } from './api-gateway-adapter.ts';
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
@@ -137,8 +136,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   };
 }
 
-async function loadRoutes(): Promise<LocalRoute[]> {
-  const implemented = await Promise.all(
+function loadRoutes(): Promise<LocalRoute[]> {
+  return Promise.all(
     (Object.entries(apiRoutes) as Array<[OperationId, (typeof apiRoutes)[OperationId]]>).map(
       async ([operationId, route]) => ({
         operationId,
@@ -147,24 +146,6 @@ async function loadRoutes(): Promise<LocalRoute[]> {
         handler: await loadHandler<ApiLambdaHandler>(operationId),
       }),
     ),
-  );
-  return [...implemented, ...(await plannedRoutes())];
-}
-
-/** Operations the contract describes but this release does not implement: the adapter answers 501. */
-async function plannedRoutes(): Promise<LocalRoute[]> {
-  const contract = parse(await readFile(join(REPO_ROOT, 'openapi.yaml'), 'utf8')) as {
-    paths: Record<string, Record<string, { operationId?: string }>>;
-  };
-  const planned = new Set<string>(plannedOperations);
-  return Object.entries(contract.paths).flatMap(([path, methods]) =>
-    Object.entries(methods)
-      .filter(([, operation]) => operation.operationId !== undefined && planned.has(operation.operationId))
-      .map(([method, operation]) => ({
-        operationId: operation.operationId as string,
-        method: method.toUpperCase(),
-        path,
-      })),
   );
 }
 

@@ -9,7 +9,11 @@ export interface UploadTarget {
 export interface BlobStore {
   /** A URL the client PUTs the bytes to directly (large audio never passes through a function). */
   presignUpload(key: string, contentType: string, sizeBytes: number): Promise<UploadTarget>;
+  /** A URL that downloads the object for a limited time (generated audio goes straight to the client). */
+  presignDownload(key: string, fileName: string): Promise<{ url: string; expires_at: number }>;
   putJson(key: string, value: unknown): Promise<void>;
+  /** Uploads a local file. */
+  putFile(key: string, path: string, contentType: string): Promise<void>;
   /** null when there is no such object. */
   getJson<T>(key: string): Promise<T | null>;
   /** Streams the object to a local file; false when there is no such object. */

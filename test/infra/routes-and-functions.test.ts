@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../lib/paths.ts';
-import { apiRoutes, eventWorkers, plannedOperations, queueWorkers } from '../../src/routes.ts';
+import { apiRoutes, eventWorkers, queueWorkers } from '../../src/routes.ts';
 import { buildNotesApp, defined, functionsByName, resourcesOfType, STAGE } from './support.ts';
 
 const { template } = buildNotesApp();
@@ -40,10 +40,6 @@ describe('the API', () => {
         .map((r) => `${r.method} ${r.path}`)
         .sort(),
     );
-  });
-
-  it.each(plannedOperations)('gives the planned operation %s no route and no function', (operationId) => {
-    expect([...functions.keys()].filter((name) => name.includes(operationId))).toEqual([]);
   });
 
   it('has no authorizer and no CORS: the handlers check API keys, and browsers only talk to the bucket', () => {

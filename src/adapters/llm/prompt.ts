@@ -20,6 +20,11 @@ export interface InsightsPrompt {
   truncated: boolean;
 }
 
+/** The transcript budget in characters. */
+export function budgetChars(options: PromptOptions): number {
+  return (options.maxTranscriptTokens ?? DEFAULT_MAX_TRANSCRIPT_TOKENS) * CHARS_PER_TOKEN;
+}
+
 /**
  * One line per segment, `[start_ms] Speaker: text`. The raw `start_ms` (not `HH:MM:SS`) is what a
  * citation must be, so the model copies the number instead of converting a clock time back.
@@ -48,7 +53,7 @@ export function fitTranscript(
 
 export function buildInsightsPrompt(request: InsightsRequest, options: PromptOptions = {}): InsightsPrompt {
   const { transcription } = request;
-  const maxChars = (options.maxTranscriptTokens ?? DEFAULT_MAX_TRANSCRIPT_TOKENS) * CHARS_PER_TOKEN;
+  const maxChars = budgetChars(options);
   const { lines, shown } = fitTranscript(transcription.conversation_segments, maxChars);
   const truncated = shown.length < transcription.conversation_segments.length;
   return {

@@ -1,6 +1,7 @@
 import { type InsightsContent, insightsContent } from '../../domain/insights.ts';
 import type { Transcription } from '../../domain/transcript.ts';
-import { GenerationFailedError } from '../../ports/insights-engine.ts';
+import { GenerationFailedError } from '../../ports/generation-errors.ts';
+import { isRecord, parseModelOutput, parseWith } from './model-output.ts';
 
 /**
  * Checks a model's answer and makes it safe to store. The answer is never trusted: it must parse, match
@@ -12,40 +13,13 @@ export function validateInsights(
   transcription: Transcription,
   citable: ReadonlySet<number> = new Set(transcription.conversation_segments.map((s) => s.start_ms)),
 ): InsightsContent {
-  const value = typeof output === 'string' ? parseJson(output) : output;
-  const parsed = insightsContent.safeParse(normalise(value));
-  if (!parsed.success) {
-    const where = parsed.error.issues
-      .slice(0, 3)
-      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message.slice(0, 80)}`)
-      .join('; ');
-    throw new GenerationFailedError(`The model output does not match the Insights schema (${where})`);
-  }
-  return grounded(parsed.data, transcription, citable);
+  const content = parseWith(insightsContent, blankToNull(parseModelOutput(output)), 'Insights');
+  return grounded(content, transcription, citable);
 }
 
-function parseJson(text: string): unknown {
-  // JSON-mode servers without a schema sometimes wrap the object in a Markdown code fence.
-  const unfenced = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, '')
-    .replace(/\s*```$/, '');
-  try {
-    return JSON.parse(unfenced);
-  } catch {
-    throw new GenerationFailedError(`The model output is not valid JSON (${text.length} characters)`);
-  }
-}
-
-/**
- * Repairs two harmless slips instead of spending a re-ask on them: a top-level field sent as a JSON
- * string (some models do this with tool inputs), and "" for an unstated owner or due date.
- */
-function normalise(input: unknown): unknown {
-  if (!isRecord(input)) return input;
-  const value: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(input)) value[key] = unstringify(field);
-  if (!Array.isArray(value.action_items)) return value;
+/** One more harmless slip repaired instead of re-asked: "" for an unstated owner or due date. */
+function blankToNull(value: unknown): unknown {
+  if (!isRecord(value) || !Array.isArray(value.action_items)) return value;
   const action_items = value.action_items.map((item: unknown) => {
     if (!isRecord(item)) return item;
     const blank = (field: unknown) => (typeof field === 'string' && field.trim() === '' ? null : field);
@@ -104,17 +78,4 @@ export function talkTime(transcription: Transcription): InsightsContent['speaker
       share: total > 0 ? Math.round((talk_time_ms / total) * 1000) / 1000 : 0,
     }))
     .sort((a, b) => b.talk_time_ms - a.talk_time_ms);
-}
-
-function unstringify(field: unknown): unknown {
-  if (typeof field !== 'string' || !/^\s*[[{]/.test(field)) return field;
-  try {
-    return JSON.parse(field);
-  } catch {
-    return field;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

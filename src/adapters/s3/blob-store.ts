@@ -1,4 +1,5 @@
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -37,6 +38,29 @@ export class S3BlobStore implements BlobStore {
       headers: { 'Content-Type': contentType },
       expires_at: Date.now() + this.uploadUrlTtlSeconds * 1000,
     };
+  }
+
+  async presignDownload(key: string, fileName: string): Promise<{ url: string; expires_at: number }> {
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition: `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"`,
+    });
+    const url = await getSignedUrl(this.s3, command, { expiresIn: this.uploadUrlTtlSeconds });
+    return { url, expires_at: Date.now() + this.uploadUrlTtlSeconds * 1000 };
+  }
+
+  async putFile(key: string, path: string, contentType: string): Promise<void> {
+    const { size } = await stat(path);
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: createReadStream(path),
+        ContentLength: size,
+        ContentType: contentType,
+      }),
+    );
   }
 
   async putJson(key: string, value: unknown): Promise<void> {

@@ -1,0 +1,271 @@
+import { GenerationFailedError, ProviderThrottledError } from '../../ports/generation-errors.ts';
+import { isRecord } from './model-output.ts';
+import { backoffMs, retryAfterMs, sleep } from './retry.ts';
+import type { StructuredTask } from './structured-task.ts';
+
+/** Options of every OpenAI-compatible chat engine (Insights, artifacts, answers). */
+export interface OpenAiChatOptions {
+  /**
+   * Server root, e.g. `http://127.0.0.1:11434` (Ollama), `http://127.0.0.1:8080` (llama.cpp server),
+   * `http://127.0.0.1:8000` (vLLM) or `https://api.openai.com`. A base ending in `/v1` also works.
+   */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …` when set. Never logged, never put in an error message. */
+  apiKey?: string;
+  model: string;
+  /** Further attempts after a 429, a 5xx, a time-out or a network error. Default 3. */
+  maxRetries?: number;
+  /** Limit for one attempt. Default 5 min: local CPU servers take minutes for a long transcript. */
+  timeoutMs?: number;
+  /** First backoff step; doubles each retry, with jitter. Default 1 s. */
+  baseDelayMs?: number;
+  /**
+   * Longest wait between attempts. A `Retry-After` asking for more ends the retries at once: the job
+   * queue redelivers later without holding a worker meanwhile. Default 30 s.
+   */
+  maxDelayMs?: number;
+  /** Sent as `max_tokens` when set; left out, the server's default applies. */
+  maxTokens?: number;
+  /** Transcript (or Ask passages) budget in estimated tokens (see `prompt.ts`). */
+  maxTranscriptTokens?: number;
+}
+
+type ResponseFormat = 'json_schema' | 'json_object';
+interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+interface Failure {
+  kind: 'throttled' | 'transient';
+  reason: string;
+  retryAfterMs?: number;
+}
+interface Answer {
+  content: string;
+  finishReason: string | undefined;
+}
+interface SchemaRefusal {
+  schemaRefused: string;
+}
+
+/**
+ * Structured output through OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp server,
+ * vLLM), for any `StructuredTask`. `response_format: json_schema` with the task's schema; servers that
+ * predate it get `json_object` with the schema in the prompt. The answer is checked by the task, and one
+ * invalid answer is re-asked. 429 ends in `ProviderThrottledError`, anything else in
+ * `GenerationFailedError`; neither message holds the key, the URL's user-info or the server's text.
+ */
+export class OpenAiChat {
+  readonly name: string;
+  private readonly endpoint: URL;
+  /** Downgraded once a server refuses `json_schema`, and kept so later requests skip the refused try. */
+  private format: ResponseFormat = 'json_schema';
+
+  constructor(private readonly options: OpenAiChatOptions) {
+    this.name = `openai-compatible:${options.model}`;
+    this.endpoint = chatCompletionsUrl(options.baseUrl);
+  }
+
+  async run<T>(task: StructuredTask<T>): Promise<T> {
+    const messages: ChatMessage[] = [{ role: 'user', content: task.user }];
+    const first = await this.complete(task, messages);
+    try {
+      return read(first, task);
+    } catch (error) {
+      if (!(error instanceof GenerationFailedError)) throw error;
+      messages.push(
+        { role: 'assistant', content: first.content },
+        {
+          role: 'user',
+          content: `${error.message}. Answer again with the complete, corrected JSON object only.`,
+        },
+      );
+    }
+    const second = await this.complete(task, messages);
+    try {
+      return read(second, task);
+    } catch (error) {
+      if (!(error instanceof GenerationFailedError)) throw error;
+      throw new GenerationFailedError(
+        `${this.name} gave no valid ${task.label} in two answers: ${error.message}`,
+      );
+    }
+  }
+
+  private async complete(task: StructuredTask<unknown>, messages: ChatMessage[]): Promise<Answer> {
+    const maxRetries = this.options.maxRetries ?? 3;
+    let downgraded = false;
+    for (let attempt = 0; ; ) {
+      const outcome = await this.attempt(task, messages);
+      if ('content' in outcome) return outcome;
+      if ('schemaRefused' in outcome) {
+        // Older servers refuse `json_schema` with a 400; JSON mode plus the schema in the prompt still works.
+        if (this.format === 'json_schema' && !downgraded) {
+          this.format = 'json_object';
+          downgraded = true;
+          continue;
+        }
+        throw new GenerationFailedError(outcome.schemaRefused);
+      }
+      const wait =
+        outcome.retryAfterMs ?? backoffMs(attempt, this.options.baseDelayMs ?? 1000, this.maxDelayMs());
+      if (attempt >= maxRetries || wait > this.maxDelayMs()) throw this.giveUp(outcome, attempt + 1, wait);
+      await sleep(wait);
+      attempt++;
+    }
+  }
+
+  private async attempt(
+    task: StructuredTask<unknown>,
+    messages: ChatMessage[],
+  ): Promise<Answer | Failure | SchemaRefusal> {
+    let response: Response;
+    try {
+      response = await fetch(this.endpoint, {
+        method: 'POST',
+        headers: this.headers(),
+        body: JSON.stringify(this.body(task, messages)),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 300_000),
+      });
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      return { kind: 'transient', reason: timedOut ? 'timed out' : 'could not be reached' };
+    }
+    const text = await response.text().catch(() => '');
+    if (response.ok) return parseAnswer(text);
+    const code = errorCode(text, this.options.apiKey);
+    const reason = `answered ${response.status}${code ? ` (${code})` : ''}`;
+    const retryAfter = retryAfterMs(response.headers);
+    const withWait = retryAfter === undefined ? {} : { retryAfterMs: retryAfter };
+    if (response.status === 429) return { kind: 'throttled', reason, ...withWait };
+    if (response.status >= 500 || response.status === 408) return { kind: 'transient', reason, ...withWait };
+    if (response.status === 400 && /response_format|json_schema/i.test(text)) {
+      return { schemaRefused: `${this.where()} ${reason}: response_format refused` };
+    }
+    // Other 4xx: configuration (key, model, URL) or a too-long request; retrying will not help.
+    throw new GenerationFailedError(`${this.where()} ${reason}`);
+  }
+
+  private body(task: StructuredTask<unknown>, messages: ChatMessage[]): Record<string, unknown> {
+    const system =
+      this.format === 'json_schema'
+        ? task.system
+        : `${task.system}\n\nAnswer with one JSON object that matches this JSON schema:\n${JSON.stringify(task.jsonSchema)}`;
+    const response_format =
+      this.format === 'json_schema'
+        ? {
+            type: 'json_schema',
+            json_schema: { name: task.schemaName, schema: task.jsonSchema, strict: false },
+          }
+        : { type: 'json_object' };
+    return {
+      model: this.options.model,
+      messages: [{ role: 'system', content: system }, ...messages],
+      temperature: 0,
+      stream: false,
+      response_format,
+      ...(this.options.maxTokens === undefined ? {} : { max_tokens: this.options.maxTokens }),
+    };
+  }
+
+  private headers(): Record<string, string> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    return headers;
+  }
+
+  private giveUp(failure: Failure, attempts: number, wait: number): Error {
+    const tail =
+      wait > this.maxDelayMs()
+        ? `; it asks to retry in ${Math.ceil(wait / 1000)} s, left to the job queue`
+        : ` (${attempts} attempts)`;
+    const message = `${this.where()} ${failure.reason}${tail}`;
+    return failure.kind === 'throttled'
+      ? new ProviderThrottledError(message)
+      : new GenerationFailedError(message);
+  }
+
+  private maxDelayMs(): number {
+    return this.options.maxDelayMs ?? 30_000;
+  }
+
+  /** Origin only: a base URL can carry credentials in its user-info part. */
+  private where(): string {
+    return `The chat completions server at ${this.endpoint.origin}`;
+  }
+}
+
+function read<T>(answer: Answer, task: StructuredTask<T>): T {
+  if (answer.finishReason === 'length')
+    throw new GenerationFailedError('The answer was cut off (finish_reason length)');
+  return task.read(answer.content);
+}
+
+function parseAnswer(text: string): Answer {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new GenerationFailedError('The chat completions response is not JSON');
+  }
+  const choice = isRecord(body) && Array.isArray(body.choices) ? body.choices[0] : undefined;
+  const message = isRecord(choice) ? choice.message : undefined;
+  if (!isRecord(choice) || !isRecord(message)) {
+    throw new GenerationFailedError('The chat completions response has no choices[0].message');
+  }
+  const finishReason = typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
+  if (typeof message.refusal === 'string' && message.refusal) {
+    throw new GenerationFailedError('The model refused to answer');
+  }
+  // `content` is a string in every server's answer; an array of text parts is accepted as well.
+  const content = Array.isArray(message.content)
+    ? message.content
+        .map((part: unknown) => (isRecord(part) && typeof part.text === 'string' ? part.text : ''))
+        .join('')
+    : message.content;
+  if (typeof content !== 'string' || content.trim() === '') {
+    throw new GenerationFailedError(
+      `The model answered no content (finish_reason ${finishReason ?? 'missing'})`,
+    );
+  }
+  return { content, finishReason };
+}
+
+/**
+ * The error's code or type (OpenAI, Ollama, vLLM, llama.cpp all send one); never its message, which can
+ * quote input, and never a value holding the key (a server may echo it anywhere).
+ */
+function errorCode(text: string, apiKey: string | undefined): string | undefined {
+  try {
+    const body = JSON.parse(text) as unknown;
+    const error = isRecord(body) && isRecord(body.error) ? body.error : body;
+    if (!isRecord(error)) return undefined;
+    const code = [error.code, error.type].find(
+      (value) =>
+        typeof value === 'string' && /^[\w.-]{1,64}$/.test(value) && !(apiKey && value.includes(apiKey)),
+    );
+    return code as string | undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function chatCompletionsUrl(baseUrl: string): URL {
+  let base: URL;
+  try {
+    base = new URL(baseUrl);
+  } catch {
+    throw new Error('baseUrl is not a URL (expected e.g. http://127.0.0.1:11434)');
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new Error('baseUrl must be http:// or https://');
+  const basePath = base.pathname.replace(/\/+$/, '');
+  const endpoint = new URL(base.href);
+  endpoint.pathname = `${basePath}${basePath.endsWith('/v1') ? '' : '/v1'}/chat/completions`;
+  endpoint.search = '';
+  endpoint.hash = '';
+  return endpoint;
+}
