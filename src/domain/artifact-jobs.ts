@@ -2,7 +2,7 @@ import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent }
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { GENERATION_STAGES, isInFlight, type Job, type JobStatusView, jobStatusView } from './job.ts';
-import { type LanguageSupport, resolveArtifactLanguage } from './languages.ts';
+import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import type { Transcription } from './transcript.ts';
@@ -49,7 +49,7 @@ export async function requestArtifact(
   if (existing && isInFlight(existing)) return { kind: 'pending', job: jobStatusView(existing, note.title) };
   if (existing?.status === 'completed' && !options.regenerate) {
     const artifact = await readArtifact(deps, accountId, noteId, kind);
-    if (artifact && (options.language === 'auto' || artifact.language === language)) {
+    if (artifact && satisfiesLanguage(options.language, artifact.language)) {
       return { kind: 'ready', artifact };
     }
   }

@@ -18,6 +18,12 @@ export function primaryLanguage(code: string): string {
   return code.toLowerCase().split('-')[0] ?? '';
 }
 
+/** True when an artifact written in `actual` satisfies a request for `requested` (`en` accepts `en-US`). */
+export function satisfiesLanguage(requested: string, actual: string): boolean {
+  if (requested === 'auto' || requested.toLowerCase() === actual.toLowerCase()) return true;
+  return !requested.includes('-') && primaryLanguage(requested) === primaryLanguage(actual);
+}
+
 /**
  * The language an artifact is written in: `auto` is the transcript's; an explicit code must be one
  * the engines can honour, otherwise 422 says which would work.

@@ -2,25 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightsContent } from '../../src/domain/insights.ts';
 import { getGenerationServices } from '../../src/generation-services.ts';
-import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { GenerationFailedError } from '../../src/ports/generation-errors.ts';
 import type { InsightsEngine } from '../../src/ports/insights-engine.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
-import { createAccount } from '../support/accounts.ts';
-import { type Api, client } from '../support/api.ts';
+import type { Api } from '../support/api.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /** The whole local runtime in this process (workers included), so one test can swap the text engine. */
 let service: InProcessService;
-let runtime: LocalRuntime;
-let dataDir: string;
 let api: Api;
 let noteId: string;
 
 beforeAll(async () => {
   service = await startInProcess();
-  ({ runtime, dataDir, api } = service);
+  ({ api } = service);
   const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
   if (!conversation) throw new Error('two-speakers fixture missing');
   noteId = randomUUID();
@@ -76,7 +72,7 @@ describe('Insights over HTTP on the local runtime', () => {
   });
 
   it('hides one account’s Insights from another (404 on both operations)', async () => {
-    const other = client(runtime.apiUrl, (await createAccountInProcess()).api_key);
+    const other = await service.otherAccount('other');
     expect((await other('POST', `/v1/notes/${noteId}/insights`)).status).toBe(404);
     expect((await other('GET', `/v1/notes/${noteId}/insights`)).status).toBe(404);
   });
@@ -110,8 +106,3 @@ describe('Insights over HTTP on the local runtime', () => {
     expect((await api('GET', `/v1/notes/${noteId}`)).body.insights).toBeNull();
   });
 });
-
-/** The runtime runs in this process, so the operator command cannot open its database: use its endpoint. */
-async function createAccountInProcess() {
-  return createAccount({ dataDir, info: runtime.info } as Parameters<typeof createAccount>[0], 'other');
-}

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalRuntime, type LocalRuntimeOptions, startLocalRuntime } from '../../src/local/runtime.ts';
+import { createAccount } from './accounts.ts';
 import { type Api, client } from './api.ts';
 
 export interface InProcessService {
@@ -9,6 +10,8 @@ export interface InProcessService {
   dataDir: string;
   /** A client with the local account's key. */
   api: Api;
+  /** A client of a new, separate account (created with the operator command). */
+  otherAccount(name: string): Promise<Api>;
   stop(): Promise<void>;
 }
 
@@ -35,6 +38,14 @@ export async function startInProcess(
     runtime,
     dataDir,
     api: client(runtime.apiUrl, apiKey),
+    async otherAccount(name) {
+      // The runtime runs in this process, so the command reaches its database through the endpoint.
+      const account = await createAccount(
+        { dataDir, info: runtime.info } as Parameters<typeof createAccount>[0],
+        name,
+      );
+      return client(runtime.apiUrl, account.api_key);
+    },
     async stop() {
       await runtime.stop();
       await rm(dataDir, { recursive: true, force: true });

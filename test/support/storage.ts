@@ -7,7 +7,7 @@ import type { RunningService } from './local-runtime.ts';
 
 /** Every table item and object key that mentions `text` (a note ID): for "nothing is left" checks. */
 export async function findEverywhere(
-  service: RunningService,
+  service: Pick<RunningService, 'info'>,
   text: string,
 ): Promise<{ items: unknown[]; objects: string[] }> {
   const db = createDocumentClient(localAwsClientConfig(service.info.endpoints.dynamodb));
