@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import type { EventWorkerName, QueueWorkerName } from '../src/routes.ts';
+import type { EventWorkerName, OperationId, QueueWorkerName } from '../src/routes.ts';
 
 export interface FunctionSizing {
   timeout: Duration;
@@ -11,7 +11,17 @@ export interface FunctionSizing {
  * (with a log line) rather than as an anonymous 503. Lambda gives CPU in proportion to memory, and
  * 1 GB roughly halves a cold start compared with 256 MB at a similar price per request.
  */
-export const apiFunctionSizing: FunctionSizing = { timeout: Duration.seconds(10), memorySize: 1024 };
+const apiFunctionSizing: FunctionSizing = { timeout: Duration.seconds(10), memorySize: 1024 };
+
+/**
+ * askWorkspace runs retrieval and a model call inside the request: it gets almost all of the 30 s
+ * (its provider calls retry twice within that, see src/ask-services.ts).
+ */
+export function apiSizingOf(operationId: OperationId): FunctionSizing {
+  return operationId === 'askWorkspace'
+    ? { ...apiFunctionSizing, timeout: Duration.seconds(28) }
+    : apiFunctionSizing;
+}
 
 /** One entry per worker of src/routes.ts: a new worker does not compile until it is sized here. */
 export const workerSizing: Record<QueueWorkerName | EventWorkerName, FunctionSizing> = {

@@ -75,6 +75,22 @@ export function grantNeeds(
 
   if (needs.queue) targets.queues[needs.queue].grantSendMessages(grantee);
   if (needs.models) grantModelInvocation(grantee, scope, targets.modelIds);
+  if (needs.voices) grantSpeechSynthesis(grantee, scope);
+}
+
+/**
+ * Amazon Polly SynthesizeSpeech (podcast audio). The action has no resource of its own (lexicons are
+ * the only Polly resource, and the service uses none), so IAM only accepts `*` for it.
+ */
+export function grantSpeechSynthesis(grantee: IGrantable, scope: IConstruct): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ['polly:SynthesizeSpeech'], resources: ['*'] }),
+  );
+  acknowledge(
+    scope,
+    wildcardResourceFinding(scope, '*'),
+    'polly:SynthesizeSpeech has no resource-level permissions when no lexicon is used: Resource must be *',
+  );
 }
 
 /**

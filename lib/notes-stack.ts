@@ -64,6 +64,7 @@ export class NotesStack extends Stack {
         NOTES_TEXT_ENGINE: 'bedrock',
         NOTES_BEDROCK_MODEL_ID: config.bedrockModelIds[0] ?? '',
         NOTES_SPEECH_ENGINE: 'transcribe',
+        NOTES_SPEECH_SYNTHESIZER: 'polly',
         NOTES_TRANSCRIBE_JOB_PREFIX: prefix,
         NOTES_TRANSCRIBE_LANGUAGE_CODE: config.transcribeLanguageCode,
         POWERTOOLS_SERVICE_NAME: 'notes',

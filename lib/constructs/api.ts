@@ -13,7 +13,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { apiRoutes, type OperationId } from '../../src/routes.ts';
-import { apiFunctionSizing } from '../function-sizing.ts';
+import { apiSizingOf } from '../function-sizing.ts';
 import { acknowledge } from '../nag.ts';
 import { NotesFunction, type SharedFunctionProps } from './notes-function.ts';
 
@@ -95,7 +95,7 @@ export class Api extends Construct {
         handler: operationId,
         needs: route.needs,
         shared: props.shared,
-        ...apiFunctionSizing,
+        ...apiSizingOf(operationId),
       });
       const httpRoute = new HttpRoute(this, `${operationId}Route`, {
         httpApi: this.httpApi,

@@ -58,11 +58,11 @@ describe('each function may do only what its operation needs', () => {
     expect(list?.Condition).toEqual({ StringLike: { 's3:prefix': 'accounts/*' } });
   });
 
-  it('only submitTranscription and generateInsights can send to a queue: exactly the ones their needs name', () => {
+  it('only the operations that start work can send to a queue: exactly the ones their needs name', () => {
     const senders = allHandlers
       .filter(([name]) => actions(name).includes('sqs:SendMessage'))
       .map(([name]) => name);
-    expect(senders.sort()).toEqual(['generateInsights', 'submitTranscription']);
+    expect(senders.sort()).toEqual(['generateInsights', 'generateNoteArtifact', 'submitTranscription']);
     expect(
       allHandlers
         .filter(([, needs]) => needs.queue)
@@ -114,7 +114,7 @@ describe('wildcards', () => {
     })),
   );
 
-  it('no statement of the service functions has Resource "*" except X-Ray trace writing', () => {
+  it('no statement of the service functions has Resource "*" except X-Ray trace writing and Polly speech', () => {
     const ours = new Set(
       [...functionsByName(template).values()].map(
         (fn) => (fn.resource.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0],
@@ -126,16 +126,25 @@ describe('wildcards', () => {
     const starred = allStatements.filter(
       ({ policy, statement }) => policiesOfOurs.includes(policy) && asList(statement.Resource).includes('*'),
     );
+    // One per function (CDK merges statements with the same resource, so Polly joins X-Ray in one).
     expect(starred.length).toBe(ours.size);
+    const allowed = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments', 'polly:SynthesizeSpeech'];
     for (const { statement } of starred) {
-      expect(asList(statement.Action).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      expect(allowed).toEqual(expect.arrayContaining(asList(statement.Action)));
+      expect(asList(statement.Action)).toEqual(expect.arrayContaining(allowed.slice(0, 2)));
+    }
+    // SynthesizeSpeech has no resource-level permissions; only the generation worker speaks.
+    expect(actions('generationWorker')).toContain('polly:SynthesizeSpeech');
+    for (const [name] of allHandlers.filter(([handler]) => handler !== 'generationWorker')) {
+      expect(actions(name)).not.toContain('polly:SynthesizeSpeech');
     }
   });
 
   it('outside our functions, only CDK BucketDeployment has Resource "*": for CloudFront invalidations', () => {
     const starred = allStatements
       .filter(({ statement }) => asList(statement.Resource).includes('*'))
-      .filter(({ statement }) => !asList(statement.Action).every((a) => a.startsWith('xray:')));
+      .filter(({ statement }) => !asList(statement.Action).every((a) => a.startsWith('xray:')))
+      .filter(({ statement }) => !asList(statement.Action).includes('polly:SynthesizeSpeech'));
     expect(starred.map(({ statement }) => asList(statement.Action).sort())).toEqual([
       ['cloudfront:CreateInvalidation', 'cloudfront:GetInvalidation'],
     ]);

@@ -73,6 +73,13 @@ describe('the functions', () => {
     expect(named).toHaveLength(1);
   });
 
+  it('end API calls within the 30 s integration limit: 10 s each, 28 s for Ask (retrieval and a model call)', () => {
+    for (const operationId of Object.keys(apiRoutes)) {
+      const fn = functions.get(`notes-${STAGE}-${operationId}`);
+      expect(fn?.resource.Properties.Timeout, operationId).toBe(operationId === 'askWorkspace' ? 28 : 10);
+    }
+  });
+
   it('are exactly the handlers of the route table, each with a handler file', () => {
     const expected = [...Object.keys(apiRoutes), ...Object.keys(queueWorkers), ...Object.keys(eventWorkers)];
     const ours = [...functions.keys()]
