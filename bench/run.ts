@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api | transcription | quality | long | bundles]` (`long`: a 60-minute recording with
+ * `npm run bench [-- api | transcription | quality | ask | long | bundles]` (`long`: a 60-minute recording with
  * 1 and 2 recognisers, several minutes; `all` runs it too): runs the benchmarks, prints a table per benchmark and
  * writes bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { apiLatency, apiTable } from './api-latency.ts';
+import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { main as longRecording } from './long-recording.ts';
 import { OUT_DIR } from './support.ts';
@@ -14,8 +15,8 @@ import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
 const which = process.argv[2] ?? 'all';
-if (!['all', 'api', 'transcription', 'quality', 'long', 'bundles'].includes(which)) {
-  console.error('usage: npm run bench [-- api | transcription | quality | long | bundles]');
+if (!['all', 'api', 'transcription', 'quality', 'ask', 'long', 'bundles'].includes(which)) {
+  console.error('usage: npm run bench [-- api | transcription | quality | ask | long | bundles]');
   process.exit(2);
 }
 
@@ -55,6 +56,15 @@ if (which === 'all' || which === 'api') {
   const result = await apiLatency();
   results.api = result;
   console.log(`${apiTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'ask') {
+  console.log(
+    'Ask: 1,000 notes of transcript text in the local store, 200 questions over HTTP, one at a time',
+  );
+  const result = await askBench();
+  results.ask = result;
+  console.log(`${askTable(result)}\n`);
 }
 
 if (which === 'all' || which === 'quality') {

@@ -5,7 +5,7 @@
  * Debian packages of the local engines (apt-get when root; otherwise a message naming the command).
  * Plain Node with no dependencies: it runs before node_modules exists.
  *
- * Usage: node scripts/ensure-deps.mjs start|test
+ * Usage: node scripts/ensure-deps.mjs (start and test need the same packages)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -13,15 +13,14 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const purpose = process.argv[2] === 'test' ? 'test' : 'start';
 
 /** Debian package -> a file it installs, to tell whether it is present without dpkg. */
 const SYSTEM_PACKAGES = {
   ffmpeg: '/usr/bin/ffmpeg',
   pocketsphinx: '/usr/bin/pocketsphinx_continuous',
   'pocketsphinx-en-us': '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin',
-  // Tests synthesise their speech fixtures with flite.
-  ...(purpose === 'test' ? { flite: '/usr/bin/flite' } : {}),
+  // The podcast artifact's voices (and the tests' speech fixtures).
+  flite: '/usr/bin/flite',
 };
 
 function say(line) {
