@@ -1,7 +1,14 @@
 import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
-import { GENERATION_STAGES, isInFlight, type Job, type JobStatusView, jobStatusView } from './job.ts';
+import {
+  GENERATION_STAGES,
+  isInFlight,
+  type Job,
+  type JobStatusView,
+  jobStatusView,
+  queuedJob,
+} from './job.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
@@ -55,17 +62,7 @@ export async function requestArtifact(
   }
 
   const now = deps.now();
-  const fresh: Job = {
-    account_id: accountId,
-    note_id: noteId,
-    kind: jobKind,
-    status: 'queued',
-    stage: GENERATION_STAGES.queued,
-    attempts: existing?.attempts ?? 0,
-    created_at: now,
-    updated_at: now,
-    detail: null,
-  };
+  const fresh = queuedJob(accountId, noteId, jobKind, now, GENERATION_STAGES.queued, existing?.attempts ?? 0);
   const stored = existing
     ? (await deps.notes.replaceJob(existing, fresh))
       ? fresh
@@ -114,7 +111,7 @@ async function readArtifact(
   kind: ArtifactKind,
 ): Promise<Artifact | null> {
   const artifact = await deps.blobs.getJson<Artifact>(objectKeys.artifact(accountId, noteId, kind));
-  if (!artifact || artifact.kind !== 'podcast') return artifact;
+  if (artifact?.kind !== 'podcast') return artifact;
   const content = artifact.content as PodcastContent;
   const link = await deps.blobs.presignDownload(
     objectKeys.podcastAudio(accountId, noteId),

@@ -1,7 +1,7 @@
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import type { Insights } from './insights.ts';
-import { GENERATION_STAGES, isInFlight, type Job, type JobStatusView, jobStatusView } from './job.ts';
+import { isInFlight, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { FailedJobError } from './transcription.ts';
@@ -22,17 +22,7 @@ export async function requestInsights(
     throw new ConflictError('Insights need a completed transcription: transcribe the note first');
   }
   const now = deps.now();
-  const fresh: Job = {
-    account_id: accountId,
-    note_id: noteId,
-    kind: 'insights',
-    status: 'queued',
-    stage: GENERATION_STAGES.queued,
-    attempts: 0,
-    created_at: now,
-    updated_at: now,
-    detail: null,
-  };
+  const fresh = queuedJob(accountId, noteId, 'insights', now);
   const { job, created } = await deps.notes.createJobIfAbsent(fresh);
   if (!created && isInFlight(job)) return jobStatusView(job, note.title);
   if (!created) {

@@ -73,6 +73,28 @@ export function jobStatusView(job: Job, title: string): JobStatusView {
   return view;
 }
 
+/** A job just requested: queued at `stage`, keeping the attempts of the run it replaces. */
+export function queuedJob(
+  accountId: string,
+  noteId: string,
+  kind: JobKind,
+  now: number,
+  stage: string = GENERATION_STAGES.queued,
+  attempts = 0,
+): Job {
+  return {
+    account_id: accountId,
+    note_id: noteId,
+    kind,
+    status: 'queued',
+    stage,
+    attempts,
+    created_at: now,
+    updated_at: now,
+    detail: null,
+  };
+}
+
 export function isInFlight(job: Job): boolean {
   return job.status === 'queued' || job.status === 'processing';
 }

@@ -3,7 +3,14 @@ import { deleteArtifacts } from './artifact-jobs.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { deleteInsights } from './insights-jobs.ts';
-import { isInFlight, type Job, type JobStatusView, jobStatusView, TRANSCRIPTION_STAGES } from './job.ts';
+import {
+  isInFlight,
+  type Job,
+  type JobStatusView,
+  jobStatusView,
+  queuedJob,
+  TRANSCRIPTION_STAGES,
+} from './job.ts';
 import type { Note } from './note.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
@@ -56,7 +63,9 @@ export async function submitTranscription(
   // After deleteTranscription the audio is still stored: a new job starts from it without an upload.
   const hasAudio = hasUsableAudio(note);
   const initialStage = hasAudio ? TRANSCRIPTION_STAGES.queued : TRANSCRIPTION_STAGES.awaitingUpload;
-  const { job } = await deps.notes.createJobIfAbsent(newJob(accountId, noteId, now, initialStage));
+  const { job } = await deps.notes.createJobIfAbsent(
+    queuedJob(accountId, noteId, 'transcription', now, initialStage),
+  );
 
   switch (job.status) {
     case 'completed':
@@ -96,14 +105,15 @@ async function restart(
   const now = deps.now();
   const hasAudio = hasUsableAudio(note);
   const next: Job = {
-    ...newJob(
+    ...queuedJob(
       note.account_id,
       note.note_id,
+      'transcription',
       now,
       hasAudio ? TRANSCRIPTION_STAGES.queued : TRANSCRIPTION_STAGES.awaitingUpload,
+      previous.attempts,
     ),
     created_at: previous.created_at,
-    attempts: previous.attempts,
   };
   if (!(await deps.notes.replaceJob(previous, next))) {
     // A concurrent submission restarted it first: answer with what it made.
@@ -136,20 +146,6 @@ async function offerUpload(
     input.size_bytes,
   );
   return { kind: 'accepted', job: { ...jobStatusView(job, current.title), upload } };
-}
-
-function newJob(accountId: string, noteId: string, now: number, stage: string): Job {
-  return {
-    account_id: accountId,
-    note_id: noteId,
-    kind: 'transcription',
-    status: 'queued',
-    stage,
-    attempts: 0,
-    created_at: now,
-    updated_at: now,
-    detail: null,
-  };
 }
 
 export type GetTranscriptionResult =

@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAiChatAnswerEngine } from '../../src/adapters/llm/openai-chat-answer.ts';
 import { OpenAiChatArtifactEngine } from '../../src/adapters/llm/openai-chat-artifacts.ts';
@@ -9,6 +7,12 @@ import type { Transcription } from '../../src/domain/transcript.ts';
 import type { AnswerRequest } from '../../src/ports/answer-engine.ts';
 import type { ArtifactRequest } from '../../src/ports/artifact-engine.ts';
 import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
+import {
+  type ReceivedRequest,
+  type ScriptedReply,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../support/scripted-server.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/llm/${name}`, import.meta.url), 'utf8');
 const transcription = JSON.parse(fixture('transcript.json')) as Transcription;
@@ -38,16 +42,8 @@ const answerRequest: AnswerRequest = {
 };
 const API_KEY = 'sk-test-4f9a2c1e8b7d6a5f';
 
-interface Reply {
-  status: number;
-  body: string;
-  headers?: Record<string, string>;
-}
-interface Received {
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: { messages: Array<{ role: string; content: string }> } & Record<string, unknown>;
-}
+type Reply = ScriptedReply;
+type ChatBody = { messages: Array<{ role: string; content: string }> } & Record<string, unknown>;
 
 /** A chat completion as Ollama's OpenAI-compatible endpoint sends it (see chat-completion.json). */
 const completion = (content: string, finish_reason = 'stop'): Reply => ({
@@ -75,38 +71,16 @@ const down: Reply = {
 };
 
 /** A scripted chat completions server: each request gets the next reply; every request is kept. */
-let server: Server;
+let provider: ScriptedServer<ChatBody>;
 let baseUrl: string;
-let replies: Reply[] = [];
-let received: Received[] = [];
+let received: ReceivedRequest<ChatBody>[];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({
-        url: req.url ?? '',
-        headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Received['body'],
-      });
-      const reply = replies.shift() ?? { status: 500, body: '{"error":{"message":"no reply scripted"}}' };
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      res.end(reply.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  provider = await startScriptedServer();
+  ({ baseUrl, received } = provider);
 });
-
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  replies = [];
-  received = [];
-});
+afterAll(() => provider.close());
+beforeEach(() => provider.reset());
 
 const options = { model: 'qwen2.5:7b-instruct', maxRetries: 2, baseDelayMs: 5 };
 const artifacts = (extra: { apiKey?: string } = {}) =>
@@ -122,7 +96,7 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
   ] as const)(
     'asks for the %s JSON schema (%s) and returns the grounded artifact',
     async (kind, schemaName) => {
-      replies = [completion(artifactJson[kind])];
+      provider.replies = [completion(artifactJson[kind])];
       const chat = artifacts({ apiKey: API_KEY });
       const artifact = await chat.generateArtifact(artifactRequest(kind));
       expect(chat.name).toBe('openai-compatible:qwen2.5:7b-instruct');
@@ -146,13 +120,13 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
   it('drops quotes that are not in the segment they name', async () => {
     const draft = JSON.parse(artifactJson.epiphany) as { ideas: Array<{ evidence: unknown[] }> };
     draft.ideas[1]?.evidence.push({ start_ms: 22400, quote: 'I will fix it on Monday' });
-    replies = [completion(JSON.stringify(draft))];
+    provider.replies = [completion(JSON.stringify(draft))];
     const artifact = await artifacts().generateArtifact(artifactRequest('epiphany'));
     expect(artifact).toEqual(JSON.parse(artifactJson.epiphany));
   });
 
   it('honours Retry-After on a 429, then succeeds', async () => {
-    replies = [{ ...limited, headers: { 'retry-after': '1' } }, completion(artifactJson.podcast)];
+    provider.replies = [{ ...limited, headers: { 'retry-after': '1' } }, completion(artifactJson.podcast)];
     const started = Date.now();
     const script = await artifacts().generateArtifact(artifactRequest('podcast'));
     expect(script.lines).toHaveLength(9);
@@ -161,14 +135,14 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
   });
 
   it('retries a 503, then succeeds', async () => {
-    replies = [down, completion(artifactJson.deep_research)];
+    provider.replies = [down, completion(artifactJson.deep_research)];
     const brief = await artifacts().generateArtifact(artifactRequest('deep_research'));
     expect(brief.claims).toHaveLength(2);
     expect(received).toHaveLength(2);
   });
 
   it('falls back to json_object with the schema in the prompt when json_schema is refused', async () => {
-    replies = [
+    provider.replies = [
       {
         status: 400,
         body: '{"error":{"code":400,"message":"response_format type json_schema is not supported","type":"invalid_request_error"}}',
@@ -185,7 +159,10 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
   });
 
   it('re-asks once after an answer cut off (finish_reason length)', async () => {
-    replies = [completion('{"lines": [{"host": "host_1", "te', 'length'), completion(artifactJson.podcast)];
+    provider.replies = [
+      completion('{"lines": [{"host": "host_1", "te', 'length'),
+      completion(artifactJson.podcast),
+    ];
     await artifacts().generateArtifact(artifactRequest('podcast'));
     const retry = received[1]?.body;
     expect(retry?.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
@@ -193,7 +170,7 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
   });
 
   it('keeps the key out of error messages, persistent 429 included', async () => {
-    replies = [
+    provider.replies = [
       {
         status: 401,
         body: `{"error":{"message":"Incorrect API key provided: ${API_KEY}.","type":"invalid_request_error","code":"${API_KEY}"}}`,
@@ -206,7 +183,7 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
     expect((unauthorised as Error).message).toMatch(/answered 401 \(invalid_request_error\)/);
     expect((unauthorised as Error).message).not.toContain(API_KEY);
 
-    replies = [limited, limited, limited];
+    provider.replies = [limited, limited, limited];
     const throttled = await artifacts({ apiKey: API_KEY })
       .generateArtifact(artifactRequest('podcast'))
       .catch((error: Error) => error);
@@ -218,7 +195,7 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
 
 describe('OpenAiChatAnswerEngine against a local chat completions server', () => {
   it('asks for the answer schema with the passages and the question, and returns the cited answer', async () => {
-    replies = [goodAnswer];
+    provider.replies = [goodAnswer];
     const chat = answers({ apiKey: API_KEY });
     const draft = await chat.answer(answerRequest);
     expect(chat.name).toBe('openai-compatible:qwen2.5:7b-instruct');
@@ -235,16 +212,16 @@ describe('OpenAiChatAnswerEngine against a local chat completions server', () =>
     const invented = completion(
       JSON.stringify({ answer: 'On April 7.', citations: [{ note_id: 'n_launch', start_ms: 0 }] }),
     );
-    replies = [invented, goodAnswer];
+    provider.replies = [invented, goodAnswer];
     expect((await answers().answer(answerRequest)).citations).toHaveLength(1);
     expect(received[1]?.body.messages[3]?.content).toMatch(/cites only passages it was not given/);
 
-    replies = [invented, invented];
+    provider.replies = [invented, invented];
     await expect(answers().answer(answerRequest)).rejects.toThrow(/no valid answer in two answers/);
   });
 
   it('honours Retry-After on a 429 and retries a 503, then answers', async () => {
-    replies = [{ ...limited, headers: { 'retry-after-ms': '50' } }, down, goodAnswer];
+    provider.replies = [{ ...limited, headers: { 'retry-after-ms': '50' } }, down, goodAnswer];
     expect((await answers().answer(answerRequest)).answer).toBe('On April 7.');
     expect(received).toHaveLength(3);
   });
@@ -254,7 +231,7 @@ describe('OpenAiChatAnswerEngine against a local chat completions server', () =>
       status: 400,
       body: '{"error":{"message":"Unsupported parameter: response_format.json_schema","type":"invalid_request_error"}}',
     };
-    replies = [refused, goodAnswer, goodAnswer];
+    provider.replies = [refused, goodAnswer, goodAnswer];
     const chat = answers();
     await chat.answer(answerRequest);
     await chat.answer(answerRequest);
@@ -266,7 +243,7 @@ describe('OpenAiChatAnswerEngine against a local chat completions server', () =>
   });
 
   it('maps persistent 429 to ProviderThrottledError without the key in the message', async () => {
-    replies = [limited, limited, limited];
+    provider.replies = [limited, limited, limited];
     const error = await answers({ apiKey: API_KEY })
       .answer(answerRequest)
       .catch((caught: Error) => caught);

@@ -1,11 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { OpenAiChatInsightsEngine } from '../../src/adapters/llm/openai-chat-insights.ts';
 import type { Transcription } from '../../src/domain/transcript.ts';
 import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
 import type { InsightsRequest } from '../../src/ports/insights-engine.ts';
+import {
+  type ReceivedRequest,
+  type ScriptedReply,
+  type ScriptedServer,
+  startScriptedServer,
+} from '../support/scripted-server.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/llm/${name}`, import.meta.url), 'utf8');
 const transcription = JSON.parse(fixture('transcript.json')) as Transcription;
@@ -17,54 +21,20 @@ const request: InsightsRequest = {
 };
 const API_KEY = 'sk-test-4f9a2c1e8b7d6a5f';
 
-interface Reply {
-  status: number;
-  body: string;
-  headers?: Record<string, string>;
-}
-interface Received {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: Record<string, unknown>;
-}
+type Reply = ScriptedReply;
 type ChatBody = { messages: Array<{ role: string; content: string }> } & Record<string, unknown>;
 
 /** A scripted chat completions server: each request gets the next reply; every request is kept. */
-let server: Server;
+let provider: ScriptedServer<ChatBody>;
 let baseUrl: string;
-let replies: Reply[] = [];
-let received: Received[] = [];
+let received: ReceivedRequest<ChatBody>[];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      received.push({
-        method: req.method ?? '',
-        url: req.url ?? '',
-        headers: req.headers,
-        body: JSON.parse(text) as Record<string, unknown>,
-      });
-      const reply = replies.shift() ?? { status: 500, body: '{"error":{"message":"no reply scripted"}}' };
-      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      res.end(reply.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  provider = await startScriptedServer();
+  ({ baseUrl, received } = provider);
 });
-
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  replies = [];
-  received = [];
-});
+afterAll(() => provider.close());
+beforeEach(() => provider.reset());
 
 const ok: Reply = { status: 200, body: completion };
 const engine = (options: Partial<ConstructorParameters<typeof OpenAiChatInsightsEngine>[0]> = {}) =>
@@ -79,7 +49,7 @@ const bodyOf = (index: number) => received[index]?.body as ChatBody;
 
 describe('OpenAiChatInsightsEngine against a local chat completions server', () => {
   it('asks for the Insights JSON schema and returns the validated answer', async () => {
-    replies = [ok];
+    provider.replies = [ok];
     const chat = engine({ apiKey: API_KEY });
     const insights = await chat.generateInsights(request);
     expect(chat.name).toBe('openai-compatible:qwen2.5:7b-instruct');
@@ -104,14 +74,14 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
   });
 
   it('accepts a base URL ending in /v1 and sends no Authorization without a key', async () => {
-    replies = [ok];
+    provider.replies = [ok];
     await engine({ baseUrl: `${baseUrl}/v1/` }).generateInsights(request);
     expect(received[0]?.url).toBe('/v1/chat/completions');
     expect(received[0]?.headers.authorization).toBeUndefined();
   });
 
   it('honours Retry-After on a 429, then succeeds', async () => {
-    replies = [
+    provider.replies = [
       {
         status: 429,
         headers: { 'retry-after': '1' },
@@ -130,7 +100,7 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
       status: 429,
       body: '{"error":{"message":"Too many requests","code":"rate_limit_exceeded"}}',
     };
-    replies = [limited, limited, limited];
+    provider.replies = [limited, limited, limited];
     const failure = engine().generateInsights(request);
     await expect(failure).rejects.toBeInstanceOf(ProviderThrottledError);
     await expect(failure).rejects.toThrow(/answered 429 \(rate_limit_exceeded\) \(3 attempts\)/);
@@ -138,7 +108,7 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
   });
 
   it('leaves a Retry-After beyond maxDelayMs to the job queue', async () => {
-    replies = [{ status: 429, headers: { 'retry-after': '120' }, body: '{}' }];
+    provider.replies = [{ status: 429, headers: { 'retry-after': '120' }, body: '{}' }];
     await expect(engine({ maxDelayMs: 2000 }).generateInsights(request)).rejects.toThrow(
       /retry in 120 s, left to the job queue/,
     );
@@ -150,7 +120,7 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
       status: 503,
       body: '{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}',
     };
-    replies = [down, down, down];
+    provider.replies = [down, down, down];
     const failure = engine().generateInsights(request);
     await expect(failure).rejects.toBeInstanceOf(GenerationFailedError);
     await expect(failure).rejects.toThrow(/answered 503 \(unavailable_error\) \(3 attempts\)/);
@@ -158,7 +128,7 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
   });
 
   it('falls back to json_object with the schema in the prompt when response_format json_schema is refused', async () => {
-    replies = [
+    provider.replies = [
       {
         status: 400,
         body: '{"error":{"code":400,"message":"response_format type json_schema is not supported","type":"invalid_request_error"}}',
@@ -178,7 +148,7 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
     const invalid = JSON.parse(completion) as { choices: Array<{ message: { content: string } }> };
     const first = invalid.choices[0];
     if (first) first.message.content = '{"summary": {"text": "A meeting."}, "key_points": "none"}';
-    replies = [{ status: 200, body: JSON.stringify(invalid) }, ok];
+    provider.replies = [{ status: 200, body: JSON.stringify(invalid) }, ok];
     await engine().generateInsights(request);
     expect(received).toHaveLength(2);
     const retry = bodyOf(1);
@@ -187,7 +157,7 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
   });
 
   it('keeps the key and the transcript out of error messages', async () => {
-    replies = [
+    provider.replies = [
       {
         status: 401,
         body: `{"error":{"message":"Incorrect API key provided: ${API_KEY}. Request: Bob: payment screen","type":"invalid_request_error","code":"invalid_api_key"}}`,

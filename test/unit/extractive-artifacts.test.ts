@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ExtractiveArtifactEngine } from '../../src/adapters/extractive/index.ts';
 import {
@@ -9,37 +8,17 @@ import {
   type Evidence,
   isQuoteOf,
 } from '../../src/domain/artifacts.ts';
-import {
-  type ConversationSegment,
-  type Transcription,
-  timestampedLine,
-  toSentence,
-} from '../../src/domain/transcript.ts';
+import type { ConversationSegment, Transcription } from '../../src/domain/transcript.ts';
 import { GenerationFailedError } from '../../src/ports/generation-errors.ts';
+import {
+  meeting,
+  meetingReferenceTime,
+  transcriptionOf,
+  unpunctuated,
+} from '../fixtures/insights/meeting.ts';
 import { syntheticTranscription } from '../fixtures/insights/synthetic.ts';
 
-interface Fixture {
-  reference_time: string;
-  duration_ms: number;
-  conversation_segments: ConversationSegment[];
-}
-
-const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/insights/meeting.json', import.meta.url), 'utf8'),
-) as Fixture;
-const referenceTime = Date.parse(fixture.reference_time); // Wednesday 2025-03-05
 const engine = new ExtractiveArtifactEngine();
-
-function transcription(segments: ConversationSegment[], durationMs = fixture.duration_ms): Transcription {
-  return {
-    full_text: segments.map((segment) => segment.text).join(' '),
-    timestamped_full_text: segments.map(timestampedLine).join('\n'),
-    conversation_segments: segments,
-    duration_ms: durationMs,
-    language: 'en-US',
-    engine: 'test',
-  };
-}
 
 function generate<K extends ArtifactKind>(
   kind: K,
@@ -51,7 +30,7 @@ function generate<K extends ArtifactKind>(
     transcription: source,
     title: 'Planning meeting',
     language,
-    reference_time: referenceTime,
+    reference_time: meetingReferenceTime,
   });
 }
 
@@ -114,7 +93,7 @@ function expectGrounded(
 }
 
 describe('ExtractiveArtifactEngine on a punctuated two-speaker meeting', () => {
-  const source = transcription(fixture.conversation_segments);
+  const source = transcriptionOf(meeting.conversation_segments);
   const epiphany = generate('epiphany', source);
   const research = generate('deep_research', source);
   const podcast = generate('podcast', source);
@@ -143,7 +122,7 @@ describe('ExtractiveArtifactEngine on a punctuated two-speaker meeting', () => {
   it('makes every idea a link between at least two passages that are not adjacent', async () => {
     const { ideas } = await epiphany;
     expect(ideas.length).toBeGreaterThanOrEqual(2);
-    const position = new Map(fixture.conversation_segments.map((segment, i) => [segment.start_ms, i]));
+    const position = new Map(meeting.conversation_segments.map((segment, i) => [segment.start_ms, i]));
     for (const idea of ideas) {
       expect(idea.evidence.length).toBeGreaterThanOrEqual(2);
       const [first, second] = idea.evidence.map((evidence) => position.get(evidence.start_ms) ?? 0);
@@ -164,7 +143,7 @@ describe('ExtractiveArtifactEngine on a punctuated two-speaker meeting', () => {
     const quotes = quotesIn(summary);
     expect(quotes.length).toBeGreaterThanOrEqual(2);
     for (const quote of quotes) {
-      expect(fixture.conversation_segments.some((segment) => segment.text.includes(quote))).toBe(true);
+      expect(meeting.conversation_segments.some((segment) => segment.text.includes(quote))).toBe(true);
     }
   });
 
@@ -244,17 +223,8 @@ describe('ExtractiveArtifactEngine on a punctuated two-speaker meeting', () => {
 });
 
 describe('ExtractiveArtifactEngine on the meeting as the local recogniser writes it (lower case, unpunctuated)', () => {
-  const segments = fixture.conversation_segments.map((segment) => ({
-    ...segment,
-    text: toSentence(
-      segment.text
-        .toLowerCase()
-        .replace(/[^a-z' ]/g, ' ')
-        .split(/\s+/)
-        .filter(Boolean),
-    ),
-  }));
-  const source = transcription(segments);
+  const segments = unpunctuated(meeting.conversation_segments);
+  const source = transcriptionOf(segments);
 
   it.each(ARTIFACT_KINDS)('still writes a grounded %s', async (kind) => {
     expectGrounded(kind, await generate(kind, source), source);
@@ -262,7 +232,7 @@ describe('ExtractiveArtifactEngine on the meeting as the local recogniser writes
 });
 
 describe('ExtractiveArtifactEngine language guard', () => {
-  const source = transcription(fixture.conversation_segments);
+  const source = transcriptionOf(meeting.conversation_segments);
 
   it('refuses to write in another language than the transcript, since quoting cannot translate', async () => {
     await expect(generate('epiphany', source, 'pt-BR')).rejects.toBeInstanceOf(GenerationFailedError);
@@ -276,7 +246,7 @@ describe('ExtractiveArtifactEngine language guard', () => {
 });
 
 describe('ExtractiveArtifactEngine on short transcripts', () => {
-  const short = transcription(
+  const short = transcriptionOf(
     [
       at(0, 'Speaker 1', 'We should move the launch to April because the payment provider is late.'),
       at(5_000, 'Speaker 2', 'I agree. I will tell the sales team about the new launch date.'),
@@ -304,7 +274,7 @@ describe('ExtractiveArtifactEngine on short transcripts', () => {
   it.each(ARTIFACT_KINDS)(
     'writes a grounded %s from a recording that only says "Okay. Yeah."',
     async (kind) => {
-      const tiny = transcription([at(0, 'Speaker 1', 'Okay.'), at(4_500, 'Speaker 2', 'Yeah.')], 9_000);
+      const tiny = transcriptionOf([at(0, 'Speaker 1', 'Okay.'), at(4_500, 'Speaker 2', 'Yeah.')], 9_000);
       expectGrounded(kind, await generate(kind, tiny), tiny);
     },
   );
@@ -312,8 +282,8 @@ describe('ExtractiveArtifactEngine on short transcripts', () => {
   it.each(ARTIFACT_KINDS)(
     'fails to write %s when no speech was recognised, as there is nothing to quote',
     async (kind) => {
-      await expect(generate(kind, transcription([], 30_000))).rejects.toBeInstanceOf(GenerationFailedError);
-      await expect(generate(kind, transcription([at(0, 'Speaker 1', '  ')], 5_000))).rejects.toBeInstanceOf(
+      await expect(generate(kind, transcriptionOf([], 30_000))).rejects.toBeInstanceOf(GenerationFailedError);
+      await expect(generate(kind, transcriptionOf([at(0, 'Speaker 1', '  ')], 5_000))).rejects.toBeInstanceOf(
         GenerationFailedError,
       );
     },

@@ -1,57 +1,22 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ExtractiveInsightsEngine } from '../../src/adapters/extractive/index.ts';
 import { type InsightsContent, insightsContent } from '../../src/domain/insights.ts';
+import type { ConversationSegment } from '../../src/domain/transcript.ts';
 import {
-  type ConversationSegment,
-  type Transcription,
-  timestampedLine,
-  toSentence,
-} from '../../src/domain/transcript.ts';
+  meeting,
+  meetingReferenceTime,
+  transcriptionOf,
+  unpunctuated,
+} from '../fixtures/insights/meeting.ts';
 import { syntheticTranscription } from '../fixtures/insights/synthetic.ts';
 
-interface Fixture {
-  reference_time: string;
-  duration_ms: number;
-  conversation_segments: ConversationSegment[];
-}
-
-const fixture = JSON.parse(
-  readFileSync(new URL('../fixtures/insights/meeting.json', import.meta.url), 'utf8'),
-) as Fixture;
-const referenceTime = Date.parse(fixture.reference_time); // Wednesday 2025-03-05
 const engine = new ExtractiveInsightsEngine();
-
-function transcription(segments: ConversationSegment[], durationMs = fixture.duration_ms): Transcription {
-  return {
-    full_text: segments.map((segment) => segment.text).join(' '),
-    timestamped_full_text: segments.map(timestampedLine).join('\n'),
-    conversation_segments: segments,
-    duration_ms: durationMs,
-    language: 'en-US',
-    engine: 'test',
-  };
-}
-
-/** What the local recogniser produces: lower case, no punctuation, one period per segment. */
-function unpunctuated(segments: ConversationSegment[]): ConversationSegment[] {
-  return segments.map((segment) => ({
-    ...segment,
-    text: toSentence(
-      segment.text
-        .toLowerCase()
-        .replace(/[^a-z' ]/g, ' ')
-        .split(/\s+/)
-        .filter(Boolean),
-    ),
-  }));
-}
 
 function insightsOf(segments: ConversationSegment[], durationMs?: number): Promise<InsightsContent> {
   return engine.generateInsights({
-    transcription: transcription(segments, durationMs),
+    transcription: transcriptionOf(segments, durationMs),
     title: 'Planning',
-    reference_time: referenceTime,
+    reference_time: meetingReferenceTime,
   });
 }
 
@@ -71,8 +36,8 @@ function allCitations(insights: InsightsContent): number[] {
 }
 
 describe('ExtractiveInsightsEngine on a punctuated two-speaker meeting', () => {
-  const pending = insightsOf(fixture.conversation_segments);
-  const starts = new Set(fixture.conversation_segments.map((segment) => segment.start_ms));
+  const pending = insightsOf(meeting.conversation_segments);
+  const starts = new Set(meeting.conversation_segments.map((segment) => segment.start_ms));
 
   it('is named local-extractive and returns content that validates against the Insights schema', async () => {
     expect(engine.name).toBe('local-extractive');
@@ -85,7 +50,7 @@ describe('ExtractiveInsightsEngine on a punctuated two-speaker meeting', () => {
     expect(quotes.length).toBeGreaterThanOrEqual(2);
     expect(quotes.length).toBeLessThanOrEqual(3);
     expect(summary.text).toBe(quotes.map((quote) => `"${quote}"`).join(' '));
-    const cited = fixture.conversation_segments.filter((segment) =>
+    const cited = meeting.conversation_segments.filter((segment) =>
       summary.citations.includes(segment.start_ms),
     );
     for (const quote of quotes) expect(cited.some((segment) => segment.text.includes(quote))).toBe(true);
@@ -138,7 +103,7 @@ describe('ExtractiveInsightsEngine on a punctuated two-speaker meeting', () => {
     for (const topic of topics) {
       const head = topic.label.toLowerCase().split(' ').at(-1) ?? '';
       for (const start of topic.citations) {
-        const segment = fixture.conversation_segments.find((candidate) => candidate.start_ms === start);
+        const segment = meeting.conversation_segments.find((candidate) => candidate.start_ms === start);
         expect(segment?.text.toLowerCase()).toContain(head.replace(/s$/, ''));
       }
     }
@@ -154,7 +119,7 @@ describe('ExtractiveInsightsEngine on a punctuated two-speaker meeting', () => {
     const { speakers } = await pending;
     expect(speakers.map((speaker) => speaker.speaker).sort()).toEqual(['Speaker 1', 'Speaker 2']);
     for (const speaker of speakers) {
-      const expected = fixture.conversation_segments
+      const expected = meeting.conversation_segments
         .filter((segment) => segment.speaker === speaker.speaker)
         .reduce((sum, segment) => sum + segment.end_ms - segment.start_ms, 0);
       expect(speaker.talk_time_ms).toBe(expected);
@@ -166,7 +131,7 @@ describe('ExtractiveInsightsEngine on a punctuated two-speaker meeting', () => {
     const { chapters } = await pending;
     expect(chapters.length).toBeGreaterThanOrEqual(1);
     expect(chapters[0]?.start_ms).toBe(0);
-    expect(chapters.at(-1)?.end_ms).toBe(fixture.duration_ms);
+    expect(chapters.at(-1)?.end_ms).toBe(meeting.duration_ms);
     chapters.forEach((chapter, i) => {
       expect(chapter.end_ms).toBeGreaterThan(chapter.start_ms);
       if (i > 0) expect(chapter.start_ms).toBe(chapters[i - 1]?.end_ms);
@@ -176,7 +141,7 @@ describe('ExtractiveInsightsEngine on a punctuated two-speaker meeting', () => {
 });
 
 describe('ExtractiveInsightsEngine on the same meeting as the local recogniser writes it (lower case, unpunctuated)', () => {
-  const pending = insightsOf(unpunctuated(fixture.conversation_segments));
+  const pending = insightsOf(unpunctuated(meeting.conversation_segments));
 
   it('still validates and finds the decision', async () => {
     const insights = await pending;
@@ -277,7 +242,7 @@ describe('ExtractiveInsightsEngine on long recordings', () => {
     const insights = await engine.generateInsights({
       transcription: long,
       title: 'Long',
-      reference_time: referenceTime,
+      reference_time: meetingReferenceTime,
     });
     const elapsed = performance.now() - started;
     expect(elapsed).toBeLessThan(10_000);

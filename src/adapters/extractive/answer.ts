@@ -1,4 +1,3 @@
-import { stemmer } from 'stemmer';
 import { searchTerms } from '../../domain/search-terms.ts';
 import { formatTimestamp } from '../../domain/transcript.ts';
 import type { AnswerDraft, AnswerEngine, AnswerRequest, AskPassage } from '../../ports/answer-engine.ts';

@@ -73,7 +73,8 @@ function surfaceOf(token: UnitToken): string {
   return token.pos === 'PROPN' && /^\p{Lu}/u.test(token.text) ? token.text : token.lower;
 }
 
-function labelOf(stats: PhraseStats): string {
+/** The phrase as it was said most often. */
+export function labelOf(stats: PhraseStats): string {
   let best = stats.key;
   let bestCount = 0;
   for (const [surface, count] of stats.surfaces) {

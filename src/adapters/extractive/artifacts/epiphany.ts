@@ -1,5 +1,5 @@
 import type { EpiphanyContent } from '../../../domain/artifacts.ts';
-import type { PhraseStats } from '../keyphrases.ts';
+import { labelOf } from '../keyphrases.ts';
 import { type SentenceUnit, wordCount } from '../sentences.ts';
 import { cosine, type SparseVector } from '../vectors.ts';
 import {
@@ -218,15 +218,6 @@ function sharedTerms(analysis: Analysis, a: SentenceUnit, b: SentenceUnit): stri
   return [...va.keys()]
     .filter((term) => vb.has(term))
     .sort((x, y) => (vb.get(y) ?? 0) * (va.get(y) ?? 0) - (vb.get(x) ?? 0) * (va.get(x) ?? 0));
-}
-
-function labelOf(stats: PhraseStats): string {
-  let best = stats.key;
-  let bestCount = 0;
-  for (const [surface, count] of stats.surfaces) {
-    if (count > bestCount) [best, bestCount] = [surface, count];
-  }
-  return best;
 }
 
 /** A decision, action item or open question said in one of `occurrences` (a decision first). */
