@@ -30,6 +30,12 @@ describe("one account can neither see nor change another account's notes", () =>
       ['PATCH', `/v1/notes/${aliceNote}`, { title: 'pwned' }],
       ['PATCH', `/v1/notes/${aliceNote}`, { state: 'trashed' }],
       ['GET', `/v1/notes/${aliceNote}/transcription`, undefined],
+      ['POST', `/v1/notes/${aliceNote}/insights`, {}],
+      ['GET', `/v1/notes/${aliceNote}/insights`, undefined],
+      ['POST', `/v1/notes/${aliceNote}/artifacts/epiphany`, { language: 'auto' }],
+      ['GET', `/v1/notes/${aliceNote}/artifacts/epiphany`, undefined],
+      ['POST', `/v1/notes/${aliceNote}/artifacts/deep_research`, { language: 'auto' }],
+      ['POST', `/v1/notes/${aliceNote}/artifacts/podcast`, { language: 'auto' }],
       ['DELETE', `/v1/notes/${aliceNote}/transcription`, undefined],
       ['DELETE', `/v1/notes/${aliceNote}`, undefined],
     ] as const) {
@@ -37,6 +43,19 @@ describe("one account can neither see nor change another account's notes", () =>
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(JSON.stringify(response.body)).not.toContain('Alice');
     }
+  });
+
+  it('never answers a question from the other account’s notes, even when they are named', async () => {
+    for (const body of [
+      { question: 'What did Alice say?' },
+      { question: 'What did Alice say?', note_ids: [aliceNote] },
+    ]) {
+      const response = await mallory('POST', '/v1/ask', { body });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(response.body)).not.toContain(aliceNote);
+    }
+    const own = await alice('POST', '/v1/ask', { body: { question: 'What is this recording about?' } });
+    expect(own.status).toBe(200);
   });
 
   it('does not list the other account’s notes, active or trashed', async () => {

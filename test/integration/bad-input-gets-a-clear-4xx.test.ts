@@ -83,6 +83,10 @@ describe('bad input gets a clear 4xx with a detail and stores nothing', () => {
       ['POST', '/v1/notes/not-a-uuid/transcription', validSubmission],
       ['GET', '/v1/notes/not-a-uuid/transcription', undefined],
       ['DELETE', '/v1/notes/not-a-uuid/transcription', undefined],
+      ['POST', '/v1/notes/not-a-uuid/insights', {}],
+      ['GET', '/v1/notes/not-a-uuid/insights', undefined],
+      ['POST', '/v1/notes/not-a-uuid/artifacts/podcast', { language: 'auto' }],
+      ['GET', '/v1/notes/not-a-uuid/artifacts/podcast', undefined],
     ] as const) {
       await expectRejected(400, () => api(method, path, body ? { body } : {}), /note_id/);
     }
@@ -153,9 +157,10 @@ describe('bad input gets a clear 4xx with a detail and stores nothing', () => {
     expect(wrongMethod.headers.get('allow')).toBe('GET');
   });
 
-  it('answers 501 with a detail for the contract operations this release does not implement', async () => {
-    const response = await api('POST', '/v1/ask', { body: { question: 'What did we decide?' } });
-    expect(response.status).toBe(501);
-    expect(response.body.detail).toMatch(/askWorkspace is not available/);
-  });
+  it('answers Ask with 400 and a detail while the account has no processed note', () =>
+    expectRejected(
+      400,
+      () => api('POST', '/v1/ask', { body: { question: 'What did we decide?' } }),
+      /no processed notes/,
+    ));
 });

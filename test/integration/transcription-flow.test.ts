@@ -13,6 +13,9 @@ let service: RunningService;
 let api: Api;
 let apiKey: string;
 const transcriptTexts: string[] = [];
+/** Generated text (Insights, artifacts, answers) that must not reach the logs either. */
+const generatedTexts: string[] = [];
+const transcribedNotes: string[] = [];
 
 beforeAll(async () => {
   service = await startService();
@@ -73,6 +76,7 @@ describe('a recording uploaded through the API becomes a transcript', () => {
         duration_ms: number;
       };
       transcriptTexts.push(transcription.full_text);
+      transcribedNotes.push(noteId);
       expect(wordOverlap(fixture.script, transcription.full_text)).toBeGreaterThanOrEqual(0.6);
       expect(transcription.duration_ms).toBeGreaterThan(20_000);
       const segments = transcription.conversation_segments;
@@ -177,15 +181,38 @@ describe('submitting the same note ID is idempotent', () => {
   });
 });
 
+describe('results generated from the transcript', () => {
+  it('come back as Insights, every artifact kind and an answer (their text is checked against the logs below)', async () => {
+    const noteId = transcribedNotes[0] ?? '';
+    expect(noteId).not.toBe('');
+    expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+    const insights = await pollUntilDone(api, `/v1/notes/${noteId}/insights`);
+    expect(insights.final.status).toBe(200);
+    generatedTexts.push(JSON.stringify(insights.final.body));
+    for (const kind of ['epiphany', 'deep_research', 'podcast']) {
+      expect((await api('POST', `/v1/notes/${noteId}/artifacts/${kind}`)).status).toBe(202);
+      const artifact = await pollUntilDone(api, `/v1/notes/${noteId}/artifacts/${kind}`);
+      expect(artifact.final.status).toBe(200);
+      generatedTexts.push(JSON.stringify(artifact.final.body.content));
+    }
+    const answer = await api('POST', '/v1/ask', {
+      body: { question: 'What is the weekly planning meeting about?' },
+    });
+    expect(answer.status).toBe(200);
+    generatedTexts.push(String(answer.body.answer));
+  });
+});
+
 describe('logs', () => {
-  it('contain no API key, no bearer header and no transcript text', () => {
+  it('contain no API key, no bearer header, no transcript text and no generated text', () => {
     const logs = service.output();
     expect(logs).not.toContain(apiKey);
     expect(logs).not.toMatch(/Bearer\s+svc_sk_/);
     // The start-up announcement shows the first local key once (see the next test); no other key may appear.
     expect(logs.replace(service.apiKey, '')).not.toContain('svc_sk_');
     expect(transcriptTexts.length).toBe(2);
-    for (const text of transcriptTexts) {
+    expect(generatedTexts.length).toBe(5);
+    for (const text of [...transcriptTexts, ...generatedTexts]) {
       // Any run of six transcript words would be a leak.
       const words = text.split(/\s+/);
       for (let i = 0; i + 6 <= words.length; i += 3)
