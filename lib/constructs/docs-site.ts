@@ -20,6 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, type ISource, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
+import { PUBLISHED_DOC_CONTENT_TYPES } from '../../src/published-docs.ts';
 import { acknowledge, wildcardResourceFinding } from '../nag.ts';
 import { repositoryRoot } from '../paths.ts';
 
@@ -89,22 +90,33 @@ export class DocsSite extends Construct {
       'Served on the default *.cloudfront.net certificate, whose TLS policy CloudFront fixes; set TLSv1.2_2021 when adding a custom domain',
     );
 
-    const sources: ISource[] = [
-      // Served at /openapi.yaml: the file at the repository root is the contract.
-      Source.data('openapi.yaml', readFileSync(join(repositoryRoot, 'openapi.yaml'), 'utf8')),
-    ];
+    // One deployment per content type: S3 stores each file with the type (and charset) it is served
+    // with. Each syncs only its extension, so pruning one never removes another's files.
     const publicDocsDir = props.publicDocsDir ?? join(repositoryRoot, 'docs', 'public');
-    if (existsSync(publicDocsDir)) sources.push(Source.asset(publicDocsDir));
-
-    const deployment = new BucketDeployment(this, 'Files', {
-      sources,
-      destinationBucket: this.bucket,
-      distribution: this.distribution,
-      distributionPaths: ['/*'],
-      // Files removed from the repository disappear from the site.
-      prune: true,
-    });
-    this.acknowledgeDeploymentHandler(deployment);
+    const publicDocs: ISource[] = existsSync(publicDocsDir) ? [Source.asset(publicDocsDir)] : [];
+    for (const [extension, contentType] of Object.entries(PUBLISHED_DOC_CONTENT_TYPES)) {
+      const sources: ISource[] =
+        extension === '.yaml'
+          ? // Served at /openapi.yaml: the file at the repository root is the contract.
+            [
+              Source.data('openapi.yaml', readFileSync(join(repositoryRoot, 'openapi.yaml'), 'utf8')),
+              ...publicDocs,
+            ]
+          : publicDocs;
+      if (sources.length === 0) continue;
+      const deployment = new BucketDeployment(this, `Files${extension.slice(1).toUpperCase()}`, {
+        sources,
+        destinationBucket: this.bucket,
+        exclude: ['*'],
+        include: [`*${extension}`],
+        contentType,
+        distribution: this.distribution,
+        distributionPaths: ['/*'],
+        // Files removed from the repository disappear from the site.
+        prune: true,
+      });
+      this.acknowledgeDeploymentHandler(deployment);
+    }
   }
 
   /**

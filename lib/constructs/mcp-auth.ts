@@ -10,15 +10,8 @@ import {
   UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
+import { mcpScopes } from '../../src/oauth-scopes.ts';
 import { acknowledge } from '../nag.ts';
-
-/** The OAuth scopes of the MCP server (DESIGN.md section 4). */
-export const mcpScopes = {
-  'notes:read': 'Read notes, transcripts and Insights',
-  'notes:write': 'Rename, trash and restore notes',
-  'notes:process': 'Start transcription, Insights and artifact generation',
-  'notes:delete': 'Delete results and notes permanently',
-} as const;
 
 export interface McpAuthProps {
   stage: string;

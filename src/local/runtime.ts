@@ -1,12 +1,13 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { join, resolve } from 'node:path';
+import { extname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
+import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
 import { apiRoutes, handlerEntry, type OperationId, queueWorkers } from '../routes.ts';
 import { getServices } from '../services.ts';
-import { createApiServer, type LocalRoute } from './api-gateway-adapter.ts';
+import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
@@ -82,12 +83,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   });
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
 
-  const server = createApiServer(await loadRoutes(), {
-    '/openapi.yaml': {
-      contentType: 'application/yaml',
-      body: await readFile(join(REPO_ROOT, 'openapi.yaml'), 'utf8'),
-    },
-  });
+  const server = createApiServer(await loadRoutes(), await publishedDocs());
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, host, done);
@@ -134,6 +130,30 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       await emulators.stop();
     },
   };
+}
+
+/**
+ * The public documentation files ({docs_url} in the spec), served without authentication as the AWS
+ * docs site serves them: the contract at /openapi.yaml and every file of docs/public/ (built by
+ * `npm run docs:build`) at its path there, e.g. /llms.txt and /references/rest.md.
+ */
+async function publishedDocs(): Promise<Record<string, StaticFile>> {
+  const files: Record<string, StaticFile> = {
+    '/openapi.yaml': {
+      contentType: PUBLISHED_DOC_CONTENT_TYPES['.yaml'],
+      body: await readFile(join(REPO_ROOT, 'openapi.yaml'), 'utf8'),
+    },
+  };
+  const publicDir = join(REPO_ROOT, 'docs', 'public');
+  const entries = await readdir(publicDir, { recursive: true, withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const contentType = (PUBLISHED_DOC_CONTENT_TYPES as Record<string, string>)[extname(entry.name)];
+    if (!entry.isFile() || !contentType) continue;
+    const path = join(entry.parentPath, entry.name);
+    const urlPath = `/${relative(publicDir, path).split(sep).join('/')}`;
+    files[urlPath] = { contentType, body: await readFile(path, 'utf8') };
+  }
+  return files;
 }
 
 function loadRoutes(): Promise<LocalRoute[]> {

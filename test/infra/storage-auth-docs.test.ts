@@ -7,6 +7,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import { DocsSite } from '../../lib/constructs/docs-site.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
+import { PUBLISHED_DOC_CONTENT_TYPES } from '../../src/published-docs.ts';
 import {
   buildNotesApp,
   defined,
@@ -244,15 +245,31 @@ describe('the docs site', () => {
     );
   });
 
-  it('also deploys the files of docs/public/ once that folder exists', () => {
+  it('also deploys the files of docs/public/, each file type with its content type', () => {
     const publicDocsDir = mkdtempSync(join(tmpdir(), 'notes-docs-public-'));
     writeFileSync(join(publicDocsDir, 'llms.txt'), '# Notes service\n');
     const docsStack = new Stack(new App(), 'DocsOnly');
     new DocsSite(docsStack, 'Docs', { accessLogsBucket: new Bucket(docsStack, 'Logs'), publicDocsDir });
-    const deployment = Object.values(
+    const deployments = Object.values(
       Template.fromStack(docsStack).findResources('Custom::CDKBucketDeployment'),
-    )[0] as { Properties: { SourceObjectKeys: unknown[] } };
-    expect(deployment.Properties.SourceObjectKeys).toHaveLength(2);
+    ) as Array<{
+      Properties: { SourceObjectKeys: unknown[]; Include: string[]; Exclude: string[]; Prune: boolean };
+    }>;
+    const byType = Object.fromEntries(
+      deployments.map((d) => [
+        (d.Properties as unknown as { SystemMetadata: { 'content-type': string } }).SystemMetadata[
+          'content-type'
+        ],
+        d.Properties,
+      ]),
+    );
+    expect(Object.keys(byType).sort()).toEqual(Object.values(PUBLISHED_DOC_CONTENT_TYPES).sort());
+    for (const [extension, contentType] of Object.entries(PUBLISHED_DOC_CONTENT_TYPES)) {
+      expect(byType[contentType]).toMatchObject({ Include: [`*${extension}`], Exclude: ['*'], Prune: true });
+    }
+    // openapi.yaml and docs/public/ for YAML; docs/public/ alone for the others.
+    expect(byType['application/yaml']?.SourceObjectKeys).toHaveLength(2);
+    expect(byType['text/plain; charset=utf-8']?.SourceObjectKeys).toHaveLength(1);
     rmSync(publicDocsDir, { recursive: true, force: true });
   });
 });

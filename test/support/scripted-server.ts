@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 
 export interface ScriptedReply {
   status: number;
-  body: string;
+  /** A string is sent as it is; anything else as JSON. */
+  body?: unknown;
   headers?: Record<string, string>;
 }
 
@@ -11,12 +12,14 @@ export interface ReceivedRequest<B = Record<string, unknown>> {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
+  /** The body parsed as JSON; null when it is empty or not JSON (an audio upload, a GET). */
   body: B;
+  raw: Buffer;
 }
 
 export interface ScriptedServer<B> {
   baseUrl: string;
-  /** The replies still to give, in order. */
+  /** The replies still to give, in order (used when no `respond` function was given). */
   replies: ScriptedReply[];
   /** Every request since the last reset, oldest first (the same array throughout). */
   received: ReceivedRequest<B>[];
@@ -26,10 +29,12 @@ export interface ScriptedServer<B> {
 }
 
 /**
- * A real HTTP server on loopback that answers each request with the next scripted reply (500 when
- * the script is used up) and keeps every JSON request: the provider side of adapter tests.
+ * A real HTTP server on loopback for adapter and client tests: each request gets `respond(request)`,
+ * or else the next scripted reply (500 when the script is used up); every request is kept.
  */
-export async function startScriptedServer<B = Record<string, unknown>>(): Promise<ScriptedServer<B>> {
+export async function startScriptedServer<B = Record<string, unknown>>(
+  respond?: (request: ReceivedRequest<B>) => ScriptedReply,
+): Promise<ScriptedServer<B>> {
   const received: ReceivedRequest<B>[] = [];
   const scripted: ScriptedServer<B> = {
     baseUrl: '',
@@ -39,27 +44,47 @@ export async function startScriptedServer<B = Record<string, unknown>>(): Promis
       scripted.replies = [];
       received.length = 0;
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({
+      const raw = Buffer.concat(chunks);
+      const request: ReceivedRequest<B> = {
         method: req.method ?? '',
         url: req.url ?? '',
         headers: req.headers,
-        body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as B,
-      });
-      const reply = scripted.replies.shift() ?? {
-        status: 500,
-        body: '{"error":{"message":"no reply scripted"}}',
+        body: parseJson(raw) as B,
+        raw,
       };
+      received.push(request);
+      const reply = respond?.(request) ??
+        scripted.replies.shift() ?? { status: 500, body: '{"error":{"message":"no reply scripted"}}' };
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-      res.end(reply.body);
+      res.end(
+        reply.body === undefined
+          ? ''
+          : typeof reply.body === 'string'
+            ? reply.body
+            : JSON.stringify(reply.body),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   scripted.baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return scripted;
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return null;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch {
+    return null;
+  }
 }

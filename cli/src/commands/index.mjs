@@ -1,0 +1,14 @@
+// @ts-check
+import { artifactsGroup } from './artifacts.mjs';
+import { ask } from './ask.mjs';
+import { authGroup } from './auth.mjs';
+import { insightsGroup } from './insights.mjs';
+import { notesGroup } from './notes.mjs';
+import { transcribe } from './transcribe.mjs';
+import { transcriptionGroup } from './transcription.mjs';
+
+/** Commands without a group: `notes transcribe`, `notes ask`. */
+export const TOP_LEVEL = [transcribe, ask];
+
+/** `notes <group> <command>`. */
+export const GROUPS = [authGroup, notesGroup, transcriptionGroup, insightsGroup, artifactsGroup];

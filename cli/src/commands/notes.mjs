@@ -1,0 +1,158 @@
+// @ts-check
+import { flag, integerOption, noteIdArg, oneOf, requireConfirmation, stringOption } from '../args.mjs';
+import { UsageError } from '../errors.mjs';
+import { info, printJson } from '../output.mjs';
+import { notePath } from './shared.mjs';
+
+/** @type {import('../types.mjs').CommandSpec} */
+export const notesList = {
+  name: 'notes list',
+  summary: 'List notes, newest first, one page (or all pages with --all)',
+  operation: 'listNotes',
+  args: [],
+  options: {
+    state: { type: 'string', value: 'active|trashed', description: 'Active notes (default) or the trash' },
+    limit: { type: 'string', value: 'N', description: 'Notes per page, 1 to 100 (default 20)' },
+    cursor: {
+      type: 'string',
+      value: 'C',
+      description: 'Start at this page: next_cursor of the previous page',
+    },
+    all: { type: 'boolean', description: 'Follow next_cursor and print every note in one document' },
+  },
+  examples: ['notes notes list --limit 5', 'notes notes list --state trashed --all'],
+  async run({ values, client }) {
+    const command = 'notes list';
+    const stateValue = stringOption(values, 'state');
+    const state =
+      stateValue === undefined ? undefined : oneOf(stateValue, ['active', 'trashed'], '--state', command);
+    const limit = integerOption(values, 'limit', 1, 100, command);
+    const cursor = stringOption(values, 'cursor');
+    if (cursor === '') throw new UsageError('--cursor must not be empty', command);
+    const api = client();
+    /** @param {string | undefined} pageCursor */
+    const page = async (pageCursor) => {
+      const { body } = await api.request('GET', '/v1/notes', {
+        query: { state, limit, cursor: pageCursor },
+        what: 'notes list',
+      });
+      return /** @type {{ notes: unknown[], next_cursor: string | null }} */ (body);
+    };
+    let result = await page(cursor);
+    if (!flag(values, 'all')) {
+      printJson(result);
+      if (result.next_cursor) info(`More notes: add --cursor ${result.next_cursor} (or --all).`);
+      return;
+    }
+    const notes = [...result.notes];
+    let pages = 1;
+    while (result.next_cursor) {
+      result = await page(result.next_cursor);
+      notes.push(...result.notes);
+      pages++;
+    }
+    printJson({ notes, next_cursor: null });
+    info(`${notes.length} notes in ${pages} page${pages === 1 ? '' : 's'}.`);
+  },
+};
+
+/** @type {import('../types.mjs').CommandSpec} */
+export const notesGet = {
+  name: 'notes get',
+  summary: 'Show a note: audio, transcription job, transcription and Insights',
+  operation: 'getNote',
+  args: ['<id>'],
+  options: {},
+  examples: ['notes notes get 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34'],
+  async run({ positionals, client }) {
+    const noteId = noteIdArg(positionals[0], 'notes get');
+    const { body } = await client().request('GET', notePath(noteId), { what: `notes get ${noteId}` });
+    printJson(body);
+  },
+};
+
+/** @type {import('../types.mjs').CommandSpec} */
+export const notesRename = {
+  name: 'notes rename',
+  summary: 'Rename a note (1 to 200 characters)',
+  operation: 'updateNote',
+  args: ['<id>', '<title>'],
+  options: {},
+  examples: ["notes notes rename 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 'Weekly product sync, 12 January'"],
+  async run({ positionals, client }) {
+    const noteId = noteIdArg(positionals[0], 'notes rename');
+    const title = positionals[1] ?? '';
+    if (!title.trim()) throw new UsageError('the title must not be empty', 'notes rename');
+    const { body } = await client().request('PATCH', notePath(noteId), {
+      body: { title },
+      what: `notes rename ${noteId}`,
+    });
+    printJson(body);
+  },
+};
+
+/**
+ * `notes trash` and `notes restore`: PATCH the state.
+ * @param {'trash' | 'restore'} verb
+ * @returns {import('../types.mjs').CommandSpec}
+ */
+function stateCommand(verb) {
+  const state = verb === 'trash' ? 'trashed' : 'active';
+  return {
+    name: `notes ${verb}`,
+    summary:
+      verb === 'trash'
+        ? 'Move a note to the trash (reversible; not a deletion)'
+        : 'Restore a note from the trash',
+    operation: 'updateNote',
+    args: ['<id>'],
+    options: {},
+    examples: [`notes notes ${verb} 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34`],
+    async run({ positionals, client }) {
+      const noteId = noteIdArg(positionals[0], `notes ${verb}`);
+      const { body } = await client().request('PATCH', notePath(noteId), {
+        body: { state },
+        what: `notes ${verb} ${noteId}`,
+      });
+      printJson(body);
+    },
+  };
+}
+
+export const notesTrash = stateCommand('trash');
+export const notesRestore = stateCommand('restore');
+
+/** @type {import('../types.mjs').CommandSpec} */
+export const notesDelete = {
+  name: 'notes delete',
+  summary: 'Permanently delete a note and all its data',
+  operation: 'deleteNote',
+  args: ['<id>'],
+  required: '--confirm <id>',
+  options: {
+    confirm: {
+      type: 'string',
+      value: 'id',
+      description: 'Required: the same note ID again, to confirm the permanent deletion',
+    },
+  },
+  details:
+    'Deletes the note, its audio, transcription, Insights and artifacts. It cannot be undone; to\n' +
+    "remove a note reversibly use 'notes notes trash'. Prints nothing on stdout (HTTP 204).",
+  examples: [
+    'notes notes delete 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 --confirm 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34',
+  ],
+  async run({ positionals, values, client }) {
+    const noteId = noteIdArg(positionals[0], 'notes delete');
+    requireConfirmation(noteId, stringOption(values, 'confirm'), 'notes delete');
+    await client().request('DELETE', notePath(noteId), { what: `notes delete ${noteId}` });
+    info(`Deleted note ${noteId} permanently.`);
+  },
+};
+
+/** @type {import('../types.mjs').GroupSpec} */
+export const notesGroup = {
+  name: 'notes',
+  summary: 'List, read, rename, trash, restore and permanently delete notes.',
+  commands: [notesList, notesGet, notesRename, notesTrash, notesRestore, notesDelete],
+};

@@ -1,0 +1,758 @@
+/**
+ * `npm run docs:build`: builds the published documentation files ({docs_url} in the spec) from their
+ * sources and writes them into docs/public/, which the local runtime serves and the AWS docs site
+ * deploys (the contract itself is served from the repository root as /openapi.yaml):
+ *
+ *   llms.txt, llms-full.txt, skill.md, skill.json, references/*.md
+ *
+ * It also refreshes the generated blocks (`<!-- generated:NAME -->` ... `<!-- /generated:NAME -->`)
+ * of the skill's references: the operations table of references/rest.md comes from openapi.yaml,
+ * the CLI tables of references/cli.md from CLI below. Output is deterministic (no timestamps), so
+ * test/unit/published-docs-are-current.test.ts can compare the files with `renderDocs(readDocsSources())`.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
+// The one definition of the MCP scopes. Importing it loads aws-cdk-lib (about a second); see the
+// note in the report: it belongs in src/ once the MCP server needs it at run time.
+import { mcpScopes } from '../src/oauth-scopes.ts';
+
+export const REPO_ROOT = resolve(import.meta.dirname, '..');
+/** Where the published files go (repository-relative, POSIX separators). */
+export const PUBLIC_DIR = 'docs/public';
+export const SKILL_DIR = 'skills/notes';
+const SKILL_REFERENCES = ['references/cli.md', 'references/rest.md', 'references/polling.md'];
+/** docs/*.md guides in the order llms-full.txt gives them; any other guide follows alphabetically. */
+const GUIDE_ORDER = ['api-decisions.md', 'transcripts.md', 'ask.md', 'deploy.md', 'benchmarks.md'];
+/** README sections (`## ` headings, with their subsections) useful to users of the service. */
+const README_SECTIONS = ['The two commands', 'Walk-through with curl', 'Configuration'];
+const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * The CLI's surface (the `cli/` package, bin `notes`). The skill's references/cli.md tables and
+ * skill.json are generated from it; when the CLI exports its own command table, import that here.
+ */
+export const CLI = {
+  packageDir: 'cli',
+  bin: 'notes',
+  requires: 'Node.js 20 or newer; no runtime dependencies',
+  output: 'JSON on stdout, diagnostics on stderr',
+  env: [
+    {
+      name: 'NOTES_API_KEY',
+      default: null,
+      description:
+        'API key (begins with `svc_sk_`). Keep it in the environment or a secret manager; never in prompts, logs or repositories.',
+    },
+    { name: 'NOTES_BASE_URL', default: DEFAULT_BASE_URL, description: 'Base URL of the Notes service.' },
+  ],
+  commands: [
+    {
+      usage: 'notes auth status',
+      operationId: 'getCurrentAccount',
+      description: "Check the key: the account it belongs to and the key's public ID.",
+    },
+    {
+      usage: 'notes notes list',
+      operationId: 'listNotes',
+      description: 'List notes (IDs and titles), newest first.',
+    },
+    {
+      usage: 'notes notes get <id>',
+      operationId: 'getNote',
+      description: 'One note with its completed transcription and Insights.',
+    },
+    { usage: 'notes notes rename <id> <title>', operationId: 'updateNote', description: 'Rename a note.' },
+    {
+      usage: 'notes notes trash <id>',
+      operationId: 'updateNote',
+      description: 'Move a note to the trash (reversible).',
+    },
+    {
+      usage: 'notes notes restore <id>',
+      operationId: 'updateNote',
+      description: 'Restore a note from the trash.',
+    },
+    {
+      usage: 'notes notes delete <id> --confirm <id>',
+      operationId: 'deleteNote',
+      description:
+        "Permanently delete a note and everything in it. Needs the user's explicit confirmation first.",
+      confirm: true,
+    },
+    {
+      usage: 'notes transcribe <file> [--title <title>] [--wait]',
+      operationId: 'submitTranscription',
+      description: 'Create a note from a local audio file and upload it; --wait waits for the transcript.',
+    },
+    {
+      usage: 'notes transcription get <id> [--format json|srt|vtt|md]',
+      operationId: 'getTranscription',
+      description:
+        'The transcript (JSON by default, or SubRip, WebVTT, Markdown); the job status while it is not ready.',
+    },
+    {
+      usage: 'notes transcription delete <id> --confirm <id>',
+      operationId: 'deleteTranscription',
+      description:
+        "Remove the transcript, Insights and artifacts; keep the note and its audio. Needs the user's explicit confirmation first.",
+      confirm: true,
+    },
+    {
+      usage: 'notes insights generate <id> [--wait]',
+      operationId: 'generateInsights',
+      description: 'Start Insights generation; --wait waits for the Insights.',
+    },
+    {
+      usage: 'notes insights get <id>',
+      operationId: 'getInsights',
+      description: 'The Insights, or the job status while they are generated.',
+    },
+    {
+      usage:
+        'notes artifacts generate <id> <epiphany|deep_research|podcast> [--language <language>] [--regenerate] [--wait]',
+      operationId: 'generateNoteArtifact',
+      description: 'Generate an artifact (language auto, or e.g. en, pt-BR); --wait waits for it.',
+    },
+    {
+      usage: 'notes artifacts get <id> <kind>',
+      operationId: 'getNoteArtifact',
+      description: 'The artifact, or the job status while it is generated.',
+    },
+    {
+      usage: 'notes ask <question> [--note <id>...]',
+      operationId: 'askWorkspace',
+      description:
+        'Ask a question across processed notes (or only the given ones); keep the returned note_ids in the answer.',
+    },
+  ],
+  exitCodes: [
+    { code: 0, meaning: 'Success.' },
+    { code: 1, meaning: 'Unexpected error.' },
+    { code: 2, meaning: 'Usage error (bad arguments, missing or wrong --confirm); nothing was sent.' },
+    { code: 3, meaning: 'Authentication: NOTES_API_KEY missing, or rejected (401).' },
+    { code: 4, meaning: 'Not found (404).' },
+    { code: 5, meaning: 'Conflict (409), or a job that ended failed.' },
+    { code: 6, meaning: 'Request rejected (400, 413, 415, 422, other 4xx).' },
+    { code: 7, meaning: '--wait deadline reached; the job goes on in the background.' },
+    { code: 8, meaning: 'Service unavailable (429, 5xx or network error after retries).' },
+  ],
+};
+
+/** The rules every agent follows (spec: "Rules for agents and tool executors"), for skill.json. */
+const RULES = {
+  polling: {
+    rule: 'A 202 response is never a completed result: it is the job status. Poll the matching read until 200 or a terminal error.',
+    keep_note_id_outside_model: true,
+    min_interval_seconds: 2,
+    poll_with: {
+      submitTranscription: 'getTranscription',
+      generateInsights: 'getInsights',
+      generateNoteArtifact: 'getNoteArtifact',
+    },
+    stop_on: ['200 (the result)', '409 with status "failed" (the job failed)', '404', 'any other 4xx'],
+    deadline: 'bounded: on reaching it, report the note_id and last status; the job keeps running',
+    backoff: 'exponential with jitter on 429, 5xx and network errors',
+    cli: '--wait polls this way; exit code 7 when the deadline is reached',
+  },
+  confirmation: {
+    operation_ids: ['deleteTranscription', 'deleteNote'],
+    rule: 'Get explicit user confirmation immediately before each deletion; an earlier general request is not approval.',
+    cli: 'deletion commands need --confirm <note_id> repeating the exact note ID (exit code 2 otherwise)',
+  },
+  supporting_note_ids: {
+    operation_id: 'askWorkspace',
+    rule: 'Keep the supporting note IDs (note_ids) returned by Ask in the final answer shown to the user; an empty list means no note covers the question.',
+  },
+  key_hygiene: {
+    key_env: 'NOTES_API_KEY',
+    rules: [
+      'Read the key from the environment (NOTES_API_KEY) or a secret manager.',
+      'Never put the key in prompts, logs, traces, repositories or client bundles.',
+      'Do not log bearer headers, raw audio, transcripts or artifacts.',
+      'Rotate (revoke and replace) a key that appeared in any of those places.',
+    ],
+  },
+};
+
+/** Everything the published files are made from. */
+export interface DocsSources {
+  /** openapi.yaml, as text. */
+  openapi: string;
+  /** skills/notes/SKILL.md */
+  skill: string;
+  /** The skill's references by path under skills/notes/, e.g. `references/rest.md`. */
+  references: Record<string, string>;
+  readme: string;
+  /** docs/*.md by file name. */
+  guides: Record<string, string>;
+  /** The MCP server's OAuth scopes and their descriptions. */
+  mcpScopes: Record<string, string>;
+}
+
+export function readDocsSources(root: string = REPO_ROOT): DocsSources {
+  const read = (path: string) => readFileSync(join(root, path), 'utf8');
+  return {
+    openapi: read('openapi.yaml'),
+    skill: read(`${SKILL_DIR}/SKILL.md`),
+    references: Object.fromEntries(SKILL_REFERENCES.map((path) => [path, read(`${SKILL_DIR}/${path}`)])),
+    readme: read('README.md'),
+    guides: Object.fromEntries(
+      readdirSync(join(root, 'docs'), { withFileTypes: true })
+        .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+        .map((entry) => [entry.name, read(`docs/${entry.name}`)]),
+    ),
+    mcpScopes: { ...mcpScopes },
+  };
+}
+
+/**
+ * The generated files, by repository-relative path: everything under docs/public/ plus the skill
+ * references whose generated blocks were refreshed. Pure: same sources, same bytes.
+ */
+export function renderDocs(sources: DocsSources): Record<string, string> {
+  const contract = contractOf(sources.openapi);
+  const skill = parseSkill(sources.skill);
+  const problems = validateSkillFrontMatter(skill.frontMatter);
+  if (problems.length > 0) throw new Error(`skills/notes/SKILL.md front matter: ${problems.join('; ')}`);
+
+  const references = {
+    ...sources.references,
+    'references/rest.md': replaceGenerated(
+      requireSource(sources.references, 'references/rest.md'),
+      'operations',
+      operationsTable(contract.operations),
+    ),
+    'references/cli.md': replaceGenerated(
+      replaceGenerated(
+        replaceGenerated(requireSource(sources.references, 'references/cli.md'), 'cli-env', cliEnvTable()),
+        'cli-commands',
+        cliCommandsTable(),
+      ),
+      'cli-exit-codes',
+      cliExitCodesTable(),
+    ),
+  };
+
+  const files: Record<string, string> = {};
+  for (const path of SKILL_REFERENCES) {
+    const text = requireSource(references, path);
+    files[`${SKILL_DIR}/${path}`] = text;
+    files[`${PUBLIC_DIR}/${path}`] = text;
+  }
+  files[`${PUBLIC_DIR}/skill.md`] = sources.skill;
+  files[`${PUBLIC_DIR}/skill.json`] = formatJson(skillJson(skill.frontMatter, contract, sources.mcpScopes));
+  files[`${PUBLIC_DIR}/llms.txt`] = llmsTxt(contract);
+  files[`${PUBLIC_DIR}/llms-full.txt`] = llmsFullTxt(sources, references, contract);
+  return Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The contract
+
+interface Operation {
+  operationId: string;
+  method: string;
+  path: string;
+  summary: string;
+  description: string;
+  parameters: Array<{ name: string; in: string; required: boolean; description: string }>;
+  requestBody: string | null;
+  responses: Array<{ status: string; description: string }>;
+}
+
+export interface Contract {
+  title: string;
+  version: string;
+  summary: string;
+  description: string;
+  operations: Operation[];
+}
+
+type Json = Record<string, unknown>;
+
+export function contractOf(openapi: string): Contract {
+  const document = parse(openapi) as Json;
+  const info = document.info as Json;
+  const deref = (node: unknown): Json => {
+    const ref = (node as Json | undefined)?.$ref;
+    if (typeof ref !== 'string') return (node ?? {}) as Json;
+    return deref(
+      ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<unknown>((at, key) => (at as Json)[key], document),
+    );
+  };
+  const operations: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
+    const shared = (item.parameters as unknown[] | undefined) ?? [];
+    for (const [method, raw] of Object.entries(item)) {
+      if (!HTTP_METHODS.includes(method)) continue;
+      const operation = raw as Json;
+      const body = operation.requestBody ? deref(operation.requestBody) : null;
+      const bodyContent = body ? Object.entries(body.content as Record<string, Json>) : [];
+      operations.push({
+        operationId: String(operation.operationId),
+        method: method.toUpperCase(),
+        path,
+        summary: String(operation.summary ?? ''),
+        description: String(operation.description ?? '').trim(),
+        parameters: [...shared, ...((operation.parameters as unknown[] | undefined) ?? [])].map((raw) => {
+          const parameter = deref(raw);
+          return {
+            name: String(parameter.name),
+            in: String(parameter.in),
+            required: parameter.required === true,
+            description: firstLine(String(parameter.description ?? '')),
+          };
+        }),
+        requestBody:
+          body === null
+            ? null
+            : `${body.required === true ? 'required' : 'optional'}; ${bodyContent
+                .map(([type, media]) => `${type} (${schemaName(media.schema)})`)
+                .join(', ')}`,
+        responses: Object.entries(operation.responses as Record<string, unknown>).map(([status, raw]) => ({
+          status,
+          description: firstLine(String(deref(raw).description ?? '')),
+        })),
+      });
+    }
+  }
+  return {
+    title: String(info.title),
+    version: String(info.version),
+    summary: String(info.summary ?? ''),
+    description: String(info.description ?? '').trim(),
+    operations,
+  };
+}
+
+function schemaName(schema: unknown): string {
+  const ref = (schema as Json | undefined)?.$ref;
+  return typeof ref === 'string' ? (ref.split('/').pop() ?? ref) : 'inline schema';
+}
+
+function firstLine(text: string): string {
+  return (
+    text
+      .trim()
+      .split(/\n\s*\n/)[0]
+      ?.replace(/\s*\n\s*/g, ' ') ?? ''
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The skill
+
+const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const FRONT_MATTER_KEYS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
+
+export function parseSkill(text: string): { frontMatter: Json; body: string } {
+  const match = /^---\n([\s\S]*?)\n---\n/.exec(text);
+  if (!match?.[1]) throw new Error('skills/notes/SKILL.md does not start with a --- front matter block');
+  const frontMatter = parse(match[1]) as unknown;
+  if (!frontMatter || typeof frontMatter !== 'object' || Array.isArray(frontMatter)) {
+    throw new Error('skills/notes/SKILL.md front matter is not a YAML mapping');
+  }
+  return { frontMatter: frontMatter as Json, body: text.slice(match[0].length) };
+}
+
+/** Agent Skills format rules for the front matter; returns what is wrong (empty when valid). */
+export function validateSkillFrontMatter(frontMatter: Json, directoryName = 'notes'): string[] {
+  const problems: string[] = [];
+  const { name, description, compatibility, metadata } = frontMatter;
+  if (typeof name !== 'string' || !NAME_PATTERN.test(name) || name.length > 64) {
+    problems.push('name must be 1-64 lowercase letters, digits and single hyphens');
+  } else if (name !== directoryName) {
+    problems.push(`name "${name}" must match the directory name "${directoryName}"`);
+  }
+  if (typeof description !== 'string' || description.trim() === '' || description.length > 1024) {
+    problems.push('description must be a non-empty string of at most 1024 characters');
+  }
+  if (compatibility !== undefined && (typeof compatibility !== 'string' || compatibility.length > 500)) {
+    problems.push('compatibility must be a string of at most 500 characters');
+  }
+  if (
+    metadata !== undefined &&
+    (typeof metadata !== 'object' ||
+      metadata === null ||
+      Object.values(metadata).some((value) => typeof value !== 'string'))
+  ) {
+    problems.push('metadata must map strings to strings');
+  }
+  for (const key of Object.keys(frontMatter)) {
+    if (!FRONT_MATTER_KEYS.includes(key)) problems.push(`unknown front matter field "${key}"`);
+  }
+  return problems;
+}
+
+function skillJson(frontMatter: Json, contract: Contract, scopes: Record<string, string>): unknown {
+  const metadata = (frontMatter.metadata ?? {}) as Record<string, string>;
+  return {
+    name: frontMatter.name,
+    description: String(frontMatter.description).trim(),
+    version: metadata.version ?? null,
+    api_version: contract.version,
+    license: frontMatter.license ?? null,
+    paths_are_relative_to:
+      'the documentation root: the service itself locally (NOTES_BASE_URL), the docs site on AWS',
+    interface_choice: {
+      mcp: 'interactive agents, once available (planned, not yet available: use the CLI or REST meanwhile)',
+      cli: 'local files and automation',
+      rest: 'application integrations',
+    },
+    interfaces: {
+      rest: {
+        status: 'available',
+        openapi: '/openapi.yaml',
+        base_url_env: 'NOTES_BASE_URL',
+        default_base_url: DEFAULT_BASE_URL,
+        auth: {
+          type: 'bearer',
+          header: 'Authorization: Bearer <api key>',
+          key_prefix: 'svc_sk_',
+          key_env: 'NOTES_API_KEY',
+        },
+        operation_ids: contract.operations.map((operation) => operation.operationId),
+        operations: contract.operations.map((operation) => ({
+          operation_id: operation.operationId,
+          method: operation.method,
+          path: operation.path,
+          summary: operation.summary,
+        })),
+      },
+      cli: {
+        status: 'available',
+        package_dir: CLI.packageDir,
+        bin: CLI.bin,
+        requires: CLI.requires,
+        output: CLI.output,
+        env: CLI.env,
+        commands: CLI.commands.map((command) => ({
+          usage: command.usage,
+          operation_id: command.operationId,
+          description: command.description,
+          ...(command.confirm ? { requires_confirm: true } : {}),
+        })),
+        exit_codes: Object.fromEntries(CLI.exitCodes.map(({ code, meaning }) => [String(code), meaning])),
+      },
+      mcp: {
+        status: 'planned',
+        available: false,
+        note: 'Not available in this release: there is no MCP server or tool yet. Use the CLI or REST.',
+        auth: 'OAuth 2.1 (planned)',
+        scopes: Object.keys(scopes),
+        scope_descriptions: scopes,
+      },
+    },
+    rules: RULES,
+    entry_points: {
+      llms_txt: '/llms.txt',
+      llms_full_txt: '/llms-full.txt',
+      skill_md: '/skill.md',
+      skill_json: '/skill.json',
+      openapi: '/openapi.yaml',
+      references: SKILL_REFERENCES.map((path) => `/${path}`),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Generated blocks of the skill references
+
+function replaceGenerated(text: string, name: string, content: string): string {
+  const pattern = new RegExp(`(<!-- generated:${name}[^>]*-->\\n)[\\s\\S]*?(<!-- /generated:${name} -->)`);
+  if (!pattern.test(text)) throw new Error(`no <!-- generated:${name} --> block to fill`);
+  return text.replace(pattern, (_all, open: string, close: string) => `${open}${content}${close}`);
+}
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.map((cell) => cell.replace(/\|/g, '\\|')).join(' | ')} |\n`;
+  return line(header) + line(header.map(() => '---')) + rows.map(line).join('');
+}
+
+function operationsTable(operations: Operation[]): string {
+  return table(
+    ['operationId', 'Method and path', 'Summary', 'Responses'],
+    operations.map((operation) => [
+      `\`${operation.operationId}\``,
+      `\`${operation.method} ${operation.path}\``,
+      operation.summary,
+      operation.responses.map((response) => response.status).join(', '),
+    ]),
+  );
+}
+
+function cliEnvTable(): string {
+  return table(
+    ['Variable', 'Default', 'Meaning'],
+    CLI.env.map((variable) => [
+      `\`${variable.name}\``,
+      variable.default === null ? '(required)' : `\`${variable.default}\``,
+      variable.description,
+    ]),
+  );
+}
+
+function cliCommandsTable(): string {
+  return table(
+    ['Command', 'REST operation', 'What it does'],
+    CLI.commands.map((command) => [
+      `\`${command.usage}\``,
+      `\`${command.operationId}\``,
+      command.description,
+    ]),
+  );
+}
+
+function cliExitCodesTable(): string {
+  return table(
+    ['Code', 'Meaning'],
+    CLI.exitCodes.map(({ code, meaning }) => [String(code), meaning]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// llms.txt and llms-full.txt
+
+/**
+ * The llms.txt index. Links are relative to the file itself (`skill.md`, not `/skill.md` or an
+ * absolute URL): they resolve against wherever llms.txt was fetched from, so the same file works on
+ * the local runtime, on CloudFront, under a path prefix and when read from docs/public/ on disk.
+ */
+function llmsTxt(contract: Contract): string {
+  const link = (name: string, url: string, description: string) => `- [${name}](${url}): ${description}\n`;
+  return [
+    `# ${contract.title.replace(/ API$/, '')}\n`,
+    `> Audio in, notes out: upload a recording, get a transcript with speaker labels, structured Insights and artifacts (epiphany, deep research, podcast), and ask questions across your processed notes with the supporting note IDs. Interfaces today: REST (OpenAPI) and the \`notes\` CLI. An MCP server is planned and not yet available.\n`,
+    [
+      'Links are relative to this file: resolve them against the URL you fetched it from (the local runtime serves these files at its base URL, e.g. http://127.0.0.1:8787/llms.txt; the AWS stack at its docs site).',
+      'Authenticate with `Authorization: Bearer <key>`, a key beginning with `svc_sk_` read from `NOTES_API_KEY`, never pasted into prompts or logs.',
+      'A `202` response is never a result: keep the note_id, poll the matching read at least 2 s apart until `200` or a terminal error, with a deadline.',
+      'Get explicit user confirmation immediately before `deleteTranscription` or `deleteNote`. Keep the supporting note IDs returned by Ask in the answer shown to the user.\n',
+    ].join('\n'),
+    '## Docs\n',
+    link(
+      'llms-full.txt',
+      'llms-full.txt',
+      'Everything in one text: the Agent Skill and its references, the README sections for users, the guides (API decisions, transcripts, Ask and artifacts, deploying to AWS, benchmarks) and a summary of every REST operation.',
+    ) +
+      link(
+        'openapi.yaml',
+        'openapi.yaml',
+        'The REST contract (OpenAPI 3.1); operationIds are stable tool names.',
+      ),
+    '## Agent Skill\n',
+    link(
+      'skill.md',
+      'skill.md',
+      'The Agent Skill (SKILL.md): when to use the CLI or REST (MCP is planned), and the rules for polling, deletion, Ask and API keys.',
+    ) +
+      link(
+        'skill.json',
+        'skill.json',
+        'The same, machine-readable: interfaces, operation IDs, CLI commands, environment and exit codes, MCP scopes (planned), rules and entry points.',
+      ) +
+      link(
+        'references/cli.md',
+        'references/cli.md',
+        'The `notes` CLI: every command, environment variables, exit codes.',
+      ) +
+      link(
+        'references/rest.md',
+        'references/rest.md',
+        'REST: authentication, the operations, the upload protocol, Ask, status codes.',
+      ) +
+      link(
+        'references/polling.md',
+        'references/polling.md',
+        'Asynchronous jobs: why 202 is not a result and how to poll (intervals, deadline, backoff).',
+      ),
+    '## Optional\n',
+    contract.operations
+      .map((operation) =>
+        link(
+          operation.operationId,
+          'openapi.yaml',
+          `\`${operation.method} ${operation.path}\`: ${operation.summary}.`,
+        ),
+      )
+      .join(''),
+  ].join('\n');
+}
+
+function llmsFullTxt(sources: DocsSources, references: Record<string, string>, contract: Contract): string {
+  const parts: Array<[string, string]> = [
+    ['skills/notes/SKILL.md: the Agent Skill (published as skill.md)', sources.skill],
+    ...SKILL_REFERENCES.map((path): [string, string] => [
+      `skills/notes/${path}: skill reference (published as ${path})`,
+      requireSource(references, path),
+    ]),
+    ['README.md: the sections for users', readmeSections(sources.readme)],
+    ...orderedGuides(sources.guides).map(([name, text]): [string, string] => [`docs/${name}`, text]),
+    ['openapi.yaml: summary of the REST contract (published as openapi.yaml)', operationSummary(contract)],
+  ];
+  const rule = '='.repeat(100);
+  const contents = parts.map(([title], index) => `${index + 1}. ${title}`).join('\n');
+  return `${[
+    `# ${contract.title.replace(/ API$/, '')}: full documentation\n\n> ${contract.summary}\n\nEvery guide in one text, generated from the repository by \`npm run docs:build\`. The MCP server is planned and not yet available: use the CLI or REST. Parts:\n\n${contents}`,
+    ...parts.map(([title, text]) => `${rule}\n${title}\n${rule}\n\n${text.trim()}`),
+  ].join('\n\n\n')}\n`;
+}
+
+function orderedGuides(guides: Record<string, string>): Array<[string, string]> {
+  const rank = (name: string) => {
+    const index = GUIDE_ORDER.indexOf(name);
+    return index === -1 ? GUIDE_ORDER.length : index;
+  };
+  return Object.entries(guides).sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b));
+}
+
+/** The README's introduction and the `## ` sections named in README_SECTIONS, in README order. */
+function readmeSections(readme: string): string {
+  const sections: Array<{ title: string | null; lines: string[] }> = [{ title: null, lines: [] }];
+  let fenced = false;
+  for (const line of readme.split('\n')) {
+    if (/^(```|~~~)/.test(line)) fenced = !fenced;
+    const heading = fenced ? null : /^## (.+)$/.exec(line);
+    if (heading?.[1]) sections.push({ title: heading[1].trim(), lines: [] });
+    sections.at(-1)?.lines.push(line);
+  }
+  const missing = README_SECTIONS.filter((title) => !sections.some((section) => section.title === title));
+  if (missing.length > 0) {
+    throw new Error(
+      `README.md has no section ${missing.join(', ')}: update README_SECTIONS in scripts/build-docs.ts`,
+    );
+  }
+  return sections
+    .filter((section) => section.title === null || README_SECTIONS.includes(section.title))
+    .map((section) => section.lines.join('\n').trim())
+    .join('\n\n');
+}
+
+function operationSummary(contract: Contract): string {
+  const operations = contract.operations.map((operation) => {
+    const lines = [
+      `### ${operation.operationId}: ${operation.method} ${operation.path}`,
+      '',
+      operation.summary,
+      '',
+    ];
+    lines.push(operation.description, '');
+    if (operation.parameters.length > 0) {
+      lines.push('Parameters:');
+      for (const parameter of operation.parameters) {
+        lines.push(
+          `- ${parameter.name} (${parameter.in}${parameter.required ? ', required' : ''}): ${parameter.description}`,
+        );
+      }
+      lines.push('');
+    }
+    if (operation.requestBody) lines.push(`Request body: ${operation.requestBody}`, '');
+    lines.push('Responses:');
+    for (const response of operation.responses) lines.push(`- ${response.status}: ${response.description}`);
+    return lines.join('\n');
+  });
+  return [
+    `# ${contract.title} ${contract.version}`,
+    contract.summary,
+    contract.description,
+    '## Operations',
+    'Schemas, examples and every detail are in openapi.yaml.',
+    ...operations,
+  ].join('\n\n');
+}
+
+function requireSource(files: Record<string, string>, path: string): string {
+  const text = files[path];
+  if (text === undefined) throw new Error(`missing source ${path}`);
+  return text;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// JSON as Biome formats it (biome.json checks **/*.json, docs/public/skill.json included)
+
+const LINE_WIDTH = 110;
+
+/**
+ * JSON.stringify with 2-space indentation, except that an array of scalars (or of such arrays) that
+ * fits on its line is written on one line, as Biome's formatter does. Non-empty objects always break.
+ */
+export function formatJson(value: unknown): string {
+  return `${renderJson(value, '', '', '')}\n`;
+}
+
+function renderJson(value: unknown, indent: string, prefix: string, suffix: string): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${prefix}[]${suffix}`;
+    const flat = flatJson(value);
+    if (flat !== null && indent.length + prefix.length + flat.length + suffix.length <= LINE_WIDTH) {
+      return `${prefix}${flat}${suffix}`;
+    }
+    const inner = `${indent}  `;
+    const items = value.map(
+      (item, index) => inner + renderJson(item, inner, '', index < value.length - 1 ? ',' : ''),
+    );
+    return `${prefix}[\n${items.join('\n')}\n${indent}]${suffix}`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+    if (entries.length === 0) return `${prefix}{}${suffix}`;
+    const inner = `${indent}  `;
+    const items = entries.map(
+      ([key, item], index) =>
+        inner + renderJson(item, inner, `${JSON.stringify(key)}: `, index < entries.length - 1 ? ',' : ''),
+    );
+    return `${prefix}{\n${items.join('\n')}\n${indent}}${suffix}`;
+  }
+  return `${prefix}${JSON.stringify(value)}${suffix}`;
+}
+
+/** One-line form of an array of scalars, empty containers or such arrays; null when it must break. */
+function flatJson(value: unknown): string | null {
+  if (Array.isArray(value)) {
+    const items = value.map(flatJson);
+    return items.every((item) => item !== null) ? `[${items.join(', ')}]` : null;
+  }
+  if (value !== null && typeof value === 'object') return Object.keys(value).length === 0 ? '{}' : null;
+  return JSON.stringify(value);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writing
+
+/** Writes the files and removes anything else under docs/public/; returns the paths written. */
+export function writeDocs(files: Record<string, string>, root: string = REPO_ROOT): string[] {
+  const publicDir = join(root, PUBLIC_DIR);
+  if (existsSync(publicDir)) {
+    for (const path of listFiles(publicDir)) {
+      const repoPath = relative(root, path).split(sep).join('/');
+      if (!(repoPath in files)) rmSync(path);
+    }
+  }
+  for (const [path, content] of Object.entries(files)) {
+    const target = join(root, path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+  }
+  return Object.keys(files);
+}
+
+/** Every file under a directory (absolute paths, sorted). */
+export function listFiles(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const written = writeDocs(renderDocs(readDocsSources()));
+  console.error(
+    `docs:build wrote ${written.length} files:\n${written.map((path) => `  ${path}`).join('\n')}`,
+  );
+}

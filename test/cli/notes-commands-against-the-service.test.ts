@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, client } from '../support/api.ts';
+import { notAudioFixture } from '../support/fixtures.ts';
+import { type RunningService, startService } from '../support/local-runtime.ts';
+import { describeRun, runCli, stdoutJson } from './run-cli.ts';
+
+let service: RunningService;
+let api: Api;
+let env: Record<string, string>;
+
+/** A note created through the API whose audio is never uploaded (it stays awaiting_upload). */
+async function noteWithoutAudio(title: string): Promise<string> {
+  const noteId = randomUUID();
+  const submitted = await api('POST', `/v1/notes/${noteId}/transcription`, {
+    body: { title, content_type: 'audio/wav', size_bytes: 1000 },
+  });
+  expect(submitted.status).toBe(202);
+  return noteId;
+}
+
+beforeAll(async () => {
+  service = await startService();
+  api = client(service.baseUrl, service.apiKey);
+  env = { NOTES_BASE_URL: service.baseUrl, NOTES_API_KEY: service.apiKey };
+});
+afterAll(() => service?.stop());
+
+describe('notes auth status', () => {
+  it('prints the base URL, account and key ID, and never the key', async () => {
+    const account = (await api('GET', '/v1/account')).body as {
+      account_id: string;
+      name: string;
+      api_key: { key_id: string };
+    };
+    const result = await runCli(['auth', 'status'], env);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(stdoutJson(result)).toEqual({
+      base_url: service.baseUrl,
+      account_id: account.account_id,
+      name: account.name,
+      key_id: account.api_key.key_id,
+    });
+    expect(`${result.stdout}${result.stderr}`).not.toContain(service.apiKey);
+  });
+
+  it('exits 3 for a key the service rejects, without printing it', async () => {
+    const wrongKey = `svc_sk_${randomUUID().replaceAll('-', '')}`;
+    const result = await runCli(['auth', 'status'], { ...env, NOTES_API_KEY: wrongKey });
+    expect(result.code, describeRun(result)).toBe(3);
+    expect(result.stderr).toMatch(/HTTP 401/);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(wrongKey);
+  });
+
+  it('exits 3 when NOTES_API_KEY is missing', async () => {
+    const result = await runCli(['auth', 'status'], { NOTES_BASE_URL: service.baseUrl });
+    expect(result.code, describeRun(result)).toBe(3);
+    expect(result.stderr).toMatch(/NOTES_API_KEY/);
+  });
+});
+
+describe('notes notes ...', () => {
+  it('lists, gets, renames, trashes and restores a note', async () => {
+    const noteId = await noteWithoutAudio('Planning call');
+
+    const listed = await runCli(['notes', 'list', '--limit', '100'], env);
+    expect(listed.code, describeRun(listed)).toBe(0);
+    const page = stdoutJson<{ notes: { note_id: string; title: string }[]; next_cursor: string | null }>(
+      listed,
+    );
+    expect(page.notes).toContainEqual(expect.objectContaining({ note_id: noteId, title: 'Planning call' }));
+
+    const got = await runCli(['notes', 'get', noteId], env);
+    expect(got.code, describeRun(got)).toBe(0);
+    expect(stdoutJson(got)).toMatchObject({ note_id: noteId, title: 'Planning call', state: 'active' });
+
+    const renamed = await runCli(['notes', 'rename', noteId, 'Planning call, 12 January'], env);
+    expect(renamed.code, describeRun(renamed)).toBe(0);
+    expect(stdoutJson(renamed)).toMatchObject({ note_id: noteId, title: 'Planning call, 12 January' });
+
+    const trashed = await runCli(['notes', 'trash', noteId], env);
+    expect(trashed.code, describeRun(trashed)).toBe(0);
+    expect(stdoutJson(trashed)).toMatchObject({ note_id: noteId, state: 'trashed' });
+    const trash = stdoutJson<{ notes: { note_id: string }[] }>(
+      await runCli(['notes', 'list', '--state', 'trashed'], env),
+    );
+    expect(trash.notes.map((note) => note.note_id)).toContain(noteId);
+
+    const restored = await runCli(['notes', 'restore', noteId], env);
+    expect(restored.code, describeRun(restored)).toBe(0);
+    expect(stdoutJson(restored)).toMatchObject({ note_id: noteId, state: 'active', trashed_at: null });
+  });
+
+  it('follows every page with --all and prints them as one document', async () => {
+    const ids = [await noteWithoutAudio('page a'), await noteWithoutAudio('page b')];
+    const result = await runCli(['notes', 'list', '--limit', '1', '--all'], env);
+    expect(result.code, describeRun(result)).toBe(0);
+    const all = stdoutJson<{ notes: { note_id: string }[]; next_cursor: null }>(result);
+    expect(all.next_cursor).toBeNull();
+    expect(all.notes.map((note) => note.note_id)).toEqual(expect.arrayContaining(ids));
+  });
+
+  it('refuses to delete without --confirm or with a wrong one (exit 2, note kept), and deletes with the right one', async () => {
+    const noteId = await noteWithoutAudio('To be deleted');
+
+    const missing = await runCli(['notes', 'delete', noteId], env);
+    expect(missing.code, describeRun(missing)).toBe(2);
+    const wrong = await runCli(['notes', 'delete', noteId, '--confirm', randomUUID()], env);
+    expect(wrong.code, describeRun(wrong)).toBe(2);
+    expect((await api('GET', `/v1/notes/${noteId}`)).status).toBe(200);
+
+    const deleted = await runCli(['notes', 'delete', noteId, '--confirm', noteId], env);
+    expect(deleted.code, describeRun(deleted)).toBe(0);
+    expect(deleted.stdout).toBe('');
+    expect(deleted.stderr).toMatch(/Deleted note/);
+    expect((await api('GET', `/v1/notes/${noteId}`)).status).toBe(404);
+  });
+
+  it('exits 4 for a note that does not exist', async () => {
+    const result = await runCli(['notes', 'get', randomUUID()], env);
+    expect(result.code, describeRun(result)).toBe(4);
+    expect(result.stderr).toMatch(/HTTP 404/);
+    expect(result.stdout).toBe('');
+  });
+});
+
+describe('waiting for a job', () => {
+  it('prints the job status of a 202 and says on stderr it is not a result and how to poll', async () => {
+    const noteId = await noteWithoutAudio('Not uploaded');
+    const result = await runCli(['transcription', 'get', noteId], env);
+    expect(result.code, describeRun(result)).toBe(0);
+    expect(stdoutJson(result)).toMatchObject({ note_id: noteId, status: 'queued', stage: 'awaiting_upload' });
+    expect(result.stderr).toContain(`Not a result yet`);
+    expect(result.stderr).toContain(`notes transcription get ${noteId}`);
+  });
+
+  it('exits 5 when the awaited job ends failed (a file that is not audio)', async () => {
+    const noteId = randomUUID();
+    const file = await notAudioFixture();
+    const result = await runCli(
+      ['transcribe', file, '--content-type', 'audio/mpeg', '--note-id', noteId, '--wait', '--timeout', '120'],
+      env,
+    );
+    expect(result.code, describeRun(result)).toBe(5);
+    expect(result.stderr).toMatch(/transcription of note \w+ failed: .*audio/i);
+    expect(result.stderr).toContain(`--note-id ${noteId}`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 7 with a clear message when --timeout passes before the job ends (audio never uploaded)', async () => {
+    const noteId = await noteWithoutAudio('Never uploaded');
+    const started = Date.now();
+    const result = await runCli(['transcription', 'get', noteId, '--wait', '--timeout', '3'], env);
+    expect(result.code, describeRun(result)).toBe(7);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result.stderr).toMatch(/did not finish within --timeout 3 s/);
+    expect(result.stderr).toMatch(/awaiting_upload/);
+    expect(result.stderr).toContain(`notes transcription get ${noteId}`);
+    expect(result.stdout).toBe('');
+  });
+});

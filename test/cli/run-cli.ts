@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const CLI_DIR = resolve(import.meta.dirname, '..', '..', 'cli');
+export const CLI_BIN = resolve(CLI_DIR, 'bin', 'notes.mjs');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real CLI as a child process (`node cli/bin/notes.mjs ...`, no shell). The environment is
+ * this process's without any NOTES_* variable, plus `env` (a value of undefined leaves it unset).
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  { timeoutMs = 120_000 }: { timeoutMs?: number } = {},
+): Promise<CliResult> {
+  const childEnv: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith('NOTES_')) childEnv[name] = value;
+  }
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+/** The JSON document a command printed on stdout. */
+export function stdoutJson<T = Record<string, unknown>>(result: CliResult): T {
+  try {
+    return JSON.parse(result.stdout) as T;
+  } catch {
+    throw new Error(`stdout is not JSON (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+/** For assertion messages. */
+export function describeRun(result: CliResult): string {
+  return `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}`;
+}
