@@ -44,6 +44,24 @@ const schema = z.object({
   NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   NOTES_POCKETSPHINX_PATH: z.string().min(1).default('pocketsphinx_continuous'),
   NOTES_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
+  /**
+   * The MCP server's OAuth authorization server (src/oauth). Optional here so that the REST API runs
+   * without them; the OAuth functions and the MCP verifier fail with a clear message when they need one.
+   * NOTES_PUBLIC_URL: the service's external origin (the issuer; the MCP resource is `<it>/mcp`). No
+   * path: the well-known metadata documents are served at the root (RFC 8414, RFC 9728).
+   */
+  NOTES_PUBLIC_URL: z
+    .url()
+    .regex(/^https?:\/\/[^/?#]+\/?$/, 'must be an http(s) origin, e.g. https://notes.example.com (no path)')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+  /** The access-token signing key: an EC P-256 private JWK, as JSON (see src/oauth/signing-key.ts). */
+  NOTES_OAUTH_SIGNING_KEY: z.string().min(1).optional(),
+  /** How users sign in: `local` (paste an API key) or `oidc` (an OpenID provider: Cognito on AWS). */
+  NOTES_OAUTH_UPSTREAM: z.enum(['local', 'oidc']).default('local'),
+  NOTES_OIDC_ISSUER: z.url().optional(),
+  NOTES_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  NOTES_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -88,6 +88,49 @@ export const apiRoutes = {
 
 export type OperationId = keyof typeof apiRoutes;
 
+/**
+ * Routes that are not REST operations of the contract: the MCP endpoint (OAuth access tokens, not
+ * API keys) and the OAuth authorization server in front of it. Each is one function
+ * `functions/<name>.ts` serving the listed method/path pairs; none takes an API key.
+ */
+export interface PublicRoute {
+  endpoints: ReadonlyArray<{ method: HttpMethod; path: string }>;
+  needs: Needs;
+}
+
+export const publicRoutes = {
+  // Streamable HTTP, stateless, POST only (a GET would open a stream that never ends).
+  mcp: {
+    endpoints: [{ method: 'POST', path: '/mcp' }],
+    needs: { table: 'write', objects: ['read', 'delete'], queue: 'generation', models: true },
+  },
+  // RFC 9728 (root and path forms), RFC 8414, and the token signing keys.
+  oauthMetadata: {
+    endpoints: [
+      { method: 'GET', path: '/.well-known/oauth-protected-resource' },
+      { method: 'GET', path: '/.well-known/oauth-protected-resource/mcp' },
+      { method: 'GET', path: '/.well-known/oauth-authorization-server' },
+      { method: 'GET', path: '/oauth/jwks' },
+    ],
+    needs: { table: 'read' },
+  },
+  oauthRegister: { endpoints: [{ method: 'POST', path: '/oauth/register' }], needs: { table: 'write' } },
+  // The authorization request, the sign-in and consent pages (GET) and their form posts (POST).
+  oauthAuthorize: {
+    endpoints: [
+      { method: 'GET', path: '/oauth/authorize' },
+      { method: 'POST', path: '/oauth/authorize' },
+    ],
+    needs: { table: 'write' },
+  },
+  // Where the upstream identity provider (Cognito on AWS) returns the user after sign-in.
+  oauthCallback: { endpoints: [{ method: 'GET', path: '/oauth/callback' }], needs: { table: 'write' } },
+  oauthToken: { endpoints: [{ method: 'POST', path: '/oauth/token' }], needs: { table: 'write' } },
+  oauthRevoke: { endpoints: [{ method: 'POST', path: '/oauth/revoke' }], needs: { table: 'write' } },
+} as const satisfies Record<string, PublicRoute>;
+
+export type PublicRouteName = keyof typeof publicRoutes;
+
 /** Queue-driven functions: the local event-source loop and the CDK event source mappings use this. */
 export const queueWorkers = {
   // Deletes audio that turns out not to be audio; writes transcripts.
@@ -120,6 +163,8 @@ export const eventWorkers = {
 export type EventWorkerName = keyof typeof eventWorkers;
 
 /** Handler file of an operation or worker, relative to the repository root. */
-export function handlerEntry(name: OperationId | QueueWorkerName | EventWorkerName): string {
+export function handlerEntry(
+  name: OperationId | PublicRouteName | QueueWorkerName | EventWorkerName,
+): string {
   return `functions/${name}.ts`;
 }

@@ -4,8 +4,17 @@ import { extname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
+import { generateSigningKey } from '../oauth/signing-key.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
-import { apiRoutes, handlerEntry, type OperationId, queueWorkers } from '../routes.ts';
+import {
+  apiRoutes,
+  handlerEntry,
+  type OperationId,
+  type PublicRoute,
+  type PublicRouteName,
+  publicRoutes,
+  queueWorkers,
+} from '../routes.ts';
 import { getServices } from '../services.ts';
 import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
@@ -81,14 +90,19 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_S3_ENDPOINT: emulators.endpoints.s3,
     NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,
   });
-  const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
-
   const server = createApiServer(await loadRoutes(), await publishedDocs());
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, host, done);
   });
   const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
+  // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
+  // its configuration (the port is only known once listening).
+  Object.assign(process.env, {
+    NOTES_PUBLIC_URL: apiUrl,
+    NOTES_OAUTH_SIGNING_KEY: await ensureSigningKey(dataDir),
+  });
+  const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
 
   const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs));
   const eventSources = await Promise.all(
@@ -156,8 +170,18 @@ async function publishedDocs(): Promise<Record<string, StaticFile>> {
   return files;
 }
 
-function loadRoutes(): Promise<LocalRoute[]> {
-  return Promise.all(
+/** The signing key of the local OAuth server: made on first start, kept (0600) with the data. */
+async function ensureSigningKey(dataDir: string): Promise<string> {
+  const path = join(dataDir, 'oauth-signing-key.json');
+  const existing = await readFile(path, 'utf8').catch(() => null);
+  if (existing) return existing.trim();
+  const key = await generateSigningKey();
+  await writeOwnerOnly(path, `${key}\n`);
+  return key;
+}
+
+async function loadRoutes(): Promise<LocalRoute[]> {
+  const operations = await Promise.all(
     (Object.entries(apiRoutes) as Array<[OperationId, (typeof apiRoutes)[OperationId]]>).map(
       async ([operationId, route]) => ({
         operationId,
@@ -167,6 +191,13 @@ function loadRoutes(): Promise<LocalRoute[]> {
       }),
     ),
   );
+  const publicEndpoints = await Promise.all(
+    (Object.entries(publicRoutes) as Array<[PublicRouteName, PublicRoute]>).map(async ([name, route]) => {
+      const handler = await loadHandler<ApiLambdaHandler>(name);
+      return route.endpoints.map(({ method, path }) => ({ operationId: name, method, path, handler }));
+    }),
+  );
+  return [...operations, ...publicEndpoints.flat()];
 }
 
 async function loadHandler<T>(name: string): Promise<T> {

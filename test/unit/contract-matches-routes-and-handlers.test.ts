@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { AUDIO_CONTENT_TYPES } from '../../src/http/schemas.ts';
-import { apiRoutes, eventWorkers, handlerEntry, queueWorkers } from '../../src/routes.ts';
+import { apiRoutes, eventWorkers, handlerEntry, publicRoutes, queueWorkers } from '../../src/routes.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -73,6 +73,7 @@ describe('the contract, the route table and the handlers agree', () => {
   it('has one handler file exporting `handler` for every route and worker, and no other handler files', async () => {
     const names = [
       ...Object.keys(apiRoutes),
+      ...Object.keys(publicRoutes),
       ...Object.keys(queueWorkers),
       ...Object.keys(eventWorkers),
     ] as Array<keyof typeof apiRoutes>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { JobKind } from '../../domain/job.ts';
 import type { NoteState } from '../../domain/note.ts';
 
@@ -5,20 +6,32 @@ import type { NoteState } from '../../domain/note.ts';
  * The one place that builds DynamoDB keys. A user's items live in the partition `ACCOUNT#<id>`, so a
  * query that starts from an account cannot reach another account's data.
  *
- * | item     | pk                 | sk                          | gsi1pk                        | gsi1sk                   |
- * |----------|--------------------|-----------------------------|-------------------------------|--------------------------|
- * | account  | ACCOUNT#<acc>      | ACCOUNT                     |                               |                          |
- * | api key  | APIKEY#<sha256>    | APIKEY                      | ACCOUNT#<acc>#APIKEYS         | <key_id>                 |
- * | note     | ACCOUNT#<acc>      | NOTE#<note>                 | ACCOUNT#<acc>#NOTES#<state>   | <created_at 13d>#<note>  |
- * | job      | ACCOUNT#<acc>      | NOTE#<note>#JOB#<kind>      |                               |                          |
- * | indexed  | ACCOUNT#<acc>      | NOTE#<note>#INDEX           |                               |                          |
- * | posting  | ACCOUNT#<acc>      | TERM#<term>#NOTE#<note>     | ACCOUNT#<acc>#TERM#<term>     | <impact 8d>#<note>       |
- * | term df  | ACCOUNT#<acc>      | TERMSTAT#<term>             |                               |                          |
- * | index    | ACCOUNT#<acc>      | INDEXSTATS                  |                               |                          |
+ * | item          | pk                          | sk                      | gsi1pk                      | gsi1sk                  |
+ * |---------------|-----------------------------|-------------------------|-----------------------------|-------------------------|
+ * | account       | ACCOUNT#<acc>               | ACCOUNT                 |                             |                         |
+ * | api key       | APIKEY#<sha256>             | APIKEY                  | ACCOUNT#<acc>#APIKEYS       | <key_id>                |
+ * | note          | ACCOUNT#<acc>               | NOTE#<note>             | ACCOUNT#<acc>#NOTES#<state> | <created_at 13d>#<note> |
+ * | job           | ACCOUNT#<acc>               | NOTE#<note>#JOB#<kind>  |                             |                         |
+ * | indexed       | ACCOUNT#<acc>               | NOTE#<note>#INDEX       |                             |                         |
+ * | posting       | ACCOUNT#<acc>               | TERM#<term>#NOTE#<note> | ACCOUNT#<acc>#TERM#<term>   | <impact 8d>#<note>      |
+ * | term df       | ACCOUNT#<acc>               | TERMSTAT#<term>         |                             |                         |
+ * | index         | ACCOUNT#<acc>               | INDEXSTATS              |                             |                         |
+ * | oauth client  | OAUTHCLIENT#<client_id>     | OAUTHCLIENT             |                             |                         |
+ * | oauth request | OAUTHREQUEST#<request_id>   | OAUTHREQUEST            |                             |                         |
+ * | oauth code    | OAUTHCODE#<sha256>          | OAUTHCODE               |                             |                         |
+ * | oauth refresh | OAUTHREFRESH#<sha256>       | OAUTHREFRESH            |                             |                         |
+ * | oauth grant   | ACCOUNT#<acc>               | OAUTHGRANT#<grant_id>   |                             |                         |
+ * | identity      | IDENTITY#<sha256(iss, sub)> | IDENTITY                |                             |                         |
  *
  * Search index (src/adapters/dynamodb/search-index.ts): a posting says how often a term occurs in a
  * note; gsi1 orders a term's postings by their BM25 weight, so a question reads only the best few
  * hundred notes per term. "indexed" records which terms a note added, to take them out again.
+ *
+ * OAuth (src/oauth, src/adapters/dynamodb/oauth-store.ts): codes and refresh tokens are found by the
+ * SHA-256 of the secret, as API keys are; requests, codes and refresh tokens expire through the
+ * `expires_at_s` TTL attribute. A grant (one consent, the family of every token issued from it) lives
+ * in its account's partition, so revoking it revokes every refresh and access token of the family.
+ * An identity maps an upstream sign-in (OIDC issuer + subject, e.g. Cognito) to its account.
  */
 export const GSI1 = 'gsi1';
 
@@ -54,6 +67,19 @@ export const keys = {
   postingIndex: (accountId: string, term: string, weight: number, noteId: string) => ({
     gsi1pk: postingsByWeight(accountId, term),
     gsi1sk: `${String(Math.min(Math.max(Math.round(weight), 0), 99_999_999)).padStart(8, '0')}#${noteId}`,
+  }),
+  oauthClient: (clientId: string) => ({ pk: `OAUTHCLIENT#${clientId}`, sk: 'OAUTHCLIENT' }),
+  oauthRequest: (requestId: string) => ({ pk: `OAUTHREQUEST#${requestId}`, sk: 'OAUTHREQUEST' }),
+  oauthCode: (codeHash: string) => ({ pk: `OAUTHCODE#${codeHash}`, sk: 'OAUTHCODE' }),
+  oauthRefreshToken: (tokenHash: string) => ({ pk: `OAUTHREFRESH#${tokenHash}`, sk: 'OAUTHREFRESH' }),
+  oauthGrant: (accountId: string, grantId: string) => ({
+    pk: accountPk(accountId),
+    sk: `OAUTHGRANT#${grantId}`,
+  }),
+  /** Hashed, so that any issuer URL and subject make a fixed-length key. */
+  identity: (issuer: string, subject: string) => ({
+    pk: `IDENTITY#${createHash('sha256').update(`${issuer}\n${subject}`, 'utf8').digest('hex')}`,
+    sk: 'IDENTITY',
   }),
   termStats: (accountId: string, term: string) => ({ pk: accountPk(accountId), sk: `TERMSTAT#${term}` }),
   indexStats: (accountId: string) => ({ pk: accountPk(accountId), sk: 'INDEXSTATS' }),

@@ -1,0 +1,218 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type {
+  AuthorizationCodeRecord,
+  GrantRecord,
+  IdentityLink,
+  OAuthClient,
+  OAuthStore,
+  PendingAuthorization,
+  Redemption,
+  RefreshTokenRecord,
+} from '../../oauth/store.ts';
+import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { keys } from './keys.ts';
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/**
+ * The authorization server's records on the single table. Single-use records (codes, refresh tokens,
+ * pending requests) are consumed with conditional writes, so two concurrent uses cannot both succeed.
+ */
+export class DynamoOAuthStore implements OAuthStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async putClient(client: OAuthClient): Promise<void> {
+    await this.putNew(keys.oauthClient(client.client_id), client);
+  }
+
+  async getClient(clientId: string): Promise<OAuthClient | null> {
+    return this.get<OAuthClient>(keys.oauthClient(clientId));
+  }
+
+  async putPendingAuthorization(request: PendingAuthorization): Promise<void> {
+    await this.putNew(keys.oauthRequest(request.request_id), request);
+  }
+
+  async getPendingAuthorization(requestId: string, now: number): Promise<PendingAuthorization | null> {
+    const request = await this.get<PendingAuthorization>(keys.oauthRequest(requestId));
+    return request && request.expires_at_s > seconds(now) ? request : null;
+  }
+
+  async bindAccount(
+    requestId: string,
+    accountId: string,
+    csrfHash: string,
+    expectedCsrfHash: string | null,
+    now: number,
+  ): Promise<boolean> {
+    const values: Record<string, unknown> = {
+      ':account': accountId,
+      ':csrf': csrfHash,
+      ':null': null,
+      ':now': seconds(now),
+    };
+    let condition = 'attribute_exists(pk) AND account_id = :null AND expires_at_s > :now';
+    if (expectedCsrfHash !== null) {
+      condition += ' AND csrf_hash = :expected';
+      values[':expected'] = expectedCsrfHash;
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.oauthRequest(requestId),
+          UpdateExpression: 'SET account_id = :account, csrf_hash = :csrf',
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  async takePendingAuthorization(
+    requestId: string,
+    csrfHash: string,
+    signedIn: boolean,
+    now: number,
+  ): Promise<PendingAuthorization | null> {
+    const values: Record<string, unknown> = { ':csrf': csrfHash, ':now': seconds(now) };
+    let condition = 'attribute_exists(pk) AND csrf_hash = :csrf AND expires_at_s > :now';
+    if (signedIn) {
+      condition += ' AND account_id <> :null';
+      values[':null'] = null;
+    }
+    try {
+      const { Attributes } = await this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: keys.oauthRequest(requestId),
+          ConditionExpression: condition,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      return Attributes ? withoutKeys<PendingAuthorization>(Attributes) : null;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return null;
+      throw error;
+    }
+  }
+
+  async putGrant(grant: GrantRecord): Promise<void> {
+    await this.putNew(keys.oauthGrant(grant.account_id, grant.grant_id), grant);
+  }
+
+  async getGrant(accountId: string, grantId: string): Promise<GrantRecord | null> {
+    return this.get<GrantRecord>(keys.oauthGrant(accountId, grantId));
+  }
+
+  async revokeGrant(accountId: string, grantId: string, now: number): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.oauthGrant(accountId, grantId),
+          // The first revocation time stays.
+          UpdateExpression: 'SET revoked_at = :now',
+          ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+          ExpressionAttributeValues: { ':now': now, ':null': null },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  async putCode(code: AuthorizationCodeRecord): Promise<void> {
+    await this.putNew(keys.oauthCode(code.code_hash), code);
+  }
+
+  async redeemCode(codeHash: string, now: number): Promise<Redemption<AuthorizationCodeRecord>> {
+    return this.markUsed<AuthorizationCodeRecord>(keys.oauthCode(codeHash), 'used_at', now);
+  }
+
+  async putRefreshToken(token: RefreshTokenRecord): Promise<void> {
+    await this.putNew(keys.oauthRefreshToken(token.token_hash), token);
+  }
+
+  async getRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null> {
+    return this.get<RefreshTokenRecord>(keys.oauthRefreshToken(tokenHash));
+  }
+
+  async rotateRefreshToken(tokenHash: string, now: number): Promise<Redemption<RefreshTokenRecord>> {
+    return this.markUsed<RefreshTokenRecord>(keys.oauthRefreshToken(tokenHash), 'rotated_at', now);
+  }
+
+  async getIdentity(issuer: string, subject: string): Promise<IdentityLink | null> {
+    return this.get<IdentityLink>(keys.identity(issuer, subject));
+  }
+
+  async linkIdentity(link: IdentityLink): Promise<IdentityLink> {
+    try {
+      await this.putNew(keys.identity(link.issuer, link.subject), link);
+      return link;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const existing = await this.getIdentity(link.issuer, link.subject);
+      if (!existing) throw error;
+      return existing;
+    }
+  }
+
+  private async putNew(key: { pk: string; sk: string }, record: object): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...key, ...record },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  private async get<T>(key: { pk: string; sk: string }): Promise<T | null> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item ? withoutKeys<T>(Item) : null;
+  }
+
+  /** Sets `attribute` to now if it is still null: the one atomic step of a single-use record. */
+  private async markUsed<T>(
+    key: { pk: string; sk: string },
+    attribute: 'used_at' | 'rotated_at',
+    now: number,
+  ): Promise<Redemption<T>> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'SET #used = :now',
+          ConditionExpression: 'attribute_exists(pk) AND #used = :null',
+          ExpressionAttributeNames: { '#used': attribute },
+          ExpressionAttributeValues: { ':now': now, ':null': null },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      if (!Attributes) return { outcome: 'unknown' };
+      return { outcome: 'redeemed', record: withoutKeys<T>(Attributes) };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const record = await this.get<T>(key);
+      return record ? { outcome: 'reused', record } : { outcome: 'unknown' };
+    }
+  }
+}

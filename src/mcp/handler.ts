@@ -1,0 +1,178 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { type AskServices, getAskServices } from '../ask-services.ts';
+import { API_KEY_PREFIX } from '../domain/accounts.ts';
+import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
+import { DEFAULT_SCOPES } from '../oauth/scopes.ts';
+import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
+import {
+  type AccessGrant,
+  type AccessTokenVerifier,
+  InvalidAccessTokenError,
+} from '../ports/access-tokens.ts';
+import { getServices, type Services } from '../services.ts';
+import { createMcpServer } from './server.ts';
+import { findTool } from './tools.ts';
+
+export interface McpHandlerOptions {
+  /** Verifies the OAuth access tokens (signature, issuer, audience = the MCP resource, expiry). */
+  verifier: AccessTokenVerifier;
+  /**
+   * The service's public base URL (`NOTES_PUBLIC_URL`, no trailing slash): the MCP resource is
+   * `${publicUrl}/mcp`, its protected resource metadata `${publicUrl}/.well-known/oauth-protected-resource/mcp`.
+   */
+  publicUrl: string;
+  /** Origins a browser-based client may call from. A request without `Origin` is always allowed. */
+  allowedOrigins: readonly string[];
+  /** Default: the API's services (src/services.ts), created on first use. */
+  services?: () => Services;
+  /** Default: the Ask answer engine (src/ask-services.ts), created on first use. */
+  askServices?: () => AskServices;
+}
+
+/** Handles one HTTP request to `/mcp` with Web-standard objects. */
+export type McpHandler = (request: Request) => Promise<Response>;
+
+/** JSON-RPC messages are small; the largest tool input (askWorkspace with 100 note IDs) is a few KiB. */
+export const MAX_MCP_BODY_BYTES = 64 * 1024;
+
+/**
+ * The MCP endpoint: Streamable HTTP, stateless (a fresh server and transport per request), JSON
+ * responses, POST only. Before the MCP server sees a request: the method, the Origin, the bearer
+ * token (OAuth access tokens only; `svc_sk_` API keys are refused without being looked up), and the
+ * scopes of every `tools/call` in it (403 `insufficient_scope` naming the scopes to ask for).
+ */
+export function createMcpHandler(options: McpHandlerOptions): McpHandler {
+  const resourceMetadataUrl = protectedResourceMetadataUrl(options.publicUrl);
+  const allowedOrigins = new Set(options.allowedOrigins.map(normalizeOrigin));
+  const services = options.services ?? getServices;
+  const askServices = options.askServices ?? getAskServices;
+
+  // Without a token, a client asks for the default grant.
+  const unauthorized = (detail: string, invalidToken: boolean) => {
+    const error = invalidToken ? 'error="invalid_token", ' : '';
+    return problem(401, detail, {
+      'WWW-Authenticate': `Bearer ${error}resource_metadata="${resourceMetadataUrl}", scope="${DEFAULT_SCOPES.join(' ')}"`,
+    });
+  };
+
+  return async function handleMcp(request: Request): Promise<Response> {
+    if (request.method !== 'POST') {
+      return problem(
+        405,
+        `${request.method} is not allowed on /mcp: this MCP server is stateless and answers POST only`,
+        { Allow: 'POST' },
+      );
+    }
+    const origin = request.headers.get('origin');
+    if (origin !== null && !allowedOrigins.has(normalizeOrigin(origin))) {
+      return problem(403, `Origin ${origin} is not allowed to call this MCP server`);
+    }
+
+    const token = bearerToken(request.headers.get('authorization'));
+    if (token === null) {
+      return unauthorized(
+        'Missing access token: authorize with OAuth and send Authorization: Bearer <token>',
+        false,
+      );
+    }
+    if (token.startsWith(API_KEY_PREFIX)) {
+      return unauthorized(
+        'API keys (svc_sk_...) are not accepted by the MCP server: authorize with OAuth and send the access token',
+        true,
+      );
+    }
+    let grant: AccessGrant;
+    try {
+      grant = await options.verifier.verify(token);
+    } catch (error) {
+      if (error instanceof InvalidAccessTokenError) {
+        return unauthorized(`Invalid access token: ${error.message}`, true);
+      }
+      throw error;
+    }
+
+    const text = await request.text();
+    if (Buffer.byteLength(text, 'utf8') > MAX_MCP_BODY_BYTES) {
+      return problem(413, `Request body is larger than ${MAX_MCP_BODY_BYTES} bytes`);
+    }
+    const message = parseJson(text);
+    const shortOf = message === undefined ? [] : scopesShort(message, grant.scopes);
+    if (shortOf.length > 0) {
+      const missing = orderedScopes(shortOf.flatMap((call) => call.missing));
+      const wanted = orderedScopes([...grant.scopes, ...missing]).join(' ');
+      const needs = shortOf.map((call) => `${call.tool} needs ${call.missing.join(' and ')}`).join('; ');
+      return problem(
+        403,
+        `Insufficient scope: ${needs}, which this access token was not granted. Authorize again with scope "${wanted}".`,
+        {
+          'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${resourceMetadataUrl}", error_description="${missing.join(' ')} required"`,
+        },
+      );
+    }
+
+    const server = createMcpServer({ grant, services, askServices });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
+    await server.connect(transport);
+    try {
+      // Invalid JSON goes to the transport as it came, so the client gets the protocol's parse error.
+      return message === undefined
+        ? await transport.handleRequest(
+            new Request(request.url, { method: 'POST', headers: request.headers, body: text }),
+          )
+        : await transport.handleRequest(request, { parsedBody: message });
+    } finally {
+      await server.close();
+    }
+  };
+}
+
+function bearerToken(authorization: string | null): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+function normalizeOrigin(origin: string): string {
+  try {
+    return new URL(origin).origin;
+  } catch {
+    return origin.trim().toLowerCase();
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The `tools/call`s of a JSON-RPC message or batch whose tool needs scopes the grant lacks. Unknown
+ * tools and malformed messages are left to the MCP server, which answers them in protocol terms.
+ */
+function scopesShort(message: unknown, granted: readonly string[]): { tool: string; missing: McpScope[] }[] {
+  const short: { tool: string; missing: McpScope[] }[] = [];
+  for (const item of Array.isArray(message) ? message : [message]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { method, params } = item as { method?: unknown; params?: { name?: unknown } };
+    if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
+    const missing = (findTool(params.name)?.scopes ?? []).filter((scope) => !granted.includes(scope));
+    if (missing.length > 0) short.push({ tool: params.name, missing });
+  }
+  return short;
+}
+
+function orderedScopes(scopes: readonly string[]): McpScope[] {
+  return (Object.keys(mcpScopes) as McpScope[]).filter((scope) => scopes.includes(scope));
+}
+
+function problem(status: number, detail: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ detail }), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+  });
+}

@@ -1,0 +1,52 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { logger } from '../logging.ts';
+import { errorOf, type ToolResult } from './results.ts';
+import { MCP_TOOLS, type McpTool, type ToolContext } from './tools.ts';
+
+export const SERVER_INSTRUCTIONS = `Notes service: audio recordings turned into notes (transcripts, Insights, artifacts) and grounded answers across the account's processed notes (askWorkspace).
+
+- Start with getCurrentAccount (which scopes were granted) and listNotes (note IDs and titles). Keep note IDs outside the conversation where you can: every note tool takes note_id.
+- Asynchronous work: generateInsights, generateNoteArtifact, getTranscription, getInsights and getNoteArtifact can return a job status (status queued or processing). A job status is never a result. Poll the matching get tool (getTranscription, getInsights, getNoteArtifact) at intervals of at least 2 seconds, with a bounded overall deadline, until it returns the result or an error; a 409 with status 'failed' is terminal.
+- askWorkspace answers only from processed notes; keep the supporting note IDs it returns in the final answer shown to the user.
+- deleteTranscription and deleteNote are destructive: get explicit confirmation from the user for that exact note immediately before calling (an earlier general request is not approval) and repeat the note ID in confirm_note_id. To remove a note reversibly, use updateNote with state 'trashed'.
+- Uploading audio is not available through MCP on purpose: local audio files are transcribed with the notes CLI (notes transcribe <file> --title <title> --wait), after which the note appears here.
+- Scopes: notes:read for the read tools, notes:process for askWorkspace, generateInsights and generateNoteArtifact, notes:write for updateNote, notes:delete for the deletions. A tool needing a scope that was not granted answers HTTP 403 insufficient_scope; authorize again with the scope it names.`;
+
+/** A server for one request: the tools act for the grant of that request's access token. */
+export function createMcpServer(context: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: 'notes', title: 'Notes service', version: '1.0.0' },
+    { instructions: SERVER_INSTRUCTIONS },
+  );
+  for (const tool of MCP_TOOLS) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      (input) => runTool(tool, context, input),
+    );
+  }
+  return server;
+}
+
+/** Runs a tool; a domain or provider error becomes an `isError` result with the REST status and detail. */
+export async function runTool(tool: McpTool, context: ToolContext, input: unknown): Promise<ToolResult> {
+  const started = Date.now();
+  let result: ToolResult;
+  try {
+    result = await tool.run(context, input);
+  } catch (error) {
+    result = errorOf(error);
+  }
+  logger.info('mcp tool', {
+    tool: tool.name,
+    clientId: context.grant.clientId,
+    status: result.isError ? result.structuredContent?.status_code : 'ok',
+    ms: Date.now() - started,
+  });
+  return result;
+}

@@ -1,0 +1,343 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+import type { AskServices } from '../ask-services.ts';
+import { getArtifact, requestArtifact } from '../domain/artifact-jobs.ts';
+import { askWorkspace } from '../domain/ask.ts';
+import { UnauthorizedError } from '../domain/errors.ts';
+import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
+import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
+import { renderTranscript } from '../domain/transcript-exports.ts';
+import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
+import {
+  artifactParams,
+  askBody,
+  generateArtifactBody,
+  generateInsightsBody,
+  listNotesQuery,
+  noteParams,
+  transcriptionQuery,
+  updateNoteBody,
+} from '../http/schemas.ts';
+import type { McpScope } from '../oauth-scopes.ts';
+import type { AccessGrant } from '../ports/access-tokens.ts';
+import type { Services } from '../services.ts';
+import { failure, notYet, resultOf, type ToolResult, textOf } from './results.ts';
+
+/**
+ * The MCP tools: the REST operations by operationId, minus submitTranscription (local audio goes
+ * through the CLI). Each runs the same domain function as its REST handler, for the account of the
+ * access token, with its input validated by the same zod schemas (path, query and body merged into
+ * one flat, strict object).
+ */
+export interface ToolContext {
+  grant: AccessGrant;
+  services: () => Services;
+  askServices: () => AskServices;
+}
+
+export interface McpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: z.ZodObject;
+  annotations: ToolAnnotations;
+  /** Every scope the access token must carry to call the tool. */
+  scopes: readonly McpScope[];
+  run(context: ToolContext, input: unknown): Promise<ToolResult>;
+}
+
+interface ToolDefinition<S extends z.ZodObject> extends Omit<McpTool, 'inputSchema' | 'run'> {
+  inputSchema: S;
+  run(context: ToolContext, input: z.output<S>): Promise<ToolResult>;
+}
+
+function defineTool<S extends z.ZodObject>(tool: ToolDefinition<S>): McpTool {
+  // The SDK validates the arguments with `inputSchema` before `run` sees them.
+  return tool as unknown as McpTool;
+}
+
+const READ_ONLY: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+const STARTS_WORK: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+const DESTRUCTIVE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  // A repeat finds nothing left to delete (404): no further effect.
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+const FIELD_DESCRIPTIONS: Record<string, string> = {
+  note_id: 'The note ID (a UUID, from listNotes or an earlier result).',
+  artifact_kind: 'epiphany, deep_research or podcast.',
+  confirm_note_id:
+    'The note ID again, repeated exactly, to confirm that the user approved this deletion for this note just now.',
+  limit: 'Notes per page, 1 to 100 (default 20).',
+  cursor: 'next_cursor of the previous page, unchanged (omit for the first page).',
+  format: 'json (default: structured transcript), srt, vtt or md (the transcript as text).',
+  language: "'auto' (default: the transcript's language) or a language code such as 'en' or 'pt-BR'.",
+  regenerate: 'true to generate again even when an artifact exists (default false).',
+  question: 'The question, 1 to 2000 characters.',
+  note_ids: 'Up to 100 note IDs to search within; omit (or null) to search all processed notes.',
+  title: 'The new title, 1 to 200 characters.',
+  state:
+    "'active' or 'trashed'. listNotes: which notes to list (default active). updateNote: 'trashed' moves the note to the trash, 'active' restores it.",
+  speaker_names:
+    'Names for speaker labels, e.g. {"Speaker 1": "Alice"}; null removes a name. Merged into the names the note has.',
+};
+
+/**
+ * One flat, strict input object from the REST schemas of an operation: the same fields, the same
+ * checks (including the body's own object-level rules), and unknown properties rejected.
+ */
+function inputOf<
+  A extends z.core.$ZodShape,
+  B extends z.core.$ZodShape = Record<never, never>,
+  C extends z.core.$ZodShape = Record<never, never>,
+>(parts: z.ZodObject<A>, body?: z.ZodObject<B>, extra?: C) {
+  const shape: Record<string, z.core.$ZodType> = { ...parts.shape, ...body?.shape, ...extra };
+  for (const [name, field] of Object.entries(shape)) {
+    const description = FIELD_DESCRIPTIONS[name];
+    if (description && field instanceof z.ZodType) shape[name] = field.describe(description);
+  }
+  // The body's checks read only the body's fields; the added ones do not disturb them.
+  return z.strictObject(shape as A & B & C).check(...((body?.def.checks ?? []) as never[]));
+}
+
+const noteInput = inputOf(noteParams);
+
+const POLL_RULE =
+  'A job status (status queued or processing) is never a result: keep the note ID and poll the matching get tool at intervals of at least 2 seconds until it returns the result or an error.';
+
+function accountOf(context: ToolContext): string {
+  return context.grant.accountId;
+}
+
+export const MCP_TOOLS: readonly McpTool[] = [
+  defineTool({
+    name: 'getCurrentAccount',
+    title: 'Get the current account',
+    description:
+      'Returns the account this connection acts for (account_id, name, created_at) and the access token in use (client_id and the granted scopes). Read-only. Call it first to check the connection and which scopes were granted: notes:read (read tools), notes:process (askWorkspace, generateInsights, generateNoteArtifact), notes:write (updateNote), notes:delete (deleteTranscription, deleteNote).',
+    inputSchema: z.strictObject({}),
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context) {
+      const account = await context.services().accounts.getAccount(accountOf(context));
+      if (!account) {
+        throw new UnauthorizedError('The account this access token was issued for no longer exists');
+      }
+      return resultOf({
+        account_id: account.account_id,
+        name: account.name,
+        created_at: account.created_at,
+        access_token: { client_id: context.grant.clientId, scopes: context.grant.scopes },
+      });
+    },
+  }),
+  defineTool({
+    name: 'listNotes',
+    title: 'List notes',
+    description:
+      "Lists the account's notes, newest first, one page at a time: note IDs, titles, states and transcription status. Use it to discover note IDs, and keep them: the other note tools take note_id. Lists active notes by default; state 'trashed' lists the trash. For the next page pass next_cursor from the previous result as cursor, with the same state; next_cursor is null on the last page. Read-only. Errors: 400 for a malformed cursor.",
+    inputSchema: inputOf(listNotesQuery),
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      return resultOf(await listNotes(context.services(), accountOf(context), input));
+    },
+  }),
+  defineTool({
+    name: 'getNote',
+    title: 'Get a note',
+    description:
+      'Returns one note: title, state, audio metadata, its transcription job and, once completed, its transcription and Insights. transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. Read-only. Errors: 404 when the account has no note with this ID.',
+    inputSchema: noteInput,
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      return resultOf(await getNote(context.services(), accountOf(context), input.note_id));
+    },
+  }),
+  defineTool({
+    name: 'getTranscription',
+    title: "Get a note's transcription (poll)",
+    description: `Returns the note's transcription once it is ready: full_text, timestamped_full_text and speaker-labelled conversation_segments (format json, the default), or the transcript as SubRip (srt), WebVTT (vtt) or Markdown (md) text. While the job is waiting for its upload, queued or processing, the result is a job status, NOT a transcript: call this tool again no sooner than 2 seconds later. ${POLL_RULE} Read-only. Errors: 404 when there is no such note or it has no transcription; 409 with status 'failed' when the transcription failed (terminal: stop polling). Audio cannot be submitted through MCP: local files are transcribed with the notes CLI.`,
+    inputSchema: inputOf(noteParams, transcriptionQuery),
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      const result = await getTranscription(context.services(), accountOf(context), input.note_id);
+      if (result.kind !== 'ready') return notYet(result.job, 'getTranscription', { note_id: input.note_id });
+      const format = input.format ?? 'json';
+      if (format === 'json') return resultOf(result.transcription);
+      return textOf(renderTranscript(result.transcription, format, result.title));
+    },
+  }),
+  defineTool({
+    name: 'generateInsights',
+    title: 'Generate Insights for a note',
+    description: `Starts generating structured Insights (summary, key points, topics, action items, decisions, open questions, chapters, speakers) from the note's completed transcription. The result is ALWAYS a job status, never the Insights: keep the note ID and poll getInsights at intervals of at least 2 seconds until it returns the Insights or an error. While a job is queued or processing the same job is returned; otherwise a new generation starts and replaces earlier Insights when it completes. Runs inference in the background. Errors: 404 when there is no such note; 409 when the note has no completed transcription or is in the trash.`,
+    inputSchema: inputOf(noteParams, generateInsightsBody),
+    annotations: STARTS_WORK,
+    scopes: ['notes:process'],
+    async run(context, input) {
+      const job = await requestInsights(context.services(), accountOf(context), input.note_id);
+      return notYet(job, 'getInsights', { note_id: input.note_id });
+    },
+  }),
+  defineTool({
+    name: 'getInsights',
+    title: "Get a note's Insights (poll)",
+    description: `Returns the note's Insights once generated, or a job status while generation is queued or processing (NOT a result: call again no sooner than 2 seconds later). ${POLL_RULE} Read-only. Errors: 404 when there is no such note or Insights were never requested (call generateInsights); 409 with status 'failed' when generation failed (terminal: stop polling; call generateInsights again to retry).`,
+    inputSchema: noteInput,
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      const result = await getInsights(context.services(), accountOf(context), input.note_id);
+      return result.kind === 'ready'
+        ? resultOf(result.insights)
+        : notYet(result.job, 'getInsights', { note_id: input.note_id });
+    },
+  }),
+  defineTool({
+    name: 'generateNoteArtifact',
+    title: 'Generate an artifact (epiphany, deep research, podcast)',
+    description: `Generates content from the note's completed transcription: epiphany (non-obvious connections and ideas), deep_research (a researched report) or podcast (a two-host script with synthesized audio). Every statement is grounded in the transcript and cites it. Returns the artifact when one is already available and regenerate is false (an explicit language other than the existing artifact's counts as a new request); otherwise a job status, which is NOT a result: keep the note ID and poll getNoteArtifact with the same note_id and artifact_kind at intervals of at least 2 seconds until it returns the artifact or an error. regenerate true starts a new generation that replaces the existing artifact. Runs inference in the background. Errors: 404 when there is no such note; 409 when the note has no completed transcription or is in the trash; 422 when the language cannot be produced (the local engine writes only in the transcript's language; a podcast needs voices for the language).`,
+    inputSchema: inputOf(artifactParams, generateArtifactBody),
+    annotations: STARTS_WORK,
+    scopes: ['notes:process'],
+    async run(context, input) {
+      const result = await requestArtifact(
+        context.services(),
+        accountOf(context),
+        input.note_id,
+        input.artifact_kind,
+        { language: input.language, regenerate: input.regenerate },
+      );
+      return result.kind === 'ready'
+        ? resultOf(result.artifact)
+        : notYet(result.job, 'getNoteArtifact', {
+            note_id: input.note_id,
+            artifact_kind: input.artifact_kind,
+          });
+    },
+  }),
+  defineTool({
+    name: 'getNoteArtifact',
+    title: 'Get an artifact, or its job while it is generated',
+    description: `Returns the note's artifact of the given kind when it is ready, or a job status while it is generated (NOT a result: call again no sooner than 2 seconds later). ${POLL_RULE} A podcast's content.audio.url is a fresh, time-limited download link on every call. Read-only. Errors: 404 when there is no such note or no artifact of this kind (call generateNoteArtifact); 409 with status 'failed' when the last generation failed (terminal: stop polling; request it again with generateNoteArtifact).`,
+    inputSchema: inputOf(artifactParams),
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      const result = await getArtifact(
+        context.services(),
+        accountOf(context),
+        input.note_id,
+        input.artifact_kind,
+      );
+      return result.kind === 'ready'
+        ? resultOf(result.artifact)
+        : notYet(result.job, 'getNoteArtifact', {
+            note_id: input.note_id,
+            artifact_kind: input.artifact_kind,
+          });
+    },
+  }),
+  defineTool({
+    name: 'askWorkspace',
+    title: 'Ask a question across processed notes',
+    description:
+      "Answers a question using only the account's processed notes (completed transcriptions, not in the trash; never general knowledge). Returns the answer, the IDs of the supporting notes (note_ids) and citations (note_id, start_ms, end_ms, quote) into their transcripts. The supporting note IDs MUST be kept in the final answer shown to the user. Omit note_ids (or send null) to search all processed notes, or list up to 100 note IDs to narrow the scope. When no note covers the question the answer says so and note_ids is empty. Runs inference within the call (allow up to 30 seconds). Errors: 400 when no processed notes are available in the requested scope; 429 when the AI provider is rate-limited (back off and retry); 502 when no answer could be generated (retry later).",
+    inputSchema: inputOf(askBody),
+    annotations: READ_ONLY,
+    scopes: ['notes:read', 'notes:process'],
+    async run(context, input) {
+      const answer = await askWorkspace(
+        { ...context.services(), ...context.askServices() },
+        accountOf(context),
+        input,
+      );
+      const reminder =
+        answer.note_ids.length > 0
+          ? [
+              `Supporting note IDs (keep them in the final answer shown to the user): ${answer.note_ids.join(', ')}`,
+            ]
+          : [];
+      return resultOf(answer, reminder);
+    },
+  }),
+  defineTool({
+    name: 'updateNote',
+    title: 'Rename, trash or restore a note',
+    description:
+      "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), and/or names its transcript's speakers (speaker_names). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Errors: 400 for invalid input; 404 when there is no such note.",
+    inputSchema: inputOf(noteParams, updateNoteBody),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    scopes: ['notes:write'],
+    async run(context, input) {
+      const { note_id, ...changes } = input;
+      return resultOf(await updateNote(context.services(), accountOf(context), note_id, changes));
+    },
+  }),
+  defineTool({
+    name: 'deleteTranscription',
+    title: "Remove a note's transcription and generated results",
+    description:
+      "DESTRUCTIVE. Removes the note's transcription and everything derived from it (transcript, Insights, artifacts, its place in Ask); the note and its stored audio are kept, so it can be transcribed again (with the notes CLI). Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, otherwise nothing is deleted. Errors: 404 when there is no such note or it has no transcription; 409 while a recording is queued or being transcribed.",
+    inputSchema: inputOf(noteParams, undefined, { confirm_note_id: noteParams.shape.note_id }),
+    annotations: DESTRUCTIVE,
+    scopes: ['notes:delete'],
+    async run(context, input) {
+      const refused = confirmationRefused(input.note_id, input.confirm_note_id);
+      if (refused) return refused;
+      await deleteTranscription(context.services(), accountOf(context), input.note_id);
+      return resultOf({ note_id: input.note_id, deleted: 'transcription' }, [
+        `Removed the transcription and generated results of note ${input.note_id}; the note remains.`,
+      ]);
+    },
+  }),
+  defineTool({
+    name: 'deleteNote',
+    title: 'Permanently delete a note',
+    description:
+      "DESTRUCTIVE AND PERMANENT. Deletes the note and everything that belongs to it (audio, transcription, Insights, artifacts, search entries), whatever its state; it cannot be undone. To remove a note reversibly use updateNote with state 'trashed'; to keep the note but remove its generated results use deleteTranscription. Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, otherwise nothing is deleted. Errors: 404 when there is no such note (also when repeated after success).",
+    inputSchema: inputOf(noteParams, undefined, { confirm_note_id: noteParams.shape.note_id }),
+    annotations: DESTRUCTIVE,
+    scopes: ['notes:delete'],
+    async run(context, input) {
+      const refused = confirmationRefused(input.note_id, input.confirm_note_id);
+      if (refused) return refused;
+      await deleteNote(context.services(), accountOf(context), input.note_id);
+      return resultOf({ note_id: input.note_id, deleted: 'note' }, [
+        `Permanently deleted note ${input.note_id}.`,
+      ]);
+    },
+  }),
+];
+
+/** Both IDs come lower-cased from the UUID schema, so only a different note is a mismatch. */
+function confirmationRefused(noteId: string, confirmNoteId: string): ToolResult | null {
+  if (noteId === confirmNoteId) return null;
+  return failure(400, {
+    detail: `confirm_note_id (${confirmNoteId}) does not repeat note_id (${noteId}): nothing was deleted. Ask the user to confirm deleting this exact note, then call again with confirm_note_id equal to note_id.`,
+  });
+}
+
+export const MCP_TOOL_NAMES: readonly string[] = MCP_TOOLS.map((tool) => tool.name);
+
+const byName = new Map(MCP_TOOLS.map((tool) => [tool.name, tool]));
+
+export function findTool(name: string): McpTool | undefined {
+  return byName.get(name);
+}

@@ -1,0 +1,418 @@
+import { randomUUID } from 'node:crypto';
+import { logger } from '../logging.ts';
+import type { McpScope } from '../oauth-scopes.ts';
+import type { OAuthDeps } from './deps.ts';
+import { AuthorizationPageError, OAuthError } from './errors.ts';
+import { type ClientView, renderConsent, renderSignIn } from './pages.ts';
+import { isS256Challenge } from './pkce.ts';
+import { checkRedirectUri, isRegisteredRedirectUri } from './redirect-uris.ts';
+import { parseScopes } from './scopes.ts';
+import { hashSecret, newSecret, sameHash } from './secrets.ts';
+import { lifetimes } from './settings.ts';
+import type { OAuthClient, PendingAuthorization } from './store.ts';
+import { UpstreamSignInError } from './upstream.ts';
+
+/** What the browser gets: a redirect (to the client or the upstream provider) or one of our pages. */
+export type WebResult =
+  | { kind: 'redirect'; location: string }
+  | { kind: 'page'; status: number; html: string };
+
+const MAX_STATE_LENGTH = 1024;
+
+/**
+ * GET /oauth/authorize. Problems with the client or its redirect URI are shown as a page (never
+ * redirected: RFC 6749 section 4.1.2.1); every later problem goes back to the client as an error
+ * redirect carrying `state` and `iss` (RFC 9207).
+ */
+export async function beginAuthorization(deps: OAuthDeps, query: URLSearchParams): Promise<WebResult> {
+  const clientId = single(query, 'client_id');
+  if (!clientId) throw new AuthorizationPageError('Missing client', 'The request names no client_id.');
+  let client: OAuthClient | null;
+  try {
+    client = await deps.clients.find(clientId);
+  } catch (error) {
+    if (error instanceof OAuthError)
+      throw new AuthorizationPageError('Unknown application', error.description);
+    throw error;
+  }
+  if (!client) {
+    throw new AuthorizationPageError(
+      'Unknown application',
+      'This client_id is not registered here. The application should register again.',
+    );
+  }
+  const redirectUri = single(query, 'redirect_uri');
+  if (!redirectUri)
+    throw new AuthorizationPageError('Missing redirect URI', 'The request names no redirect_uri.');
+  if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri)) {
+    throw new AuthorizationPageError(
+      'Unregistered redirect URI',
+      'The redirect_uri is not one the application registered, so the request cannot be answered.',
+    );
+  }
+
+  let state: string | null = null;
+  try {
+    state = single(query, 'state') ?? null;
+  } catch (error) {
+    return errorRedirect(deps, redirectUri, null, error);
+  }
+  try {
+    const request = validateRequest(deps, client, query, redirectUri, state);
+    return await startSignIn(deps, client, request);
+  } catch (error) {
+    return errorRedirect(deps, redirectUri, state, error);
+  }
+}
+
+/** POST /oauth/authorize: the sign-in form (local upstream) and the consent decision. */
+export async function submitAuthorizationForm(deps: OAuthDeps, form: URLSearchParams): Promise<WebResult> {
+  const action = form.get('action');
+  const requestId = form.get('request_id') ?? '';
+  const csrf = form.get('csrf') ?? '';
+  if (!requestId || !csrf) throw new AuthorizationPageError('Bad request', 'The form is incomplete.');
+  switch (action) {
+    case 'sign_in':
+      return signInWithApiKey(deps, requestId, csrf, form.get('api_key') ?? '');
+    case 'approve':
+    case 'deny':
+      return decide(deps, requestId, csrf, action);
+    default:
+      throw new AuthorizationPageError('Bad request', 'Unknown form action.');
+  }
+}
+
+/** GET /oauth/callback: the upstream provider returns the user here after signing in. */
+export async function completeUpstreamSignIn(
+  deps: OAuthDeps,
+  query: URLSearchParams,
+  rawQueryString: string,
+): Promise<WebResult> {
+  const upstream = deps.upstream;
+  if (upstream.kind !== 'redirect') {
+    throw new AuthorizationPageError('Not found', 'This server signs users in with API keys.', 404);
+  }
+  const state = query.get('state') ?? '';
+  const request = state ? await deps.store.getPendingAuthorization(state, deps.now()) : null;
+  if (!request) throw expired();
+  if (request.account_id !== null) {
+    throw new AuthorizationPageError('Already signed in', 'This sign-in has already been completed.');
+  }
+  if (query.has('error')) {
+    // Cancelled or refused at the provider: the client hears access_denied, nothing more.
+    const taken = await deps.store.takePendingAuthorization(state, request.csrf_hash, false, deps.now());
+    if (!taken) throw expired();
+    return errorRedirect(
+      deps,
+      taken.redirect_uri,
+      taken.state,
+      new OAuthError('access_denied', 'The user did not complete sign-in'),
+    );
+  }
+  let accountId: string;
+  try {
+    accountId = await upstream.finish(
+      new URL(`${deps.settings.issuer}/oauth/callback?${rawQueryString}`),
+      state,
+      request.upstream ?? {},
+    );
+  } catch (error) {
+    if (error instanceof UpstreamSignInError) {
+      logger.warn('Upstream sign-in failed', { error: error.message });
+      throw new AuthorizationPageError('Sign-in failed', 'The sign-in could not be completed. Try again.');
+    }
+    throw error;
+  }
+  return consentPage(deps, request, accountId, null);
+}
+
+interface ValidRequest {
+  redirectUri: string;
+  state: string | null;
+  codeChallenge: string;
+  resource: string;
+  scopes: McpScope[];
+}
+
+function validateRequest(
+  deps: OAuthDeps,
+  client: OAuthClient,
+  query: URLSearchParams,
+  redirectUri: string,
+  state: string | null,
+): ValidRequest {
+  if (state !== null && state.length > MAX_STATE_LENGTH) {
+    throw new OAuthError('invalid_request', `state must be at most ${MAX_STATE_LENGTH} characters`);
+  }
+  const responseType = single(query, 'response_type');
+  if (!responseType) throw new OAuthError('invalid_request', 'response_type is required (code)');
+  if (responseType !== 'code') {
+    throw new OAuthError('unsupported_response_type', 'Only response_type=code is supported');
+  }
+  const method = single(query, 'code_challenge_method');
+  if (method !== 'S256') {
+    throw new OAuthError(
+      'invalid_request',
+      method
+        ? `code_challenge_method ${method.slice(0, 20)} is not supported: use S256`
+        : 'PKCE is required: send code_challenge with code_challenge_method=S256',
+    );
+  }
+  const codeChallenge = single(query, 'code_challenge');
+  if (!codeChallenge || !isS256Challenge(codeChallenge)) {
+    throw new OAuthError(
+      'invalid_request',
+      'code_challenge must be a base64url SHA-256 value (43 characters)',
+    );
+  }
+  // RFC 8707: every resource asked for must be ours; the MCP server is the only one. Clients that
+  // omit it get tokens for it all the same.
+  const resources = query.getAll('resource');
+  if (resources.some((resource) => resource !== deps.settings.resource)) {
+    throw new OAuthError('invalid_target', `The only resource served here is ${deps.settings.resource}`);
+  }
+  const scopes = allowedScopes(client, single(query, 'scope'));
+  return { redirectUri, state, codeChallenge, resource: deps.settings.resource, scopes };
+}
+
+/** The scopes asked for (or the defaults), within what the client registered if it limited them. */
+function allowedScopes(client: OAuthClient, scope: string | undefined): McpScope[] {
+  const asked = parseScopes(scope);
+  if (client.scope === null) return asked;
+  const registered = parseScopes(client.scope);
+  if (scope === undefined || scope.trim() === '') {
+    const within = asked.filter((s) => registered.includes(s));
+    if (within.length > 0) return within;
+    throw new OAuthError(
+      'invalid_scope',
+      'Ask for a scope: the defaults are outside what this client registered',
+    );
+  }
+  const outside = asked.find((s) => !registered.includes(s));
+  if (outside)
+    throw new OAuthError('invalid_scope', `Scope ${outside} is outside what this client registered`);
+  return asked;
+}
+
+async function startSignIn(deps: OAuthDeps, client: OAuthClient, valid: ValidRequest): Promise<WebResult> {
+  const now = deps.now();
+  const requestId = newSecret();
+  const csrf = newSecret();
+  const request: PendingAuthorization = {
+    request_id: requestId,
+    client_id: client.client_id,
+    redirect_uri: valid.redirectUri,
+    state: valid.state,
+    code_challenge: valid.codeChallenge,
+    resource: valid.resource,
+    scopes: valid.scopes,
+    csrf_hash: hashSecret(csrf),
+    account_id: null,
+    upstream: null,
+    created_at: now,
+    expires_at_s: Math.floor(now / 1000) + lifetimes.pendingRequest,
+  };
+  if (deps.upstream.kind === 'api-key') {
+    await deps.store.putPendingAuthorization(request);
+    return page(200, renderSignIn({ client: clientView(client, valid.redirectUri), requestId, csrf }));
+  }
+  // The request ID is the upstream `state`: it comes back at /oauth/callback.
+  let started: { url: string; pending: Record<string, string> };
+  try {
+    started = await deps.upstream.begin(requestId);
+  } catch (error) {
+    if (!(error instanceof UpstreamSignInError)) throw error;
+    logger.warn('Upstream sign-in unavailable', { error: error.message });
+    throw new OAuthError('temporarily_unavailable', 'The sign-in service is unavailable; try again later');
+  }
+  const { url, pending } = started;
+  await deps.store.putPendingAuthorization({ ...request, upstream: pending });
+  return { kind: 'redirect', location: url };
+}
+
+async function signInWithApiKey(
+  deps: OAuthDeps,
+  requestId: string,
+  csrf: string,
+  apiKey: string,
+): Promise<WebResult> {
+  const upstream = deps.upstream;
+  if (upstream.kind !== 'api-key') {
+    throw new AuthorizationPageError('Bad request', 'This server does not sign in with API keys.');
+  }
+  const request = await deps.store.getPendingAuthorization(requestId, deps.now());
+  if (!request) throw expired();
+  if (!sameHash(request.csrf_hash, hashSecret(csrf))) throw staleForm();
+  const client = await findClient(deps, request.client_id);
+  const accountId = apiKey.trim() ? await upstream.signIn(apiKey) : null;
+  if (!accountId) {
+    return page(
+      400,
+      renderSignIn({
+        client: clientView(client, request.redirect_uri),
+        requestId,
+        csrf,
+        error: 'That API key was not accepted. Check it and try again.',
+      }),
+    );
+  }
+  return consentPage(deps, request, accountId, request.csrf_hash, client);
+}
+
+/** Binds the account to the request and shows the consent form, with a new CSRF token. */
+async function consentPage(
+  deps: OAuthDeps,
+  request: PendingAuthorization,
+  accountId: string,
+  expectedCsrfHash: string | null,
+  knownClient?: OAuthClient,
+): Promise<WebResult> {
+  const csrf = newSecret();
+  const bound = await deps.store.bindAccount(
+    request.request_id,
+    accountId,
+    hashSecret(csrf),
+    expectedCsrfHash,
+    deps.now(),
+  );
+  if (!bound) throw staleForm();
+  const client = knownClient ?? (await findClient(deps, request.client_id));
+  const account = await deps.accounts.getAccount(accountId);
+  return page(
+    200,
+    renderConsent({
+      client: clientView(client, request.redirect_uri),
+      accountName: account?.name ?? accountId,
+      scopes: request.scopes,
+      requestId: request.request_id,
+      csrf,
+    }),
+  );
+}
+
+async function decide(
+  deps: OAuthDeps,
+  requestId: string,
+  csrf: string,
+  action: 'approve' | 'deny',
+): Promise<WebResult> {
+  const now = deps.now();
+  const request = await deps.store.takePendingAuthorization(
+    requestId,
+    hashSecret(csrf),
+    action === 'approve',
+    now,
+  );
+  if (!request) {
+    throw new AuthorizationPageError(
+      'Request no longer valid',
+      'This authorization request has expired, was already answered, or the form is out of date.',
+    );
+  }
+  if (action === 'deny' || request.account_id === null) {
+    return errorRedirect(
+      deps,
+      request.redirect_uri,
+      request.state,
+      new OAuthError('access_denied', 'The user denied the request'),
+    );
+  }
+  const grantId = randomUUID();
+  const nowS = Math.floor(now / 1000);
+  await deps.store.putGrant({
+    grant_id: grantId,
+    account_id: request.account_id,
+    client_id: request.client_id,
+    scopes: request.scopes,
+    resource: request.resource,
+    created_at: now,
+    expires_at_s: nowS + lifetimes.grantAbsolute,
+    revoked_at: null,
+  });
+  const code = newSecret();
+  await deps.store.putCode({
+    code_hash: hashSecret(code),
+    grant_id: grantId,
+    account_id: request.account_id,
+    client_id: request.client_id,
+    redirect_uri: request.redirect_uri,
+    code_challenge: request.code_challenge,
+    resource: request.resource,
+    scopes: request.scopes,
+    created_at: now,
+    expires_at_s: nowS + lifetimes.code,
+    used_at: null,
+  });
+  return {
+    kind: 'redirect',
+    location: withParams(request.redirect_uri, { code, state: request.state, iss: deps.settings.issuer }),
+  };
+}
+
+async function findClient(deps: OAuthDeps, clientId: string): Promise<OAuthClient> {
+  const client = await deps.clients.find(clientId).catch(() => null);
+  if (!client)
+    throw new AuthorizationPageError('Unknown application', 'The application is no longer registered.');
+  return client;
+}
+
+function clientView(client: OAuthClient, redirectUri: string): ClientView {
+  const check = checkRedirectUri(redirectUri);
+  const url = new URL(redirectUri);
+  return {
+    name: client.client_name,
+    verifiedHost: client.source === 'metadata_document' ? new URL(client.client_id).host : null,
+    redirectHost: check.ok && check.kind === 'private-use' ? `${url.protocol}` : url.host,
+  };
+}
+
+function errorRedirect(
+  deps: OAuthDeps,
+  redirectUri: string,
+  state: string | null,
+  error: unknown,
+): WebResult {
+  if (!(error instanceof OAuthError)) throw error;
+  return {
+    kind: 'redirect',
+    location: withParams(redirectUri, {
+      error: error.error,
+      error_description: error.description,
+      state,
+      iss: deps.settings.issuer,
+    }),
+  };
+}
+
+function withParams(uri: string, params: Record<string, string | null>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(params))
+    if (value !== null) url.searchParams.append(name, value);
+  return url.href;
+}
+
+/** A parameter that must appear at most once (RFC 6749 section 3.1). */
+function single(query: URLSearchParams, name: string): string | undefined {
+  const values = query.getAll(name);
+  if (values.length > 1) throw new OAuthError('invalid_request', `${name} must not be repeated`);
+  return values[0];
+}
+
+function page(status: number, html: string): WebResult {
+  return { kind: 'page', status, html };
+}
+
+function expired(): AuthorizationPageError {
+  return new AuthorizationPageError(
+    'Sign-in expired',
+    'This authorization request has expired or was already used.',
+  );
+}
+
+function staleForm(): AuthorizationPageError {
+  return new AuthorizationPageError(
+    'Form out of date',
+    'This form is out of date or was already submitted. Start again from the application.',
+    403,
+  );
+}

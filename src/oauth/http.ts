@@ -1,0 +1,165 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { header } from '../http/request.ts';
+import { logger } from '../logging.ts';
+import { observed } from '../observability.ts';
+import type { WebResult } from './authorize.ts';
+import type { OAuthDeps } from './deps.ts';
+import { AuthorizationPageError, OAuthError } from './errors.ts';
+import { renderError } from './pages.ts';
+import { getOAuthDeps } from './services.ts';
+
+export type OAuthLambdaHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** OAuth requests are small: parameters, a few redirect URIs. */
+export const MAX_BODY_BYTES = 16 * 1024;
+
+/**
+ * Builds the Lambda handler of one OAuth endpoint: wires the dependencies, runs the endpoint, and maps
+ * errors in one place: `json` endpoints answer `{ error, error_description }` (RFC 6749 section 5.2),
+ * `page` endpoints (what a browser shows) answer an HTML error page. Logs carry the route, status and
+ * request ID only: never parameters, codes, tokens, keys or verifiers.
+ */
+export function oauthHandler(
+  route: string,
+  errors: 'json' | 'page',
+  endpoint: (event: APIGatewayProxyEventV2, deps: OAuthDeps) => Promise<APIGatewayProxyStructuredResultV2>,
+): OAuthLambdaHandler {
+  const logOutcome = (
+    request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
+    error?: string,
+  ) => {
+    logger.info('request', {
+      route,
+      status: request.response?.statusCode,
+      requestId: request.event.requestContext?.requestId,
+      ...(error ? { error } : {}),
+    });
+  };
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(observed())
+    .use({
+      after: async (request) => logOutcome(request),
+      onError: async (request) => {
+        const error = request.error;
+        request.response = errors === 'json' ? jsonError(error) : pageError(error);
+        logOutcome(request, error instanceof OAuthError ? error.error : error?.name);
+      },
+    })
+    .handler(async (event) => endpoint(event, await getOAuthDeps()));
+}
+
+function jsonError(error: unknown): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof OAuthError) return oauthJson(error.status, error.toBody());
+  logUnexpected(error);
+  return oauthJson(500, { error: 'server_error', error_description: 'Internal error; try again later' });
+}
+
+function pageError(error: unknown): APIGatewayProxyStructuredResultV2 {
+  if (error instanceof AuthorizationPageError) {
+    return htmlResponse(error.status, renderError(error.title, error.description));
+  }
+  if (error instanceof OAuthError) {
+    return htmlResponse(error.status, renderError('Request refused', error.description));
+  }
+  logUnexpected(error);
+  return htmlResponse(
+    500,
+    renderError('Something went wrong', 'The request could not be completed. Try again later.'),
+  );
+}
+
+function logUnexpected(error: unknown): void {
+  // Name and message only: messages of our code never carry secrets; request data is not logged.
+  logger.error('Unhandled error', {
+    error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+  });
+}
+
+const CORS = { 'Access-Control-Allow-Origin': '*' };
+
+/** JSON for OAuth clients: never cached (RFC 6749 section 5.1), readable by browser-based clients. */
+export function oauthJson(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', Pragma: 'no-cache', ...CORS },
+    body: JSON.stringify(body),
+  };
+}
+
+/** Public metadata and keys: cacheable for a few minutes. */
+export function publicJson(body: unknown): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', ...CORS },
+    body: JSON.stringify(body),
+  };
+}
+
+/** Our pages: no script, not frameable, not cached, no referrer. */
+export function htmlResponse(statusCode: number, html: string): APIGatewayProxyStructuredResultV2 {
+  return {
+    statusCode,
+    headers: {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy':
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+      'X-Frame-Options': 'DENY',
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    },
+    body: html,
+  };
+}
+
+/** A page or a redirect: 302 answers a GET, 303 a form post (so the browser follows with a GET). */
+export function webResponse(result: WebResult, method: string): APIGatewayProxyStructuredResultV2 {
+  if (result.kind === 'page') return htmlResponse(result.status, result.html);
+  return {
+    statusCode: method === 'POST' ? 303 : 302,
+    headers: { Location: result.location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
+  };
+}
+
+export function queryOf(event: APIGatewayProxyEventV2): URLSearchParams {
+  return new URLSearchParams(event.rawQueryString ?? '');
+}
+
+/** An application/x-www-form-urlencoded body (RFC 6749 section 3.2 and every form of ours). */
+export function readForm(event: APIGatewayProxyEventV2): URLSearchParams {
+  const contentType = header(event, 'content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
+    throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded');
+  }
+  return new URLSearchParams(bodyText(event));
+}
+
+/** A JSON body (client registration). */
+export function readJson(event: APIGatewayProxyEventV2): unknown {
+  const contentType = header(event, 'content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(contentType)) {
+    throw new OAuthError('invalid_client_metadata', 'Send the client metadata as application/json');
+  }
+  try {
+    return JSON.parse(bodyText(event));
+  } catch {
+    throw new OAuthError('invalid_client_metadata', 'The request body is not valid JSON');
+  }
+}
+
+function bodyText(event: APIGatewayProxyEventV2): string {
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
+    throw new OAuthError('invalid_request', `The request body is larger than ${MAX_BODY_BYTES} bytes`);
+  }
+  return text;
+}
+
+export function requestPath(event: APIGatewayProxyEventV2): string {
+  return event.rawPath ?? event.requestContext?.http?.path ?? '/';
+}

@@ -1,0 +1,132 @@
+import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
+
+/**
+ * The sign-in, consent and error pages: plain HTML forms, no script, every interpolated value
+ * escaped. The HTTP layer serves them with a CSP that forbids scripts and framing.
+ */
+export function escapeHtml(value: string): string {
+  return value
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+export interface ClientView {
+  /** The client's own name (unverified for registered clients). */
+  name: string | null;
+  /** For a metadata-document client: the host that vouches for the name. */
+  verifiedHost: string | null;
+  /** Where the browser goes afterwards: host[:port], or the private-use scheme. */
+  redirectHost: string;
+}
+
+export interface SignInPage {
+  client: ClientView;
+  requestId: string;
+  csrf: string;
+  error?: string;
+}
+
+export interface ConsentPage {
+  client: ClientView;
+  accountName: string;
+  scopes: McpScope[];
+  requestId: string;
+  csrf: string;
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a;line-height:1.45}
+h1{font-size:1.35rem}.box{border:1px solid #ccc;border-radius:8px;padding:1rem 1.25rem;margin:1rem 0}
+.muted{color:#555;font-size:.92rem}.error{color:#a00;font-weight:600}ul{padding-left:1.2rem}
+label{display:block;margin:.75rem 0 .25rem;font-weight:600}input[type=password]{width:100%;padding:.5rem;font-family:monospace;box-sizing:border-box}
+.actions{display:flex;gap:.75rem;margin-top:1.25rem}button{padding:.55rem 1.2rem;font-size:1rem;border-radius:6px;border:1px solid #888;background:#f4f4f4;cursor:pointer}
+button.primary{background:#1f5fbf;border-color:#1f5fbf;color:#fff}code{font-size:.9em}`;
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${escapeHtml(title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+function clientLine(client: ClientView): string {
+  const name = client.name
+    ? `<strong>${escapeHtml(client.name)}</strong>`
+    : '<strong>An unnamed application</strong>';
+  const vouch = client.verifiedHost
+    ? ` <span class="muted">(published by ${escapeHtml(client.verifiedHost)})</span>`
+    : ' <span class="muted">(name given by the application itself)</span>';
+  return `${name}${vouch}`;
+}
+
+function hidden(requestId: string, csrf: string): string {
+  return `<input type="hidden" name="request_id" value="${escapeHtml(requestId)}">
+<input type="hidden" name="csrf" value="${escapeHtml(csrf)}">`;
+}
+
+export function renderSignIn(page: SignInPage): string {
+  const error = page.error ? `<p class="error" role="alert">${escapeHtml(page.error)}</p>` : '';
+  return layout(
+    'Sign in to Notes',
+    `<h1>Sign in to Notes</h1>
+<p>${clientLine(page.client)} wants to connect to your notes. Sign in with one of your API keys to continue.</p>
+${error}
+<form method="post" action="/oauth/authorize" autocomplete="off">
+${hidden(page.requestId, page.csrf)}
+<label for="api_key">API key</label>
+<input type="password" id="api_key" name="api_key" placeholder="svc_sk_..." autocomplete="off" spellcheck="false">
+<p class="muted">The key is checked once and is not stored by the sign-in, nor given to the application.</p>
+<div class="actions">
+<button class="primary" type="submit" name="action" value="sign_in">Sign in</button>
+<button type="submit" name="action" value="deny">Cancel</button>
+</div>
+</form>`,
+  );
+}
+
+export function renderConsent(page: ConsentPage): string {
+  const scopes = page.scopes
+    .map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(mcpScopes[scope])}</li>`)
+    .join('\n');
+  return layout(
+    'Allow access to your notes?',
+    `<h1>Allow access to your notes?</h1>
+<div class="box">
+<p>${clientLine(page.client)} asks for access to the notes of <strong>${escapeHtml(page.accountName)}</strong>.</p>
+<p>It will be able to:</p>
+<ul>
+${scopes}
+</ul>
+<p class="muted">After you decide, your browser returns to <strong>${escapeHtml(page.client.redirectHost)}</strong>.
+Only allow applications you trust.</p>
+</div>
+<form method="post" action="/oauth/authorize">
+${hidden(page.requestId, page.csrf)}
+<div class="actions">
+<button class="primary" type="submit" name="action" value="approve">Allow</button>
+<button type="submit" name="action" value="deny">Deny</button>
+</div>
+</form>`,
+  );
+}
+
+export function renderError(title: string, description: string): string {
+  return layout(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(description)}</p>
+<p class="muted">Go back to the application and connect again.</p>`,
+  );
+}

@@ -1,0 +1,66 @@
+import type { Config } from '../config.ts';
+
+/** Lifetimes, in seconds. */
+export const lifetimes = {
+  /** Access tokens (JWT): short, since they are checked without a round trip to the issuer's tokens. */
+  accessToken: 3600,
+  /** Authorization codes: the client exchanges them right after the redirect. */
+  code: 120,
+  /** A pending authorization request: long enough to sign in upstream and read the consent page. */
+  pendingRequest: 600,
+  /** A refresh token is replaced on every use; unused for this long, it expires. */
+  refreshTokenIdle: 30 * 86_400,
+  /** However often it is refreshed, a grant ends after this and the user consents again. */
+  grantAbsolute: 180 * 86_400,
+  /** Client ID Metadata Documents are cached this long per process. */
+  clientMetadataCache: 300,
+  /** Clock skew tolerated when checking exp / nbf / iat. */
+  clockSkew: 30,
+} as const;
+
+export type UpstreamSettings =
+  | { kind: 'local' }
+  | { kind: 'oidc'; issuer: string; clientId: string; clientSecret: string | undefined };
+
+export interface OAuthSettings {
+  /** Issuer identifier (RFC 8414): the public base URL, without a trailing slash. */
+  issuer: string;
+  /** The MCP resource (RFC 8707 / RFC 9728): `<issuer>/mcp`, the `aud` of every access token. */
+  resource: string;
+  /** `NOTES_OAUTH_SIGNING_KEY`, still JSON (parsed by loadSigningKey). */
+  signingKey: string;
+  upstream: UpstreamSettings;
+}
+
+export function mcpResource(publicUrl: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/mcp`;
+}
+
+/** The OAuth part of the configuration, or an error that says which variable to set. */
+export function oauthSettings(config: Config): OAuthSettings {
+  const issuer = config.NOTES_PUBLIC_URL;
+  if (!issuer) {
+    throw new Error(
+      'NOTES_PUBLIC_URL is required for the MCP OAuth server: the external base URL of the service, e.g. https://notes.example.com',
+    );
+  }
+  const signingKey = config.NOTES_OAUTH_SIGNING_KEY;
+  if (!signingKey) {
+    throw new Error(
+      'NOTES_OAUTH_SIGNING_KEY is required for the MCP OAuth server: an EC P-256 private JWK as JSON (generateSigningKey() in src/oauth/signing-key.ts makes one)',
+    );
+  }
+  return { issuer, resource: mcpResource(issuer), signingKey, upstream: upstreamSettings(config) };
+}
+
+function upstreamSettings(config: Config): UpstreamSettings {
+  if (config.NOTES_OAUTH_UPSTREAM === 'local') return { kind: 'local' };
+  const issuer = config.NOTES_OIDC_ISSUER;
+  const clientId = config.NOTES_OIDC_CLIENT_ID;
+  if (!issuer || !clientId) {
+    throw new Error(
+      'NOTES_OAUTH_UPSTREAM=oidc needs NOTES_OIDC_ISSUER (the provider, e.g. https://cognito-idp.<region>.amazonaws.com/<pool id>) and NOTES_OIDC_CLIENT_ID',
+    );
+  }
+  return { kind: 'oidc', issuer, clientId, clientSecret: config.NOTES_OIDC_CLIENT_SECRET };
+}

@@ -1,0 +1,137 @@
+import type { McpScope } from '../oauth-scopes.ts';
+
+/**
+ * What the authorization server keeps (the port; src/adapters/dynamodb/oauth-store.ts implements it on
+ * the single table). Codes and refresh tokens are stored only as SHA-256 hashes. Records that expire
+ * carry `expires_at_s` (the table's TTL attribute); since TTL deletion is lazy (and absent locally),
+ * every read checks expiry itself.
+ */
+export interface OAuthClient {
+  client_id: string;
+  client_name: string | null;
+  redirect_uris: string[];
+  grant_types: string[];
+  /** Registered scope limit, space-delimited, or null for any supported scope. */
+  scope: string | null;
+  /** `registration`: RFC 7591; `metadata_document`: the client_id is the URL of its metadata. */
+  source: 'registration' | 'metadata_document';
+  created_at: number;
+}
+
+/** An authorization request between /oauth/authorize and the user's decision. */
+export interface PendingAuthorization {
+  request_id: string;
+  client_id: string;
+  redirect_uri: string;
+  state: string | null;
+  code_challenge: string;
+  resource: string;
+  scopes: McpScope[];
+  /** SHA-256 of the CSRF token of the form currently shown (sign-in, then a new one for consent). */
+  csrf_hash: string;
+  /** Set once the user has signed in. */
+  account_id: string | null;
+  /** What the upstream sign-in needs back at the callback (PKCE verifier, nonce). */
+  upstream: Record<string, string> | null;
+  created_at: number;
+  expires_at_s: number;
+}
+
+export interface GrantRecord {
+  grant_id: string;
+  account_id: string;
+  client_id: string;
+  scopes: McpScope[];
+  resource: string;
+  created_at: number;
+  expires_at_s: number;
+  revoked_at: number | null;
+}
+
+export interface AuthorizationCodeRecord {
+  code_hash: string;
+  grant_id: string;
+  account_id: string;
+  client_id: string;
+  redirect_uri: string;
+  code_challenge: string;
+  resource: string;
+  scopes: McpScope[];
+  created_at: number;
+  expires_at_s: number;
+  used_at: number | null;
+}
+
+export interface RefreshTokenRecord {
+  token_hash: string;
+  grant_id: string;
+  account_id: string;
+  client_id: string;
+  scopes: McpScope[];
+  resource: string;
+  created_at: number;
+  expires_at_s: number;
+  /** Set when the token was exchanged for a new one; presenting it again is reuse. */
+  rotated_at: number | null;
+}
+
+/** An upstream identity (issuer + subject) and the account it signs in to. */
+export interface IdentityLink {
+  issuer: string;
+  subject: string;
+  account_id: string;
+  created_at: number;
+}
+
+/** The outcome of marking a single-use record used. */
+export type Redemption<T> =
+  | { outcome: 'redeemed'; record: T }
+  | { outcome: 'reused'; record: T }
+  | { outcome: 'unknown' };
+
+export interface OAuthStore {
+  putClient(client: OAuthClient): Promise<void>;
+  getClient(clientId: string): Promise<OAuthClient | null>;
+
+  putPendingAuthorization(request: PendingAuthorization): Promise<void>;
+  /** The request, or null when it does not exist or has expired. */
+  getPendingAuthorization(requestId: string, now: number): Promise<PendingAuthorization | null>;
+  /**
+   * Records the signed-in account and the CSRF token of the consent form. Only once per request, only
+   * before it expires, and (when `expectedCsrfHash` is given) only from the form that was shown.
+   */
+  bindAccount(
+    requestId: string,
+    accountId: string,
+    csrfHash: string,
+    expectedCsrfHash: string | null,
+    now: number,
+  ): Promise<boolean>;
+  /**
+   * Removes and returns the request if its CSRF hash matches (and, with `signedIn`, an account is
+   * bound), so that a request is decided at most once; null otherwise.
+   */
+  takePendingAuthorization(
+    requestId: string,
+    csrfHash: string,
+    signedIn: boolean,
+    now: number,
+  ): Promise<PendingAuthorization | null>;
+
+  putGrant(grant: GrantRecord): Promise<void>;
+  getGrant(accountId: string, grantId: string): Promise<GrantRecord | null>;
+  revokeGrant(accountId: string, grantId: string, now: number): Promise<void>;
+
+  putCode(code: AuthorizationCodeRecord): Promise<void>;
+  /** Marks the code used, atomically: only the first caller gets `redeemed`. */
+  redeemCode(codeHash: string, now: number): Promise<Redemption<AuthorizationCodeRecord>>;
+
+  putRefreshToken(token: RefreshTokenRecord): Promise<void>;
+  getRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;
+  /** Marks the refresh token rotated, atomically: only the first caller gets `redeemed`. */
+  rotateRefreshToken(tokenHash: string, now: number): Promise<Redemption<RefreshTokenRecord>>;
+
+  getIdentity(issuer: string, subject: string): Promise<IdentityLink | null>;
+  /** Stores the link unless one exists; returns the link that holds (the existing one on a race). */
+  linkIdentity(link: IdentityLink): Promise<IdentityLink>;
+}

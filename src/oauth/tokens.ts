@@ -1,0 +1,235 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { API_KEY_PREFIX } from '../domain/accounts.ts';
+import type { McpScope } from '../oauth-scopes.ts';
+import { ACCESS_TOKEN_TYP, signAccessToken } from './access-token.ts';
+import type { OAuthDeps } from './deps.ts';
+import { OAuthError } from './errors.ts';
+import { verifyS256 } from './pkce.ts';
+import { formatScopes, narrowScopes } from './scopes.ts';
+import { hashSecret, newSecret } from './secrets.ts';
+import { lifetimes } from './settings.ts';
+import { SIGNING_ALG } from './signing-key.ts';
+import type { GrantRecord } from './store.ts';
+
+/** RFC 6749 section 5.1. */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+/** POST /oauth/token: `authorization_code` and `refresh_token` grants, for public clients. */
+export async function tokenRequest(deps: OAuthDeps, form: URLSearchParams): Promise<TokenResponse> {
+  const grantType = required(form, 'grant_type');
+  switch (grantType) {
+    case 'authorization_code':
+      return exchangeCode(deps, form);
+    case 'refresh_token':
+      return refresh(deps, form);
+    default:
+      throw new OAuthError(
+        'unsupported_grant_type',
+        'Supported grant types: authorization_code, refresh_token',
+      );
+  }
+}
+
+/**
+ * The code is marked used before anything else is checked (one atomic write), so a code is good for
+ * exactly one attempt. Presenting a used code again revokes the grant, and with it every token the
+ * first exchange issued (RFC 6749 section 4.1.2, RFC 9700 section 4.5).
+ */
+async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<TokenResponse> {
+  const code = required(form, 'code');
+  const clientId = required(form, 'client_id');
+  const redirectUri = required(form, 'redirect_uri');
+  const verifier = required(form, 'code_verifier');
+  const resource = optional(form, 'resource');
+  const now = deps.now();
+  const redemption = await deps.store.redeemCode(hashSecret(code), now);
+  if (redemption.outcome === 'unknown') {
+    throw new OAuthError('invalid_grant', 'The authorization code is invalid or has expired');
+  }
+  const record = redemption.record;
+  if (redemption.outcome === 'reused') {
+    await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+    throw new OAuthError(
+      'invalid_grant',
+      'The authorization code was already used; the tokens issued with it have been revoked',
+    );
+  }
+  // A failed exchange spends the code, and its grant ends with it: no second try.
+  const failure = async (
+    description: string,
+    error: 'invalid_grant' | 'invalid_target' = 'invalid_grant',
+  ) => {
+    await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+    return new OAuthError(error, description);
+  };
+  if (record.expires_at_s * 1000 <= now) throw await failure('The authorization code has expired');
+  if (record.client_id !== clientId)
+    throw await failure('The authorization code was issued to another client');
+  if (record.redirect_uri !== redirectUri) {
+    throw await failure('redirect_uri does not match the one of the authorization request');
+  }
+  if (!verifyS256(verifier, record.code_challenge))
+    throw await failure('PKCE verification failed (code_verifier)');
+  if (resource !== undefined && resource !== record.resource) {
+    throw await failure(`The code was issued for ${record.resource}`, 'invalid_target');
+  }
+  const grant = await activeGrant(deps, record.account_id, record.grant_id, now);
+  return issueTokens(deps, grant, record.scopes, now);
+}
+
+/**
+ * Rotating refresh tokens (OAuth 2.1 section 4.3.1): each use returns a new refresh token and retires
+ * the old one; presenting a retired one again revokes the whole family (the grant).
+ */
+async function refresh(deps: OAuthDeps, form: URLSearchParams): Promise<TokenResponse> {
+  const token = required(form, 'refresh_token');
+  // Public clients may leave client_id out here (RFC 6749 section 3.2.1); when sent, it must match.
+  const clientId = optional(form, 'client_id');
+  const resource = optional(form, 'resource');
+  const scope = optional(form, 'scope');
+  const now = deps.now();
+  const hash = hashSecret(token);
+  const record = await deps.store.getRefreshToken(hash);
+  if (!record) throw new OAuthError('invalid_grant', 'The refresh token is invalid or has expired');
+  if (record.rotated_at !== null) await reuseDetected(deps, record.account_id, record.grant_id, now);
+  if (record.expires_at_s * 1000 <= now)
+    throw new OAuthError('invalid_grant', 'The refresh token has expired');
+  if (clientId !== undefined && record.client_id !== clientId) {
+    throw new OAuthError('invalid_grant', 'The refresh token was issued to another client');
+  }
+  if (resource !== undefined && resource !== record.resource) {
+    throw new OAuthError('invalid_target', `The refresh token is for ${record.resource}`);
+  }
+  const scopes = narrowScopes(record.scopes, scope);
+  const grant = await activeGrant(deps, record.account_id, record.grant_id, now);
+  const rotation = await deps.store.rotateRefreshToken(hash, now);
+  if (rotation.outcome !== 'redeemed') await reuseDetected(deps, record.account_id, record.grant_id, now);
+  return issueTokens(deps, grant, scopes, now);
+}
+
+async function reuseDetected(
+  deps: OAuthDeps,
+  accountId: string,
+  grantId: string,
+  now: number,
+): Promise<never> {
+  await deps.store.revokeGrant(accountId, grantId, now);
+  throw new OAuthError(
+    'invalid_grant',
+    'The refresh token was already used; every token of this authorization has been revoked',
+  );
+}
+
+async function activeGrant(
+  deps: OAuthDeps,
+  accountId: string,
+  grantId: string,
+  now: number,
+): Promise<GrantRecord> {
+  const grant = await deps.store.getGrant(accountId, grantId);
+  if (!grant || grant.revoked_at !== null)
+    throw new OAuthError('invalid_grant', 'The authorization was revoked');
+  if (grant.expires_at_s * 1000 <= now) {
+    throw new OAuthError('invalid_grant', 'The authorization has expired; sign in again');
+  }
+  return grant;
+}
+
+async function issueTokens(
+  deps: OAuthDeps,
+  grant: GrantRecord,
+  scopes: McpScope[],
+  now: number,
+): Promise<TokenResponse> {
+  const accessToken = await signAccessToken(
+    deps.signingKey,
+    { issuer: deps.settings.issuer, resource: grant.resource },
+    { accountId: grant.account_id, clientId: grant.client_id, scopes, grantId: grant.grant_id },
+    now,
+  );
+  const refreshToken = newSecret();
+  await deps.store.putRefreshToken({
+    token_hash: hashSecret(refreshToken),
+    grant_id: grant.grant_id,
+    account_id: grant.account_id,
+    client_id: grant.client_id,
+    // A narrowed refresh keeps the grant's scopes for the next refresh (RFC 6749 section 6).
+    scopes: grant.scopes,
+    resource: grant.resource,
+    created_at: now,
+    expires_at_s: Math.min(Math.floor(now / 1000) + lifetimes.refreshTokenIdle, grant.expires_at_s),
+    rotated_at: null,
+  });
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: lifetimes.accessToken,
+    refresh_token: refreshToken,
+    scope: formatScopes(scopes),
+  };
+}
+
+/**
+ * POST /oauth/revoke (RFC 7009). A refresh token revokes its grant: the token, its whole family and
+ * the access tokens issued from it (the MCP verifier checks the grant). An access token of ours is
+ * accepted too and revokes its grant the same way, since a stateless JWT cannot be revoked alone.
+ * Unknown or invalid tokens answer 200 as well (section 2.2); a token of another client is left alone.
+ */
+export async function revokeToken(deps: OAuthDeps, form: URLSearchParams): Promise<void> {
+  const token = required(form, 'token');
+  const clientId = optional(form, 'client_id');
+  optional(form, 'token_type_hint');
+  const now = deps.now();
+  if (token.startsWith(API_KEY_PREFIX)) return;
+  const record = await deps.store.getRefreshToken(hashSecret(token));
+  if (record) {
+    if (clientId === undefined || clientId === record.client_id) {
+      await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+    }
+    return;
+  }
+  const claims = await ourAccessTokenClaims(deps, token);
+  if (claims && (clientId === undefined || clientId === claims.clientId)) {
+    await deps.store.revokeGrant(claims.accountId, claims.grantId, now);
+  }
+}
+
+/** The claims of an access token we signed (expired ones included), or null. */
+async function ourAccessTokenClaims(
+  deps: OAuthDeps,
+  token: string,
+): Promise<{ accountId: string; clientId: string; grantId: string } | null> {
+  if (!token.includes('.') || token.length > 8192) return null;
+  try {
+    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [deps.signingKey.publicJwk] }), {
+      algorithms: [SIGNING_ALG],
+      typ: ACCESS_TOKEN_TYP,
+      issuer: deps.settings.issuer,
+      // Revoking an expired token is harmless and makes sure its grant ends.
+      currentDate: new Date(0),
+    });
+    const { sub, client_id: clientId, grant_id: grantId } = payload as Record<string, unknown>;
+    if (typeof sub !== 'string' || typeof clientId !== 'string' || typeof grantId !== 'string') return null;
+    return { accountId: sub, clientId, grantId };
+  } catch {
+    return null;
+  }
+}
+
+function required(form: URLSearchParams, name: string): string {
+  const value = optional(form, name);
+  if (value === undefined || value === '') throw new OAuthError('invalid_request', `${name} is required`);
+  return value;
+}
+
+function optional(form: URLSearchParams, name: string): string | undefined {
+  const values = form.getAll(name);
+  if (values.length > 1) throw new OAuthError('invalid_request', `${name} must not be repeated`);
+  return values[0];
+}

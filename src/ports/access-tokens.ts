@@ -1,0 +1,21 @@
+import type { McpScope } from '../oauth-scopes.ts';
+
+/** Who an MCP access token speaks for, and what it allows. */
+export interface AccessGrant {
+  accountId: string;
+  clientId: string;
+  scopes: McpScope[];
+}
+
+/**
+ * Verifies the OAuth access tokens of the MCP server: signature, issuer, audience (the MCP resource
+ * URL), expiry, token type. Never accepts `svc_sk_` API keys or ID tokens.
+ */
+export interface AccessTokenVerifier {
+  /** The grant, or throws `InvalidAccessTokenError` (the message says why; never the token). */
+  verify(token: string): Promise<AccessGrant>;
+}
+
+export class InvalidAccessTokenError extends Error {
+  override readonly name = 'InvalidAccessTokenError';
+}

@@ -1,0 +1,334 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lambdaContext } from '../../src/local/lambda-context.ts';
+import { createMcpHandler } from '../../src/mcp/handler.ts';
+import { mcpLambdaHandler } from '../../src/mcp/lambda.ts';
+import type { McpScope } from '../../src/oauth-scopes.ts';
+import {
+  type AccessGrant,
+  type AccessTokenVerifier,
+  InvalidAccessTokenError,
+} from '../../src/ports/access-tokens.ts';
+import { speechFixture } from '../support/fixtures.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
+
+/**
+ * A stand-in for the OAuth authorization server's verifier until it lands: it accepts only the random
+ * tokens it minted itself, each mapped to a grant. Everything else about the endpoint is real: the
+ * Lambda handler behind an HTTP server (API Gateway events), the local runtime's storage and workers,
+ * and the official SDK client.
+ */
+class TestTokens implements AccessTokenVerifier {
+  private readonly grants = new Map<string, AccessGrant>();
+
+  mint(accountId: string, scopes: McpScope[]): string {
+    const token = `test_${randomBytes(24).toString('base64url')}`;
+    this.grants.set(token, { accountId, clientId: 'mcp-integration-test', scopes });
+    return token;
+  }
+
+  async verify(token: string): Promise<AccessGrant> {
+    const grant = this.grants.get(token);
+    if (!grant) throw new InvalidAccessTokenError('not a token this test issued');
+    return grant;
+  }
+}
+
+let service: InProcessService;
+let http: Server;
+let baseUrl: string;
+let mcpUrl: string;
+let accountId: string;
+let otherAccountId: string;
+let noteId: string;
+const tokens = new TestTokens();
+const clients: Client[] = [];
+
+/** The Lambda handler behind node:http, the request turned into an API Gateway (payload 2.0) event. */
+function serveLambda(handler: ReturnType<typeof mcpLambdaHandler>): Server {
+  return createServer(async (req, res) => {
+    const event = await toEvent(req);
+    const result = await handler(event, lambdaContext('mcp', event.requestContext.requestId));
+    res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+    res.end(result.body);
+  });
+}
+
+async function toEvent(req: IncomingMessage): Promise<APIGatewayProxyEventV2> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const method = req.method ?? 'GET';
+  const body = Buffer.concat(chunks);
+  return {
+    version: '2.0',
+    routeKey: `${method} ${url.pathname}`,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers: { ...headers, 'x-forwarded-proto': 'http' },
+    requestContext: {
+      domainName: headers.host ?? 'localhost',
+      http: { method, path: url.pathname, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: '' },
+      requestId: randomUUID(),
+    },
+    ...(body.length > 0 ? { body: body.toString('utf8') } : {}),
+    isBase64Encoded: false,
+  } as unknown as APIGatewayProxyEventV2;
+}
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-integration-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(mcpUrl), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function texts(result: CallToolResult): string[] {
+  return result.content.flatMap((block) => (block.type === 'text' ? [block.text] : []));
+}
+
+/** A raw JSON-RPC POST, as a client without the SDK (or with a different token) sends it. */
+function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+const toolCall = (name: string, args: Record<string, unknown>) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+beforeAll(async () => {
+  service = await startInProcess();
+  const { api } = service;
+  accountId = String((await api('GET', '/v1/account')).body.account_id);
+  const other = await service.otherAccount('mcp-other');
+  otherAccountId = String((await other('GET', '/v1/account')).body.account_id);
+
+  http = serveLambda(
+    mcpLambdaHandler(() =>
+      createMcpHandler({ verifier: tokens, publicUrl: baseUrl, allowedOrigins: [baseUrl] }),
+    ),
+  );
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  mcpUrl = `${baseUrl}/mcp`;
+
+  const speech = await speechFixture('slt', 'wav');
+  noteId = randomUUID();
+  await submitAndUpload(api, noteId, speech.file, speech.contentType, 'Morning meeting');
+  expect((await pollUntilDone(api, `/v1/notes/${noteId}/transcription`)).final.status).toBe(200);
+}, 180_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await new Promise((resolve) => http?.close(resolve));
+  await service?.stop();
+});
+
+describe('the MCP server over Streamable HTTP with the SDK client', () => {
+  it('initializes and lists the twelve tools with their annotations, not submitTranscription', async () => {
+    const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
+    expect(client.getServerVersion()?.name).toBe('notes');
+    expect(client.getInstructions()).toMatch(/notes CLI/);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'askWorkspace',
+      'deleteNote',
+      'deleteTranscription',
+      'generateInsights',
+      'generateNoteArtifact',
+      'getCurrentAccount',
+      'getInsights',
+      'getNote',
+      'getNoteArtifact',
+      'getTranscription',
+      'listNotes',
+      'updateNote',
+    ]);
+    const deleteNote = tools.find((tool) => tool.name === 'deleteNote');
+    expect(deleteNote?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(tools.find((tool) => tool.name === 'getNote')?.annotations).toMatchObject({
+      readOnlyHint: true,
+      openWorldHint: false,
+    });
+  });
+
+  it('reads the account, its notes, a note and its transcription for the account of the token', async () => {
+    const client = await connect(tokens.mint(accountId, ['notes:read']));
+    const account = await call(client, 'getCurrentAccount');
+    expect(account.structuredContent).toMatchObject({
+      account_id: accountId,
+      access_token: { client_id: 'mcp-integration-test', scopes: ['notes:read'] },
+    });
+    expect(JSON.parse(texts(account)[0] ?? '')).toEqual(account.structuredContent);
+
+    const list = await call(client, 'listNotes', { limit: 10 });
+    const notes = (list.structuredContent as { notes: { note_id: string }[] }).notes;
+    expect(notes.map((note) => note.note_id)).toContain(noteId);
+
+    const note = await call(client, 'getNote', { note_id: noteId.toUpperCase() });
+    expect(note.isError).toBeFalsy();
+    expect(note.structuredContent).toMatchObject({ note_id: noteId, title: 'Morning meeting' });
+
+    const transcription = await call(client, 'getTranscription', { note_id: noteId });
+    expect(String(transcription.structuredContent?.full_text)).toMatch(/engineers/);
+    const markdown = await call(client, 'getTranscription', { note_id: noteId, format: 'md' });
+    expect(markdown.structuredContent).toBeUndefined();
+    expect(texts(markdown)[0]).toMatch(/^# Morning meeting/);
+  });
+
+  it('starts Insights with a job status that is not a result, then getInsights returns them', async () => {
+    const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
+    const started = await call(client, 'generateInsights', { note_id: noteId });
+    expect(started.isError).toBeFalsy();
+    expect(started.structuredContent).toMatchObject({ note_id: noteId, kind: 'insights', status: 'queued' });
+    expect(texts(started)[0]).toMatch(/^NOT A RESULT YET.*Poll getInsights.*at least 2 seconds/);
+
+    let result = await call(client, 'getInsights', { note_id: noteId });
+    for (let polls = 0; texts(result)[0]?.startsWith('NOT A RESULT') && polls < 30; polls++) {
+      await sleep(2_000);
+      result = await call(client, 'getInsights', { note_id: noteId });
+    }
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ note_id: noteId, schema_version: 1 });
+  });
+
+  it('answers a question with the supporting note IDs', async () => {
+    const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
+    const result = await call(client, 'askWorkspace', { question: 'How many engineers will we hire?' });
+    expect(result.isError).toBeFalsy();
+    expect((result.structuredContent as { note_ids: string[] }).note_ids).toContain(noteId);
+    expect(texts(result)[1]).toMatch(new RegExp(`keep them in the final answer.*${noteId}`));
+  });
+
+  it('answers updateNote without notes:write with HTTP 403 insufficient_scope, and runs it once granted', async () => {
+    const readProcess = tokens.mint(accountId, ['notes:read', 'notes:process']);
+    const refused = await post(toolCall('updateNote', { note_id: noteId, title: 'Renamed' }), {
+      authorization: `Bearer ${readProcess}`,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="notes:read notes:write notes:process", resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp", error_description="notes:write required"`,
+    );
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/updateNote needs notes:write/);
+
+    // The SDK client without an auth provider surfaces the 403 as a StreamableHTTPError carrying the
+    // status (with an auth provider it would re-authorize with the scope from the header, once).
+    const client = await connect(readProcess);
+    await expect(call(client, 'updateNote', { note_id: noteId, title: 'Renamed' })).rejects.toMatchObject({
+      code: 403,
+      message: expect.stringMatching(/Insufficient scope/),
+    });
+
+    const writer = await connect(tokens.mint(accountId, ['notes:read', 'notes:write']));
+    const renamed = await call(writer, 'updateNote', { note_id: noteId, title: 'Renamed meeting' });
+    expect(renamed.structuredContent).toMatchObject({ note_id: noteId, title: 'Renamed meeting' });
+  });
+
+  it('deletes a note only when confirm_note_id repeats its ID', async () => {
+    const doomed = randomUUID();
+    const submitted = await service.api('POST', `/v1/notes/${doomed}/transcription`, {
+      body: { title: 'To delete', content_type: 'audio/wav', size_bytes: 1000 },
+    });
+    expect(submitted.status).toBe(202);
+    const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:delete']));
+
+    const mismatch = await call(client, 'deleteNote', { note_id: doomed, confirm_note_id: noteId });
+    expect(mismatch.isError).toBe(true);
+    expect(texts(mismatch)[0]).toMatch(/nothing was deleted/);
+    expect((await call(client, 'getNote', { note_id: doomed })).isError).toBeFalsy();
+
+    const deleted = await call(client, 'deleteNote', { note_id: doomed, confirm_note_id: doomed });
+    expect(deleted.isError).toBeFalsy();
+    expect(deleted.structuredContent).toEqual({ note_id: doomed, deleted: 'note' });
+    const gone = await call(client, 'getNote', { note_id: doomed });
+    expect(gone.isError).toBe(true);
+    expect(gone.structuredContent).toEqual({ status_code: 404, detail: `No note with ID ${doomed}` });
+  });
+
+  it("never shows one account's note to another account's grant (a 404 tool error)", async () => {
+    const stranger = await connect(tokens.mint(otherAccountId, ['notes:read', 'notes:process']));
+    const note = await call(stranger, 'getNote', { note_id: noteId });
+    expect(note.isError).toBe(true);
+    expect(note.structuredContent).toMatchObject({ status_code: 404 });
+    expect(texts(note)[0]).toMatch(/^Error 404: No note with ID/);
+    const list = await call(stranger, 'listNotes');
+    expect((list.structuredContent as { notes: unknown[] }).notes).toEqual([]);
+  });
+});
+
+describe('the MCP endpoint over raw HTTP', () => {
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
+
+  it('answers 401 with the protected resource metadata and default scopes without a token', async () => {
+    const response = await post(initialize);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:process"`,
+    );
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/Missing access token/);
+  });
+
+  it("answers 401 invalid_token to the account's own svc_sk_ API key", async () => {
+    const apiKey = (await import('node:fs/promises')).readFile(`${service.dataDir}/api-key`, 'utf8');
+    const response = await post(initialize, { authorization: `Bearer ${(await apiKey).trim()}` });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token", /);
+  });
+
+  it('answers 403 to a foreign Origin and 405 (Allow: POST) to GET', async () => {
+    const token = tokens.mint(accountId, ['notes:read']);
+    const foreign = await post(initialize, {
+      authorization: `Bearer ${token}`,
+      origin: 'https://evil.example',
+    });
+    expect(foreign.status).toBe(403);
+    const same = await post(initialize, { authorization: `Bearer ${token}`, origin: baseUrl });
+    expect(same.status).toBe(200);
+
+    const get = await fetch(mcpUrl, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+    });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+});

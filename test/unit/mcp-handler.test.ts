@@ -1,0 +1,232 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import type { AskServices } from '../../src/ask-services.ts';
+import { toApiGatewayResult, toWebRequest } from '../../src/mcp/api-gateway.ts';
+import { createMcpHandler } from '../../src/mcp/handler.ts';
+import { mcpLambdaHandler } from '../../src/mcp/lambda.ts';
+import type { McpScope } from '../../src/oauth-scopes.ts';
+import {
+  type AccessGrant,
+  type AccessTokenVerifier,
+  InvalidAccessTokenError,
+} from '../../src/ports/access-tokens.ts';
+
+const PUBLIC_URL = 'https://notes.example.com';
+const METADATA = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
+
+/** Tokens it minted itself; a stand-in for the OAuth server's verifier. */
+class MintingVerifier implements AccessTokenVerifier {
+  readonly seen: string[] = [];
+  private readonly grants = new Map<string, AccessGrant>();
+
+  mint(scopes: McpScope[], accountId: string = randomUUID()): string {
+    const token = `test_${randomBytes(16).toString('hex')}`;
+    this.grants.set(token, { accountId, clientId: 'unit-client', scopes });
+    return token;
+  }
+
+  async verify(token: string): Promise<AccessGrant> {
+    this.seen.push(token);
+    const grant = this.grants.get(token);
+    if (!grant) throw new InvalidAccessTokenError('unknown token');
+    return grant;
+  }
+}
+
+function setup() {
+  const verifier = new MintingVerifier();
+  const handler = createMcpHandler({
+    verifier,
+    publicUrl: `${PUBLIC_URL}/`,
+    allowedOrigins: [PUBLIC_URL, 'http://localhost:6274'],
+    // The HTTP layer decides before any tool runs: storage is never reached in these tests.
+    services: () => {
+      throw new Error('services must not be created');
+    },
+    askServices: () => ({}) as AskServices,
+  });
+  return { verifier, handler };
+}
+
+function rpc(body: unknown, headers: Record<string, string> = {}, method = 'POST'): Request {
+  return new Request(`${PUBLIC_URL}/mcp`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+  });
+}
+
+const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
+const callTool = (name: string, args: Record<string, unknown>, id = 2) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
+
+describe('the MCP HTTP endpoint', () => {
+  it('answers 401 with the resource metadata and default scopes when the token is missing', async () => {
+    const { handler } = setup();
+    const response = await handler(rpc(toolsList));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${METADATA}", scope="notes:read notes:process"`,
+    );
+    expect((await response.json()) as unknown).toEqual({
+      detail: expect.stringMatching(/Missing access token/),
+    });
+    const parsed = extractWWWAuthenticateParams(response);
+    expect(parsed.resourceMetadataUrl?.href).toBe(METADATA);
+    expect(parsed.scope).toBe('notes:read notes:process');
+  });
+
+  it('refuses an svc_sk_ API key as an invalid token without trying it anywhere', async () => {
+    const { handler, verifier } = setup();
+    const key = `svc_sk_${randomBytes(32).toString('base64url')}`;
+    const response = await handler(rpc(toolsList, { authorization: `Bearer ${key}` }));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", resource_metadata="${METADATA}", scope="notes:read notes:process"`,
+    );
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/API keys .* are not accepted/);
+    expect(verifier.seen).toEqual([]);
+  });
+
+  it('answers 401 invalid_token for a token the verifier rejects, with its reason', async () => {
+    const { handler } = setup();
+    const response = await handler(rpc(toolsList, { authorization: 'Bearer forged' }));
+    expect(response.status).toBe(401);
+    expect(extractWWWAuthenticateParams(response).error).toBe('invalid_token');
+    expect((await response.json()) as unknown).toEqual({ detail: 'Invalid access token: unknown token' });
+  });
+
+  it('answers 403 to a present Origin that is not allowed, and serves allowed or absent ones', async () => {
+    const { handler, verifier } = setup();
+    const token = verifier.mint(['notes:read']);
+    const foreign = await handler(
+      rpc(toolsList, { authorization: `Bearer ${token}`, origin: 'https://evil.example' }),
+    );
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as { detail: string }).detail).toMatch(/Origin https:\/\/evil.example/);
+    for (const origin of [PUBLIC_URL, 'http://localhost:6274']) {
+      const allowed = await handler(rpc(toolsList, { authorization: `Bearer ${token}`, origin }));
+      expect(allowed.status, origin).toBe(200);
+    }
+  });
+
+  it('answers 405 with Allow: POST to GET and DELETE', async () => {
+    const { handler, verifier } = setup();
+    const token = verifier.mint(['notes:read']);
+    for (const method of ['GET', 'DELETE']) {
+      const response = await handler(rpc(undefined, { authorization: `Bearer ${token}` }, method));
+      expect(response.status, method).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+  });
+
+  it('lists every tool to a token with notes:read only', async () => {
+    const { handler, verifier } = setup();
+    const response = await handler(
+      rpc(toolsList, { authorization: `Bearer ${verifier.mint(['notes:read'])}` }),
+    );
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { result: { tools: { name: string }[] } };
+    expect(body.result.tools.map((tool) => tool.name)).toContain('deleteNote');
+    expect(body.result.tools).toHaveLength(12);
+  });
+
+  it('answers 403 insufficient_scope naming granted plus needed scopes, as the SDK client reads it', async () => {
+    const { handler, verifier } = setup();
+    const token = verifier.mint(['notes:read', 'notes:process']);
+    const response = await handler(
+      rpc(callTool('updateNote', { note_id: randomUUID(), title: 'x' }), {
+        authorization: `Bearer ${token}`,
+      }),
+    );
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="notes:read notes:write notes:process", resource_metadata="${METADATA}", error_description="notes:write required"`,
+    );
+    const parsed = extractWWWAuthenticateParams(response);
+    expect(parsed).toMatchObject({
+      error: 'insufficient_scope',
+      scope: 'notes:read notes:write notes:process',
+    });
+    expect(parsed.resourceMetadataUrl?.href).toBe(METADATA);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(/updateNote needs notes:write/);
+  });
+
+  it('checks every call of a batch, and Ask needs both notes:read and notes:process', async () => {
+    const { handler, verifier } = setup();
+    const token = verifier.mint(['notes:process']);
+    const response = await handler(
+      rpc([callTool('askWorkspace', { question: 'why?' }, 3), callTool('deleteNote', {}, 4)], {
+        authorization: `Bearer ${token}`,
+      }),
+    );
+    expect(response.status).toBe(403);
+    expect(extractWWWAuthenticateParams(response).scope).toBe('notes:read notes:process notes:delete');
+  });
+
+  it('leaves invalid JSON to the protocol: a JSON-RPC parse error', async () => {
+    const { handler, verifier } = setup();
+    const response = await handler(
+      new Request(`${PUBLIC_URL}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${verifier.mint(['notes:read'])}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: '{"jsonrpc": ',
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
+  });
+});
+
+describe('the MCP Lambda handler', () => {
+  it('turns an API Gateway event into the Web request and the Web response into the result', async () => {
+    const { verifier, handler } = setup();
+    const lambda = mcpLambdaHandler(() => handler);
+    const body = JSON.stringify(toolsList);
+    const event = {
+      version: '2.0',
+      routeKey: 'POST /mcp',
+      rawPath: '/mcp',
+      rawQueryString: '',
+      headers: {
+        host: 'notes.example.com',
+        authorization: `Bearer ${verifier.mint(['notes:read'])}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      requestContext: {
+        domainName: 'notes.example.com',
+        http: { method: 'POST', path: '/mcp' },
+        requestId: randomUUID(),
+      },
+      body: Buffer.from(body).toString('base64'),
+      isBase64Encoded: true,
+    } as unknown as APIGatewayProxyEventV2;
+    const request = toWebRequest(event);
+    expect(request.url).toBe('https://notes.example.com/mcp');
+    expect(await request.text()).toBe(body);
+
+    const result = await lambda(event, {} as never);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['content-type']).toBe('application/json');
+    expect(JSON.parse(result.body ?? '')).toMatchObject({ jsonrpc: '2.0', id: 1 });
+
+    const empty = await toApiGatewayResult(new Response(null, { status: 202 }));
+    expect(empty).toEqual({ statusCode: 202, headers: {} });
+  });
+});

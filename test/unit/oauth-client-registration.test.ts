@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { registerClient } from '../../src/oauth/clients.ts';
+import { OAuthError } from '../../src/oauth/errors.ts';
+import type { OAuthClient, OAuthStore } from '../../src/oauth/store.ts';
+
+function memoryStore(): OAuthStore & { clients: Map<string, OAuthClient> } {
+  const clients = new Map<string, OAuthClient>();
+  return {
+    clients,
+    putClient: async (client: OAuthClient) => {
+      clients.set(client.client_id, client);
+    },
+    getClient: async (id: string) => clients.get(id) ?? null,
+  } as unknown as OAuthStore & { clients: Map<string, OAuthClient> };
+}
+
+async function refusal(metadata: unknown): Promise<OAuthError> {
+  const error = await registerClient(memoryStore(), metadata, 0).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OAuthError);
+  return error as OAuthError;
+}
+
+describe('dynamic client registration (RFC 7591)', () => {
+  it('registers a public client and answers with its metadata, without a secret', async () => {
+    const store = memoryStore();
+    const registered = await registerClient(
+      store,
+      {
+        client_name: '  Claude\u0007 Desktop ',
+        redirect_uris: ['http://127.0.0.1/callback'],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        logo_uri: 'https://example.com/logo.png',
+      },
+      1_750_000_000_000,
+    );
+    expect(registered).toEqual({
+      client_id: expect.any(String),
+      client_id_issued_at: 1_750_000_000,
+      client_name: 'Claude Desktop',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
+    expect(registered).not.toHaveProperty('client_secret');
+    expect(store.clients.get(registered.client_id)?.redirect_uris).toEqual(['http://127.0.0.1/callback']);
+  });
+
+  it('refuses bad redirect URIs with invalid_redirect_uri, naming the one at fault', async () => {
+    for (const uris of [
+      undefined,
+      [],
+      ['http://app.example.com/cb'],
+      ['https://ok.example.com/cb', 'https://app.example.com/cb#x'],
+      ['javascript:alert(1)'],
+      Array.from({ length: 11 }, (_, i) => `https://app.example.com/${i}`),
+    ]) {
+      const error = await refusal({ redirect_uris: uris });
+      expect(error.error).toBe('invalid_redirect_uri');
+    }
+    expect(
+      (await refusal({ redirect_uris: ['https://ok.example.com/cb', 'data:,x'] })).description,
+    ).toContain('redirect_uris[1]');
+  });
+
+  it('refuses confidential clients and other grant or response types with invalid_client_metadata', async () => {
+    const redirect_uris = ['https://app.example.com/cb'];
+    for (const metadata of [
+      { redirect_uris, token_endpoint_auth_method: 'client_secret_basic' },
+      { redirect_uris, grant_types: ['client_credentials'] },
+      { redirect_uris, grant_types: ['refresh_token'] },
+      { redirect_uris, response_types: ['token'] },
+      { redirect_uris, client_name: 42 },
+      { redirect_uris, scope: 'notes:read admin' },
+    ]) {
+      expect((await refusal(metadata)).error).toBe('invalid_client_metadata');
+    }
+    expect((await refusal(['not an object'])).error).toBe('invalid_client_metadata');
+  });
+});
