@@ -1,7 +1,7 @@
 import { loadConfig } from '#src/config.ts';
 import { createMcpHandler } from '#src/mcp/handler.ts';
 import { mcpLambdaHandler } from '#src/mcp/lambda.ts';
-import { oauthAccessTokenVerifier } from '#src/mcp/wiring.ts';
+import { oauthAccessTokenVerifier, recordOAuthStepUp } from '#src/mcp/wiring.ts';
 
 /**
  * The MCP endpoint (POST /mcp): Streamable HTTP, stateless, JSON responses, OAuth access tokens.
@@ -23,5 +23,6 @@ export const handler = mcpLambdaHandler(() => {
     verifier: oauthAccessTokenVerifier(),
     publicUrl,
     allowedOrigins: [new URL(publicUrl).origin, ...extraOrigins],
+    recordStepUp: recordOAuthStepUp,
   });
 });

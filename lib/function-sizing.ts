@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import type { EventWorkerName, OperationId, QueueWorkerName } from '../src/routes.ts';
+import type { EventWorkerName, OperationId, PublicRouteName, QueueWorkerName } from '../src/routes.ts';
 
 export interface FunctionSizing {
   timeout: Duration;
@@ -15,10 +15,11 @@ const apiFunctionSizing: FunctionSizing = { timeout: Duration.seconds(10), memor
 
 /**
  * askWorkspace runs retrieval and a model call inside the request: it gets almost all of the 30 s
- * (its provider calls retry twice within that, see src/ask-services.ts).
+ * (its provider calls retry twice within that, see src/ask-services.ts); so does the MCP endpoint,
+ * whose tools include askWorkspace.
  */
-export function apiSizingOf(operationId: OperationId): FunctionSizing {
-  return operationId === 'askWorkspace'
+export function apiSizingOf(name: OperationId | PublicRouteName): FunctionSizing {
+  return name === 'askWorkspace' || name === 'mcp'
     ? { ...apiFunctionSizing, timeout: Duration.seconds(28) }
     : apiFunctionSizing;
 }

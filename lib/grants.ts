@@ -1,6 +1,7 @@
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
@@ -16,6 +17,8 @@ export interface GrantTargets {
   queues: Record<NonNullable<Needs['queue']>, IQueue>;
   /** Bedrock foundation models a function with `needs.models` may invoke. */
   modelIds: string[];
+  /** The KMS key that signs MCP access tokens (`needs.tokenKey`). */
+  tokenSigningKey?: IKey;
 }
 
 const objectActions = {
@@ -76,6 +79,11 @@ export function grantNeeds(
   if (needs.queue) targets.queues[needs.queue].grantSendMessages(grantee);
   if (needs.models) grantModelInvocation(grantee, scope, targets.modelIds);
   if (needs.voices) grantSpeechSynthesis(grantee, scope);
+  if (needs.tokenKey) {
+    if (!targets.tokenSigningKey) throw new Error('needs.tokenKey without a token signing key');
+    const actions = needs.tokenKey === 'sign' ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey'];
+    targets.tokenSigningKey.grant(grantee, ...actions);
+  }
 }
 
 /**

@@ -1,4 +1,5 @@
-import { Aws, CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { handlerNodeOptions } from './bundling.ts';
 import type { NotesStackConfig } from './config.ts';
@@ -52,6 +53,15 @@ export class NotesStack extends Stack {
       uploadsQueue: this.queues.transcription.queue,
     });
 
+    // Signs the MCP server's access tokens; the private key never leaves KMS (src/oauth/kms-signing-key.ts).
+    const tokenSigningKey = new Key(this, 'TokenSigningKey', {
+      description: `notes-${config.stage}: signs MCP OAuth access tokens (ES256)`,
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
+    });
+
     const shared: SharedFunctionProps = {
       stage: config.stage,
       logRetention: config.logRetentionDays,
@@ -76,6 +86,7 @@ export class NotesStack extends Stack {
         bucket: this.storage.dataBucket,
         queues: { transcription: this.queues.transcription.queue, generation: this.queues.generation.queue },
         modelIds: config.bedrockModelIds,
+        tokenSigningKey,
       },
     };
 
@@ -97,7 +108,20 @@ export class NotesStack extends Stack {
       resourceUrl: config.mcpResourceUrl ?? `${this.api.url}/mcp`,
       // The account ID makes the prefix unique without writing an account ID into the repository.
       domainPrefix: config.authDomainPrefix ?? `${prefix}${Aws.ACCOUNT_ID}`,
+      callbackUrl: `${this.api.url}/oauth/callback`,
     });
+    // The MCP endpoint and its authorization server: issuer = the API's URL, tokens signed with KMS,
+    // users signing in through Cognito managed login (OpenID Connect).
+    for (const fn of Object.values(this.api.publicFunctions)) {
+      const environment: Record<string, string> = {
+        NOTES_PUBLIC_URL: this.api.url,
+        NOTES_OAUTH_KMS_KEY_ID: tokenSigningKey.keyArn,
+        NOTES_OAUTH_UPSTREAM: 'oidc',
+        NOTES_OIDC_ISSUER: this.mcpAuth.userPool.userPoolProviderUrl,
+        NOTES_OIDC_CLIENT_ID: this.mcpAuth.signInClient.userPoolClientId,
+      };
+      for (const [name, value] of Object.entries(environment)) fn.function.addEnvironment(name, value);
+    }
 
     this.docs = new DocsSite(this, 'Docs', { accessLogsBucket: this.storage.accessLogsBucket });
 

@@ -57,6 +57,8 @@ const schema = z.object({
     .optional(),
   /** The access-token signing key: an EC P-256 private JWK, as JSON (see src/oauth/signing-key.ts). */
   NOTES_OAUTH_SIGNING_KEY: z.string().min(1).optional(),
+  /** On AWS instead: the KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs access tokens. */
+  NOTES_OAUTH_KMS_KEY_ID: z.string().min(1).optional(),
   /** How users sign in: `local` (paste an API key) or `oidc` (an OpenID provider: Cognito on AWS). */
   NOTES_OAUTH_UPSTREAM: z.enum(['local', 'oidc']).default('local'),
   NOTES_OIDC_ISSUER: z.url().optional(),

@@ -22,6 +22,8 @@ export interface Needs {
   models?: true;
   /** Synthesize speech with Amazon Polly (podcast audio on AWS). */
   voices?: true;
+  /** The access-token signing key (AWS KMS): `verify` reads its public key, `sign` also signs. */
+  tokenKey?: 'verify' | 'sign';
 }
 
 export interface ApiRoute {
@@ -102,7 +104,13 @@ export const publicRoutes = {
   // Streamable HTTP, stateless, POST only (a GET would open a stream that never ends).
   mcp: {
     endpoints: [{ method: 'POST', path: '/mcp' }],
-    needs: { table: 'write', objects: ['read', 'delete'], queue: 'generation', models: true },
+    needs: {
+      table: 'write',
+      objects: ['read', 'delete'],
+      queue: 'generation',
+      models: true,
+      tokenKey: 'verify',
+    },
   },
   // RFC 9728 (root and path forms), RFC 8414, and the token signing keys.
   oauthMetadata: {
@@ -112,21 +120,34 @@ export const publicRoutes = {
       { method: 'GET', path: '/.well-known/oauth-authorization-server' },
       { method: 'GET', path: '/oauth/jwks' },
     ],
-    needs: { table: 'read' },
+    needs: { table: 'read', tokenKey: 'verify' },
   },
-  oauthRegister: { endpoints: [{ method: 'POST', path: '/oauth/register' }], needs: { table: 'write' } },
+  oauthRegister: {
+    endpoints: [{ method: 'POST', path: '/oauth/register' }],
+    needs: { table: 'write', tokenKey: 'verify' },
+  },
   // The authorization request, the sign-in and consent pages (GET) and their form posts (POST).
   oauthAuthorize: {
     endpoints: [
       { method: 'GET', path: '/oauth/authorize' },
       { method: 'POST', path: '/oauth/authorize' },
     ],
-    needs: { table: 'write' },
+    needs: { table: 'write', tokenKey: 'verify' },
   },
   // Where the upstream identity provider (Cognito on AWS) returns the user after sign-in.
-  oauthCallback: { endpoints: [{ method: 'GET', path: '/oauth/callback' }], needs: { table: 'write' } },
-  oauthToken: { endpoints: [{ method: 'POST', path: '/oauth/token' }], needs: { table: 'write' } },
-  oauthRevoke: { endpoints: [{ method: 'POST', path: '/oauth/revoke' }], needs: { table: 'write' } },
+  oauthCallback: {
+    endpoints: [{ method: 'GET', path: '/oauth/callback' }],
+    needs: { table: 'write', tokenKey: 'verify' },
+  },
+  // The only function that signs access tokens.
+  oauthToken: {
+    endpoints: [{ method: 'POST', path: '/oauth/token' }],
+    needs: { table: 'write', tokenKey: 'sign' },
+  },
+  oauthRevoke: {
+    endpoints: [{ method: 'POST', path: '/oauth/revoke' }],
+    needs: { table: 'write', tokenKey: 'verify' },
+  },
 } as const satisfies Record<string, PublicRoute>;
 
 export type PublicRouteName = keyof typeof publicRoutes;

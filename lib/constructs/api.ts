@@ -12,7 +12,13 @@ import {
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { apiRoutes, type OperationId } from '../../src/routes.ts';
+import {
+  apiRoutes,
+  type OperationId,
+  type PublicRoute,
+  type PublicRouteName,
+  publicRoutes,
+} from '../../src/routes.ts';
 import { apiSizingOf } from '../function-sizing.ts';
 import { acknowledge } from '../nag.ts';
 import { NotesFunction, type SharedFunctionProps } from './notes-function.ts';
@@ -30,6 +36,10 @@ export interface ApiProps {
 const IN_HANDLER_AUTH =
   'The handler checks the API key itself (hashed keys in DynamoDB), so the local runtime and AWS run the same auth code';
 
+/** Why the MCP and OAuth routes have no authorizer either. */
+const PUBLIC_AUTH =
+  'OAuth endpoints are public by protocol (metadata, registration, authorize, token); /mcp verifies its OAuth access tokens (issuer, audience, expiry, scopes) in the handler';
+
 /**
  * The REST API: an HTTP API with one route per entry of `apiRoutes` (src/routes.ts), each to its own
  * function `notes-<stage>-<operationId>`. The route table is the only input, so an operation cannot
@@ -43,6 +53,8 @@ export class Api extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly functions: Record<OperationId, NotesFunction>;
+  /** The MCP endpoint and the OAuth authorization server (src/routes.ts `publicRoutes`). */
+  readonly publicFunctions: Record<PublicRouteName, NotesFunction>;
   /** `https://<id>.execute-api.<region>.amazonaws.com`, without a trailing slash. */
   readonly url: string;
 
@@ -106,5 +118,27 @@ export class Api extends Construct {
       functions[operationId] = fn;
     }
     this.functions = functions as Record<OperationId, NotesFunction>;
+
+    const publicFunctions: Partial<Record<PublicRouteName, NotesFunction>> = {};
+    for (const name of Object.keys(publicRoutes) as PublicRouteName[]) {
+      const route: PublicRoute = publicRoutes[name];
+      const fn = new NotesFunction(this, name, {
+        handler: name,
+        needs: route.needs,
+        shared: props.shared,
+        ...apiSizingOf(name),
+      });
+      const integration = new HttpLambdaIntegration(`${name}Integration`, fn.function);
+      for (const { method, path } of route.endpoints) {
+        const httpRoute = new HttpRoute(this, `${name}${method}${path}Route`, {
+          httpApi: this.httpApi,
+          routeKey: HttpRouteKey.with(path, HttpMethod[method]),
+          integration,
+        });
+        acknowledge(httpRoute, 'APIG4', PUBLIC_AUTH);
+      }
+      publicFunctions[name] = fn;
+    }
+    this.publicFunctions = publicFunctions as Record<PublicRouteName, NotesFunction>;
   }
 }

@@ -4,8 +4,11 @@ import {
   FeaturePlan,
   ManagedLoginVersion,
   Mfa,
+  OAuthScope,
   ResourceServerScope,
   UserPool,
+  UserPoolClient,
+  UserPoolClientIdentityProvider,
   UserPoolDomain,
   UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
@@ -20,6 +23,8 @@ export interface McpAuthProps {
   resourceUrl: string;
   /** Managed-login domain prefix: unique per region across all of AWS. */
   domainPrefix: string;
+  /** Where Cognito returns users to the service's authorization server (`<api>/oauth/callback`). */
+  callbackUrl: string;
 }
 
 /**
@@ -32,6 +37,8 @@ export class McpAuth extends Construct {
   readonly userPool: UserPool;
   readonly domain: UserPoolDomain;
   readonly resourceServer: UserPoolResourceServer;
+  /** The service's own authorization server signs users in through this client (OIDC, code + PKCE). */
+  readonly signInClient: UserPoolClient;
 
   constructor(scope: Construct, id: string, props: McpAuthProps) {
     super(scope, id);
@@ -82,6 +89,21 @@ export class McpAuth extends Construct {
       scopes: Object.entries(mcpScopes).map(
         ([scopeName, scopeDescription]) => new ResourceServerScope({ scopeName, scopeDescription }),
       ),
+    });
+
+    // A public client (no secret to keep in a function's environment): PKCE protects its codes.
+    this.signInClient = new UserPoolClient(this, 'SignInClient', {
+      userPool: this.userPool,
+      userPoolClientName: `notes-${props.stage}-oauth-sign-in`,
+      generateSecret: false,
+      authFlows: {},
+      oAuth: {
+        flows: { authorizationCodeGrant: true },
+        scopes: [OAuthScope.OPENID, OAuthScope.EMAIL],
+        callbackUrls: [props.callbackUrl],
+      },
+      supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
+      preventUserExistenceErrors: true,
     });
   }
 }

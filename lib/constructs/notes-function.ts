@@ -5,7 +5,13 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { EventWorkerName, Needs, OperationId, QueueWorkerName } from '../../src/routes.ts';
+import type {
+  EventWorkerName,
+  Needs,
+  OperationId,
+  PublicRouteName,
+  QueueWorkerName,
+} from '../../src/routes.ts';
 import { handlerEntry } from '../../src/routes.ts';
 import { lambdaBundling } from '../bundling.ts';
 import type { FunctionSizing } from '../function-sizing.ts';
@@ -13,7 +19,7 @@ import { type GrantTargets, grantNeeds } from '../grants.ts';
 import { acknowledge } from '../nag.ts';
 import { repositoryRoot } from '../paths.ts';
 
-export type HandlerName = OperationId | QueueWorkerName | EventWorkerName;
+export type HandlerName = OperationId | PublicRouteName | QueueWorkerName | EventWorkerName;
 
 /** What every function of the stack shares. */
 export interface SharedFunctionProps {

@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type AskServices, getAskServices } from '../ask-services.ts';
 import { API_KEY_PREFIX } from '../domain/accounts.ts';
+import { logger } from '../logging.ts';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
 import { DEFAULT_SCOPES } from '../oauth/scopes.ts';
 import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
@@ -27,6 +28,12 @@ export interface McpHandlerOptions {
   services?: () => Services;
   /** Default: the Ask answer engine (src/ask-services.ts), created on first use. */
   askServices?: () => AskServices;
+  /**
+   * Told about every 403 `insufficient_scope`: the grant and the scopes it lacked. The OAuth server
+   * notes them on the grant so that its next refresh answers `invalid_grant` and the client
+   * authorizes again with the wider scope (src/mcp/wiring.ts). Default: nothing is recorded.
+   */
+  recordStepUp?: (grant: AccessGrant, scopes: McpScope[]) => Promise<void>;
 }
 
 /** Handles one HTTP request to `/mcp` with Web-standard objects. */
@@ -101,6 +108,12 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       const missing = orderedScopes(shortOf.flatMap((call) => call.missing));
       const wanted = orderedScopes([...grant.scopes, ...missing]).join(' ');
       const needs = shortOf.map((call) => `${call.tool} needs ${call.missing.join(' and ')}`).join('; ');
+      // Before answering, so that the client's refresh that follows already sees it.
+      await options.recordStepUp?.(grant, missing).catch((error: unknown) => {
+        logger.warn('Could not record the step-up on the grant', {
+          error: error instanceof Error ? error.message : String(error),
+        });
+      });
       return problem(
         403,
         `Insufficient scope: ${needs}, which this access token was not granted. Authorize again with scope "${wanted}".`,

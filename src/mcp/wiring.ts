@@ -1,5 +1,7 @@
+import { getOAuthStore } from '../oauth/services.ts';
 import { getAccessTokenVerifier } from '../oauth/verifier.ts';
-import type { AccessTokenVerifier } from '../ports/access-tokens.ts';
+import type { McpScope } from '../oauth-scopes.ts';
+import type { AccessGrant, AccessTokenVerifier } from '../ports/access-tokens.ts';
 
 /**
  * The deployment's access-token verifier (src/oauth/verifier.ts), resolved on the first verification:
@@ -7,4 +9,9 @@ import type { AccessTokenVerifier } from '../ports/access-tokens.ts';
  */
 export function oauthAccessTokenVerifier(): AccessTokenVerifier {
   return { verify: (token) => getAccessTokenVerifier().verify(token) };
+}
+
+/** Notes a step-up on the token's grant in the OAuth store: its next refresh answers invalid_grant. */
+export function recordOAuthStepUp(grant: AccessGrant, scopes: McpScope[]): Promise<void> {
+  return getOAuthStore().recordStepUp(grant.accountId, grant.grantId, scopes);
 }

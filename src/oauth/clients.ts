@@ -6,7 +6,7 @@ import {
 } from './client-metadata-document.ts';
 import { OAuthError } from './errors.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
-import { formatScopes, parseScopes } from './scopes.ts';
+import { formatScopes, parseScopes, SUPPORTED_SCOPES } from './scopes.ts';
 import type { OAuthClient, OAuthStore } from './store.ts';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
@@ -74,25 +74,30 @@ export async function registerClient(
   if (m.client_name !== undefined && typeof m.client_name !== 'string') {
     throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
   }
+  // A requested scope is checked but does not limit the client: MCP clients register the scope of
+  // their first authorization (the SDK's scope selection), and a limit would make every later
+  // step-up fail with invalid_scope. The server replaces it (section 2 allows that) with every
+  // supported scope, and says so in the response.
   let scope: string | null = null;
   if (m.scope !== undefined) {
     if (typeof m.scope !== 'string')
       throw new OAuthError('invalid_client_metadata', 'scope must be a string');
     try {
-      scope = m.scope.trim() === '' ? null : formatScopes(parseScopes(m.scope));
+      parseScopes(m.scope);
     } catch (error) {
       throw new OAuthError(
         'invalid_client_metadata',
         error instanceof OAuthError ? error.description : 'bad scope',
       );
     }
+    scope = formatScopes(SUPPORTED_SCOPES);
   }
   const client: OAuthClient = {
     client_id: randomUUID(),
     client_name: typeof m.client_name === 'string' ? cleanName(m.client_name) : null,
     redirect_uris: uris as string[],
     grant_types: [...new Set(grantTypes as string[])],
-    scope,
+    scope: null,
     source: 'registration',
     created_at: now,
   };

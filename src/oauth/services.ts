@@ -10,7 +10,7 @@ import { ClientDirectory } from './clients.ts';
 import type { OAuthDeps } from './deps.ts';
 import { OidcSignIn } from './oidc-upstream.ts';
 import { oauthSettings } from './settings.ts';
-import { loadSigningKey } from './signing-key.ts';
+import { signingKeyFrom } from './signing-key.ts';
 import type { OAuthStore } from './store.ts';
 import { apiKeySignIn, type UpstreamIdentity } from './upstream.ts';
 
@@ -66,7 +66,7 @@ export async function createOAuthDeps(config: Config): Promise<OAuthDeps> {
     store: oauthStore,
     accounts,
     clients: new ClientDirectory(oauthStore, new ClientMetadataFetcher()),
-    signingKey: await loadSigningKey(settings.signingKey),
+    signingKey: await signingKeyFrom(settings.signingKey),
     upstream,
     now,
   };

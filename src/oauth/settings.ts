@@ -27,10 +27,12 @@ export interface OAuthSettings {
   issuer: string;
   /** The MCP resource (RFC 8707 / RFC 9728): `<issuer>/mcp`, the `aud` of every access token. */
   resource: string;
-  /** `NOTES_OAUTH_SIGNING_KEY`, still JSON (parsed by loadSigningKey). */
-  signingKey: string;
+  /** `NOTES_OAUTH_SIGNING_KEY` (a private JWK, still JSON) or `NOTES_OAUTH_KMS_KEY_ID`. */
+  signingKey: SigningKeySource;
   upstream: UpstreamSettings;
 }
+
+export type SigningKeySource = { kind: 'jwk'; json: string } | { kind: 'kms'; keyId: string };
 
 export function mcpResource(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/mcp`;
@@ -44,10 +46,14 @@ export function oauthSettings(config: Config): OAuthSettings {
       'NOTES_PUBLIC_URL is required for the MCP OAuth server: the external base URL of the service, e.g. https://notes.example.com',
     );
   }
-  const signingKey = config.NOTES_OAUTH_SIGNING_KEY;
+  const signingKey: SigningKeySource | null = config.NOTES_OAUTH_KMS_KEY_ID
+    ? { kind: 'kms', keyId: config.NOTES_OAUTH_KMS_KEY_ID }
+    : config.NOTES_OAUTH_SIGNING_KEY
+      ? { kind: 'jwk', json: config.NOTES_OAUTH_SIGNING_KEY }
+      : null;
   if (!signingKey) {
     throw new Error(
-      'NOTES_OAUTH_SIGNING_KEY is required for the MCP OAuth server: an EC P-256 private JWK as JSON (generateSigningKey() in src/oauth/signing-key.ts makes one)',
+      'The MCP OAuth server needs a signing key: NOTES_OAUTH_KMS_KEY_ID (an AWS KMS ECC_NIST_P256 key) or NOTES_OAUTH_SIGNING_KEY (an EC P-256 private JWK as JSON; generateSigningKey() in src/oauth/signing-key.ts makes one)',
     );
   }
   return { issuer, resource: mcpResource(issuer), signingKey, upstream: upstreamSettings(config) };

@@ -1,14 +1,22 @@
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, sign as cryptoSign } from 'node:crypto';
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import type { SigningKeySource } from './settings.ts';
 
 /** The one signature algorithm of our access tokens. */
 export const SIGNING_ALG = 'ES256';
 
+/** What signs access tokens: a local private JWK, or an AWS KMS key (kms-signing-key.ts). */
 export interface SigningKey {
   kid: string;
-  privateKey: CryptoKey;
   /** The public half, as published at /oauth/jwks (no `d`). */
   publicJwk: JWK;
+  /** The ES256 signature of a JWS signing input, in JOSE form (r || s, 64 bytes). */
+  sign(input: Uint8Array): Promise<Uint8Array>;
+}
+
+/** A signing key held in this process (the local runtime; tests). */
+export interface LocalSigningKey extends SigningKey {
+  privateKey: CryptoKey;
 }
 
 /**
@@ -23,7 +31,7 @@ export async function generateSigningKey(): Promise<string> {
 }
 
 /** Reads `NOTES_OAUTH_SIGNING_KEY`: an EC P-256 private JWK. Errors name the problem, never the key. */
-export async function loadSigningKey(json: string): Promise<SigningKey> {
+export async function loadSigningKey(json: string): Promise<LocalSigningKey> {
   const jwk = parseSigningKey(json);
   const publicJwk = publicHalf(jwk);
   let privateKey: CryptoKey;
@@ -32,7 +40,13 @@ export async function loadSigningKey(json: string): Promise<SigningKey> {
   } catch {
     throw new Error('NOTES_OAUTH_SIGNING_KEY could not be imported as an ES256 private key');
   }
-  return { kid: publicJwk.kid as string, privateKey, publicJwk };
+  const nodeKey = createPrivateKey({ key: { ...publicJwk, d: jwk.d }, format: 'jwk' });
+  return {
+    kid: publicJwk.kid as string,
+    privateKey,
+    publicJwk,
+    sign: async (input) => cryptoSign('sha256', input, { key: nodeKey, dsaEncoding: 'ieee-p1363' }),
+  };
 }
 
 /** The public half of NOTES_OAUTH_SIGNING_KEY, as published and as the verifier uses it (synchronous). */
@@ -60,7 +74,7 @@ function parseSigningKey(json: string): JWK & { d: string; x: string; y: string 
 }
 
 /** Public members only; the key ID is the given `kid`, else the RFC 7638 thumbprint. */
-function publicHalf(jwk: JWK & { x: string; y: string }): JWK {
+export function publicHalf(jwk: JWK & { x: string; y: string }): JWK {
   const kid = typeof jwk.kid === 'string' && jwk.kid.length > 0 ? jwk.kid : thumbprint(jwk);
   return { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, kid, alg: SIGNING_ALG, use: 'sig' };
 }
@@ -69,4 +83,14 @@ function publicHalf(jwk: JWK & { x: string; y: string }): JWK {
 function thumbprint(jwk: JWK): string {
   const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
   return createHash('sha256').update(canonical, 'utf8').digest('base64url');
+}
+
+/** The signing key a deployment is configured with (local JWK, or AWS KMS on Lambda). */
+export async function signingKeyFrom(source: SigningKeySource): Promise<SigningKey> {
+  if (source.kind === 'jwk') return loadSigningKey(source.json);
+  const [{ KMSClient }, { loadKmsSigningKey }] = await Promise.all([
+    import('@aws-sdk/client-kms'),
+    import('./kms-signing-key.ts'),
+  ]);
+  return loadKmsSigningKey(new KMSClient({ maxAttempts: 3 }), source.keyId);
 }

@@ -46,6 +46,12 @@ export interface GrantRecord {
   created_at: number;
   expires_at_s: number;
   revoked_at: number | null;
+  /**
+   * Scopes the MCP server refused a call for (403 insufficient_scope). A refresh cannot add scopes,
+   * so while this is set the grant's refresh tokens answer `invalid_grant`: the client authorizes
+   * again (a new grant) and asks for them there. Absent until a step-up is recorded.
+   */
+  step_up_scopes?: McpScope[];
 }
 
 export interface AuthorizationCodeRecord {
@@ -121,6 +127,8 @@ export interface OAuthStore {
   putGrant(grant: GrantRecord): Promise<void>;
   getGrant(accountId: string, grantId: string): Promise<GrantRecord | null>;
   revokeGrant(accountId: string, grantId: string, now: number): Promise<void>;
+  /** Sets the grant's `step_up_scopes` (the latest step-up wins); nothing when the grant is gone. */
+  recordStepUp(accountId: string, grantId: string, scopes: McpScope[]): Promise<void>;
 
   putCode(code: AuthorizationCodeRecord): Promise<void>;
   /** Marks the code used, atomically: only the first caller gets `redeemed`. */

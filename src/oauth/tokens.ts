@@ -85,7 +85,8 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
 
 /**
  * Rotating refresh tokens (OAuth 2.1 section 4.3.1): each use returns a new refresh token and retires
- * the old one; presenting a retired one again revokes the whole family (the grant).
+ * the old one; presenting a retired one again revokes the whole family (the grant). A grant the MCP
+ * server recorded a step-up on is not refreshed (see `GrantRecord.step_up_scopes`).
  */
 async function refresh(deps: OAuthDeps, form: URLSearchParams): Promise<TokenResponse> {
   const token = required(form, 'refresh_token');
@@ -108,6 +109,15 @@ async function refresh(deps: OAuthDeps, form: URLSearchParams): Promise<TokenRes
   }
   const scopes = narrowScopes(record.scopes, scope);
   const grant = await activeGrant(deps, record.account_id, record.grant_id, now);
+  if (grant.step_up_scopes?.length) {
+    // Step-up: a refresh cannot widen the grant, and clients (the MCP SDK) send no scope on refresh.
+    // invalid_grant makes them drop their tokens and authorize again with the wider scope. Nothing is
+    // revoked, unlike reuse: the grant's access tokens work until they expire.
+    throw new OAuthError(
+      'invalid_grant',
+      `More scope was requested (${formatScopes(grant.step_up_scopes)}): authorize again`,
+    );
+  }
   const rotation = await deps.store.rotateRefreshToken(hash, now);
   if (rotation.outcome !== 'redeemed') await reuseDetected(deps, record.account_id, record.grant_id, now);
   return issueTokens(deps, grant, scopes, now);

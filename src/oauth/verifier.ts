@@ -11,7 +11,7 @@ import { ACCESS_TOKEN_TYP } from './access-token.ts';
 import { isMcpScope } from './scopes.ts';
 import { getOAuthStore } from './services.ts';
 import { lifetimes, oauthSettings } from './settings.ts';
-import { publicSigningJwk, SIGNING_ALG } from './signing-key.ts';
+import { publicSigningJwk, SIGNING_ALG, signingKeyFrom } from './signing-key.ts';
 
 export interface JwtAccessTokenVerifierOptions {
   issuer: string;
@@ -89,7 +89,7 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
       throw invalid('The access token has been revoked');
     }
     const scopes = scope.split(' ').filter((s): s is McpScope => isMcpScope(s));
-    return { accountId: sub, clientId, scopes: [...new Set(scopes)] };
+    return { accountId: sub, clientId, scopes: [...new Set(scopes)], grantId };
   }
 }
 
@@ -115,27 +115,34 @@ function invalid(message: string): InvalidAccessTokenError {
   return new InvalidAccessTokenError(message);
 }
 
-let verifier: AccessTokenVerifier | undefined;
+let verifier: Promise<AccessTokenVerifier> | undefined;
 
 /**
  * The verifier of this deployment, configured from the environment: NOTES_PUBLIC_URL (issuer; the
- * resource is `<it>/mcp`) and NOTES_OAUTH_SIGNING_KEY (its public half), and the table, where it
+ * resource is `<it>/mcp`), the public half of the signing key (NOTES_OAUTH_SIGNING_KEY, or the KMS
+ * key of NOTES_OAUTH_KMS_KEY_ID, read once), and the table, where it
  * checks that a token's grant has not been revoked (one read per verification).
  */
 export function getAccessTokenVerifier(): AccessTokenVerifier {
-  if (!verifier) {
-    const config = loadConfig();
-    const settings = oauthSettings(config);
-    const jwk = publicSigningJwk(settings.signingKey);
-    verifier = new JwtAccessTokenVerifier({
-      issuer: settings.issuer,
-      resource: settings.resource,
-      keys: [jwk],
-      isGrantActive: async (accountId, grantId) => {
-        const grant = await getOAuthStore().getGrant(accountId, grantId);
-        return grant !== null && grant.revoked_at === null && grant.expires_at_s * 1000 > Date.now();
-      },
-    });
-  }
-  return verifier;
+  verifier ??= createVerifier();
+  const ready = verifier;
+  return { verify: async (token) => (await ready).verify(token) };
+}
+
+async function createVerifier(): Promise<AccessTokenVerifier> {
+  const settings = oauthSettings(loadConfig());
+  // With KMS the public key is read from KMS once (GetPublicKey); a local JWK gives it directly.
+  const keys =
+    settings.signingKey.kind === 'jwk'
+      ? [publicSigningJwk(settings.signingKey.json)]
+      : [(await signingKeyFrom(settings.signingKey)).publicJwk];
+  return new JwtAccessTokenVerifier({
+    issuer: settings.issuer,
+    resource: settings.resource,
+    keys,
+    isGrantActive: async (accountId, grantId) => {
+      const grant = await getOAuthStore().getGrant(accountId, grantId);
+      return grant !== null && grant.revoked_at === null && grant.expires_at_s * 1000 > Date.now();
+    },
+  });
 }

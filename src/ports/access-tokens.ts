@@ -5,6 +5,8 @@ export interface AccessGrant {
   accountId: string;
   clientId: string;
   scopes: McpScope[];
+  /** The consent (OAuth grant) the token was issued from: its `grant_id` claim. */
+  grantId: string;
 }
 
 /**

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlerBundle } from '../../lib/bundling.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
-import { apiRoutes, eventWorkers, queueWorkers } from '../../src/routes.ts';
+import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
 
 const run = promisify(execFile);
 
@@ -58,7 +58,10 @@ describe('cdk synth (CLI, with bundling)', () => {
   it('bundles one ESM asset with a source map per handler', () => {
     const functions = ourFunctions();
     expect(functions).toHaveLength(
-      Object.keys(apiRoutes).length + Object.keys(queueWorkers).length + Object.keys(eventWorkers).length,
+      Object.keys(apiRoutes).length +
+        Object.keys(publicRoutes).length +
+        Object.keys(queueWorkers).length +
+        Object.keys(eventWorkers).length,
     );
     for (const fn of functions) {
       const assetDir = join(outDir, String(fn.Metadata?.['aws:asset:path']));

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../lib/paths.ts';
-import { apiRoutes, eventWorkers, queueWorkers } from '../../src/routes.ts';
+import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
 import { buildNotesApp, defined, functionsByName, resourcesOfType, STAGE } from './support.ts';
 
 const { template } = buildNotesApp();
@@ -34,11 +34,12 @@ describe('the API', () => {
     },
   );
 
-  it('has no route other than those of the route table', () => {
+  it('has no route other than those of the route table (REST operations, MCP and OAuth endpoints)', () => {
     expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(
-      Object.values(apiRoutes)
-        .map((r) => `${r.method} ${r.path}`)
-        .sort(),
+      [
+        ...Object.values(apiRoutes).map((r) => `${r.method} ${r.path}`),
+        ...Object.values(publicRoutes).flatMap((r) => r.endpoints.map((e) => `${e.method} ${e.path}`)),
+      ].sort(),
     );
   });
 
@@ -73,15 +74,20 @@ describe('the functions', () => {
     expect(named).toHaveLength(1);
   });
 
-  it('end API calls within the 30 s integration limit: 10 s each, 28 s for Ask (retrieval and a model call)', () => {
-    for (const operationId of Object.keys(apiRoutes)) {
-      const fn = functions.get(`notes-${STAGE}-${operationId}`);
-      expect(fn?.resource.Properties.Timeout, operationId).toBe(operationId === 'askWorkspace' ? 28 : 10);
+  it('end API calls within the 30 s integration limit: 10 s each, 28 s for Ask and MCP (a model call)', () => {
+    for (const name of [...Object.keys(apiRoutes), ...Object.keys(publicRoutes)]) {
+      const fn = functions.get(`notes-${STAGE}-${name}`);
+      expect(fn?.resource.Properties.Timeout, name).toBe(name === 'askWorkspace' || name === 'mcp' ? 28 : 10);
     }
   });
 
   it('are exactly the handlers of the route table, each with a handler file', () => {
-    const expected = [...Object.keys(apiRoutes), ...Object.keys(queueWorkers), ...Object.keys(eventWorkers)];
+    const expected = [
+      ...Object.keys(apiRoutes),
+      ...Object.keys(publicRoutes),
+      ...Object.keys(queueWorkers),
+      ...Object.keys(eventWorkers),
+    ];
     const ours = [...functions.keys()]
       .filter((name) => name.startsWith(`notes-${STAGE}-`))
       .map((name) => name.slice(`notes-${STAGE}-`.length));

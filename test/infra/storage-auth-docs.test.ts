@@ -9,12 +9,14 @@ import { DocsSite } from '../../lib/constructs/docs-site.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../../src/published-docs.ts';
 import {
+  asList,
   buildNotesApp,
   defined,
   functionsByName,
   getAttLogicalId,
   resourcesOfType,
   STAGE,
+  statementsOfFunction,
 } from './support.ts';
 
 const built = buildNotesApp();
@@ -203,9 +205,34 @@ describe('MCP sign-in', () => {
     });
   });
 
-  it('deploys no MCP or OAuth function yet', () => {
-    const names = [...functionsByName(template).keys()];
-    expect(names.filter((name) => /mcp|oauth/i.test(name))).toEqual([]);
+  it('signs users in for the authorization server through a public Cognito client (code flow, PKCE, no secret)', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: false,
+      AllowedOAuthFlows: ['code'],
+      AllowedOAuthScopes: ['openid', 'email'],
+      SupportedIdentityProviders: ['COGNITO'],
+    });
+  });
+
+  it('signs access tokens with a KMS P-256 key that only the token endpoint may use to sign', () => {
+    template.hasResourceProperties('AWS::KMS::Key', { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const functions = functionsByName(template);
+    const signers = [...functions.keys()].filter((name) =>
+      statementsOfFunction(template, name).some((statement) => asList(statement.Action).includes('kms:Sign')),
+    );
+    expect(signers).toEqual([`notes-${STAGE}-oauthToken`]);
+    const mcp = functions.get(`notes-${STAGE}-mcp`);
+    const variables = (mcp?.resource.Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining([
+        'NOTES_PUBLIC_URL',
+        'NOTES_OAUTH_KMS_KEY_ID',
+        'NOTES_OAUTH_UPSTREAM',
+        'NOTES_OIDC_ISSUER',
+      ]),
+    );
+    expect(variables.NOTES_OAUTH_SIGNING_KEY).toBeUndefined();
   });
 });
 

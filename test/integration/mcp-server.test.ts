@@ -31,7 +31,7 @@ class TestTokens implements AccessTokenVerifier {
 
   mint(accountId: string, scopes: McpScope[]): string {
     const token = `test_${randomBytes(24).toString('base64url')}`;
-    this.grants.set(token, { accountId, clientId: 'mcp-integration-test', scopes });
+    this.grants.set(token, { accountId, clientId: 'mcp-integration-test', scopes, grantId: randomUUID() });
     return token;
   }
 

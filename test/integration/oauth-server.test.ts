@@ -349,7 +349,12 @@ describe('authorization with sign-in by API key', () => {
     expect(tokens.refresh_token).toBeTruthy();
 
     const grant = await getAccessTokenVerifier().verify(tokens.access_token);
-    expect(grant).toEqual({ accountId, clientId: client.client_id, scopes: ['notes:read', 'notes:process'] });
+    expect(grant).toEqual({
+      accountId,
+      clientId: client.client_id,
+      scopes: ['notes:read', 'notes:process'],
+      grantId: expect.any(String),
+    });
     const [header, payload] = tokens.access_token
       .split('.')
       .slice(0, 2)

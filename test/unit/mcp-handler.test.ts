@@ -23,7 +23,7 @@ class MintingVerifier implements AccessTokenVerifier {
 
   mint(scopes: McpScope[], accountId: string = randomUUID()): string {
     const token = `test_${randomBytes(16).toString('hex')}`;
-    this.grants.set(token, { accountId, clientId: 'unit-client', scopes });
+    this.grants.set(token, { accountId, clientId: 'unit-client', scopes, grantId: `grant-${token}` });
     return token;
   }
 
@@ -35,9 +35,10 @@ class MintingVerifier implements AccessTokenVerifier {
   }
 }
 
-function setup() {
+function setup(recordStepUp?: (grant: AccessGrant, scopes: McpScope[]) => Promise<void>) {
   const verifier = new MintingVerifier();
   const handler = createMcpHandler({
+    ...(recordStepUp ? { recordStepUp } : {}),
     verifier,
     publicUrl: `${PUBLIC_URL}/`,
     allowedOrigins: [PUBLIC_URL, 'http://localhost:6274'],
@@ -161,6 +162,26 @@ describe('the MCP HTTP endpoint', () => {
     });
     expect(parsed.resourceMetadataUrl?.href).toBe(METADATA);
     expect(((await response.json()) as { detail: string }).detail).toMatch(/updateNote needs notes:write/);
+  });
+
+  it('records the step-up (the grant and the scopes it lacked) before answering 403, and still answers if that fails', async () => {
+    const recorded: [AccessGrant, McpScope[]][] = [];
+    const { handler, verifier } = setup(async (grant, scopes) => {
+      recorded.push([grant, scopes]);
+    });
+    const token = verifier.mint(['notes:read']);
+    const call = () =>
+      handler(rpc(callTool('deleteNote', { note_id: randomUUID() }), { authorization: `Bearer ${token}` }));
+    expect((await call()).status).toBe(403);
+    expect(recorded).toEqual([[await verifier.verify(token), ['notes:delete']]]);
+    expect((await handler(rpc(toolsList, { authorization: `Bearer ${token}` }))).status).toBe(200);
+    expect(recorded).toHaveLength(1);
+
+    const failing = setup(() => Promise.reject(new Error('table unavailable')));
+    const response = await failing.handler(
+      rpc(callTool('deleteNote', {}), { authorization: `Bearer ${failing.verifier.mint(['notes:read'])}` }),
+    );
+    expect(response.status).toBe(403);
   });
 
   it('checks every call of a batch, and Ask needs both notes:read and notes:process', async () => {

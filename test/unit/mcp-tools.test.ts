@@ -32,6 +32,7 @@ const grant: AccessGrant = {
   accountId: randomUUID(),
   clientId: 'test-client',
   scopes: ['notes:read', 'notes:process', 'notes:write', 'notes:delete'],
+  grantId: randomUUID(),
 };
 
 /** Services that fail the test if a tool touches storage: what a refused call must never do. */

@@ -51,6 +51,18 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(store.clients.get(registered.client_id)?.redirect_uris).toEqual(['http://127.0.0.1/callback']);
   });
 
+  it('checks a requested scope but does not limit the client to it: every supported scope, said in the response', async () => {
+    // The MCP SDK registers with the scope of its first authorization; a limit would block step-up.
+    const store = memoryStore();
+    const registered = await registerClient(
+      store,
+      { redirect_uris: ['http://127.0.0.1/callback'], scope: 'notes:read notes:process' },
+      0,
+    );
+    expect(registered.scope).toBe('notes:read notes:write notes:process notes:delete');
+    expect(store.clients.get(registered.client_id)?.scope).toBeNull();
+  });
+
   it('refuses bad redirect URIs with invalid_redirect_uri, naming the one at fault', async () => {
     for (const uris of [
       undefined,

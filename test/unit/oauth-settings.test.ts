@@ -22,7 +22,7 @@ describe('OAuth configuration', () => {
   it('says which variable is missing', () => {
     expect(() => oauthSettings(base)).toThrow(/NOTES_PUBLIC_URL is required/);
     expect(() => oauthSettings({ ...base, NOTES_PUBLIC_URL: 'https://n.example' })).toThrow(
-      /NOTES_OAUTH_SIGNING_KEY is required/,
+      /needs a signing key: NOTES_OAUTH_KMS_KEY_ID .* or NOTES_OAUTH_SIGNING_KEY/,
     );
     expect(() =>
       oauthSettings({

@@ -1,7 +1,11 @@
 import { type CryptoKey, exportSPKI, importJWK, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../src/oauth/access-token.ts';
-import { generateSigningKey, loadSigningKey, type SigningKey } from '../../src/oauth/signing-key.ts';
+import {
+  generateSigningKey,
+  loadSigningKey,
+  type LocalSigningKey as SigningKey,
+} from '../../src/oauth/signing-key.ts';
 import { JwtAccessTokenVerifier } from '../../src/oauth/verifier.ts';
 import { InvalidAccessTokenError } from '../../src/ports/access-tokens.ts';
 
@@ -73,6 +77,7 @@ describe('the MCP access token verifier', () => {
       accountId: 'account-1',
       clientId: 'client-1',
       scopes: ['notes:read', 'notes:delete'],
+      grantId: 'g',
     });
   });
 

@@ -15,6 +15,7 @@ import type {
   Redemption,
   RefreshTokenRecord,
 } from '../../oauth/store.ts';
+import type { McpScope } from '../../oauth-scopes.ts';
 import { isConditionalCheckFailed, withoutKeys } from './client.ts';
 import { keys } from './keys.ts';
 
@@ -129,6 +130,22 @@ export class DynamoOAuthStore implements OAuthStore {
           UpdateExpression: 'SET revoked_at = :now',
           ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
           ExpressionAttributeValues: { ':now': now, ':null': null },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  async recordStepUp(accountId: string, grantId: string, scopes: McpScope[]): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.oauthGrant(accountId, grantId),
+          UpdateExpression: 'SET step_up_scopes = :scopes',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':scopes': scopes },
         }),
       );
     } catch (error) {

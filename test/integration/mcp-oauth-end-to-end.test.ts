@@ -1,0 +1,420 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { auth, type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../support/accounts.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+
+/**
+ * The issue's "must be shown": the official SDK client, with its OAuth support, against the local
+ * runtime's own /mcp and authorization server (nothing stubbed). The user's browser is played
+ * headlessly by the provider's redirectToAuthorization: it opens the authorization URL, signs in
+ * with the account's API key (the local upstream), approves, and keeps the code from the redirect
+ * back to the loopback redirect URI, where no server needs to listen.
+ */
+const REDIRECT_URL = 'http://127.0.0.1:53682/callback';
+
+let service: InProcessService;
+let base: string;
+let mcpUrl: URL;
+let apiKey: string;
+let noteId: string;
+const clients: Client[] = [];
+
+/** What went over the wire, in order: `METHOD /path -> status`, the browser's lines marked. */
+type RequestLog = string[];
+
+function loggingFetch(log: RequestLog, who = ''): FetchLike {
+  return async (url, init) => {
+    const response = await fetch(url, init);
+    log.push(`${who}${init?.method ?? 'GET'} ${new URL(String(url)).pathname} -> ${response.status}`);
+    return response;
+  };
+}
+
+function hiddenFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)) {
+    fields[match[1] as string] = match[2] as string;
+  }
+  return fields;
+}
+
+/**
+ * An in-memory OAuthClientProvider (as the SDK's examples have it) whose "browser" is headless:
+ * redirectToAuthorization signs in and consents, then keeps the authorization code for finishAuth.
+ */
+class HeadlessOAuthProvider implements OAuthClientProvider {
+  /** The code of the last approved authorization, until finishAuth takes it. */
+  code: string | undefined;
+  /** The scopes each consent page showed, one entry per authorization. */
+  readonly consents: string[][] = [];
+  private client: OAuthClientInformationMixed | undefined;
+  private saved: OAuthTokens | undefined;
+  private verifier: string | undefined;
+  private expectedState: string | undefined;
+
+  constructor(
+    private readonly signInKey: string,
+    readonly log: RequestLog,
+  ) {}
+
+  get redirectUrl(): string {
+    return REDIRECT_URL;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'SDK end-to-end test',
+      redirect_uris: [REDIRECT_URL],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+
+  state(): string {
+    this.expectedState = randomBytes(16).toString('base64url');
+    return this.expectedState;
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    return this.client;
+  }
+
+  saveClientInformation(information: OAuthClientInformationMixed): void {
+    this.client = information;
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.saved;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.saved = tokens;
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.verifier = verifier;
+  }
+
+  codeVerifier(): string {
+    if (!this.verifier) throw new Error('No code verifier saved');
+    return this.verifier;
+  }
+
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+    if (scope === 'all' || scope === 'client') this.client = undefined;
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
+    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
+  }
+
+  /** The user's part: sign-in page, API key, consent page, Allow; the code comes back on the redirect. */
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    const browse = loggingFetch(this.log, 'browser: ');
+    const form = (fields: Record<string, string>) =>
+      browse(`${base}/oauth/authorize`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+        redirect: 'manual',
+      });
+    const signIn = await browse(authorizationUrl.href, { redirect: 'manual' });
+    // An error goes back to the client as a redirect: its location says which.
+    expect(signIn.status, signIn.headers.get('location') ?? '').toBe(200);
+    const consent = await form({
+      ...hiddenFields(await signIn.text()),
+      api_key: this.signInKey,
+      action: 'sign_in',
+    });
+    expect(consent.status).toBe(200);
+    const consentHtml = await consent.text();
+    this.consents.push([...consentHtml.matchAll(/<li><code>([^<]+)<\/code>/g)].map((m) => m[1] as string));
+    const decision = await form({ ...hiddenFields(consentHtml), action: 'approve' });
+    expect(decision.status).toBe(303);
+    const back = new URL(decision.headers.get('location') ?? '');
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URL);
+    expect(back.searchParams.get('state')).toBe(this.expectedState);
+    expect(back.searchParams.get('iss')).toBe(base);
+    this.code = back.searchParams.get('code') ?? undefined;
+    expect(this.code).toBeTruthy();
+  }
+
+  /** The code, once: as a redirect handler hands it to the app. */
+  takeCode(): string {
+    const code = this.code;
+    this.code = undefined;
+    if (!code) throw new Error('No authorization code: the authorization did not complete');
+    return code;
+  }
+}
+
+function transportFor(provider: HeadlessOAuthProvider): StreamableHTTPClientTransport {
+  return new StreamableHTTPClientTransport(mcpUrl, {
+    authProvider: provider,
+    fetch: loggingFetch(provider.log),
+  });
+}
+
+/**
+ * Connects as the SDK's simpleOAuthClient example does: the first attempt ends in UnauthorizedError
+ * once the authorization is under way; finishAuth exchanges the code; a new transport connects.
+ */
+async function connectWithOAuth(
+  signInKey: string,
+): Promise<{ client: Client; provider: HeadlessOAuthProvider; transport: StreamableHTTPClientTransport }> {
+  const provider = new HeadlessOAuthProvider(signInKey, []);
+  const client = new Client({ name: 'mcp-oauth-end-to-end', version: '1.0.0' });
+  clients.push(client);
+  const first = transportFor(provider);
+  await expect(client.connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+  await first.finishAuth(provider.takeCode());
+  const transport = transportFor(provider);
+  await client.connect(transport);
+  return { client, provider, transport };
+}
+
+async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** Calls a tool that needs more scope than granted: the SDK steps up, and the call is made again. */
+async function callWithStepUp(
+  client: Client,
+  transport: StreamableHTTPClientTransport,
+  provider: HeadlessOAuthProvider,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  await expect(call(client, name, args)).rejects.toBeInstanceOf(UnauthorizedError);
+  await transport.finishAuth(provider.takeCode());
+  return call(client, name, args);
+}
+
+/** `lines` appear in `log` in this order (other lines may come between). */
+function expectInOrder(log: RequestLog, lines: string[]): void {
+  let at = 0;
+  for (const line of lines) {
+    const found = log.indexOf(line, at);
+    expect(found, `${line} after position ${at} in\n${log.join('\n')}`).toBeGreaterThanOrEqual(0);
+    at = found + 1;
+  }
+}
+
+function tokenRequest(fields: Record<string, string>): Promise<Response> {
+  return fetch(`${base}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
+}
+
+function rawMcp(token: string, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' }) {
+  return fetch(mcpUrl, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+async function createNote(title: string): Promise<string> {
+  const id = randomUUID();
+  const submitted = await service.api('POST', `/v1/notes/${id}/transcription`, {
+    body: { title, content_type: 'audio/wav', size_bytes: 1000 },
+  });
+  expect(submitted.status).toBe(202);
+  return id;
+}
+
+beforeAll(async () => {
+  // No workers: the notes only need to exist (submitted, not uploaded) for these tools.
+  service = await startInProcess({ workers: false });
+  base = service.runtime.apiUrl;
+  mcpUrl = new URL(`${base}/mcp`);
+  apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
+  noteId = await createNote('Quarterly planning');
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await service?.stop();
+});
+
+describe('the official MCP SDK client, with its OAuth support, against the local runtime', () => {
+  let client: Client;
+  let provider: HeadlessOAuthProvider;
+  let transport: StreamableHTTPClientTransport;
+
+  it('connects: a 401 leads to discovery, registration, authorization with consent and the token', async () => {
+    ({ client, provider, transport } = await connectWithOAuth(apiKey));
+    expectInOrder(provider.log, [
+      'POST /mcp -> 401',
+      'GET /.well-known/oauth-protected-resource/mcp -> 200',
+      'GET /.well-known/oauth-authorization-server -> 200',
+      'POST /oauth/register -> 201',
+      'browser: GET /oauth/authorize -> 200',
+      'browser: POST /oauth/authorize -> 200',
+      'browser: POST /oauth/authorize -> 303',
+      'POST /oauth/token -> 200',
+      'POST /mcp -> 200',
+    ]);
+    // The default grant, as the 401 asked for it.
+    expect(provider.consents).toEqual([['notes:read', 'notes:process']]);
+    expect(provider.tokens()).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i) });
+    expect(provider.tokens()?.scope).toBe('notes:read notes:process');
+    expect(client.getServerVersion()?.name).toBe('notes');
+  });
+
+  it('lists the twelve tools, without submitTranscription', async () => {
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(12);
+    expect(tools.map((tool) => tool.name)).not.toContain('submitTranscription');
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['listNotes', 'getNote', 'deleteNote']),
+    );
+  });
+
+  it('reads: the account, its notes and a note', async () => {
+    const account = await call(client, 'getCurrentAccount');
+    expect(account.structuredContent).toMatchObject({
+      access_token: { scopes: ['notes:read', 'notes:process'] },
+    });
+    const list = await call(client, 'listNotes', { limit: 10 });
+    expect(
+      (list.structuredContent as { notes: { note_id: string }[] }).notes.map((n) => n.note_id),
+    ).toContain(noteId);
+    const note = await call(client, 'getNote', { note_id: noteId });
+    expect(note.isError).toBeFalsy();
+    expect(note.structuredContent).toMatchObject({ note_id: noteId, title: 'Quarterly planning' });
+  });
+
+  it('writes after a step-up: 403 insufficient_scope, the refresh answers invalid_grant, consent to notes:write', async () => {
+    const before = provider.tokens() as OAuthTokens;
+    provider.log.length = 0;
+    const renamed = await callWithStepUp(client, transport, provider, 'updateNote', {
+      note_id: noteId,
+      title: 'Quarterly planning (final)',
+    });
+    expect(renamed.isError).toBeFalsy();
+    expect(renamed.structuredContent).toMatchObject({ note_id: noteId, title: 'Quarterly planning (final)' });
+    expectInOrder(provider.log, [
+      'POST /mcp -> 403',
+      // The SDK refreshes first; the grant knows more scope was asked for, so: authorize again.
+      'POST /oauth/token -> 400',
+      'browser: GET /oauth/authorize -> 200',
+      'browser: POST /oauth/authorize -> 303',
+      'POST /oauth/token -> 200',
+      'POST /mcp -> 200',
+    ]);
+    expect(provider.consents.at(-1)).toEqual(['notes:read', 'notes:write', 'notes:process']);
+    expect(provider.tokens()?.scope).toBe('notes:read notes:write notes:process');
+    expect((await service.api('GET', `/v1/notes/${noteId}`)).body.title).toBe('Quarterly planning (final)');
+
+    // The refresh token of the narrower grant keeps answering invalid_grant (authorize again) ...
+    const stale = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: before.refresh_token as string,
+    });
+    expect(stale.status).toBe(400);
+    expect(await stale.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/more scope was requested.*authorize again/i),
+    });
+    // ... but that grant was not revoked as after a reuse: its access token works until it expires.
+    expect((await rawMcp(before.access_token)).status).toBe(200);
+  });
+
+  it('deletes a note after a second step-up (notes:delete), only when confirm_note_id repeats its ID', async () => {
+    const doomed = await createNote('To be deleted');
+    const mismatch = await callWithStepUp(client, transport, provider, 'deleteNote', {
+      note_id: doomed,
+      confirm_note_id: noteId,
+    });
+    expect(provider.consents).toHaveLength(3);
+    expect(provider.consents.at(-1)).toEqual(['notes:read', 'notes:write', 'notes:process', 'notes:delete']);
+    expect(mismatch.isError).toBe(true);
+    expect(JSON.stringify(mismatch.content)).toMatch(/nothing was deleted/);
+    expect((await service.api('GET', `/v1/notes/${doomed}`)).status).toBe(200);
+
+    const deleted = await call(client, 'deleteNote', { note_id: doomed, confirm_note_id: doomed });
+    expect(deleted.isError).toBeFalsy();
+    expect(deleted.structuredContent).toEqual({ note_id: doomed, deleted: 'note' });
+    expect((await service.api('GET', `/v1/notes/${doomed}`)).status).toBe(404);
+  });
+
+  it('refreshes: new tokens that work, and the old refresh token then fails with invalid_grant', async () => {
+    const old = provider.tokens() as OAuthTokens;
+    provider.log.length = 0;
+    expect(await auth(provider, { serverUrl: mcpUrl, fetchFn: loggingFetch(provider.log) })).toBe(
+      'AUTHORIZED',
+    );
+    expect(provider.log.filter((line) => line.startsWith('browser:'))).toEqual([]);
+    expect(provider.log).toContain('POST /oauth/token -> 200');
+    const fresh = provider.tokens() as OAuthTokens;
+    expect(fresh.refresh_token).not.toBe(old.refresh_token);
+    expect(fresh.access_token).not.toBe(old.access_token);
+    expect(fresh.scope).toBe('notes:read notes:write notes:process notes:delete');
+    expect((await call(client, 'getNote', { note_id: noteId })).isError).toBeFalsy();
+
+    const reuse = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: old.refresh_token as string,
+    });
+    expect(reuse.status).toBe(400);
+    expect(((await reuse.json()) as { error: string }).error).toBe('invalid_grant');
+    // Reuse of a rotated refresh token ends the whole family: the newest tokens too.
+    expect((await rawMcp(fresh.access_token)).status).toBe(401);
+  });
+});
+
+describe('tokens and keys where they do not belong', () => {
+  it('REST refuses the MCP access token', async () => {
+    const { provider } = await connectWithOAuth(apiKey);
+    const token = provider.tokens()?.access_token as string;
+    expect((await rawMcp(token)).status).toBe(200);
+    const rest = await service.api('GET', '/v1/account', { key: token });
+    expect(rest.status).toBe(401);
+  });
+
+  it('MCP refuses an svc_sk_ API key with 401 and the protected resource metadata', async () => {
+    const response = await rawMcp(apiKey);
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer error="invalid_token", /);
+    expect(challenge).toContain(`resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`);
+  });
+
+  it("a second account's grant cannot read the first account's note (a 404 tool error)", async () => {
+    const other = await createAccount(
+      { dataDir: service.dataDir, info: service.runtime.info } as Parameters<typeof createAccount>[0],
+      'mcp-oauth-other',
+    );
+    const { client, provider } = await connectWithOAuth(other.api_key);
+    expect(provider.consents).toEqual([['notes:read', 'notes:process']]);
+    const account = await call(client, 'getCurrentAccount');
+    expect(account.structuredContent).toMatchObject({ account_id: other.account_id });
+    const note = await call(client, 'getNote', { note_id: noteId });
+    expect(note.isError).toBe(true);
+    expect(note.structuredContent).toMatchObject({ status_code: 404 });
+    expect((await call(client, 'listNotes')).structuredContent).toMatchObject({ notes: [] });
+  });
+});

@@ -1,0 +1,155 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { OAuthDeps } from '../../src/oauth/deps.ts';
+import { OAuthError } from '../../src/oauth/errors.ts';
+import { hashSecret } from '../../src/oauth/secrets.ts';
+import type { OAuthSettings } from '../../src/oauth/settings.ts';
+import { generateSigningKey, loadSigningKey, type SigningKey } from '../../src/oauth/signing-key.ts';
+import type { GrantRecord, OAuthStore, RefreshTokenRecord } from '../../src/oauth/store.ts';
+import { type TokenResponse, tokenRequest } from '../../src/oauth/tokens.ts';
+import type { McpScope } from '../../src/oauth-scopes.ts';
+
+const ISSUER = 'https://notes.example.com';
+const RESOURCE = `${ISSUER}/mcp`;
+const NOW = 1_750_000_000_000;
+const ACCOUNT = 'account-1';
+const CLIENT = 'client-1';
+
+/** The grant and refresh-token part of the store, in memory. */
+function memoryStore() {
+  const grants = new Map<string, GrantRecord>();
+  const refreshTokens = new Map<string, RefreshTokenRecord>();
+  const store = {
+    putGrant: async (grant: GrantRecord) => void grants.set(grant.grant_id, { ...grant }),
+    getGrant: async (_account: string, grantId: string) => grants.get(grantId) ?? null,
+    revokeGrant: async (_account: string, grantId: string, now: number) => {
+      const grant = grants.get(grantId);
+      if (grant && grant.revoked_at === null) grant.revoked_at = now;
+    },
+    recordStepUp: async (_account: string, grantId: string, scopes: McpScope[]) => {
+      const grant = grants.get(grantId);
+      if (grant) grant.step_up_scopes = scopes;
+    },
+    putRefreshToken: async (token: RefreshTokenRecord) => void refreshTokens.set(token.token_hash, token),
+    getRefreshToken: async (hash: string) => refreshTokens.get(hash) ?? null,
+    rotateRefreshToken: async (hash: string, now: number) => {
+      const token = refreshTokens.get(hash);
+      if (!token) return { outcome: 'unknown' as const };
+      if (token.rotated_at !== null) return { outcome: 'reused' as const, record: token };
+      token.rotated_at = now;
+      return { outcome: 'redeemed' as const, record: token };
+    },
+  };
+  return { store: store as unknown as OAuthStore, grants, refreshTokens };
+}
+
+let signingKey: SigningKey;
+
+beforeAll(async () => {
+  signingKey = await loadSigningKey(await generateSigningKey());
+});
+
+function setup() {
+  const memory = memoryStore();
+  const deps = {
+    settings: { issuer: ISSUER, resource: RESOURCE } as OAuthSettings,
+    store: memory.store,
+    signingKey,
+    now: () => NOW,
+  } as unknown as OAuthDeps;
+  /** A grant as consent creates it, with one refresh token. */
+  const consent = async (scopes: McpScope[]) => {
+    const grantId = randomUUID();
+    await memory.store.putGrant({
+      grant_id: grantId,
+      account_id: ACCOUNT,
+      client_id: CLIENT,
+      scopes,
+      resource: RESOURCE,
+      created_at: NOW,
+      expires_at_s: NOW / 1000 + 86_400,
+      revoked_at: null,
+    });
+    const refreshToken = `refresh-${grantId}`;
+    await memory.store.putRefreshToken({
+      token_hash: hashSecret(refreshToken),
+      grant_id: grantId,
+      account_id: ACCOUNT,
+      client_id: CLIENT,
+      scopes,
+      resource: RESOURCE,
+      created_at: NOW,
+      expires_at_s: NOW / 1000 + 86_400,
+      rotated_at: null,
+    });
+    return { grantId, refreshToken };
+  };
+  // As the MCP SDK refreshes: no scope parameter, the resource, the client_id of a public client.
+  const refresh = (refreshToken: string) =>
+    tokenRequest(
+      deps,
+      new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshToken,
+        client_id: CLIENT,
+        resource: RESOURCE,
+      }),
+    );
+  return { ...memory, consent, refresh };
+}
+
+async function refusal(promise: Promise<TokenResponse>): Promise<OAuthError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OAuthError);
+  return error as OAuthError;
+}
+
+describe('a refresh after the MCP server asked for more scope (step-up)', () => {
+  it('answers 400 invalid_grant "authorize again", and revokes and rotates nothing', async () => {
+    const { consent, refresh, store, grants, refreshTokens } = setup();
+    const { grantId, refreshToken } = await consent(['notes:read', 'notes:process']);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:write']);
+
+    const error = await refusal(refresh(refreshToken));
+    expect(error.status).toBe(400);
+    expect(error.toBody()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'More scope was requested (notes:write): authorize again',
+    });
+    // Not a reuse: the grant stands (its access tokens work until they expire), the token is not spent.
+    expect(grants.get(grantId)?.revoked_at).toBeNull();
+    expect(refreshTokens.get(hashSecret(refreshToken))?.rotated_at).toBeNull();
+    expect(refreshTokens.size).toBe(1);
+    // Asked again, the same answer: still no reuse detection, still nothing revoked.
+    expect((await refusal(refresh(refreshToken))).error).toBe('invalid_grant');
+    expect(grants.get(grantId)?.revoked_at).toBeNull();
+  });
+
+  it('refreshes as before without a step-up, and the new grant of a new consent is not held back by the old one', async () => {
+    const { consent, refresh, store } = setup();
+    const first = await consent(['notes:read', 'notes:process']);
+    const rotated = await refresh(first.refreshToken);
+    expect(rotated.scope).toBe('notes:read notes:process');
+
+    await store.recordStepUp(ACCOUNT, first.grantId, ['notes:write']);
+    expect((await refusal(refresh(rotated.refresh_token))).error).toBe('invalid_grant');
+
+    // The client authorizes again for the wider scope: a new grant, for the same client and account.
+    const second = await consent(['notes:read', 'notes:write', 'notes:process']);
+    const widened = await refresh(second.refreshToken);
+    expect(widened.scope).toBe('notes:read notes:write notes:process');
+    expect((await refresh(widened.refresh_token)).refresh_token).toEqual(expect.any(String));
+  });
+
+  it('still treats a rotated refresh token as reuse first: invalid_grant and the grant revoked', async () => {
+    const { consent, refresh, store, grants } = setup();
+    const { grantId, refreshToken } = await consent(['notes:read']);
+    await refresh(refreshToken);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:delete']);
+    expect((await refusal(refresh(refreshToken))).description).toMatch(/already used/);
+    expect(grants.get(grantId)?.revoked_at).toBe(NOW);
+  });
+});
