@@ -264,7 +264,12 @@ async function signInAs(browser: Browser, user: string): Promise<{ accountId: st
   const tokens = (await tokenResponse.json()) as { access_token: string; scope: string };
   expect(tokens.scope).toBe('notes:read');
   const grant = await getAccessTokenVerifier().verify(tokens.access_token);
-  expect(grant).toEqual({ accountId: expect.any(String), clientId, scopes: ['notes:read'] });
+  expect(grant).toEqual({
+    accountId: expect.any(String),
+    clientId,
+    scopes: ['notes:read'],
+    grantId: expect.any(String),
+  });
   return { accountId: grant.accountId, consentHtml };
 }
 
