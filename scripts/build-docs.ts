@@ -7,27 +7,45 @@
  *
  * It also refreshes the generated blocks (`<!-- generated:NAME -->` ... `<!-- /generated:NAME -->`)
  * of the skill's references: the operations table of references/rest.md comes from openapi.yaml,
- * the CLI tables of references/cli.md from CLI below. Output is deterministic (no timestamps), so
+ * the CLI tables of references/cli.md from CLI below, the scope and tool tables of references/mcp.md
+ * (and skill.json's `interfaces.mcp`) from the MCP server's own definitions (src/mcp/tools.ts,
+ * src/oauth-scopes.ts). Output is deterministic (no timestamps), so
  * test/unit/published-docs-are-current.test.ts can compare the files with `renderDocs(readDocsSources())`.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
-// The one definition of the MCP scopes. Importing it loads aws-cdk-lib (about a second); see the
-// note in the report: it belongs in src/ once the MCP server needs it at run time.
+// The MCP server's own definitions: the tools (names, scopes, annotations, inputs) and the scopes.
+// Importing the tools loads the domain modules and zod (under half a second), no AWS client.
+import { MCP_TOOLS } from '../src/mcp/tools.ts';
+import { DEFAULT_SCOPES } from '../src/oauth/scopes.ts';
 import { mcpScopes } from '../src/oauth-scopes.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 /** Where the published files go (repository-relative, POSIX separators). */
 export const PUBLIC_DIR = 'docs/public';
 export const SKILL_DIR = 'skills/notes';
-const SKILL_REFERENCES = ['references/cli.md', 'references/rest.md', 'references/polling.md'];
+const SKILL_REFERENCES = [
+  'references/cli.md',
+  'references/rest.md',
+  'references/mcp.md',
+  'references/polling.md',
+];
 /** docs/*.md guides in the order llms-full.txt gives them; any other guide follows alphabetically. */
 const GUIDE_ORDER = ['api-decisions.md', 'transcripts.md', 'ask.md', 'deploy.md', 'benchmarks.md'];
 /** README sections (`## ` headings, with their subsections) useful to users of the service. */
 const README_SECTIONS = ['The two commands', 'Walk-through with curl', 'Configuration'];
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
+/**
+ * Where the MCP server and its OAuth metadata are, relative to the service's base URL (not the docs
+ * site); src/routes.ts `publicRoutes` serves them (the docs test checks that it does).
+ */
+export const MCP_PATHS = {
+  endpoint: '/mcp',
+  protectedResourceMetadata: '/.well-known/oauth-protected-resource/mcp',
+  authorizationServerMetadata: '/.well-known/oauth-authorization-server',
+};
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /**
@@ -156,11 +174,13 @@ const RULES = {
     deadline: 'bounded: on reaching it, report the note_id and last status; the job keeps running',
     backoff: 'exponential with jitter on 429, 5xx and network errors',
     cli: '--wait polls this way; exit code 7 when the deadline is reached',
+    mcp: 'a tool result that is a job status (its text begins "NOT A RESULT YET") is not a result: poll the get tool it names, with the arguments it gives, at least 2 s apart',
   },
   confirmation: {
     operation_ids: ['deleteTranscription', 'deleteNote'],
     rule: 'Get explicit user confirmation immediately before each deletion; an earlier general request is not approval.',
     cli: 'deletion commands need --confirm <note_id> repeating the exact note ID (exit code 2 otherwise)',
+    mcp: 'the deletion tools need confirm_note_id repeating note_id exactly, filled in only after the user confirmed that note; otherwise nothing is deleted',
   },
   supporting_note_ids: {
     operation_id: 'askWorkspace',
@@ -173,6 +193,7 @@ const RULES = {
       'Never put the key in prompts, logs, traces, repositories or client bundles.',
       'Do not log bearer headers, raw audio, transcripts or artifacts.',
       'Rotate (revoke and replace) a key that appeared in any of those places.',
+      'MCP takes OAuth access tokens, never API keys: do not put a key in an MCP client configuration; on the local runtime the key is typed only into the sign-in page in the browser.',
     ],
   },
 };
@@ -190,6 +211,42 @@ export interface DocsSources {
   guides: Record<string, string>;
   /** The MCP server's OAuth scopes and their descriptions. */
   mcpScopes: Record<string, string>;
+  /** The scopes a client gets when it asks for none. */
+  mcpDefaultScopes: string[];
+  /** The MCP tools, in the server's order. */
+  mcpTools: McpToolDoc[];
+}
+
+/** What the docs say about one MCP tool (src/mcp/tools.ts). */
+export interface McpToolDoc {
+  name: string;
+  title: string;
+  /** Every scope the access token must carry to call it. */
+  scopes: string[];
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+  /** Whether it takes `confirm_note_id` (the deletions: it must repeat `note_id`). */
+  confirmNoteId: boolean;
+}
+
+/** The MCP tools as the docs describe them, from the server's own definitions. */
+export function mcpToolDocs(): McpToolDoc[] {
+  return MCP_TOOLS.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    scopes: [...tool.scopes],
+    annotations: {
+      readOnlyHint: tool.annotations.readOnlyHint === true,
+      destructiveHint: tool.annotations.destructiveHint === true,
+      idempotentHint: tool.annotations.idempotentHint === true,
+      openWorldHint: tool.annotations.openWorldHint === true,
+    },
+    confirmNoteId: Object.hasOwn(tool.inputSchema.shape, 'confirm_note_id'),
+  }));
 }
 
 export function readDocsSources(root: string = REPO_ROOT): DocsSources {
@@ -205,6 +262,8 @@ export function readDocsSources(root: string = REPO_ROOT): DocsSources {
         .map((entry) => [entry.name, read(`docs/${entry.name}`)]),
     ),
     mcpScopes: { ...mcpScopes },
+    mcpDefaultScopes: [...DEFAULT_SCOPES],
+    mcpTools: mcpToolDocs(),
   };
 }
 
@@ -234,6 +293,15 @@ export function renderDocs(sources: DocsSources): Record<string, string> {
       'cli-exit-codes',
       cliExitCodesTable(),
     ),
+    'references/mcp.md': replaceGenerated(
+      replaceGenerated(
+        requireSource(sources.references, 'references/mcp.md'),
+        'mcp-scopes',
+        mcpScopesTable(sources.mcpScopes, sources.mcpDefaultScopes, sources.mcpTools),
+      ),
+      'mcp-tools',
+      mcpToolsTable(sources.mcpTools),
+    ),
   };
 
   const files: Record<string, string> = {};
@@ -243,7 +311,7 @@ export function renderDocs(sources: DocsSources): Record<string, string> {
     files[`${PUBLIC_DIR}/${path}`] = text;
   }
   files[`${PUBLIC_DIR}/skill.md`] = sources.skill;
-  files[`${PUBLIC_DIR}/skill.json`] = formatJson(skillJson(skill.frontMatter, contract, sources.mcpScopes));
+  files[`${PUBLIC_DIR}/skill.json`] = formatJson(skillJson(skill.frontMatter, contract, sources));
   files[`${PUBLIC_DIR}/llms.txt`] = llmsTxt(contract);
   files[`${PUBLIC_DIR}/llms-full.txt`] = llmsFullTxt(sources, references, contract);
   return Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b)));
@@ -390,8 +458,10 @@ export function validateSkillFrontMatter(frontMatter: Json, directoryName = 'not
   return problems;
 }
 
-function skillJson(frontMatter: Json, contract: Contract, scopes: Record<string, string>): unknown {
+function skillJson(frontMatter: Json, contract: Contract, sources: DocsSources): unknown {
   const metadata = (frontMatter.metadata ?? {}) as Record<string, string>;
+  const contractIds = new Set(contract.operations.map((operation) => operation.operationId));
+  const toolNames = new Set(sources.mcpTools.map((tool) => tool.name));
   return {
     name: frontMatter.name,
     description: String(frontMatter.description).trim(),
@@ -401,7 +471,7 @@ function skillJson(frontMatter: Json, contract: Contract, scopes: Record<string,
     paths_are_relative_to:
       'the documentation root: the service itself locally (NOTES_BASE_URL), the docs site on AWS',
     interface_choice: {
-      mcp: 'interactive agents, once available (planned, not yet available: use the CLI or REST meanwhile)',
+      mcp: 'interactive agents: an agent session with tools in an MCP client (signs in with OAuth 2.1; cannot upload audio)',
       cli: 'local files and automation',
       rest: 'application integrations',
     },
@@ -441,12 +511,48 @@ function skillJson(frontMatter: Json, contract: Contract, scopes: Record<string,
         exit_codes: Object.fromEntries(CLI.exitCodes.map(({ code, meaning }) => [String(code), meaning])),
       },
       mcp: {
-        status: 'planned',
-        available: false,
-        note: 'Not available in this release: there is no MCP server or tool yet. Use the CLI or REST.',
-        auth: 'OAuth 2.1 (planned)',
-        scopes: Object.keys(scopes),
-        scope_descriptions: scopes,
+        status: 'available',
+        endpoint: MCP_PATHS.endpoint,
+        paths_are_relative_to: 'the service base URL (NOTES_BASE_URL), not the docs site',
+        default_url: `${DEFAULT_BASE_URL}${MCP_PATHS.endpoint}`,
+        transport: 'Streamable HTTP, stateless: POST only, JSON responses, no session',
+        auth: 'oauth2.1',
+        oauth: {
+          protected_resource_metadata: MCP_PATHS.protectedResourceMetadata,
+          authorization_server_metadata: MCP_PATHS.authorizationServerMetadata,
+          resource: `<base url>${MCP_PATHS.endpoint}`,
+          client_registration:
+            'dynamic (RFC 7591), public clients only (no secret); or a Client ID Metadata Document URL',
+          pkce: 'S256',
+          default_scopes: sources.mcpDefaultScopes,
+          step_up:
+            'a tool needing a scope the token lacks answers HTTP 403 insufficient_scope with the scope to ask for; the client authorizes again (a refresh of that grant answers invalid_grant)',
+          sign_in: {
+            local: 'the account owner pastes one of the account API keys into the sign-in page (browser)',
+            aws: 'Cognito managed login',
+          },
+          api_keys_accepted: false,
+        },
+        scopes: Object.keys(sources.mcpScopes),
+        scope_descriptions: sources.mcpScopes,
+        tool_names: sources.mcpTools.map((tool) => tool.name),
+        tools: sources.mcpTools.map((tool) => ({
+          name: tool.name,
+          title: tool.title,
+          scopes: tool.scopes,
+          annotations: tool.annotations,
+          ...(tool.confirmNoteId ? { requires_confirm_note_id: true } : {}),
+        })),
+        not_tools: Object.fromEntries(
+          [...contractIds]
+            .filter((id) => !toolNames.has(id))
+            .map((id) => [
+              id,
+              id === 'submitTranscription'
+                ? 'audio is uploaded with the CLI (notes transcribe) or REST, not through MCP'
+                : 'not exposed',
+            ]),
+        ),
       },
     },
     rules: RULES,
@@ -516,6 +622,41 @@ function cliExitCodesTable(): string {
   );
 }
 
+function mcpScopesTable(
+  scopes: Record<string, string>,
+  defaults: readonly string[],
+  tools: readonly McpToolDoc[],
+): string {
+  return table(
+    ['Scope', 'Allows', 'Tools that need it', 'Default'],
+    Object.entries(scopes).map(([scope, description]) => [
+      `\`${scope}\``,
+      description,
+      tools
+        .filter((tool) => tool.scopes.includes(scope))
+        .map((tool) => `\`${tool.name}\``)
+        .join(', '),
+      defaults.includes(scope) ? 'yes' : 'no: asked for when needed (step-up)',
+    ]),
+  );
+}
+
+function mcpToolsTable(tools: readonly McpToolDoc[]): string {
+  const yesNo = (value: boolean) => (value ? 'yes' : 'no');
+  return table(
+    ['Tool', 'What it does', 'Scopes', 'Read-only', 'Destructive', 'Idempotent', 'Open world'],
+    tools.map((tool) => [
+      `\`${tool.name}\`${tool.confirmNoteId ? ' (needs `confirm_note_id`)' : ''}`,
+      tool.title,
+      tool.scopes.map((scope) => `\`${scope}\``).join(' + '),
+      yesNo(tool.annotations.readOnlyHint),
+      yesNo(tool.annotations.destructiveHint),
+      yesNo(tool.annotations.idempotentHint),
+      yesNo(tool.annotations.openWorldHint),
+    ]),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------------
 // llms.txt and llms-full.txt
 
@@ -528,18 +669,18 @@ function llmsTxt(contract: Contract): string {
   const link = (name: string, url: string, description: string) => `- [${name}](${url}): ${description}\n`;
   return [
     `# ${contract.title.replace(/ API$/, '')}\n`,
-    `> Audio in, notes out: upload a recording, get a transcript with speaker labels, structured Insights and artifacts (epiphany, deep research, podcast), and ask questions across your processed notes with the supporting note IDs. Interfaces today: REST (OpenAPI) and the \`notes\` CLI. An MCP server is planned and not yet available.\n`,
+    `> Audio in, notes out: upload a recording, get a transcript with speaker labels, structured Insights and artifacts (epiphany, deep research, podcast), and ask questions across your processed notes with the supporting note IDs. Interfaces: REST (OpenAPI), the \`notes\` CLI, and an MCP server for interactive agents (\`/mcp\`, OAuth 2.1).\n`,
     [
       'Links are relative to this file: resolve them against the URL you fetched it from (the local runtime serves these files at its base URL, e.g. http://127.0.0.1:8787/llms.txt; the AWS stack at its docs site).',
-      'Authenticate with `Authorization: Bearer <key>`, a key beginning with `svc_sk_` read from `NOTES_API_KEY`, never pasted into prompts or logs.',
-      'A `202` response is never a result: keep the note_id, poll the matching read at least 2 s apart until `200` or a terminal error, with a deadline.',
-      'Get explicit user confirmation immediately before `deleteTranscription` or `deleteNote`. Keep the supporting note IDs returned by Ask in the answer shown to the user.\n',
+      'REST and the CLI authenticate with `Authorization: Bearer <key>`, a key beginning with `svc_sk_` read from `NOTES_API_KEY`, never pasted into prompts or logs. MCP clients sign in with OAuth 2.1 instead (discovery starts at `/.well-known/oauth-protected-resource/mcp` on the service): the MCP server never takes API keys, and REST never takes MCP access tokens.',
+      'A `202` response (over MCP: a tool result that begins "NOT A RESULT YET") is never a result: keep the note_id, poll the matching read at least 2 s apart until `200` or a terminal error, with a deadline.',
+      'Get explicit user confirmation immediately before `deleteTranscription` or `deleteNote` (over MCP, then repeat the note ID in `confirm_note_id`). Keep the supporting note IDs returned by Ask in the answer shown to the user.\n',
     ].join('\n'),
     '## Docs\n',
     link(
       'llms-full.txt',
       'llms-full.txt',
-      'Everything in one text: the Agent Skill and its references, the README sections for users, the guides (API decisions, transcripts, Ask and artifacts, deploying to AWS, benchmarks) and a summary of every REST operation.',
+      'Everything in one text: the Agent Skill and its references (CLI, REST, MCP, polling), the README sections for users, the guides (API and MCP/OAuth decisions, transcripts, Ask and artifacts, deploying to AWS, benchmarks) and a summary of every REST operation.',
     ) +
       link(
         'openapi.yaml',
@@ -550,12 +691,12 @@ function llmsTxt(contract: Contract): string {
     link(
       'skill.md',
       'skill.md',
-      'The Agent Skill (SKILL.md): when to use the CLI or REST (MCP is planned), and the rules for polling, deletion, Ask and API keys.',
+      'The Agent Skill (SKILL.md): when to use MCP, the CLI or REST, and the rules for polling, deletion, Ask and API keys.',
     ) +
       link(
         'skill.json',
         'skill.json',
-        'The same, machine-readable: interfaces, operation IDs, CLI commands, environment and exit codes, MCP scopes (planned), rules and entry points.',
+        'The same, machine-readable: interfaces, operation IDs, CLI commands, environment and exit codes, the MCP endpoint, OAuth metadata, scopes and tools, rules and entry points.',
       ) +
       link(
         'references/cli.md',
@@ -566,6 +707,11 @@ function llmsTxt(contract: Contract): string {
         'references/rest.md',
         'references/rest.md',
         'REST: authentication, the operations, the upload protocol, Ask, status codes.',
+      ) +
+      link(
+        'references/mcp.md',
+        'references/mcp.md',
+        'MCP: connecting an MCP client (locally http://127.0.0.1:8787/mcp), the OAuth sign-in, scopes and step-up, every tool with its scopes and annotations, the confirmation rule for deletions.',
       ) +
       link(
         'references/polling.md',
@@ -599,7 +745,7 @@ function llmsFullTxt(sources: DocsSources, references: Record<string, string>, c
   const rule = '='.repeat(100);
   const contents = parts.map(([title], index) => `${index + 1}. ${title}`).join('\n');
   return `${[
-    `# ${contract.title.replace(/ API$/, '')}: full documentation\n\n> ${contract.summary}\n\nEvery guide in one text, generated from the repository by \`npm run docs:build\`. The MCP server is planned and not yet available: use the CLI or REST. Parts:\n\n${contents}`,
+    `# ${contract.title.replace(/ API$/, '')}: full documentation\n\n> ${contract.summary}\n\nEvery guide in one text, generated from the repository by \`npm run docs:build\`. Interfaces: REST, the \`notes\` CLI and the MCP server (\`/mcp\`, OAuth 2.1; see references/mcp.md). Parts:\n\n${contents}`,
     ...parts.map(([title, text]) => `${rule}\n${title}\n${rule}\n\n${text.trim()}`),
   ].join('\n\n\n')}\n`;
 }

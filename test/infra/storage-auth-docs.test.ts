@@ -221,8 +221,8 @@ describe('MCP sign-in', () => {
       statementsOfFunction(template, name).some((statement) => asList(statement.Action).includes('kms:Sign')),
     );
     expect(signers).toEqual([`notes-${STAGE}-oauthToken`]);
-    const mcp = functions.get(`notes-${STAGE}-mcp`);
-    const variables = (mcp?.resource.Properties.Environment as { Variables: Record<string, unknown> })
+    const mcp = defined(functions.get(`notes-${STAGE}-mcp`), 'the MCP function');
+    const variables = (mcp.resource.Properties.Environment as { Variables: Record<string, unknown> })
       .Variables;
     expect(Object.keys(variables)).toEqual(
       expect.arrayContaining([

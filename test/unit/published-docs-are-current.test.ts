@@ -7,6 +7,7 @@ import {
   contractOf,
   formatJson,
   listFiles,
+  MCP_PATHS,
   PUBLIC_DIR,
   parseSkill,
   REPO_ROOT,
@@ -15,7 +16,10 @@ import {
   SKILL_DIR,
   validateSkillFrontMatter,
 } from '../../scripts/build-docs.ts';
+import { MCP_TOOL_NAMES, MCP_TOOLS } from '../../src/mcp/tools.ts';
+import { DEFAULT_SCOPES } from '../../src/oauth/scopes.ts';
 import { mcpScopes } from '../../src/oauth-scopes.ts';
+import { publicRoutes } from '../../src/routes.ts';
 
 const REBUILD = 'run `npm run docs:build` and commit the result';
 const sources = readDocsSources();
@@ -35,7 +39,26 @@ interface SkillJson {
       commands: Array<{ usage: string; operation_id: string }>;
       exit_codes: Record<string, string>;
     };
-    mcp: { status: string; scopes: string[] };
+    mcp: {
+      status: string;
+      endpoint: string;
+      auth: string;
+      oauth: {
+        protected_resource_metadata: string;
+        authorization_server_metadata: string;
+        default_scopes: string[];
+        api_keys_accepted: boolean;
+      };
+      scopes: string[];
+      tool_names: string[];
+      tools: Array<{
+        name: string;
+        scopes: string[];
+        annotations: Record<string, boolean>;
+        requires_confirm_note_id?: true;
+      }>;
+      not_tools: Record<string, string>;
+    };
   };
   rules: {
     polling: { poll_with: Record<string, string>; min_interval_seconds: number };
@@ -69,7 +92,7 @@ describe('the published documentation files', () => {
 
   it('publish the skill and its references unchanged, generated tables included', () => {
     expect(generated[`${PUBLIC_DIR}/skill.md`]).toBe(onDisk(`${SKILL_DIR}/SKILL.md`));
-    for (const name of ['cli.md', 'rest.md', 'polling.md']) {
+    for (const name of ['cli.md', 'rest.md', 'mcp.md', 'polling.md']) {
       expect(generated[`${PUBLIC_DIR}/references/${name}`]).toBe(
         generated[`${SKILL_DIR}/references/${name}`],
       );
@@ -96,9 +119,60 @@ describe('skill.json', () => {
     expect(skillJson.rules.polling.min_interval_seconds).toBeGreaterThanOrEqual(2);
   });
 
-  it('marks MCP as planned, with the scopes of lib/constructs/mcp-auth.ts', () => {
-    expect(skillJson.interfaces.mcp.status).toBe('planned');
-    expect(skillJson.interfaces.mcp.scopes).toEqual(Object.keys(mcpScopes));
+  it('marks MCP as available at /mcp with OAuth 2.1, with the scopes of src/oauth-scopes.ts', () => {
+    const mcp = skillJson.interfaces.mcp;
+    expect(mcp.status).toBe('available');
+    expect(mcp.endpoint).toBe('/mcp');
+    expect(mcp.auth).toBe('oauth2.1');
+    expect(mcp.oauth.api_keys_accepted).toBe(false);
+    expect(mcp.scopes).toEqual(Object.keys(mcpScopes));
+    expect(mcp.oauth.default_scopes).toEqual([...DEFAULT_SCOPES]);
+  });
+
+  it('points at the MCP endpoint and OAuth metadata the service actually serves', () => {
+    const served = Object.values(publicRoutes).flatMap((route) => route.endpoints.map(({ path }) => path));
+    const { oauth, endpoint } = skillJson.interfaces.mcp;
+    for (const path of [
+      endpoint,
+      oauth.protected_resource_metadata,
+      oauth.authorization_server_metadata,
+      ...Object.values(MCP_PATHS),
+    ]) {
+      expect(served).toContain(path);
+    }
+  });
+
+  it('lists the tools of src/mcp/tools.ts, with their scopes and annotations, and no others', () => {
+    const mcp = skillJson.interfaces.mcp;
+    expect(mcp.tool_names).toEqual([...MCP_TOOL_NAMES]);
+    expect(mcp.tools.map((tool) => tool.name)).toEqual([...MCP_TOOL_NAMES]);
+    for (const tool of MCP_TOOLS) {
+      const listed = mcp.tools.find((entry) => entry.name === tool.name);
+      expect(listed?.scopes, tool.name).toEqual([...tool.scopes]);
+      expect(listed?.annotations, tool.name).toEqual({
+        readOnlyHint: tool.annotations.readOnlyHint === true,
+        destructiveHint: tool.annotations.destructiveHint === true,
+        idempotentHint: tool.annotations.idempotentHint === true,
+        openWorldHint: tool.annotations.openWorldHint === true,
+      });
+      expect(
+        listed?.scopes.every((scope) => scope in mcpScopes),
+        tool.name,
+      ).toBe(true);
+    }
+    // Tools are operationIds; the one left out is the upload, which MCP does not do.
+    expect(mcp.tool_names.filter((name) => !contractIds.includes(name))).toEqual([]);
+    expect(Object.keys(mcp.not_tools)).toEqual(['submitTranscription']);
+  });
+
+  it('makes the destructive MCP tools the confirmed deletions, each needing confirm_note_id', () => {
+    const tools = skillJson.interfaces.mcp.tools;
+    const destructive = tools.filter((tool) => tool.annotations.destructiveHint).map((tool) => tool.name);
+    const confirmed = tools.filter((tool) => tool.requires_confirm_note_id).map((tool) => tool.name);
+    expect(destructive.sort()).toEqual([...skillJson.rules.confirmation.operation_ids].sort());
+    expect(confirmed.sort()).toEqual(destructive.sort());
+    for (const name of destructive)
+      expect(tools.find((tool) => tool.name === name)?.scopes).toEqual(['notes:delete']);
   });
 
   it('requires --confirm with the note ID on both deletion commands', () => {
@@ -156,10 +230,16 @@ describe('SKILL.md', () => {
     expect(skillJson.description).toBe(description.trim());
   });
 
-  it('says plainly that MCP is planned and not yet available, and lists no MCP tools', () => {
-    expect(skill.body).toMatch(/MCP is planned and not yet available/);
-    expect(skill.body).not.toMatch(/MCP tools? (is|are) available/i);
-    expect(generated[`${PUBLIC_DIR}/llms.txt`]).toMatch(/MCP server is planned and not yet available/);
+  it('says MCP is available at /mcp, recommends it for interactive agents, and links its reference', () => {
+    expect(skill.body).toMatch(/MCP is available/);
+    expect(skill.body).toMatch(/\| An interactive agent session with tools[^|]*\| MCP /);
+    expect(skill.body).toContain('http://127.0.0.1:8787/mcp');
+    expect(skill.body).toContain('](references/mcp.md)');
+    expect(String(skill.frontMatter.description)).toMatch(/MCP server/);
+    for (const text of [sources.skill, generated[`${PUBLIC_DIR}/llms.txt`] ?? '']) {
+      expect(text).not.toMatch(/planned|not yet available|once it exists/i);
+    }
+    expect(generated[`${PUBLIC_DIR}/llms.txt`]).toContain('[references/mcp.md](references/mcp.md)');
   });
 
   it('states the polling, confirmation, Ask and key rules', () => {
@@ -167,6 +247,7 @@ describe('SKILL.md', () => {
     expect(skill.body).toMatch(/at least 2 seconds/);
     expect(skill.body).toMatch(/immediately before/);
     expect(skill.body).toMatch(/--confirm "\$NOTE"/);
+    expect(skill.body).toMatch(/confirm_note_id/);
     expect(skill.body).toMatch(/supporting note IDs/);
     expect(skill.body).toMatch(/NOTES_API_KEY/);
   });
@@ -229,6 +310,30 @@ describe('llms.txt', () => {
     }
     expect(full).toContain('## Walk-through with curl');
     expect(full).not.toContain('## Tests');
+  });
+});
+
+describe('references/mcp.md', () => {
+  const text = generated[`${PUBLIC_DIR}/references/mcp.md`] ?? '';
+
+  it('tabulates every tool of src/mcp/tools.ts with its scopes, and every scope', () => {
+    for (const tool of MCP_TOOLS) {
+      const row = text.split('\n').find((line) => line.startsWith(`| \`${tool.name}\``));
+      expect(row, tool.name).toBeDefined();
+      for (const scope of tool.scopes) expect(row, tool.name).toContain(`\`${scope}\``);
+    }
+    for (const scope of Object.keys(mcpScopes)) expect(text).toContain(`| \`${scope}\` |`);
+    expect(text).not.toMatch(/\| `submitTranscription`/);
+  });
+
+  it('explains connecting to the local runtime, step-up, confirm_note_id and that 202 is not a result', () => {
+    expect(text).toContain('http://127.0.0.1:8787/mcp');
+    expect(text).toMatch(/insufficient_scope/);
+    expect(text).toMatch(/invalid_grant/);
+    expect(text).toMatch(/confirm_note_id/);
+    expect(text).toMatch(/immediately before/i);
+    expect(text).toMatch(/NOT A RESULT YET/);
+    expect(text).toMatch(/at least 2 seconds/);
   });
 });
 
