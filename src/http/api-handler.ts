@@ -1,11 +1,9 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Caller } from '../domain/account.ts';
 import { authenticate } from '../domain/accounts.ts';
-import { logger } from '../logging.ts';
-import { observed } from '../observability.ts';
 import { getServices, type Services } from '../services.ts';
 import { toErrorResponse } from './error-mapper.ts';
+import { type HttpLambdaHandler, httpLambda } from './http-lambda.ts';
 import { header, type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
 
 export type ApiRequest<S extends RequestSchemas> = ParsedInput<S> & {
@@ -14,10 +12,7 @@ export type ApiRequest<S extends RequestSchemas> = ParsedInput<S> & {
   event: APIGatewayProxyEventV2;
 };
 
-export type ApiLambdaHandler = (
-  event: APIGatewayProxyEventV2,
-  context: Context,
-) => Promise<APIGatewayProxyStructuredResultV2>;
+export type ApiLambdaHandler = HttpLambdaHandler;
 
 /**
  * Builds the Lambda handler of one REST operation: authenticate the key, validate the input at the
@@ -29,26 +24,10 @@ export function apiHandler<S extends RequestSchemas>(
   schemas: S,
   operation: (request: ApiRequest<S>) => Promise<APIGatewayProxyStructuredResultV2>,
 ): ApiLambdaHandler {
-  const logOutcome = (request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>) => {
-    logger.info('request', {
-      operationId,
-      status: request.response?.statusCode,
-      requestId: request.event.requestContext?.requestId,
-    });
-  };
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(observed())
-    .use({
-      after: async (request) => logOutcome(request),
-      onError: async (request) => {
-        request.response = toErrorResponse(request.error);
-        logOutcome(request);
-      },
-    })
-    .handler(async (event) => {
-      const services = getServices();
-      const caller = await authenticate(services.accounts, header(event, 'authorization'));
-      const input = parseInput(event, schemas);
-      return operation({ ...input, caller, services, event });
-    });
+  return httpLambda(operationId, { onError: toErrorResponse }, async (event) => {
+    const services = getServices();
+    const caller = await authenticate(services.accounts, header(event, 'authorization'));
+    const input = parseInput(event, schemas);
+    return operation({ ...input, caller, services, event });
+  });
 }

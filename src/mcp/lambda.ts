@@ -1,9 +1,6 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { toErrorResponse } from '../http/error-mapper.ts';
-import { logger } from '../logging.ts';
-import { observed } from '../observability.ts';
+import { httpLambda } from '../http/http-lambda.ts';
 import { toApiGatewayResult, toWebRequest } from './api-gateway.ts';
 import type { McpHandler } from './handler.ts';
 
@@ -15,24 +12,8 @@ import type { McpHandler } from './handler.ts';
  */
 export function mcpLambdaHandler(createHandler: () => McpHandler): ApiLambdaHandler {
   let mcp: McpHandler | undefined;
-  const logOutcome = (request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>) => {
-    logger.info('request', {
-      operationId: 'mcp',
-      status: request.response?.statusCode,
-      requestId: request.event.requestContext?.requestId,
-    });
-  };
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(observed())
-    .use({
-      after: async (request) => logOutcome(request),
-      onError: async (request) => {
-        request.response = toErrorResponse(request.error);
-        logOutcome(request);
-      },
-    })
-    .handler(async (event) => {
-      mcp ??= createHandler();
-      return toApiGatewayResult(await mcp(toWebRequest(event)));
-    });
+  return httpLambda('mcp', { onError: toErrorResponse }, async (event) => {
+    mcp ??= createHandler();
+    return toApiGatewayResult(await mcp(toWebRequest(event)));
+  });
 }

@@ -1,18 +1,14 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type HttpLambdaHandler, httpLambda } from '../http/http-lambda.ts';
 import { header } from '../http/request.ts';
 import { logger } from '../logging.ts';
-import { observed } from '../observability.ts';
 import type { WebResult } from './authorize.ts';
 import type { OAuthDeps } from './deps.ts';
 import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { renderError } from './pages.ts';
 import { getOAuthDeps } from './services.ts';
 
-export type OAuthLambdaHandler = (
-  event: APIGatewayProxyEventV2,
-  context: Context,
-) => Promise<APIGatewayProxyStructuredResultV2>;
+export type OAuthLambdaHandler = HttpLambdaHandler;
 
 /** OAuth requests are small: parameters, a few redirect URIs. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -28,28 +24,14 @@ export function oauthHandler(
   errors: 'json' | 'page',
   endpoint: (event: APIGatewayProxyEventV2, deps: OAuthDeps) => Promise<APIGatewayProxyStructuredResultV2>,
 ): OAuthLambdaHandler {
-  const logOutcome = (
-    request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
-    error?: string,
-  ) => {
-    logger.info('request', {
-      route,
-      status: request.response?.statusCode,
-      requestId: request.event.requestContext?.requestId,
-      ...(error ? { error } : {}),
-    });
-  };
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-    .use(observed())
-    .use({
-      after: async (request) => logOutcome(request),
-      onError: async (request) => {
-        const error = request.error;
-        request.response = errors === 'json' ? jsonError(error) : pageError(error);
-        logOutcome(request, error instanceof OAuthError ? error.error : error?.name);
-      },
-    })
-    .handler(async (event) => endpoint(event, await getOAuthDeps()));
+  return httpLambda(
+    route,
+    {
+      onError: (error) => (errors === 'json' ? jsonError(error) : pageError(error)),
+      errorLabel: (error) => (error instanceof OAuthError ? error.error : (error as Error | undefined)?.name),
+    },
+    async (event) => endpoint(event, await getOAuthDeps()),
+  );
 }
 
 function jsonError(error: unknown): APIGatewayProxyStructuredResultV2 {

@@ -1,0 +1,49 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { logger } from '../logging.ts';
+import { observed } from '../observability.ts';
+
+export type HttpLambdaHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export interface HttpLambdaOptions {
+  /** The answer to an error the endpoint threw (each kind of endpoint has its error format). */
+  onError: (error: unknown) => APIGatewayProxyStructuredResultV2;
+  /** A short, non-secret label of an error for the request log line (e.g. an OAuth error code). */
+  errorLabel?: (error: unknown) => string | undefined;
+}
+
+/**
+ * The Lambda wrapper of every HTTP function (REST operations, MCP, OAuth): observability, one log line
+ * per request (route, status, request ID; never headers, parameters or bodies) and the endpoint's
+ * error mapping in one place.
+ */
+export function httpLambda(
+  route: string,
+  options: HttpLambdaOptions,
+  run: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
+): HttpLambdaHandler {
+  const logOutcome = (
+    request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
+    error?: string,
+  ) => {
+    logger.info('request', {
+      route,
+      status: request.response?.statusCode,
+      requestId: request.event.requestContext?.requestId,
+      ...(error ? { error } : {}),
+    });
+  };
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(observed())
+    .use({
+      after: async (request) => logOutcome(request),
+      onError: async (request) => {
+        request.response = options.onError(request.error);
+        logOutcome(request, options.errorLabel?.(request.error));
+      },
+    })
+    .handler(run);
+}
