@@ -53,37 +53,29 @@ export async function askWorkspace(
   request: AskQuestion,
 ): Promise<AskAnswer> {
   const scope = request.note_ids ? [...new Set(request.note_ids.map((id) => id.toLowerCase()))] : null;
-  if (scope) {
-    const inScope = await processedNotes(deps, accountId, scope);
-    if (inScope.size === 0) {
-      throw new BadRequestError(
-        'None of the listed notes is processed: Ask uses notes with a completed transcription that are not in the trash',
-      );
-    }
-    return answerFrom(deps, accountId, request.question, [...inScope.keys()]);
+  const inScope = scope ? await processedNotes(deps, accountId, scope) : null;
+  if (inScope?.size === 0) {
+    throw new BadRequestError(
+      'None of the listed notes is processed: Ask uses notes with a completed transcription that are not in the trash',
+    );
   }
-  if ((await deps.search.size(accountId)) === 0) {
+  const { question } = request;
+  const terms = searchTerms(question);
+  const { hits, idf, indexedNotes } = await deps.search.search(accountId, terms, {
+    limit: CANDIDATE_NOTES,
+    ...(inScope ? { noteIds: [...inScope.keys()] } : {}),
+  });
+  if (!inScope && indexedNotes === 0) {
     throw new BadRequestError('There are no processed notes to ask about yet: transcribe a recording first');
   }
-  return answerFrom(deps, accountId, request.question, undefined);
-}
-
-async function answerFrom(
-  deps: AskDeps,
-  accountId: string,
-  question: string,
-  noteIds: string[] | undefined,
-): Promise<AskAnswer> {
-  const terms = searchTerms(question);
-  const { hits, idf } = await deps.search.search(accountId, terms, {
-    limit: CANDIDATE_NOTES,
-    ...(noteIds ? { noteIds } : {}),
-  });
-  const notes = await processedNotes(
-    deps,
-    accountId,
-    hits.map((hit) => hit.note_id),
-  );
+  // A scoped question's notes were just checked; otherwise check the hits (the index may lag).
+  const notes =
+    inScope ??
+    (await processedNotes(
+      deps,
+      accountId,
+      hits.map((hit) => hit.note_id),
+    ));
   const chosen = hits.filter((hit) => notes.has(hit.note_id)).slice(0, NOTES_READ);
   const passages = await bestPassages(deps, accountId, chosen, notes, terms, idf);
   if (passages.length === 0) return { answer: NOTHING_FOUND, note_ids: [], citations: [] };
@@ -91,11 +83,12 @@ async function answerFrom(
   const draft = await deps.answers.answer({ question, passages });
   const byKey = new Map(passages.map((passage) => [`${passage.note_id}@${passage.start_ms}`, passage]));
   const citations: AskCitation[] = [];
+  const cited = new Set<string>();
   for (const citation of draft.citations) {
-    const passage = byKey.get(`${citation.note_id}@${citation.start_ms}`);
-    if (!passage || citations.some((c) => c.note_id === passage.note_id && c.start_ms === passage.start_ms)) {
-      continue;
-    }
+    const key = `${citation.note_id}@${citation.start_ms}`;
+    const passage = byKey.get(key);
+    if (!passage || cited.has(key)) continue;
+    cited.add(key);
     citations.push({
       note_id: passage.note_id,
       start_ms: passage.start_ms,

@@ -13,9 +13,9 @@ export interface LanguageSupport {
   speech: readonly string[];
 }
 
-/** The primary language subtag: `pt-BR` -> `pt`. */
+/** The primary language subtag: `pt-BR` (or `pt_BR`) -> `pt`. */
 export function primaryLanguage(code: string): string {
-  return code.toLowerCase().split('-')[0] ?? '';
+  return code.trim().toLowerCase().split(/[-_]/)[0] ?? '';
 }
 
 /** True when an artifact written in `actual` satisfies a request for `requested` (`en` accepts `en-US`). */

@@ -39,11 +39,17 @@ export function parseInput<S extends RequestSchemas>(
   };
 }
 
-function readJsonBody(event: APIGatewayProxyEventV2): unknown {
-  const contentType = header(event, 'content-type');
+/** The request body as text (API Gateway base64-encodes some); null when it is over `maxBytes`. */
+export function bodyText(event: APIGatewayProxyEventV2, maxBytes: number): string | null {
   const raw = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  if (Buffer.byteLength(text, 'utf8') > MAX_JSON_BODY_BYTES) {
+  return Buffer.byteLength(text, 'utf8') > maxBytes ? null : text;
+}
+
+function readJsonBody(event: APIGatewayProxyEventV2): unknown {
+  const contentType = header(event, 'content-type');
+  const text = bodyText(event, MAX_JSON_BODY_BYTES);
+  if (text === null) {
     throw new PayloadTooLargeError(`Request body is larger than ${MAX_JSON_BODY_BYTES} bytes`);
   }
   if (text.length === 0) throw new BadRequestError('Request body is required (a JSON object)');

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type HttpLambdaHandler, httpLambda } from '../http/http-lambda.ts';
-import { header } from '../http/request.ts';
+import { bodyText, header } from '../http/request.ts';
+import { jsonResponse } from '../http/response.ts';
 import { logger } from '../logging.ts';
 import type { WebResult } from './authorize.ts';
 import type { OAuthDeps } from './deps.ts';
@@ -65,20 +66,12 @@ const CORS = { 'Access-Control-Allow-Origin': '*' };
 
 /** JSON for OAuth clients: never cached (RFC 6749 section 5.1), readable by browser-based clients. */
 export function oauthJson(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', Pragma: 'no-cache', ...CORS },
-    body: JSON.stringify(body),
-  };
+  return jsonResponse(statusCode, body, { Pragma: 'no-cache', ...CORS });
 }
 
 /** Public metadata and keys: cacheable for a few minutes. */
 export function publicJson(body: unknown): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode: 200,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300', ...CORS },
-    body: JSON.stringify(body),
-  };
+  return jsonResponse(200, body, { 'Cache-Control': 'public, max-age=300', ...CORS });
 }
 
 /** Our pages: no script, not frameable, not cached, no referrer. */
@@ -117,7 +110,7 @@ export function readForm(event: APIGatewayProxyEventV2): URLSearchParams {
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType)) {
     throw new OAuthError('invalid_request', 'Send the parameters as application/x-www-form-urlencoded');
   }
-  return new URLSearchParams(bodyText(event));
+  return new URLSearchParams(formBody(event));
 }
 
 /** A JSON body (client registration). */
@@ -127,16 +120,15 @@ export function readJson(event: APIGatewayProxyEventV2): unknown {
     throw new OAuthError('invalid_client_metadata', 'Send the client metadata as application/json');
   }
   try {
-    return JSON.parse(bodyText(event));
+    return JSON.parse(formBody(event));
   } catch {
     throw new OAuthError('invalid_client_metadata', 'The request body is not valid JSON');
   }
 }
 
-function bodyText(event: APIGatewayProxyEventV2): string {
-  const raw = event.body ?? '';
-  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
+function formBody(event: APIGatewayProxyEventV2): string {
+  const text = bodyText(event, MAX_BODY_BYTES);
+  if (text === null) {
     throw new OAuthError('invalid_request', `The request body is larger than ${MAX_BODY_BYTES} bytes`);
   }
   return text;

@@ -14,6 +14,8 @@ export interface SearchResult {
   hits: SearchHit[];
   /** Inverse document frequency of each question term the index knows (for ranking passages). */
   idf: Map<string, number>;
+  /** How many notes of the account are in the index (0: nothing to search at all). */
+  indexedNotes: number;
 }
 
 /**

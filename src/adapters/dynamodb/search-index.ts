@@ -136,7 +136,7 @@ export class DynamoSearchIndex implements SearchIndex {
     const terms = [...idf.keys()]
       .sort((a, b) => (idf.get(b) ?? 0) - (idf.get(a) ?? 0))
       .slice(0, MAX_QUERY_TERMS);
-    if (terms.length === 0 || stats.documents === 0) return { hits: [], idf };
+    if (terms.length === 0 || stats.documents === 0) return { hits: [], idf, indexedNotes: stats.documents };
 
     // Scoped questions score their notes exactly; open ones start from each term's heaviest postings.
     const candidates = options.noteIds
@@ -150,7 +150,7 @@ export class DynamoSearchIndex implements SearchIndex {
       const complete = await this.postings(accountId, terms, best);
       ranked = rank(complete, idf, averageLength);
     }
-    return { hits: ranked.slice(0, options.limit), idf };
+    return { hits: ranked.slice(0, options.limit), idf, indexedNotes: stats.documents };
   }
 
   private async topPostings(accountId: string, terms: string[]): Promise<Posting[]> {

@@ -1,4 +1,5 @@
 import { type Evidence, isQuoteOf } from '../../../domain/artifacts.ts';
+import { primaryLanguage } from '../../../domain/languages.ts';
 import { type ConversationSegment, formatTimestamp, type Transcription } from '../../../domain/transcript.ts';
 import { GenerationFailedError } from '../../../ports/generation-errors.ts';
 import { type FoundActionItem, findActionItems } from '../action-items.ts';
@@ -201,17 +202,13 @@ export function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function primarySubtag(language: string): string {
-  return language.trim().toLowerCase().split(/[-_]/)[0] ?? '';
-}
-
 /**
  * Quoting cannot change the language: a request for another language than the transcript's (by
  * primary subtag, so `en` matches `en-US`) fails. The service checks first; this is a guard.
  */
 export function assertSameLanguage(requested: string, transcriptLanguage: string): void {
-  const want = primarySubtag(requested);
-  const have = primarySubtag(transcriptLanguage);
+  const want = primaryLanguage(requested);
+  const have = primaryLanguage(transcriptLanguage);
   if (UNKNOWN_LANGUAGES.has(want) || UNKNOWN_LANGUAGES.has(have) || want === have) return;
   throw new GenerationFailedError(
     `The local extractive engine quotes the transcript and cannot translate: the transcript is in ${transcriptLanguage}, ${requested} was requested.`,
