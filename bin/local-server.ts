@@ -1,6 +1,8 @@
 /**
  * `npm start`: runs the whole service on this machine (see src/local/runtime.ts).
- * PORT (default 8787), NOTES_STORAGE_PORT (default PORT + 1), NOTES_DATA_DIR (default ./.notes-data).
+ * PORT (default 8787), NOTES_STORAGE_PORT (default PORT + 1), NOTES_DATA_DIR (default ./.notes-data),
+ * NOTES_DRAIN_SECONDS (default 10): on SIGTERM or Ctrl-C, how long running work may finish before it
+ * is returned to the queue (it resumes on the next start). A second signal stops at once.
  */
 import { join, resolve } from 'node:path';
 
@@ -13,6 +15,7 @@ const { startLocalRuntime } = await import('../src/local/runtime.ts');
 const port = Number(process.env.PORT ?? 8787);
 const storagePort = Number(process.env.NOTES_STORAGE_PORT ?? (port === 0 ? 0 : port + 1));
 const dataDir = resolve(process.env.NOTES_DATA_DIR ?? '.notes-data');
+const drainSeconds = Number(process.env.NOTES_DRAIN_SECONDS ?? 10);
 
 const runtime = await startLocalRuntime({
   dataDir,
@@ -24,6 +27,7 @@ const runtime = await startLocalRuntime({
   ...(process.env.NOTES_MAX_RECEIVE_COUNT
     ? { maxReceiveCount: Number(process.env.NOTES_MAX_RECEIVE_COUNT) }
     : {}),
+  drainSeconds,
 });
 
 const lines = [
@@ -39,12 +43,22 @@ const lines = [
 ];
 console.error(lines.join('\n'));
 
+/** Past the drain, stopping the stand-ins takes a moment; if anything hangs, exit regardless. */
+const EXIT_GRACE_MS = 5_000;
+
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    if (stopping) return;
+    if (stopping) {
+      console.error('Stopping now.');
+      process.exit(1);
+    }
     stopping = true;
-    console.error('Stopping…');
+    console.error(`Stopping: running work has ${drainSeconds} s to finish (Ctrl-C again to stop now)…`);
+    setTimeout(() => {
+      console.error('Shutdown did not finish in time; exiting.');
+      process.exit(1);
+    }, drainSeconds * 1000 + EXIT_GRACE_MS).unref();
     runtime.stop().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -43,6 +43,10 @@ const schema = z.object({
   NOTES_DIARIZATION: z.enum(['on', 'off']).default('on'),
   NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   NOTES_POCKETSPHINX_PATH: z.string().min(1).default('pocketsphinx_continuous'),
+  /** How long a worker's claim on a job lasts without renewal (renewed every third of it). */
+  NOTES_JOB_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+  /** Where workers keep temporary files; the local runtime uses `<data dir>/work` and empties it on start. */
+  NOTES_WORK_DIR: z.string().min(1).optional(),
   NOTES_UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
   /**
    * The MCP server's OAuth authorization server (src/oauth). Optional here so that the REST API runs

@@ -11,8 +11,10 @@ import { pollyLanguages } from './adapters/synthesis/polly-voices.ts';
 import { type Config, loadConfig } from './config.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import type { LanguageSupport } from './domain/languages.ts';
+import { logger } from './logging.ts';
 import { traced } from './observability.ts';
 import type { AccountStore } from './ports/account-store.ts';
+import { workerStopSignal } from './worker-stop.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
 export interface Services extends DomainDeps {
@@ -43,6 +45,10 @@ export function createServices(config: Config): Services {
     queue: new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL),
     languages: languageSupport(config),
     now: Date.now,
+    jobLeaseMs: config.NOTES_JOB_LEASE_SECONDS * 1000,
+    stopSignal: workerStopSignal,
+    warn: (message, fields) => logger.warn(message, fields),
+    ...(config.NOTES_WORK_DIR ? { scratchRoot: config.NOTES_WORK_DIR } : {}),
   };
 }
 

@@ -3,17 +3,19 @@ import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import {
   GENERATION_STAGES,
-  isInFlight,
+  isHeld,
   type Job,
   type JobStatusView,
   jobStatusView,
   queuedJob,
 } from './job.ts';
+import { artifactKindOf, requestJobRun } from './job-requests.ts';
+import { deleteJobOfKind } from './job-transitions.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
-import type { Transcription } from './transcript.ts';
-import { FailedJobError } from './transcription.ts';
+import { failLostResult, readArtifactObject, readTranscription, type StoredRead } from './stored-results.ts';
+import { FailedJobError, transcriptLost } from './transcription.ts';
 
 export interface ArtifactDeps extends DomainDeps {
   languages: LanguageSupport;
@@ -42,27 +44,37 @@ export async function requestArtifact(
   const note = await requireNote(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
   const transcriptionJob = await deps.notes.getJob(accountId, noteId, 'transcription');
-  const transcription =
-    transcriptionJob?.status === 'completed'
-      ? await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId))
-      : null;
-  if (!transcription) {
+  let transcription =
+    transcriptionJob?.status === 'completed' ? await readTranscription(deps, accountId, noteId) : null;
+  if (transcriptionJob && transcription === 'unreadable') {
+    await transcriptLost(deps, transcriptionJob);
+    transcription = null;
+  }
+  if (!transcription || transcription === 'unreadable') {
     throw new ConflictError('Artifacts need a completed transcription: transcribe the note first');
   }
   const language = resolveArtifactLanguage(options.language, transcription.language, kind, deps.languages);
 
   const jobKind = `artifact:${kind}` as const;
+  const now = deps.now();
   const existing = await deps.notes.getJob(accountId, noteId, jobKind);
-  if (existing && isInFlight(existing)) return { kind: 'pending', job: jobStatusView(existing, note.title) };
+  if (existing && isHeld(existing, now)) return { kind: 'pending', job: jobStatusView(existing, note.title) };
+  if (existing?.status === 'queued') {
+    // Its message may have been lost with a stopped runtime: sent again (a duplicate is harmless).
+    await requestJobRun(deps, existing, existing.language ?? language);
+    return { kind: 'pending', job: jobStatusView(existing, note.title) };
+  }
   if (existing?.status === 'completed' && !options.regenerate) {
-    const artifact = await readArtifact(deps, accountId, noteId, kind);
-    if (artifact && satisfiesLanguage(options.language, artifact.language)) {
+    const artifact = await readArtifact(deps, existing, kind);
+    if (artifact !== 'unreadable' && satisfiesLanguage(options.language, artifact.language)) {
       return { kind: 'ready', artifact };
     }
   }
 
-  const now = deps.now();
-  const fresh = queuedJob(accountId, noteId, jobKind, now, GENERATION_STAGES.queued, existing?.attempts ?? 0);
+  const fresh: Job = {
+    ...queuedJob(accountId, noteId, jobKind, now, GENERATION_STAGES.queued, existing?.attempts ?? 0),
+    language,
+  };
   const stored = existing
     ? (await deps.notes.replaceJob(existing, fresh))
       ? fresh
@@ -70,13 +82,7 @@ export async function requestArtifact(
     : await createdOrNull(deps, fresh);
   // Someone else changed the job in between (a concurrent request): answer with what is there now.
   if (!stored) return requestArtifact(deps, accountId, noteId, kind, { ...options, regenerate: false });
-  await deps.queue.requestGeneration({
-    type: 'artifact',
-    account_id: accountId,
-    note_id: noteId,
-    kind,
-    language,
-  });
+  await requestJobRun(deps, stored);
   return { kind: 'pending', job: jobStatusView(stored, note.title) };
 }
 
@@ -98,36 +104,48 @@ export async function getArtifact(
     throw new NotFoundError(`This note has no ${kind} artifact: generate it with generateNoteArtifact`);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
-  const artifact = await readArtifact(deps, accountId, noteId, kind);
-  if (!artifact) throw new Error('Artifact object missing for a completed job');
+  const artifact = await readArtifact(deps, job, kind);
+  if (artifact === 'unreadable') {
+    throw new FailedJobError(jobStatusView(await artifactLost(deps, job), note.title));
+  }
   return { kind: 'ready', artifact };
 }
 
-/** The stored artifact, with a fresh download link for podcast audio. */
-async function readArtifact(
-  deps: DomainDeps,
-  accountId: string,
-  noteId: string,
-  kind: ArtifactKind,
-): Promise<Artifact | null> {
-  const artifact = await deps.blobs.getJson<Artifact>(objectKeys.artifact(accountId, noteId, kind));
-  if (artifact?.kind !== 'podcast') return artifact;
+/**
+ * The stored artifact, with a fresh download link for podcast audio. One that can no longer be read
+ * (its JSON, or a podcast's audio, missing or damaged) fails its job: requesting it again re-runs it.
+ */
+async function readArtifact(deps: DomainDeps, job: Job, kind: ArtifactKind): Promise<StoredRead<Artifact>> {
+  const { account_id: accountId, note_id: noteId } = job;
+  const artifact = await readArtifactObject(deps, accountId, noteId, kind);
+  if (artifact === 'unreadable' || artifact.kind !== 'podcast') return artifact;
+  const audioKey = objectKeys.podcastAudio(accountId, noteId);
+  if ((await deps.blobs.objectSize(audioKey)) === null) return 'unreadable';
   const content = artifact.content as PodcastContent;
-  const link = await deps.blobs.presignDownload(
-    objectKeys.podcastAudio(accountId, noteId),
-    `podcast-${noteId}.mp3`,
-  );
+  const link = await deps.blobs.presignDownload(audioKey, `podcast-${noteId}.mp3`);
   return {
     ...artifact,
     content: { ...content, audio: { ...content.audio, url: link.url, expires_at: link.expires_at } },
   };
 }
 
+function artifactLost(deps: DomainDeps, job: Job): Promise<Job> {
+  deps.warn?.('stored artifact unreadable; job marked failed', {
+    noteId: job.note_id,
+    object: objectKeys.artifact(job.account_id, job.note_id, artifactKindOf(job.kind)),
+  });
+  return failLostResult(
+    deps,
+    job,
+    'The stored artifact could not be read (missing or damaged). Request it again with generateNoteArtifact.',
+  );
+}
+
 /** Removes every artifact of a note (with its transcription: they are derived from it). */
 export async function deleteArtifacts(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
-  const jobs = await Promise.all(
-    ARTIFACT_KINDS.map((kind) => deps.notes.getJob(accountId, noteId, `artifact:${kind}`)),
+  // The jobs first: a run in progress (a podcast being voiced) loses its claim and removes its output.
+  await Promise.all(
+    ARTIFACT_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, `artifact:${kind}`)),
   );
-  for (const job of jobs) if (job) await deps.notes.deleteJob(job);
   await deps.blobs.deletePrefix(objectKeys.artifactsPrefix(accountId, noteId));
 }

@@ -1,5 +1,4 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArtifactEngine } from '../ports/artifact-engine.ts';
 import { GenerationFailedError, ProviderThrottledError } from '../ports/generation-errors.ts';
@@ -14,12 +13,14 @@ import {
   type PodcastScript,
 } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
-import type { GenerationOutcome } from './insights-worker.ts';
-import { GENERATION_STAGES } from './job.ts';
+import { type GenerationOutcome, NO_TRANSCRIPTION } from './insights-worker.ts';
+import { GENERATION_STAGES, type Job } from './job.ts';
+import { holdJob } from './job-hold.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
-import type { Transcription } from './transcript.ts';
+import { withScratchDir } from './scratch.ts';
+import { readTranscription } from './stored-results.ts';
 
 export interface ArtifactWorkerDeps extends DomainDeps {
   artifacts: ArtifactEngine;
@@ -39,6 +40,7 @@ const TITLE_SUFFIX: Record<ArtifactKind, string> = {
   podcast: 'the podcast',
 };
 const HOST_NAMES = ['Alex', 'Sam'] as const;
+const RETRY_HINT = 'Request the artifact again to retry.';
 
 /**
  * Generates one artifact. Like Insights: at-least-once safe (claim, fixed result keys), a throttled
@@ -49,37 +51,41 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
   const jobKind = `artifact:${kind}` as const;
   const note = await deps.notes.getNote(accountId, noteId);
   if (!note) return 'skipped';
-  if (!(await claimJob(deps, accountId, noteId, jobKind, GENERATION_STAGES.generating))) return 'skipped';
-
-  const transcription = await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId));
-  if (!transcription)
-    return failJob(deps, accountId, noteId, jobKind, 'The note has no transcription any more');
-  let content: ArtifactContents[ArtifactKind];
-  try {
-    const draft = artifactDraftSchemas[kind].parse(
-      await deps.artifacts.generateArtifact({
-        kind,
-        transcription,
-        title: note.title,
-        language: task.language,
-        reference_time: note.audio?.uploaded_at ?? note.created_at,
-      }),
-    );
-    content =
-      kind === 'podcast'
-        ? await podcast(deps, task, draft as PodcastScript)
-        : (draft as ArtifactContents['epiphany' | 'deep_research']);
-  } catch (error) {
-    if (error instanceof ProviderThrottledError) throw error;
-    const detail =
-      error instanceof GenerationFailedError ? error.message : `The ${kind} could not be generated`;
-    return failJob(deps, accountId, noteId, jobKind, `${detail}. Request the artifact again to retry.`);
-  }
-
-  await deps.notes.updateJobStage(accountId, noteId, jobKind, GENERATION_STAGES.saving, deps.now());
+  const claimed = await claimJob(deps, accountId, noteId, jobKind, GENERATION_STAGES.generating);
+  if (!claimed) return 'skipped';
   const key = objectKeys.artifact(accountId, noteId, kind);
-  await deps.blobs.putJson(key, artifactOf(deps, note, task, content));
-  return completeJob(deps, accountId, noteId, jobKind, key);
+  const outputs = kind === 'podcast' ? [key, objectKeys.podcastAudio(accountId, noteId)] : [key];
+  return holdJob(deps, claimed, { outputs, requeueStage: GENERATION_STAGES.queued }, async (signal) => {
+    const transcription = await readTranscription(deps, accountId, noteId);
+    if (transcription === 'unreadable') {
+      return failJob(deps, accountId, noteId, jobKind, NO_TRANSCRIPTION, claimed);
+    }
+    let content: ArtifactContents[ArtifactKind];
+    try {
+      const draft = artifactDraftSchemas[kind].parse(
+        await deps.artifacts.generateArtifact({
+          kind,
+          transcription,
+          title: note.title,
+          language: task.language,
+          reference_time: note.audio?.uploaded_at ?? note.created_at,
+        }),
+      );
+      signal.throwIfAborted();
+      content =
+        kind === 'podcast'
+          ? await podcast(deps, claimed, task, draft as PodcastScript, signal)
+          : (draft as ArtifactContents['epiphany' | 'deep_research']);
+    } catch (error) {
+      if (error instanceof ProviderThrottledError || signal.aborted) throw error;
+      const detail =
+        error instanceof GenerationFailedError ? error.message : `The ${kind} could not be generated`;
+      return failJob(deps, accountId, noteId, jobKind, `${detail}. ${RETRY_HINT}`, claimed);
+    }
+    await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now());
+    await deps.blobs.putJson(key, artifactOf(deps, note, task, content));
+    return completeJob(deps, claimed, outputs);
+  });
 }
 
 function artifactOf(
@@ -103,35 +109,30 @@ function artifactOf(
 /** Voices the script and stores the audio next to the artifact. */
 async function podcast(
   deps: ArtifactWorkerDeps,
+  held: Job,
   task: ArtifactTask,
   script: PodcastScript,
+  signal: AbortSignal,
 ): Promise<PodcastContent> {
   const voices = deps.voices.hostVoices(task.language);
   if (!voices) throw new GenerationFailedError(`${deps.voices.name} has no voices for '${task.language}'`);
-  await deps.notes.updateJobStage(
-    task.accountId,
-    task.noteId,
-    `artifact:podcast`,
-    'synthesizing',
-    deps.now(),
-  );
+  await deps.notes.updateJobStage(held, 'synthesizing', deps.now());
   const hosts = PODCAST_HOSTS.map((id, index) => ({
     id,
     name: HOST_NAMES[index] ?? id,
     voice: voices[index] ?? voices[0],
   }));
   const voiceOf = new Map(hosts.map((host) => [host.id, host.voice]));
-  const workDir = await mkdtemp(join(tmpdir(), 'notes-podcast-'));
-  try {
+  return withScratchDir(deps.scratchRoot, 'notes-podcast-', async (workDir) => {
     const path = join(workDir, 'podcast.mp3');
     const { duration_ms } = await deps.voices.synthesize(
       script.lines.map((line) => ({ voice: voiceOf.get(line.host) ?? voices[0], text: line.text })),
       path,
+      signal,
     );
+    signal.throwIfAborted();
     const { size } = await stat(path);
     await deps.blobs.putFile(objectKeys.podcastAudio(task.accountId, task.noteId), path, 'audio/mpeg');
     return { hosts, script: script.lines, audio: { content_type: 'audio/mpeg', duration_ms, bytes: size } };
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  });
 }

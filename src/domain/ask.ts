@@ -2,10 +2,9 @@ import type { AnswerEngine, AskPassage } from '../ports/answer-engine.ts';
 import type { DomainDeps } from './deps.ts';
 import { BadRequestError } from './errors.ts';
 import type { Note } from './note.ts';
-import { objectKeys } from './object-keys.ts';
 import { passagesOf, scorePassages } from './passages.ts';
 import { searchTerms } from './search-terms.ts';
-import type { Transcription } from './transcript.ts';
+import { readTranscription } from './stored-results.ts';
 
 export interface AskDeps extends DomainDeps {
   answers: AnswerEngine;
@@ -129,10 +128,9 @@ async function bestPassages(
 ): Promise<AskPassage[]> {
   const perNote = await Promise.all(
     chosen.map(async ({ note_id }) => {
-      const transcription = await deps.blobs.getJson<Transcription>(
-        objectKeys.transcription(accountId, note_id),
-      );
-      if (!transcription) return [];
+      // An unreadable transcript is skipped here; reading the note marks its job failed.
+      const transcription = await readTranscription(deps, accountId, note_id);
+      if (transcription === 'unreadable') return [];
       const note_title = notes.get(note_id)?.title ?? '';
       const passages = passagesOf(transcription).map((passage) => ({ ...passage, note_id, note_title }));
       return scorePassages(passages, terms, idf)

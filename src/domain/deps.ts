@@ -11,4 +11,12 @@ export interface DomainDeps {
   /** The full-text index behind Ask. */
   search: SearchIndex;
   now: () => number;
+  /** How long a worker's claim on a job lasts without renewal (default DEFAULT_JOB_LEASE_MS). */
+  jobLeaseMs?: number;
+  /** Operational warnings (object keys and IDs only, never content). */
+  warn?: (message: string, fields: Record<string, unknown>) => void;
+  /** Where workers keep temporary files (default: the system temp folder). */
+  scratchRoot?: string;
+  /** Aborted when the runtime stops its workers (the local runtime's drain deadline). */
+  stopSignal?: () => AbortSignal;
 }

@@ -1,14 +1,18 @@
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import type { Insights } from './insights.ts';
-import { isInFlight, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
+import { isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
+import { requestJobRun } from './job-requests.ts';
+import { deleteJobOfKind } from './job-transitions.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
+import { failLostResult, readInsights } from './stored-results.ts';
 import { FailedJobError } from './transcription.ts';
 
 /**
- * generateInsights: one Insights job per note. A job already queued or running is returned as it
- * is; otherwise (none yet, completed, failed) a new run starts and will replace the Insights.
+ * generateInsights: one Insights job per note. A job a worker is running is returned as it is;
+ * otherwise (none yet, completed, failed, or its worker died) a new run starts and will replace the
+ * Insights.
  */
 export async function requestInsights(
   deps: DomainDeps,
@@ -24,14 +28,17 @@ export async function requestInsights(
   const now = deps.now();
   const fresh = queuedJob(accountId, noteId, 'insights', now);
   const { job, created } = await deps.notes.createJobIfAbsent(fresh);
-  if (!created && isInFlight(job)) return jobStatusView(job, note.title);
-  if (!created) {
+  if (!created && isHeld(job, now)) return jobStatusView(job, note.title);
+  if (!created && job.status !== 'queued') {
+    // Completed or failed (a new run), or processing by a worker that died (its lease ran out).
     const restarted: Job = { ...fresh, attempts: job.attempts };
     if (!(await deps.notes.replaceJob(job, restarted))) return requestInsights(deps, accountId, noteId);
-    await deps.queue.requestGeneration({ type: 'insights', account_id: accountId, note_id: noteId });
+    await requestJobRun(deps, restarted);
     return jobStatusView(restarted, note.title);
   }
-  await deps.queue.requestGeneration({ type: 'insights', account_id: accountId, note_id: noteId });
+  // New, or still queued: (re)sent, since a message lost with a stopped runtime would leave it queued
+  // for ever; the worker's claim makes a duplicate harmless.
+  await requestJobRun(deps, job);
   return jobStatusView(job, note.title);
 }
 
@@ -49,14 +56,29 @@ export async function getInsights(
   if (!job) throw new NotFoundError('This note has no Insights: generate them with generateInsights');
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
-  const insights = await deps.blobs.getJson<Insights>(objectKeys.insights(accountId, noteId));
-  if (!insights) throw new Error('Insights object missing for a completed job');
+  const insights = await readInsights(deps, accountId, noteId);
+  if (insights === 'unreadable') {
+    throw new FailedJobError(jobStatusView(await insightsLost(deps, job), note.title));
+  }
   return { kind: 'ready', insights };
+}
+
+/** Stored Insights that can no longer be read: the job fails, and generateInsights runs it again. */
+export function insightsLost(deps: DomainDeps, job: Job): Promise<Job> {
+  deps.warn?.('stored Insights unreadable; job marked failed', {
+    noteId: job.note_id,
+    object: objectKeys.insights(job.account_id, job.note_id),
+  });
+  return failLostResult(
+    deps,
+    job,
+    'The stored Insights could not be read (missing or damaged). Generate them again with generateInsights.',
+  );
 }
 
 /** Removes a note's Insights (with its transcription: they are derived from it). */
 export async function deleteInsights(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
-  const job = await deps.notes.getJob(accountId, noteId, 'insights');
-  if (job) await deps.notes.deleteJob(job);
+  // The job first: a run in progress loses its claim and removes what it wrote.
+  await deleteJobOfKind(deps, accountId, noteId, 'insights');
   await deps.blobs.delete(objectKeys.insights(accountId, noteId));
 }

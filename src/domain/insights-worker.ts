@@ -3,15 +3,20 @@ import type { InsightsEngine } from '../ports/insights-engine.ts';
 import type { DomainDeps } from './deps.ts';
 import { type Insights, insightsContent } from './insights.ts';
 import { GENERATION_STAGES } from './job.ts';
+import { holdJob } from './job-hold.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import { objectKeys } from './object-keys.ts';
-import type { Transcription } from './transcript.ts';
+import { readTranscription } from './stored-results.ts';
 
 export interface GenerationDeps extends DomainDeps {
   insights: InsightsEngine;
 }
 
 export type GenerationOutcome = 'completed' | 'failed' | 'skipped';
+
+/** Why generation stops when the transcript it starts from is gone or unreadable. */
+export const NO_TRANSCRIPTION = 'The note has no readable transcription any more: transcribe it again';
+const RETRY_HINT = 'Generate the Insights again to retry.';
 
 /**
  * Generates a note's Insights. Safe to run twice for the same request (the queue delivers at least
@@ -28,35 +33,41 @@ export async function runInsights(
   if (!note) return 'skipped';
   const claimed = await claimJob(deps, accountId, noteId, 'insights', GENERATION_STAGES.generating);
   if (!claimed) return 'skipped';
-
-  const transcription = await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId));
-  if (!transcription) {
-    return failJob(deps, accountId, noteId, 'insights', 'The note has no transcription any more');
-  }
-  let content: Insights;
-  try {
-    const generated = await deps.insights.generateInsights({
-      transcription,
-      title: note.title,
-      reference_time: note.audio?.uploaded_at ?? note.created_at,
-    });
-    content = {
-      note_id: noteId,
-      schema_version: 1,
-      engine: deps.insights.name,
-      generated_at: deps.now(),
-      ...insightsContent.parse(generated),
-    };
-  } catch (error) {
-    // Throttling passes with time: the queue retries. Anything else the engine could not recover from
-    // (it retries provider hiccups itself) ends the job; the detail never quotes model output.
-    if (error instanceof ProviderThrottledError) throw error;
-    const detail =
-      error instanceof GenerationFailedError ? error.message : 'The Insights could not be generated';
-    return failJob(deps, accountId, noteId, 'insights', `${detail}. Generate the Insights again to retry.`);
-  }
-  await deps.notes.updateJobStage(accountId, noteId, 'insights', GENERATION_STAGES.saving, deps.now());
   const key = objectKeys.insights(accountId, noteId);
-  await deps.blobs.putJson(key, content);
-  return completeJob(deps, accountId, noteId, 'insights', key);
+  return holdJob(
+    deps,
+    claimed,
+    { outputs: [key], requeueStage: GENERATION_STAGES.queued },
+    async (signal) => {
+      const transcription = await readTranscription(deps, accountId, noteId);
+      if (transcription === 'unreadable')
+        return failJob(deps, accountId, noteId, 'insights', NO_TRANSCRIPTION, claimed);
+      let content: Insights;
+      try {
+        const generated = await deps.insights.generateInsights({
+          transcription,
+          title: note.title,
+          reference_time: note.audio?.uploaded_at ?? note.created_at,
+        });
+        content = {
+          note_id: noteId,
+          schema_version: 1,
+          engine: deps.insights.name,
+          generated_at: deps.now(),
+          ...insightsContent.parse(generated),
+        };
+      } catch (error) {
+        // Throttling passes with time: the queue retries. Anything else the engine could not recover
+        // from (it retries provider hiccups itself) ends the job; the detail never quotes model output.
+        if (error instanceof ProviderThrottledError || signal.aborted) throw error;
+        const detail =
+          error instanceof GenerationFailedError ? error.message : 'The Insights could not be generated';
+        return failJob(deps, accountId, noteId, 'insights', `${detail}. ${RETRY_HINT}`, claimed);
+      }
+      signal.throwIfAborted();
+      await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now());
+      await deps.blobs.putJson(key, content);
+      return completeJob(deps, claimed, [key]);
+    },
+  );
 }

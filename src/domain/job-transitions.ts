@@ -1,53 +1,69 @@
 import type { DomainDeps } from './deps.ts';
-import type { Job, JobKind } from './job.ts';
+import { isHeld, type Job, type JobKind } from './job.ts';
 
 /**
  * The two ends of a job, shared by every kind. Both re-read and write conditionally, so a duplicate
- * worker, a user's resubmission or a deletion in between is noticed rather than overwritten.
+ * worker, a user's resubmission or a deletion in between is noticed rather than overwritten. The
+ * attempt number is the fencing token: a worker whose attempt was taken over can no longer change
+ * the job.
  */
 
+/** How long a claim holds a job without a renewal, when the deps do not say. */
+export const DEFAULT_JOB_LEASE_MS = 60_000;
+
+export function leaseMs(deps: DomainDeps): number {
+  return deps.jobLeaseMs ?? DEFAULT_JOB_LEASE_MS;
+}
+
 /**
- * Marks a processing job completed once its result is stored under `resultKey`. If the job was
- * deleted meanwhile (the note or its results were removed), the result is removed too.
+ * Marks the job that `held` claimed completed once its results are stored. If the job was deleted
+ * meanwhile (the note or its results were removed), the results written by this attempt are removed
+ * too, so nothing the work wrote outlives the deletion.
  */
 export async function completeJob(
   deps: DomainDeps,
-  accountId: string,
-  noteId: string,
-  kind: JobKind,
-  resultKey: string,
+  held: Job,
+  resultKeys: string[],
 ): Promise<'completed' | 'skipped'> {
   for (;;) {
-    const job = await deps.notes.getJob(accountId, noteId, kind);
+    const job = await deps.notes.getJob(held.account_id, held.note_id, held.kind);
     if (!job) {
-      await deps.blobs.delete(resultKey);
+      await Promise.all(resultKeys.map((key) => deps.blobs.delete(key)));
       return 'skipped';
     }
-    if (job.status !== 'processing') return 'skipped';
-    const done: Job = { ...job, status: 'completed', stage: 'completed', updated_at: deps.now() };
+    if (job.status !== 'processing' || job.attempts !== held.attempts) return 'skipped';
+    const { lease_expires_at: _released, progress: _progress, ...rest } = job;
+    const done: Job = { ...rest, status: 'completed', stage: 'completed', updated_at: deps.now() };
     if (await deps.notes.replaceJob(job, done)) return 'completed';
   }
 }
 
-/** Ends an in-flight job as failed with a detail the user can act on. */
+/**
+ * Ends an in-flight job as failed with a detail the user can act on. With `held`, only while that
+ * attempt still holds it (a worker's own failure); without, whoever holds it (the dead-letter queue).
+ */
 export async function failJob(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
   kind: JobKind,
   detail: string,
+  held?: Job,
 ): Promise<'failed' | 'skipped'> {
   for (;;) {
     const job = await deps.notes.getJob(accountId, noteId, kind);
     if (!job || job.status === 'completed' || job.status === 'failed') return 'skipped';
-    const failed: Job = { ...job, status: 'failed', stage: 'failed', detail, updated_at: deps.now() };
+    if (held && job.attempts !== held.attempts) return 'skipped';
+    const { lease_expires_at: _released, progress: _progress, ...rest } = job;
+    const failed: Job = { ...rest, status: 'failed', stage: 'failed', detail, updated_at: deps.now() };
     if (await deps.notes.replaceJob(job, failed)) return 'failed';
   }
 }
 
 /**
- * Takes a queued job (or one left processing by a worker that died) for this attempt. Losing the
- * claim means another delivery or a resubmission got there first; it does the work.
+ * Takes a queued job, or one whose worker died (processing, lease run out), for a new attempt with a
+ * fresh lease. Losing the claim means another delivery or a resubmission got there first, or a live
+ * worker holds the job: it does the work.
  */
 export async function claimJob(
   deps: DomainDeps,
@@ -57,13 +73,44 @@ export async function claimJob(
   stage: string,
 ): Promise<Job | null> {
   const job = await deps.notes.getJob(accountId, noteId, kind);
-  if (!job || job.status === 'completed' || job.status === 'failed') return null;
+  const now = deps.now();
+  if (!job || job.status === 'completed' || job.status === 'failed' || isHeld(job, now)) return null;
+  const { progress: _progress, ...rest } = job;
   const claimed: Job = {
-    ...job,
+    ...rest,
     status: 'processing',
     stage,
     attempts: job.attempts + 1,
-    updated_at: deps.now(),
+    updated_at: now,
+    lease_expires_at: now + leaseMs(deps),
   };
   return (await deps.notes.replaceJob(job, claimed)) ? claimed : null;
+}
+
+/**
+ * Puts a job back to `queued` (keeping its attempts) for the queue to run again, if it is still in
+ * flight in the attempt of `job`: work stopped with the runtime, or a worker that died. Returns the
+ * queued job, or null when it changed meanwhile (finished, deleted, taken by another attempt).
+ */
+export async function releaseJob(deps: DomainDeps, job: Job, stage: string): Promise<Job | null> {
+  for (;;) {
+    const current = await deps.notes.getJob(job.account_id, job.note_id, job.kind);
+    if (!current || current.status !== job.status || current.attempts !== job.attempts) return null;
+    const { lease_expires_at: _released, progress: _progress, ...rest } = current;
+    const queued: Job = { ...rest, status: 'queued', stage, updated_at: deps.now() };
+    if (await deps.notes.replaceJob(current, queued)) return queued;
+  }
+}
+
+/** Deletes a note's job of this kind whatever its state: a worker holding it loses its claim. */
+export async function deleteJobOfKind(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  kind: JobKind,
+): Promise<void> {
+  for (;;) {
+    const job = await deps.notes.getJob(accountId, noteId, kind);
+    if (!job || (await deps.notes.deleteJob(job))) return;
+  }
 }

@@ -2,12 +2,14 @@
  * Job state per note and kind: `queued -> processing (stage) -> completed | failed`.
  * Timestamps are epoch milliseconds.
  */
-export type JobKind =
-  | 'transcription'
-  | 'insights'
-  | 'artifact:epiphany'
-  | 'artifact:deep_research'
-  | 'artifact:podcast';
+export const JOB_KINDS = [
+  'transcription',
+  'insights',
+  'artifact:epiphany',
+  'artifact:deep_research',
+  'artifact:podcast',
+] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
 export type JobStatusValue = 'queued' | 'processing' | 'completed' | 'failed';
 
 /** Transcription stages, in order. `stage` narrows `status` for progress display. */
@@ -41,6 +43,13 @@ export interface Job {
   detail: string | null;
   /** 0..1 within the current stage, when the engine reports it. */
   progress?: number;
+  /**
+   * While `processing`: until when the worker that claimed it holds it (epoch ms). The worker renews
+   * it while it works; once it has passed, no worker holds the job and it may be claimed or restarted.
+   */
+  lease_expires_at?: number;
+  /** Artifact jobs: the resolved language the artifact is written in (what a re-sent request needs). */
+  language?: string;
 }
 
 /** The job status object of the API (spec: "Job status object"). */
@@ -97,4 +106,9 @@ export function queuedJob(
 
 export function isInFlight(job: Job): boolean {
   return job.status === 'queued' || job.status === 'processing';
+}
+
+/** A worker is working on it now: processing, with a lease that has not run out. */
+export function isHeld(job: Job, now: number): boolean {
+  return job.status === 'processing' && (job.lease_expires_at ?? 0) > now;
 }

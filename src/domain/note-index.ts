@@ -1,7 +1,6 @@
 import type { DomainDeps } from './deps.ts';
-import { objectKeys } from './object-keys.ts';
 import { termFrequencies } from './search-terms.ts';
-import type { Transcription } from './transcript.ts';
+import { readTranscription } from './stored-results.ts';
 
 /**
  * Brings a note's entry in the Ask index in line with the note: indexed when it is active and its
@@ -33,6 +32,6 @@ async function searchableTranscription(
     deps.notes.getJob(accountId, noteId, 'transcription'),
   ]);
   if (note?.state !== 'active' || job?.status !== 'completed') return null;
-  const transcription = await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId));
-  return transcription ? { title: note.title, text: transcription.full_text } : null;
+  const transcription = await readTranscription(deps, accountId, noteId);
+  return transcription === 'unreadable' ? null : { title: note.title, text: transcription.full_text };
 }

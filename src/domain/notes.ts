@@ -1,10 +1,13 @@
 import type { DomainDeps } from './deps.ts';
 import { NotFoundError } from './errors.ts';
-import type { Insights } from './insights.ts';
+import { insightsLost } from './insights-jobs.ts';
+import { JOB_KINDS } from './job.ts';
+import { deleteJobOfKind } from './job-transitions.ts';
 import type { Note, NoteChanges, NoteState } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { objectKeys } from './object-keys.ts';
-import type { Transcription } from './transcript.ts';
+import { readInsights, readTranscription } from './stored-results.ts';
+import { transcriptLost } from './transcription.ts';
 import { type NoteSummaryView, type NoteView, noteSummaryView, noteView } from './views.ts';
 
 export async function requireNote(deps: DomainDeps, accountId: string, noteId: string): Promise<Note> {
@@ -32,19 +35,23 @@ export async function listNotes(
 
 export async function getNote(deps: DomainDeps, accountId: string, noteId: string): Promise<NoteView> {
   const note = await requireNote(deps, accountId, noteId);
-  const [job, insightsJob] = await Promise.all([
+  let [job, insightsJob] = await Promise.all([
     deps.notes.getJob(accountId, noteId, 'transcription'),
     deps.notes.getJob(accountId, noteId, 'insights'),
   ]);
   const [transcription, insights] = await Promise.all([
-    job?.status === 'completed'
-      ? deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId))
-      : null,
-    insightsJob?.status === 'completed'
-      ? deps.blobs.getJson<Insights>(objectKeys.insights(accountId, noteId))
-      : null,
+    job?.status === 'completed' ? readTranscription(deps, accountId, noteId) : null,
+    insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
   ]);
-  return noteView(note, job, transcription, insights);
+  // A result that can no longer be read shows as its job failed, with the way back in its detail.
+  if (job && transcription === 'unreadable') job = await transcriptLost(deps, job);
+  if (insightsJob && insights === 'unreadable') await insightsLost(deps, insightsJob);
+  return noteView(
+    note,
+    job,
+    transcription === 'unreadable' ? null : transcription,
+    insights === 'unreadable' ? null : insights,
+  );
 }
 
 export async function updateNote(
@@ -61,11 +68,13 @@ export async function updateNote(
 }
 
 /**
- * Permanent deletion: objects first, then items, the note item last, so an interrupted deletion leaves
- * a note that can be deleted again rather than orphans nobody can reach.
+ * Permanent deletion. The jobs go first: a worker still busy with the note loses its claim, stops, and
+ * removes what it wrote (see holdJob, completeJob). Then objects, then the remaining items, the note
+ * item last, so an interrupted deletion leaves a note that can be deleted again rather than orphans.
  */
 export async function deleteNote(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
   await requireNote(deps, accountId, noteId);
+  await Promise.all(JOB_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, kind)));
   await deps.search.remove(accountId, noteId);
   await deps.blobs.deletePrefix(objectKeys.notePrefix(accountId, noteId));
   await deps.notes.deleteNoteItems(accountId, noteId);

@@ -1,5 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type BatchRecognitionJob,
@@ -12,14 +10,18 @@ import {
 import type { DomainDeps } from './deps.ts';
 import { UnreadableAudioError } from './errors.ts';
 import { type Job, TRANSCRIPTION_STAGES } from './job.ts';
+import { holdJob } from './job-hold.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { objectKeys } from './object-keys.ts';
+import { withScratchDir } from './scratch.ts';
 import { buildTranscription } from './transcript.ts';
 
 /** How often the job's progress is written while a long recording is recognised. */
 const PROGRESS_WRITE_INTERVAL_MS = 3000;
+/** Amazon Transcribe ends a job within hours; until then no worker should take the job over. */
+const BATCH_RECOGNITION_LEASE_MS = 6 * 60 * 60 * 1000;
 
 export interface WorkerDeps extends DomainDeps {
   speech: SpeechToText | BatchSpeechToText;
@@ -55,7 +57,8 @@ export async function runTranscription(
     if (trigger.upload) await deps.blobs.delete(audioKey);
     return 'skipped';
   }
-  if (trigger.upload && note.audio) {
+  // Only the first upload of a recording counts: a late or duplicate event changes nothing.
+  if (trigger.upload && note.audio && note.audio.uploaded_at === null) {
     note =
       (await deps.notes.setAudio(
         accountId,
@@ -75,10 +78,19 @@ export async function runTranscription(
   }
 
   if (isBatchEngine(deps.speech)) {
+    // The provider works on it from now on: its lease lasts as long as a batch job may run.
+    await deps.notes.renewLease(claimed, deps.now() + BATCH_RECOGNITION_LEASE_MS);
     await deps.speech.start({ accountId, noteId, attempt: claimed.attempts, hints: hintsOf(note) });
     return 'started';
   }
-  return recognizeHere(deps, deps.speech, note, claimed);
+  const engine = deps.speech;
+  const current = note;
+  return holdJob(
+    deps,
+    claimed,
+    { outputs: [objectKeys.transcription(accountId, noteId)], requeueStage: TRANSCRIPTION_STAGES.queued },
+    (signal) => recognizeHere(deps, engine, current, claimed, signal),
+  );
 }
 
 function hintsOf(note: Note): RecognitionHints {
@@ -91,35 +103,37 @@ async function recognizeHere(
   engine: SpeechToText,
   note: Note,
   job: Job,
+  signal: AbortSignal,
 ): Promise<TranscriptionOutcome> {
   const { account_id: accountId, note_id: noteId } = note;
   const audioKey = objectKeys.audio(accountId, noteId);
-  const workDir = await mkdtemp(join(tmpdir(), 'notes-transcription-'));
-  try {
-    const audioPath = join(workDir, 'audio');
-    if (!(await deps.blobs.downloadToFile(audioKey, audioPath))) {
-      return fail(deps, accountId, noteId, 'The recording was not found in storage: submit it again');
+  return withScratchDir(deps.scratchRoot, 'notes-transcription-', async (workDir) => {
+    try {
+      const audioPath = join(workDir, 'audio');
+      if (!(await deps.blobs.downloadToFile(audioKey, audioPath))) {
+        return fail(deps, job, 'The recording was not found in storage: submit it again');
+      }
+      let last = { stage: job.stage, at: 0 };
+      const result = await engine.transcribe(
+        audioPath,
+        async ({ stage, fraction }) => {
+          // A write per stage change, and progress within a stage at most every few seconds.
+          const now = deps.now();
+          if (stage === last.stage && (fraction === undefined || now - last.at < PROGRESS_WRITE_INTERVAL_MS))
+            return;
+          last = { stage, at: now };
+          await deps.notes.updateJobStage(job, stage, now, fraction);
+        },
+        hintsOf(note),
+        signal,
+      );
+      signal.throwIfAborted();
+      return await saveTranscript(deps, job, result);
+    } catch (error) {
+      if (!(error instanceof UnreadableAudioError)) throw error;
+      return failUnreadable(deps, note, job, error.message);
     }
-    let last = { stage: job.stage, at: 0 };
-    const result = await engine.transcribe(
-      audioPath,
-      async ({ stage, fraction }) => {
-        // A write per stage change, and progress within a stage at most every few seconds.
-        const now = deps.now();
-        if (stage === last.stage && (fraction === undefined || now - last.at < PROGRESS_WRITE_INTERVAL_MS))
-          return;
-        last = { stage, at: now };
-        await deps.notes.updateJobStage(accountId, noteId, 'transcription', stage, now, fraction);
-      },
-      hintsOf(note),
-    );
-    return saveTranscript(deps, accountId, noteId, result);
-  } catch (error) {
-    if (!(error instanceof UnreadableAudioError)) throw error;
-    return failUnreadable(deps, note, error.message);
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The event of a batch recognition job (Amazon Transcribe) that ended. */
@@ -149,10 +163,10 @@ export async function finishBatchTranscription(
     if (!note || !job || job.status !== 'processing' || job.attempts !== attempt) return 'skipped';
     if (!ended.succeeded) {
       const reason = `Speech recognition failed: ${ended.failureReason ?? 'no reason given'}.`;
-      if (ended.permanent) return failUnreadable(deps, note, reason);
-      return fail(deps, accountId, noteId, `${reason} Submit the note again to retry.`);
+      if (ended.permanent) return failUnreadable(deps, note, job, reason);
+      return fail(deps, job, `${reason} Submit the note again to retry.`);
     }
-    return saveTranscript(deps, accountId, noteId, await deps.speech.result(ended.job));
+    return saveTranscript(deps, job, await deps.speech.result(ended.job));
   } finally {
     await deps.speech.cleanUp(ended.job);
   }
@@ -160,28 +174,30 @@ export async function finishBatchTranscription(
 
 async function saveTranscript(
   deps: WorkerDeps,
-  accountId: string,
-  noteId: string,
+  job: Job,
   result: RecognitionResult,
 ): Promise<TranscriptionOutcome> {
-  await deps.notes.updateJobStage(
-    accountId,
-    noteId,
-    'transcription',
-    TRANSCRIPTION_STAGES.saving,
-    deps.now(),
-  );
+  await deps.notes.updateJobStage(job, TRANSCRIPTION_STAGES.saving, deps.now());
   const transcription = buildTranscription(result.words, {
     duration_ms: result.duration_ms,
     engine: deps.engineName,
     language: deps.language,
   });
-  await deps.blobs.putJson(objectKeys.transcription(accountId, noteId), transcription);
-  return complete(deps, accountId, noteId);
+  const key = objectKeys.transcription(job.account_id, job.note_id);
+  await deps.blobs.putJson(key, transcription);
+  const outcome = await completeJob(deps, job, [key]);
+  // Then the note joins the Ask index.
+  await syncNoteIndex(deps, job.account_id, job.note_id);
+  return outcome;
 }
 
 /** Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload. */
-async function failUnreadable(deps: WorkerDeps, note: Note, detail: string): Promise<TranscriptionOutcome> {
+async function failUnreadable(
+  deps: WorkerDeps,
+  note: Note,
+  job: Job,
+  detail: string,
+): Promise<TranscriptionOutcome> {
   await deps.blobs.delete(objectKeys.audio(note.account_id, note.note_id));
   if (note.audio) {
     await deps.notes.setAudio(
@@ -191,28 +207,10 @@ async function failUnreadable(deps: WorkerDeps, note: Note, detail: string): Pro
       deps.now(),
     );
   }
-  return fail(deps, note.account_id, note.note_id, detail);
+  return fail(deps, job, detail);
 }
 
-/** Completes the job, then adds the note to the Ask index. */
-async function complete(deps: WorkerDeps, accountId: string, noteId: string): Promise<TranscriptionOutcome> {
-  const outcome = await completeJob(
-    deps,
-    accountId,
-    noteId,
-    'transcription',
-    objectKeys.transcription(accountId, noteId),
-  );
-  await syncNoteIndex(deps, accountId, noteId);
-  return outcome;
-}
-
-/** Ends an in-flight transcription as failed with a detail the user can act on. */
-function fail(
-  deps: DomainDeps,
-  accountId: string,
-  noteId: string,
-  detail: string,
-): Promise<TranscriptionOutcome> {
-  return failJob(deps, accountId, noteId, 'transcription', detail);
+/** Ends this attempt's transcription as failed with a detail the user can act on. */
+function fail(deps: DomainDeps, job: Job, detail: string): Promise<TranscriptionOutcome> {
+  return failJob(deps, job.account_id, job.note_id, 'transcription', detail, job);
 }

@@ -4,7 +4,7 @@ import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { deleteInsights } from './insights-jobs.ts';
 import {
-  isInFlight,
+  isHeld,
   type Job,
   type JobStatusView,
   jobStatusView,
@@ -12,8 +12,11 @@ import {
   TRANSCRIPTION_STAGES,
 } from './job.ts';
 import type { Note } from './note.ts';
+import { syncNoteIndex } from './note-index.ts';
+import { requestJobRun } from './job-requests.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
+import { failLostResult, readTranscription } from './stored-results.ts';
 import type { Transcription } from './transcript.ts';
 import { withSpeakerNames } from './transcript-exports.ts';
 
@@ -73,12 +76,14 @@ export async function submitTranscription(
     case 'failed':
       return restart(deps, note, job, input);
     case 'processing':
-      return { kind: 'accepted', job: jobStatusView(job, note.title) };
+      // A worker holds it: the same job back. Its worker died (the lease ran out): a new attempt.
+      if (isHeld(job, deps.now())) return { kind: 'accepted', job: jobStatusView(job, note.title) };
+      return restart(deps, note, job, input);
     case 'queued':
       if (job.stage === TRANSCRIPTION_STAGES.awaitingUpload) return offerUpload(deps, note, job, input);
       // Sent on every repeat, not only on creation: a crash between writing the job and sending would
       // otherwise leave it queued forever. The worker's claim makes a duplicate request harmless.
-      await requestTranscription(deps, note);
+      await requestJobRun(deps, job);
       return { kind: 'accepted', job: jobStatusView(job, note.title) };
   }
 }
@@ -87,15 +92,10 @@ function hasUsableAudio(note: Note): boolean {
   return note.audio?.uploaded_at != null;
 }
 
-function requestTranscription(deps: DomainDeps, note: Note): Promise<void> {
-  return deps.queue.requestTranscription({
-    type: 'transcribe',
-    account_id: note.account_id,
-    note_id: note.note_id,
-  });
-}
-
-/** A new attempt: from the stored audio when it is usable, otherwise from a new upload. */
+/**
+ * A new attempt after a failure, a deleteTranscription, or a worker that died: from the stored audio
+ * when it is usable, otherwise from a new upload.
+ */
 async function restart(
   deps: DomainDeps,
   note: Note,
@@ -120,7 +120,7 @@ async function restart(
     return submitTranscription(deps, note.account_id, note.note_id, input);
   }
   if (!hasAudio) return offerUpload(deps, note, next, input);
-  await requestTranscription(deps, note);
+  await requestJobRun(deps, next);
   return { kind: 'accepted', job: jobStatusView(next, note.title) };
 }
 
@@ -161,8 +161,10 @@ export async function getTranscription(
   const job = await requireTranscriptionJob(deps, accountId, noteId);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
-  const transcription = await deps.blobs.getJson<Transcription>(objectKeys.transcription(accountId, noteId));
-  if (!transcription) throw new Error(`Transcript object missing for a completed job`);
+  const transcription = await readTranscription(deps, accountId, noteId);
+  if (transcription === 'unreadable') {
+    throw new FailedJobError(jobStatusView(await transcriptLost(deps, job), note.title));
+  }
   return {
     kind: 'ready',
     transcription: withSpeakerNames(transcription, note.speaker_names),
@@ -170,7 +172,11 @@ export async function getTranscription(
   };
 }
 
-/** Removes generated results; the note and its audio stay, so the audio can be transcribed again. */
+/**
+ * Removes generated results; the note and its audio stay, so the audio can be transcribed again. A
+ * transcription still queued or running is cancelled: its job goes first, so the worker loses its
+ * claim, stops and keeps nothing it wrote.
+ */
 export async function deleteTranscription(
   deps: DomainDeps,
   accountId: string,
@@ -178,9 +184,6 @@ export async function deleteTranscription(
 ): Promise<void> {
   await requireNote(deps, accountId, noteId);
   const job = await requireTranscriptionJob(deps, accountId, noteId);
-  if (isInFlight(job) && job.stage !== TRANSCRIPTION_STAGES.awaitingUpload) {
-    throw new ConflictError('The transcription is in progress: delete it once it has completed or failed');
-  }
   if (!(await deps.notes.deleteJob(job))) {
     throw new ConflictError('The transcription changed while it was being deleted: try again');
   }
@@ -190,6 +193,23 @@ export async function deleteTranscription(
   await deleteInsights(deps, accountId, noteId);
   await deleteArtifacts(deps, accountId, noteId);
 }
+
+/**
+ * The transcript of a completed job can no longer be read: the job fails with the way back (a new
+ * submission transcribes the stored audio again) and the note leaves the Ask index meanwhile.
+ */
+export async function transcriptLost(deps: DomainDeps, job: Job): Promise<Job> {
+  deps.warn?.('stored transcript unreadable; job marked failed', {
+    noteId: job.note_id,
+    object: objectKeys.transcription(job.account_id, job.note_id),
+  });
+  const failed = await failLostResult(deps, job, TRANSCRIPT_LOST);
+  await syncNoteIndex(deps, job.account_id, job.note_id);
+  return failed;
+}
+
+const TRANSCRIPT_LOST =
+  'The stored transcript could not be read (missing or damaged). Submit the note again with the same note ID to transcribe its stored audio again.';
 
 async function requireTranscriptionJob(deps: DomainDeps, accountId: string, noteId: string): Promise<Job> {
   const job = await deps.notes.getJob(accountId, noteId, 'transcription');

@@ -1,8 +1,10 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
+import { type Resumed, resumeJob } from '../domain/job-recovery.ts';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { generateSigningKey } from '../oauth/signing-key.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
@@ -16,12 +18,16 @@ import {
   queueWorkers,
 } from '../routes.ts';
 import { getServices } from '../services.ts';
+import { stopRunningWork } from '../worker-stop.ts';
 import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
+/** Under the data directory: the workers' temporary files. */
+const WORK_DIR = 'work';
+const DEFAULT_DRAIN_SECONDS = 10;
 
 export interface LocalRuntimeOptions {
   dataDir: string;
@@ -34,6 +40,8 @@ export interface LocalRuntimeOptions {
   maxReceiveCount?: number;
   /** Run the queue workers (default). Fault tests turn them off to play the part of a failing worker first. */
   workers?: boolean;
+  /** How long stop() lets running work finish before returning it to the queue (default 10 s). */
+  drainSeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -44,6 +52,12 @@ export interface LocalRuntime {
   /** Set only on the first start, when the local account's key was created. */
   newApiKey: string | null;
   info: RuntimeInfo;
+  /** What start-up recovery found in flight from the previous run (see src/domain/job-recovery.ts). */
+  recovered: Record<Resumed, number>;
+  /**
+   * Stops taking requests, lets running work finish for the drain time, then stops it (each job goes
+   * back to `queued`, resumed on the next start) and shuts the stand-ins down.
+   */
   stop(): Promise<void>;
 }
 
@@ -67,6 +81,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const log = options.log ?? ((line: string) => console.error(line));
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // Workers' temporary files live here; whatever a killed run left behind goes now.
+  const workDir = join(dataDir, WORK_DIR);
+  await rm(workDir, { recursive: true, force: true });
+  await mkdir(workDir, { recursive: true, mode: 0o700 });
 
   const emulators = await startEmulators({
     dataDir,
@@ -89,6 +107,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_DYNAMODB_ENDPOINT: emulators.endpoints.dynamodb,
     NOTES_S3_ENDPOINT: emulators.endpoints.s3,
     NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,
+    NOTES_WORK_DIR: workDir,
   });
   const server = createApiServer(await loadRoutes(), await publishedDocs());
   await new Promise<void>((done, fail) => {
@@ -119,6 +138,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     ),
   );
 
+  // The queues live in memory: work that was queued or running when the last run stopped is found
+  // in the job records and queued again.
+  const recovered = await resumeInterruptedJobs(log);
+
   const info: RuntimeInfo = {
     pid: process.pid,
     api_url: apiUrl,
@@ -136,14 +159,44 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     dataDir,
     newApiKey,
     info,
+    recovered,
     async stop() {
-      await new Promise<void>((done) => server.close(() => done()));
-      server.closeAllConnections();
+      const closed = new Promise<void>((done) => server.close(() => done()));
+      server.closeIdleConnections();
+      const drainMs = (options.drainSeconds ?? DEFAULT_DRAIN_SECONDS) * 1000;
+      const deadline = setTimeout(() => {
+        log(`Work still running after ${drainMs / 1000} s: returning it to the queue`);
+        stopRunningWork();
+      }, drainMs);
       await Promise.all(eventSources.map((source) => source.stop()));
+      clearTimeout(deadline);
+      server.closeAllConnections();
+      await closed;
       sqs.destroy();
       await emulators.stop();
     },
   };
+}
+
+/** Sends again the work of every job left in flight by the previous run; logs one line of totals. */
+async function resumeInterruptedJobs(log: (line: string) => void): Promise<Record<Resumed, number>> {
+  const services = getServices();
+  const counts: Record<Resumed, number> = {
+    requeued: 0,
+    upload_found: 0,
+    awaiting_upload: 0,
+    failed: 0,
+    changed: 0,
+  };
+  for await (const job of (services.notes as DynamoNoteStore).scanInFlightJobs()) {
+    counts[await resumeJob(services, job)] += 1;
+  }
+  if (counts.requeued + counts.upload_found + counts.failed > 0) {
+    log(
+      `Resumed interrupted work: ${counts.requeued} job(s) queued again, ${counts.upload_found} upload(s) picked up, ${counts.failed} given up`,
+    );
+  }
+  return counts;
 }
 
 /**

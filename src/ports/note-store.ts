@@ -39,15 +39,13 @@ export interface NoteStore {
    * (optimistic concurrency). Returns false when someone else changed or removed it first.
    */
   replaceJob(expected: Job, next: Job): Promise<boolean>;
-  /** Updates the stage, and the progress (0..1) within it when known, of a job still processing; false when it is not. */
-  updateJobStage(
-    accountId: string,
-    noteId: string,
-    kind: JobKind,
-    stage: string,
-    now: number,
-    progress?: number,
-  ): Promise<boolean>;
+  /**
+   * Updates the stage, and the progress (0..1) within it when known, of a job still processing in the
+   * attempt `held` claimed; false when it is not (deleted, finished, or taken over by a later attempt).
+   */
+  updateJobStage(held: Job, stage: string, now: number, progress?: number): Promise<boolean>;
+  /** Extends the lease of a job still processing in the attempt `held` claimed; false when it is not. */
+  renewLease(held: Job, until: number): Promise<boolean>;
   /** Deletes the job if it still matches `expected` (same updated_at); false otherwise. */
   deleteJob(expected: Job): Promise<boolean>;
 }

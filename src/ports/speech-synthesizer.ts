@@ -17,5 +17,9 @@ export interface SpeechSynthesizer {
    */
   hostVoices(language: string): [string, string] | null;
   /** Renders the lines in order, with a short pause between them, as one MP3 file at `outputPath`. */
-  synthesize(lines: SynthesisLine[], outputPath: string): Promise<{ duration_ms: number }>;
+  synthesize(
+    lines: SynthesisLine[],
+    outputPath: string,
+    signal?: AbortSignal,
+  ): Promise<{ duration_ms: number }>;
 }

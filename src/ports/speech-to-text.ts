@@ -39,6 +39,7 @@ export interface SpeechToText {
     audioPath: string,
     onProgress?: (progress: RecognitionProgress) => Promise<void> | void,
     hints?: RecognitionHints,
+    signal?: AbortSignal,
   ): Promise<RecognitionResult>;
 }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as transcriptionWorker } from '../../functions/transcriptionWorker.ts';
 import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
-import { runTranscription } from '../../src/domain/transcription-worker.ts';
+import { claimJob } from '../../src/domain/job-transitions.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
 import { getWorkerServices } from '../../src/worker-services.ts';
@@ -37,18 +37,16 @@ describe('faults lose nothing', () => {
     const noteId = randomUUID();
     await submitAndUpload(api, noteId, file, contentType);
 
-    // The dying worker: receives the upload event and claims the job, then hangs forever.
+    // The dying worker: receives the upload event and claims the job with a 2 s lease, then dies: it
+    // never renews the lease, finishes, or deletes the message.
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({ QueueUrl: runtime.info.queue_urls.transcription, WaitTimeSeconds: 10 }),
     );
     expect(Messages).toHaveLength(1);
     const [trigger] = parseTranscriptionMessage(Messages[0]?.Body ?? '');
     expect(trigger?.noteId).toBe(noteId);
-    const hangingEngine = { transcribe: () => new Promise<never>(() => undefined) };
-    void runTranscription(
-      { ...getWorkerServices(), speech: hangingEngine },
-      trigger as NonNullable<typeof trigger>,
-    );
+    const dying = { ...getWorkerServices(), jobLeaseMs: 2_000 };
+    expect(await claimJob(dying, trigger?.accountId ?? '', noteId, 'transcription', 'decoding')).not.toBeNull();
     const claimed = await pollUntil(async () => {
       const response = await api('GET', `/v1/notes/${noteId}/transcription`);
       return response.body.status === 'processing' ? response : null;

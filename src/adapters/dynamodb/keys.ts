@@ -35,7 +35,9 @@ import type { NoteState } from '../../domain/note.ts';
  */
 export const GSI1 = 'gsi1';
 
-const accountPk = (accountId: string) => `ACCOUNT#${accountId}`;
+const ACCOUNT_PK_PREFIX = 'ACCOUNT#';
+const JOB_SK_MARKER = '#JOB#';
+const accountPk = (accountId: string) => `${ACCOUNT_PK_PREFIX}${accountId}`;
 const notePrefix = (noteId: string) => `NOTE#${noteId}`;
 
 export const keys = {
@@ -53,7 +55,7 @@ export const keys = {
   }),
   job: (accountId: string, noteId: string, kind: JobKind) => ({
     pk: accountPk(accountId),
-    sk: `${notePrefix(noteId)}#JOB#${kind}`,
+    sk: `${notePrefix(noteId)}${JOB_SK_MARKER}${kind}`,
   }),
   noteIndexEntry: (accountId: string, noteId: string) => ({
     pk: accountPk(accountId),
@@ -89,6 +91,9 @@ export const keys = {
     skPrefix: notePrefix(noteId),
   }),
 };
+
+/** What tells a job item apart in a scan: its partition is an account's, its sort key has the job marker. */
+export const jobItemPattern = { pkPrefix: ACCOUNT_PK_PREFIX, skContains: JOB_SK_MARKER };
 
 export function notesByState(accountId: string, state: NoteState): string {
   return `${accountPk(accountId)}#NOTES#${state}`;

@@ -4,6 +4,7 @@ import {
   GetCommand,
   PutCommand,
   QueryCommand,
+  ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError } from '../../domain/errors.ts';
@@ -12,7 +13,7 @@ import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.
 import type { NotePage, NoteStore } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
 import { isConditionalCheckFailed, withoutKeys } from './client.ts';
-import { GSI1, keys, notesByState } from './keys.ts';
+import { GSI1, jobItemPattern, keys, notesByState } from './keys.ts';
 
 export class DynamoNoteStore implements NoteStore {
   constructor(
@@ -184,28 +185,58 @@ export class DynamoNoteStore implements NoteStore {
     );
   }
 
-  async updateJobStage(
-    accountId: string,
-    noteId: string,
-    kind: JobKind,
-    stage: string,
-    now: number,
-    progress?: number,
-  ): Promise<boolean> {
-    const values: Record<string, unknown> = { ':stage': stage, ':now': now, ':processing': 'processing' };
+  async updateJobStage(held: Job, stage: string, now: number, progress?: number): Promise<boolean> {
+    const values: Record<string, unknown> = { ':stage': stage, ':now': now };
     if (progress !== undefined) values[':progress'] = Math.round(progress * 1000) / 1000;
+    // A stage without a known progress must not keep the previous stage's figure.
+    const update =
+      progress === undefined
+        ? 'SET stage = :stage, updated_at = :now REMOVE progress'
+        : 'SET stage = :stage, updated_at = :now, progress = :progress';
+    return this.updateHeldJob(held, update, values);
+  }
+
+  async renewLease(held: Job, until: number): Promise<boolean> {
+    return this.updateHeldJob(held, 'SET lease_expires_at = :until', { ':until': until });
+  }
+
+  /**
+   * The jobs still queued or processing, across accounts. Only the local runtime's start-up recovery
+   * uses it (a full scan: on AWS, SQS keeps the work instead).
+   */
+  async *scanInFlightJobs(): AsyncIterable<Job> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression:
+            'begins_with(pk, :account) AND contains(sk, :job) AND #status IN (:queued, :processing)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':account': jobItemPattern.pkPrefix,
+            ':job': jobItemPattern.skContains,
+            ':queued': 'queued',
+            ':processing': 'processing',
+          },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) yield withoutKeys<Job>(item);
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  /** An update fenced by the attempt: only the worker that claimed this attempt may make it. */
+  private updateHeldJob(held: Job, update: string, values: Record<string, unknown>): Promise<boolean> {
     return this.conditionally(
       new UpdateCommand({
         TableName: this.tableName,
-        Key: keys.job(accountId, noteId, kind),
-        // A stage without a known progress must not keep the previous stage's figure.
-        UpdateExpression:
-          progress === undefined
-            ? 'SET stage = :stage, updated_at = :now REMOVE progress'
-            : 'SET stage = :stage, updated_at = :now, progress = :progress',
-        ConditionExpression: '#status = :processing',
+        Key: keys.job(held.account_id, held.note_id, held.kind),
+        UpdateExpression: update,
+        ConditionExpression: '#status = :processing AND attempts = :attempts',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
+        ExpressionAttributeValues: { ...values, ':processing': 'processing', ':attempts': held.attempts },
       }),
     );
   }

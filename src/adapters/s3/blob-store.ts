@@ -6,12 +6,13 @@ import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { BlobStore, UploadTarget } from '../../ports/blob-store.ts';
+import { type BlobStore, StoredObjectUnreadableError, type UploadTarget } from '../../ports/blob-store.ts';
 
 export class S3BlobStore implements BlobStore {
   constructor(
@@ -78,7 +79,7 @@ export class S3BlobStore implements BlobStore {
     try {
       const { Body } = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       if (!Body) return null;
-      return JSON.parse(await Body.transformToString('utf8')) as T;
+      return parseJson<T>(key, await Body.transformToString('utf8'));
     } catch (error) {
       if (isNoSuchKey(error)) return null;
       throw error;
@@ -93,6 +94,16 @@ export class S3BlobStore implements BlobStore {
       return true;
     } catch (error) {
       if (isNoSuchKey(error)) return false;
+      throw error;
+    }
+  }
+
+  async objectSize(key: string): Promise<number | null> {
+    try {
+      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return head.ContentLength ?? 0;
+    } catch (error) {
+      if (isNoSuchKey(error)) return null;
       throw error;
     }
   }
@@ -126,6 +137,15 @@ export class S3BlobStore implements BlobStore {
       token = page.NextContinuationToken;
     } while (token);
     return keys;
+  }
+}
+
+/** The parser's message quotes the text: it is replaced by one naming the object only. */
+function parseJson<T>(key: string, text: string): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new StoredObjectUnreadableError(key);
   }
 }
 

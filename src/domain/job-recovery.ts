@@ -1,0 +1,70 @@
+import type { DomainDeps } from './deps.ts';
+import { GENERATION_STAGES, type Job, TRANSCRIPTION_STAGES } from './job.ts';
+import { requestJobRun } from './job-requests.ts';
+import { failJob, releaseJob } from './job-transitions.ts';
+import { objectKeys } from './object-keys.ts';
+import { readTranscription } from './stored-results.ts';
+
+/**
+ * A job found in flight when a runtime starts belongs to a run that stopped or died: queued work
+ * whose message was lost, or work a dead worker held. Each is sent to the queue again and completes
+ * once (the claim and the fenced writes see to that). A job interrupted this many times fails
+ * instead: it is likely what brings the runtime down.
+ */
+export const MAX_ATTEMPTS_BEFORE_GIVING_UP = 5;
+
+export type Resumed = 'requeued' | 'upload_found' | 'awaiting_upload' | 'failed' | 'changed';
+
+export async function resumeJob(deps: DomainDeps, job: Job): Promise<Resumed> {
+  if (job.status === 'processing') {
+    if (job.attempts >= MAX_ATTEMPTS_BEFORE_GIVING_UP) {
+      const detail = `The work was interrupted ${job.attempts} times and was given up. Request it again to retry.`;
+      return (await failJob(deps, job.account_id, job.note_id, job.kind, detail, job)) === 'failed'
+        ? 'failed'
+        : 'changed';
+    }
+    const stage = job.kind === 'transcription' ? TRANSCRIPTION_STAGES.queued : GENERATION_STAGES.queued;
+    const queued = await releaseJob(deps, job, stage);
+    if (!queued) return 'changed';
+    await requestRun(deps, queued);
+    return 'requeued';
+  }
+  if (job.kind === 'transcription' && job.stage === TRANSCRIPTION_STAGES.awaitingUpload) {
+    return (await recordArrivedUpload(deps, job)) ? 'upload_found' : 'awaiting_upload';
+  }
+  await requestRun(deps, job);
+  return 'requeued';
+}
+
+/**
+ * An upload that reached storage while the runtime stopped (its event was lost with the queue) is
+ * taken as if the event had come: the note records it and the job is queued.
+ */
+async function recordArrivedUpload(deps: DomainDeps, job: Job): Promise<boolean> {
+  const size = await deps.blobs.objectSize(objectKeys.audio(job.account_id, job.note_id));
+  const note = size === null ? null : await deps.notes.getNote(job.account_id, job.note_id);
+  if (size === null || !note?.audio) return false;
+  if (note.audio.uploaded_at === null) {
+    await deps.notes.setAudio(
+      job.account_id,
+      job.note_id,
+      { ...note.audio, size_bytes: size, uploaded_at: deps.now() },
+      deps.now(),
+    );
+  }
+  const queued: Job = { ...job, stage: TRANSCRIPTION_STAGES.queued, updated_at: deps.now() };
+  if (!(await deps.notes.replaceJob(job, queued))) return false;
+  await requestJobRun(deps, queued);
+  return true;
+}
+
+/** Artifact jobs written before jobs recorded their language take the transcript's. */
+async function requestRun(deps: DomainDeps, job: Job): Promise<void> {
+  if (!job.kind.startsWith('artifact:') || job.language) return requestJobRun(deps, job);
+  const transcription = await readTranscription(deps, job.account_id, job.note_id);
+  if (transcription === 'unreadable') {
+    await failJob(deps, job.account_id, job.note_id, job.kind, 'The note has no readable transcription any more');
+    return;
+  }
+  return requestJobRun(deps, job, transcription.language);
+}

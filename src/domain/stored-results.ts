@@ -1,0 +1,135 @@
+import * as z from 'zod';
+import { StoredObjectUnreadableError } from '../ports/blob-store.ts';
+import {
+  type Artifact,
+  type ArtifactKind,
+  deepResearchContent,
+  epiphanyContent,
+  PODCAST_HOSTS,
+  podcastScript,
+} from './artifacts.ts';
+import type { DomainDeps } from './deps.ts';
+import { type Insights, insightsContent } from './insights.ts';
+import type { Job } from './job.ts';
+import { objectKeys } from './object-keys.ts';
+import type { Transcription } from './transcript.ts';
+
+/**
+ * Reading results back from object storage without trusting them blindly: an object that should be
+ * there may be missing or damaged (a disk fault, a hand edit). Each reader answers the parsed result,
+ * or `unreadable`; callers turn that into a failed job with a detail that says how to recover, never
+ * a lasting 500. Parse errors are never passed on: their messages quote the content.
+ */
+
+export type StoredRead<T> = T | 'unreadable';
+
+const segment = z.object({
+  start_ms: z.number().nonnegative(),
+  end_ms: z.number().nonnegative(),
+  speaker: z.string(),
+  text: z.string(),
+  has_overlap: z.boolean(),
+});
+
+const transcriptionSchema = z.looseObject({
+  full_text: z.string(),
+  timestamped_full_text: z.string(),
+  conversation_segments: z.array(segment),
+  duration_ms: z.number().nonnegative(),
+  language: z.string(),
+  engine: z.string(),
+});
+
+const insightsSchema = z.looseObject({
+  ...insightsContent.shape,
+  note_id: z.string(),
+  schema_version: z.literal(1),
+  engine: z.string(),
+  generated_at: z.number(),
+});
+
+const podcastContent = z.looseObject({
+  hosts: z.array(z.object({ id: z.enum(PODCAST_HOSTS), name: z.string(), voice: z.string() })),
+  script: podcastScript.shape.lines,
+  audio: z.looseObject({
+    content_type: z.literal('audio/mpeg'),
+    duration_ms: z.number(),
+    bytes: z.number(),
+  }),
+});
+
+const artifactContentSchemas = {
+  epiphany: epiphanyContent,
+  deep_research: deepResearchContent,
+  podcast: podcastContent,
+} as const;
+
+function artifactSchema(kind: ArtifactKind) {
+  return z.looseObject({
+    note_id: z.string(),
+    kind: z.literal(kind),
+    schema_version: z.literal(1),
+    title: z.string(),
+    language: z.string(),
+    engine: z.string(),
+    generated_at: z.number(),
+    content: artifactContentSchemas[kind],
+  });
+}
+
+export function readTranscription(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+): Promise<StoredRead<Transcription>> {
+  return readStored(deps, objectKeys.transcription(accountId, noteId), transcriptionSchema);
+}
+
+export function readInsights(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+): Promise<StoredRead<Insights>> {
+  return readStored(deps, objectKeys.insights(accountId, noteId), insightsSchema) as Promise<
+    StoredRead<Insights>
+  >;
+}
+
+export function readArtifactObject(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  kind: ArtifactKind,
+): Promise<StoredRead<Artifact>> {
+  return readStored(deps, objectKeys.artifact(accountId, noteId, kind), artifactSchema(kind)) as Promise<
+    StoredRead<Artifact>
+  >;
+}
+
+async function readStored<T>(deps: DomainDeps, key: string, schema: z.ZodType<T>): Promise<StoredRead<T>> {
+  let value: unknown;
+  try {
+    value = await deps.blobs.getJson<unknown>(key);
+  } catch (error) {
+    if (error instanceof StoredObjectUnreadableError) return 'unreadable';
+    throw error;
+  }
+  if (value === null) return 'unreadable';
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : 'unreadable';
+}
+
+/**
+ * Ends a completed job whose stored result can no longer be read as failed, with a detail naming the
+ * way back (a new request runs it again: a transcription from the stored audio). Returns the job as
+ * it is now (failed, or whatever a concurrent change made it).
+ */
+export async function failLostResult(deps: DomainDeps, job: Job, detail: string): Promise<Job> {
+  for (let current: Job | null = job; current; ) {
+    if (current.status !== 'completed') return current;
+    const failed: Job = { ...current, status: 'failed', stage: 'failed', detail, updated_at: deps.now() };
+    if (await deps.notes.replaceJob(current, failed)) return failed;
+    current = await deps.notes.getJob(job.account_id, job.note_id, job.kind);
+  }
+  return job;
+}
