@@ -49,17 +49,25 @@ export async function submitTranscription(
   input: SubmitTranscriptionInput,
 ): Promise<SubmitTranscriptionResult> {
   const now = deps.now();
-  const { note } = await deps.notes.createNoteIfAbsent({
-    account_id: accountId,
-    note_id: noteId,
-    title: input.title,
-    state: 'active',
-    created_at: now,
-    updated_at: now,
-    trashed_at: null,
-    audio: { content_type: input.content_type, size_bytes: input.size_bytes, uploaded_at: null },
-    ...(input.speakers_expected ? { speakers_expected: input.speakers_expected } : {}),
-  });
+  let note = await deps.notes.getNote(accountId, noteId);
+  if (!note) {
+    // The job is written before the note, so a note is never seen without its job: a submission cut
+    // short (a full disk, a crash) leaves at most a job nobody sees, which the next submission reuses.
+    await deps.notes.createJobIfAbsent(
+      queuedJob(accountId, noteId, 'transcription', now, TRANSCRIPTION_STAGES.awaitingUpload),
+    );
+    ({ note } = await deps.notes.createNoteIfAbsent({
+      account_id: accountId,
+      note_id: noteId,
+      title: input.title,
+      state: 'active',
+      created_at: now,
+      updated_at: now,
+      trashed_at: null,
+      audio: { content_type: input.content_type, size_bytes: input.size_bytes, uploaded_at: null },
+      ...(input.speakers_expected ? { speakers_expected: input.speakers_expected } : {}),
+    }));
+  }
   if (note.state === 'trashed') {
     throw new ConflictError('This note is in the trash: restore it with updateNote before submitting audio');
   }

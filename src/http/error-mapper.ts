@@ -29,6 +29,11 @@ export function toErrorResponse(error: unknown): APIGatewayProxyStructuredResult
     logger.warn('Text provider failed', { error: error.message });
     return jsonResponse(502, { detail: 'An answer could not be generated; retry later.' });
   }
+  const fault = storageFault(error);
+  if (fault) {
+    logger.error('Storage fault', { fault: fault.status, error: errorName(error) });
+    return jsonResponse(fault.status, { detail: fault.detail });
+  }
   logger.error('Unhandled error', {
     error:
       error instanceof Error
@@ -38,4 +43,33 @@ export function toErrorResponse(error: unknown): APIGatewayProxyStructuredResult
   return jsonResponse(500, {
     detail: 'Internal error: the request could not be completed. Try again later.',
   });
+}
+
+/**
+ * Storage that cannot take a write: no space left (507), or a data directory the service may not
+ * write (503). Nothing was written, so the client can retry once the operator has fixed it. The
+ * stand-ins answer these as `InsufficientStorage` / `ServiceUnavailable` (src/local/database-faults.ts,
+ * the object store's front); file-system errors carry their errno code.
+ */
+function storageFault(error: unknown): { status: 507 | 503; detail: string } | null {
+  if (!(error instanceof Error)) return null;
+  const { code } = error as { code?: string };
+  if (error.name === 'InsufficientStorage' || code === 'ENOSPC') {
+    return {
+      status: 507,
+      detail:
+        'The service has run out of storage space, so nothing was saved. Free disk space (locally: on the drive that holds the data directory) and retry.',
+    };
+  }
+  if (error.name === 'ServiceUnavailable' || code === 'EROFS' || code === 'EACCES') {
+    return {
+      status: 503,
+      detail: 'The service cannot write its data right now, so nothing was saved. Retry later.',
+    };
+  }
+  return null;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
 }

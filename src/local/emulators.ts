@@ -39,6 +39,7 @@ import S3rver from 's3rver';
 import s3rverAccounts from 's3rver/lib/models/account.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
+import { answerDatabaseWriteFaults } from './database-faults.ts';
 
 export { localAwsClientConfig };
 
@@ -108,6 +109,8 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
     await mkdir(dynamodbDir, { recursive: true });
     await mkdir(s3Dir, { recursive: true });
 
+    // A full disk answers the request with an error instead of ending the process.
+    answerDatabaseWriteFaults();
     // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
     const dynamodbServer = dynalite({
       path: dynamodbDir,
