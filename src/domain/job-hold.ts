@@ -52,8 +52,15 @@ export async function holdJob<T>(
   };
   const timer = setInterval(() => void renew(), Math.max(10, Math.floor(lease / 3)));
   timer.unref();
+  // An abort ends the hold at once, even if the work is slow to notice it: whatever it still writes
+  // is fenced (the job is no longer this attempt's) and removed by its own completion.
+  const aborted = new Promise<never>((_, reject) => {
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+  const running = work(signal);
+  for (const settled of [aborted, running]) settled.catch(() => undefined);
   try {
-    const result = await work(signal);
+    const result = await Promise.race([running, aborted]);
     if (lost.signal.aborted) await discardIfJobGone(deps, held, options.outputs);
     return lost.signal.aborted ? 'skipped' : result;
   } catch (error) {

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { atomically, exists, FFMPEG_QUIET, run } from '../fixtures/fixture-files.ts';
 import { ensureFixtures, type Fixtures } from '../fixtures/generate.ts';
 
 let fixtures: Promise<Fixtures> | undefined;
@@ -22,4 +24,32 @@ export async function speechFixture(
 /** Bytes that no decoder accepts. */
 export async function notAudioFixture(): Promise<string> {
   return (await all()).notAudio;
+}
+
+/**
+ * A longer recording (the slt script `times` times over, about 25 s each), for work that must still
+ * be running when a test stops, kills or deletes something. Built once with ffmpeg and kept with the
+ * other generated fixtures.
+ */
+export async function longSpeechFixture(times = 4): Promise<{ file: string; contentType: string }> {
+  const { dir } = await all();
+  const { file } = await speechFixture('slt', 'wav');
+  const path = join(dir, `slt-x${times}.wav`);
+  if (!(await exists(path))) {
+    await atomically(path, (tmp) =>
+      run('ffmpeg', [
+        ...FFMPEG_QUIET,
+        '-stream_loop',
+        String(times - 1),
+        '-i',
+        file,
+        '-c',
+        'copy',
+        '-f',
+        'wav',
+        tmp,
+      ]),
+    );
+  }
+  return { file: path, contentType: CONTENT_TYPES.wav };
 }

@@ -14,8 +14,12 @@ export interface RunningService {
   /** Everything the service process wrote to stdout and stderr so far. */
   output(): string;
   stop(): Promise<void>;
-  /** Stops the process and starts it again on the same data directory. */
-  restart(): Promise<void>;
+  /** Stops the process (SIGTERM, or `kill -9` with SIGKILL) and starts it again on the same data directory. */
+  restart(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  /** Sends a signal and resolves when the process has exited, with how it ended. */
+  signal(signal: 'SIGTERM' | 'SIGKILL'): Promise<{ code: number | null; signal: string | null }>;
+  /** Starts the process again on the same data directory after it was stopped. */
+  start(): Promise<void>;
 }
 
 export interface StartOptions {
@@ -48,12 +52,22 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     });
     info = await waitForRuntimeInfo(dataDir, child, () => output);
   };
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
-    await exited;
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
+    // This process, not whichever `child` is current when a timer fires (a restart replaces it).
+    const running = child;
+    if (running.exitCode !== null || running.signalCode !== null) {
+      return { code: running.exitCode, signal: running.signalCode as string | null };
+    }
+    const exited = new Promise<{ code: number | null; signal: string | null }>((done) =>
+      running.once('exit', (code, endedBy) => done({ code, signal: endedBy })),
+    );
+    running.kill(signal);
+    const overdue = setTimeout(() => running.kill('SIGKILL'), 30_000);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(overdue);
+    }
   };
 
   await launch();
@@ -72,10 +86,12 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       await stop();
       if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
-    restart: async () => {
-      await stop();
+    restart: async (signal = 'SIGTERM') => {
+      await stop(signal);
       await launch();
     },
+    signal: (signal) => stop(signal),
+    start: () => launch(),
   };
   return service;
 }
