@@ -55,10 +55,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     }
     stopping = true;
     console.error(`Stopping: running work has ${drainSeconds} s to finish (Ctrl-C again to stop now)…`);
-    setTimeout(() => {
-      console.error('Shutdown did not finish in time; exiting.');
-      process.exit(1);
-    }, drainSeconds * 1000 + EXIT_GRACE_MS).unref();
+    setTimeout(
+      () => {
+        console.error('Shutdown did not finish in time; exiting.');
+        process.exit(1);
+      },
+      drainSeconds * 1000 + EXIT_GRACE_MS,
+    ).unref();
     runtime.stop().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -1,14 +1,7 @@
 import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
-import {
-  GENERATION_STAGES,
-  isHeld,
-  type Job,
-  type JobStatusView,
-  jobStatusView,
-  queuedJob,
-} from './job.ts';
+import { GENERATION_STAGES, isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { artifactKindOf, requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';

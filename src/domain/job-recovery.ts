@@ -63,7 +63,13 @@ async function requestRun(deps: DomainDeps, job: Job): Promise<void> {
   if (!job.kind.startsWith('artifact:') || job.language) return requestJobRun(deps, job);
   const transcription = await readTranscription(deps, job.account_id, job.note_id);
   if (transcription === 'unreadable') {
-    await failJob(deps, job.account_id, job.note_id, job.kind, 'The note has no readable transcription any more');
+    await failJob(
+      deps,
+      job.account_id,
+      job.note_id,
+      job.kind,
+      'The note has no readable transcription any more',
+    );
     return;
   }
   return requestJobRun(deps, job, transcription.language);

@@ -11,9 +11,9 @@ import {
   queuedJob,
   TRANSCRIPTION_STAGES,
 } from './job.ts';
+import { requestJobRun } from './job-requests.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
-import { requestJobRun } from './job-requests.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readTranscription } from './stored-results.ts';

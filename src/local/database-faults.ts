@@ -8,9 +8,13 @@
  * - no space left (ENOSPC): 507 `InsufficientStorage`, which the API maps to a 507 with a detail;
  * - any other I/O error (permissions, read-only file system): 503 `ServiceUnavailable`.
  *
- * A write that failed wrote nothing (LevelDB appends to its log first), so the request ends cleanly
- * and the same write succeeds once space is freed.
+ * LevelDB buffers its log, so close to a full disk a write can seem to succeed and a later one fail,
+ * and dynalite writes an item's index entries and the item separately: a write cut short there would
+ * leave an index entry without its item. So writes are refused before anything is written while the
+ * free space of a watched data directory is under a reserve (NOTES_MIN_FREE_DISK_MB, default 32);
+ * the error mapping above is the fallback. Both answer the same 507.
  */
+import { statfs } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
 export const INSUFFICIENT_STORAGE = 'InsufficientStorage';
@@ -21,9 +25,20 @@ interface DatabaseWriteError extends Error {
   body: { __type: string; message: string };
 }
 
-let installed = false;
+const DEFAULT_MIN_FREE_MB = 32;
 
-export function answerDatabaseWriteFaults(): void {
+let installed = false;
+/** Directories whose file systems hold a database this process serves. */
+const watched = new Set<string>();
+
+/** Guards the database's writes (once per process) and watches the free space under `dataDir`. */
+export function answerDatabaseWriteFaults(dataDir: string): () => void {
+  watched.add(dataDir);
+  install();
+  return () => watched.delete(dataDir);
+}
+
+function install(): void {
   if (installed) return;
   installed = true;
   const requireFromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
@@ -32,9 +47,11 @@ export function answerDatabaseWriteFaults(): void {
     const owner = ownerOf(Level.prototype, method);
     const original = owner[method] as (...args: unknown[]) => unknown;
     owner[method] = function guardedWrite(this: unknown, ...args: unknown[]) {
-      const result = original.apply(this, args);
       // The chained form of batch() returns a batch object, not a promise: left as it is.
-      return result instanceof Promise ? result.catch(rethrowAsDynamoDbError) : result;
+      if (args.length === 0) return original.apply(this, args);
+      return ensureFreeSpace()
+        .then(() => original.apply(this, args))
+        .catch(rethrowAsDynamoDbError);
     };
   }
 }
@@ -44,6 +61,18 @@ function ownerOf(prototype: object, method: string): Record<string, unknown> {
     if (Object.hasOwn(current, method)) return current as Record<string, unknown>;
   }
   throw new Error(`The database has no ${method} method to guard`);
+}
+
+async function ensureFreeSpace(): Promise<void> {
+  const reserve = Number(process.env.NOTES_MIN_FREE_DISK_MB ?? DEFAULT_MIN_FREE_MB) * 1024 * 1024;
+  for (const dir of watched) {
+    const { bavail, bsize } = await statfs(dir);
+    if (bavail * bsize < reserve) {
+      throw Object.assign(new Error(`No space left: under the ${reserve} byte reserve`), {
+        code: 'LEVEL_IO_ERROR',
+      });
+    }
+  }
 }
 
 function rethrowAsDynamoDbError(error: unknown): never {

@@ -110,7 +110,8 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
     await mkdir(s3Dir, { recursive: true });
 
     // A full disk answers the request with an error instead of ending the process.
-    answerDatabaseWriteFaults();
+    cleanups.push(async () => unwatchDiskSpace());
+    const unwatchDiskSpace = answerDatabaseWriteFaults(dynamodbDir);
     // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
     const dynamodbServer = dynalite({
       path: dynamodbDir,

@@ -294,7 +294,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'deleteTranscription',
     title: "Remove a note's transcription and generated results",
     description:
-      "DESTRUCTIVE. Removes the note's transcription and everything derived from it (transcript, Insights, artifacts, its place in Ask); the note and its stored audio are kept, so it can be transcribed again (with the notes CLI). Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, otherwise nothing is deleted. Errors: 404 when there is no such note or it has no transcription; 409 while a recording is queued or being transcribed.",
+      "DESTRUCTIVE. Removes the note's transcription and everything derived from it (transcript, Insights, artifacts, its place in Ask); the note and its stored audio are kept, so it can be transcribed again (with the notes CLI). Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, otherwise nothing is deleted. A transcription still queued or running is cancelled. Errors: 404 when there is no such note or it has no transcription.",
     inputSchema: inputOf(noteParams, undefined, { confirm_note_id: noteParams.shape.note_id }),
     annotations: DESTRUCTIVE,
     scopes: ['notes:delete'],

@@ -46,7 +46,9 @@ describe('faults lose nothing', () => {
     const [trigger] = parseTranscriptionMessage(Messages[0]?.Body ?? '');
     expect(trigger?.noteId).toBe(noteId);
     const dying = { ...getWorkerServices(), jobLeaseMs: 2_000 };
-    expect(await claimJob(dying, trigger?.accountId ?? '', noteId, 'transcription', 'decoding')).not.toBeNull();
+    expect(
+      await claimJob(dying, trigger?.accountId ?? '', noteId, 'transcription', 'decoding'),
+    ).not.toBeNull();
     const claimed = await pollUntil(async () => {
       const response = await api('GET', `/v1/notes/${noteId}/transcription`);
       return response.body.status === 'processing' ? response : null;

@@ -51,28 +51,31 @@ describe('stored results are not trusted blindly', () => {
   it.each([
     ['damaged', (key: string) => getServices().blobs.putJson(key, 'not a transcript')],
     ['missing', (key: string) => getServices().blobs.delete(key)],
-  ])('a %s transcript fails its job with a detail, and a new submission recovers the note', async (_, spoil) => {
-    const noteId = await transcribedNote();
-    await spoil(objectKeys.transcription(accountId, noteId));
+  ])(
+    'a %s transcript fails its job with a detail, and a new submission recovers the note',
+    async (_, spoil) => {
+      const noteId = await transcribedNote();
+      await spoil(objectKeys.transcription(accountId, noteId));
 
-    const read = await api('GET', `/v1/notes/${noteId}/transcription`);
-    expect(read.status).toBe(409);
-    expect(read.body).toMatchObject({ status: 'failed', note_id: noteId });
-    expect(read.body.detail).toMatch(/could not be read.*Submit the note again/);
-    const note = await api('GET', `/v1/notes/${noteId}`);
-    expect(note.status).toBe(200);
-    expect(note.body.transcription).toBeNull();
-    expect(note.body.transcription_job).toMatchObject({ status: 'failed' });
+      const read = await api('GET', `/v1/notes/${noteId}/transcription`);
+      expect(read.status).toBe(409);
+      expect(read.body).toMatchObject({ status: 'failed', note_id: noteId });
+      expect(read.body.detail).toMatch(/could not be read.*Submit the note again/);
+      const note = await api('GET', `/v1/notes/${noteId}`);
+      expect(note.status).toBe(200);
+      expect(note.body.transcription).toBeNull();
+      expect(note.body.transcription_job).toMatchObject({ status: 'failed' });
 
-    const again = await api('POST', `/v1/notes/${noteId}/transcription`, {
-      body: { title: 'again', content_type: 'audio/wav', size_bytes: 1 },
-    });
-    expect(again.status).toBe(202);
-    expect(again.body.upload).toBeUndefined();
-    const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
-    expect(final.status).toBe(200);
-    expect(String(final.body.full_text).length).toBeGreaterThan(0);
-  });
+      const again = await api('POST', `/v1/notes/${noteId}/transcription`, {
+        body: { title: 'again', content_type: 'audio/wav', size_bytes: 1 },
+      });
+      expect(again.status).toBe(202);
+      expect(again.body.upload).toBeUndefined();
+      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+      expect(final.status).toBe(200);
+      expect(String(final.body.full_text).length).toBeGreaterThan(0);
+    },
+  );
 
   it('damaged Insights fail their job with a detail, and generateInsights makes them again', async () => {
     const noteId = await transcribedNote();

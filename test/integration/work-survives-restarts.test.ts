@@ -44,7 +44,9 @@ async function waitForJob(path: string, accept: (body: Record<string, unknown>) 
     const response = await api('GET', path);
     if (response.status === 202 && accept(response.body)) return response.body;
     if (response.status !== 202 || Date.now() > deadline) {
-      throw new Error(`job never reached the wanted state: ${response.status} ${JSON.stringify(response.body)}`);
+      throw new Error(
+        `job never reached the wanted state: ${response.status} ${JSON.stringify(response.body)}`,
+      );
     }
     await sleep(250);
   }
@@ -79,7 +81,9 @@ describe('work interrupted by kill -9 resumes on the next start', () => {
       [running, 2],
       [queued, 1],
     ] as const) {
-      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`, { deadlineMs: 240_000 });
+      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`, {
+        deadlineMs: 240_000,
+      });
       expect(final.status, JSON.stringify(final.body)).toBe(200);
       expect(String(final.body.full_text).length).toBeGreaterThan(0);
       const note = await api('GET', `/v1/notes/${noteId}`);
@@ -102,7 +106,9 @@ describe('work interrupted by kill -9 resumes on the next start', () => {
     await service.restart('SIGKILL');
     currentApi();
 
-    const podcastDone = await pollUntilDone(api, `/v1/notes/${noteId}/artifacts/podcast`, { deadlineMs: 120_000 });
+    const podcastDone = await pollUntilDone(api, `/v1/notes/${noteId}/artifacts/podcast`, {
+      deadlineMs: 120_000,
+    });
     expect(podcastDone.final.status, JSON.stringify(podcastDone.final.body)).toBe(200);
     const audio = (podcastDone.final.body.content as { audio: { url: string; bytes: number } }).audio;
     const download = await fetch(audio.url);
@@ -131,7 +137,11 @@ describe('SIGTERM drains for a bounded time and returns unfinished work to the q
     await waitForJob(`/v1/notes/${running}/transcription`, (job) => job.status === 'processing');
     const late = randomUUID();
     const submitted = await api('POST', `/v1/notes/${late}/transcription`, {
-      body: { title: 'During the drain', content_type: short.contentType, size_bytes: (await stat(short.file)).size },
+      body: {
+        title: 'During the drain',
+        content_type: short.contentType,
+        size_bytes: (await stat(short.file)).size,
+      },
     });
     expect(submitted.status).toBe(202);
     const upload = submitted.body.upload as UploadTarget;
@@ -141,7 +151,11 @@ describe('SIGTERM drains for a bounded time and returns unfinished work to the q
     const ended = service.signal('SIGTERM');
     while (!service.output().slice(outputBefore).includes('Stopping')) await sleep(50);
     // Object storage still takes uploads while the runtime drains.
-    const put = await fetch(upload.url, { method: 'PUT', headers: upload.headers, body: await readFile(short.file) });
+    const put = await fetch(upload.url, {
+      method: 'PUT',
+      headers: upload.headers,
+      body: await readFile(short.file),
+    });
     expect(put.status).toBe(200);
     expect(await ended).toEqual({ code: 0, signal: null });
     // Drain 3 s, then the work is stopped and the stand-ins close.

@@ -1,0 +1,152 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, client } from '../support/api.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { type RunningService, startService } from '../support/local-runtime.ts';
+
+/**
+ * A full disk answers the request with a clear 507 and leaves nothing half-written; the service stays
+ * up and works again once space is freed. Shown twice: with a real small file system that fills up
+ * (a tmpfs mount, where this machine allows mounting) and with ENOSPC injected into the database's
+ * storage layer (LevelDB under dynalite), which runs everywhere.
+ */
+
+const submission = { title: 'Full disk', content_type: 'audio/wav', size_bytes: 1000 };
+
+/** What every scenario checks, whichever way the disk filled up. */
+async function expectCleanRefusalsWhileFull(api: Api, existingNoteId: string): Promise<string> {
+  const noteId = randomUUID();
+  const refused = await api('POST', `/v1/notes/${noteId}/transcription`, { body: submission });
+  expect(refused.status).toBe(507);
+  expect(refused.body.detail).toMatch(/run out of storage space, so nothing was saved/);
+  const renamed = await api('PATCH', `/v1/notes/${existingNoteId}`, { body: { title: 'Renamed' } });
+  expect(renamed.status).toBe(507);
+
+  // Still up; nothing half-written: no note without its job, the rename did not happen.
+  expect((await api('GET', '/v1/account')).status).toBe(200);
+  expect((await api('GET', `/v1/notes/${noteId}`)).status).toBe(404);
+  const list = await api('GET', '/v1/notes');
+  expect(list.status).toBe(200);
+  for (const note of list.body.notes as Array<{ note_id: string; transcription_status?: string }>) {
+    expect(note.note_id).not.toBe(noteId);
+  }
+  expect((await api('GET', `/v1/notes/${existingNoteId}`)).body.title).toBe(submission.title);
+  return noteId;
+}
+
+async function expectWorkingAgain(api: Api, noteId: string): Promise<void> {
+  const accepted = await api('POST', `/v1/notes/${noteId}/transcription`, { body: submission });
+  expect(accepted.status).toBe(202);
+  expect(accepted.body).toMatchObject({ status: 'queued', stage: 'awaiting_upload' });
+  expect((await api('GET', `/v1/notes/${noteId}`)).body.transcription_job).toMatchObject({
+    status: 'queued',
+  });
+}
+
+describe('ENOSPC injected into the database storage layer', () => {
+  let service: InProcessService;
+  const injected = { full: false };
+
+  beforeAll(async () => {
+    // Below dynalite and its fault guard: LevelDB's own write methods fail as on a full disk.
+    const requireFromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
+    const { Level } = requireFromDynalite('level') as { Level: { prototype: Record<string, unknown> } };
+    for (const method of ['_put', '_del', '_batch']) {
+      const original = Level.prototype[method] as (...args: unknown[]) => Promise<unknown>;
+      Level.prototype[method] = function (this: unknown, ...args: unknown[]) {
+        if (!injected.full) return original.apply(this, args);
+        const error = new Error('IO error: 000003.log: No space left on device');
+        return Promise.reject(Object.assign(error, { code: 'LEVEL_IO_ERROR' }));
+      };
+    }
+    service = await startInProcess();
+  });
+  afterAll(() => service?.stop());
+
+  it('answers 507 with a detail, writes nothing, stays up, and works again once space is freed', async () => {
+    const existing = randomUUID();
+    expect(
+      (await service.api('POST', `/v1/notes/${existing}/transcription`, { body: submission })).status,
+    ).toBe(202);
+    injected.full = true;
+    let refusedId: string;
+    try {
+      refusedId = await expectCleanRefusalsWhileFull(service.api, existing);
+    } finally {
+      injected.full = false;
+    }
+    await expectWorkingAgain(service.api, refusedId);
+  });
+});
+
+const mountable = canMountTmpfs();
+
+describe('a data directory on a small file system that fills up', () => {
+  let mountPoint: string;
+  let service: RunningService;
+  let api: Api;
+
+  beforeAll(async () => {
+    if (!mountable) return;
+    mountPoint = await mkdtemp(join(tmpdir(), 'notes-small-disk-'));
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=96m', 'tmpfs', mountPoint]);
+    await mkdir(join(mountPoint, 'data'));
+    service = await startService({ dataDir: join(mountPoint, 'data') });
+    api = client(service.baseUrl, service.apiKey);
+  });
+  afterAll(async () => {
+    if (!mountable) return;
+    await service?.stop();
+    execFileSync('umount', [mountPoint]);
+    await rm(mountPoint, { recursive: true, force: true });
+  });
+
+  it.skipIf(!mountable)(
+    'answers 507 with a detail, writes nothing, stays up, and works again once space is freed',
+    async () => {
+      const existing = randomUUID();
+      expect((await api('POST', `/v1/notes/${existing}/transcription`, { body: submission })).status).toBe(
+        202,
+      );
+      const filler = join(mountPoint, 'filler');
+      await fillUp(filler);
+      const refusedId = await expectCleanRefusalsWhileFull(api, existing);
+      await rm(filler);
+      await expectWorkingAgain(api, refusedId);
+    },
+  );
+});
+
+/** Writes until the file system has no space left. */
+async function fillUp(path: string): Promise<void> {
+  const file = await open(path, 'w');
+  const chunk = Buffer.alloc(1024 * 1024);
+  try {
+    for (;;) await file.write(chunk);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+  } finally {
+    await file.close().catch(() => undefined);
+  }
+}
+
+/** Root in a container that allows mounts (this machine); CI without the capability skips it. */
+function canMountTmpfs(): boolean {
+  if (process.getuid?.() !== 0) return false;
+  const probe = join(tmpdir(), `notes-mount-probe-${process.pid}`);
+  try {
+    execFileSync('mkdir', ['-p', probe]);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
+    execFileSync('umount', [probe]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    execFileSync('rm', ['-rf', probe]);
+  }
+}
