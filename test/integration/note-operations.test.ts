@@ -37,13 +37,13 @@ describe('getCurrentAccount', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       name: 'local',
-      api_key: { key_id: expect.stringMatching(/^key_/) },
+      api_key: { key_id: expect.stringMatching(/^key_/), created_at: expect.any(Number) },
     });
     expect(response.body.account_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(response.body)).not.toContain('svc_sk_');
   });
 
-  it('answers 401 for a key that has been revoked', async () => {
+  it('answers 401 for a revoked key with the same message as for a key that never existed', async () => {
     const other = await createAccount(service, 'to-revoke');
     const otherApi = client(service.baseUrl, other.api_key);
     const account = await otherApi('GET', '/v1/account');
@@ -51,8 +51,11 @@ describe('getCurrentAccount', () => {
     const keyId = (account.body.api_key as { key_id: string }).key_id;
     await revokeKey(service, other.account_id, keyId);
     const revoked = await otherApi('GET', '/v1/account');
+    const unknown = await api('GET', '/v1/account', { key: `svc_sk_${'A'.repeat(43)}` });
     expect(revoked.status).toBe(401);
-    expect(revoked.body.detail).toMatch(/revoked/);
+    expect(unknown.status).toBe(401);
+    expect(revoked.body).toEqual(unknown.body);
+    expect(revoked.headers.get('www-authenticate')).toBe(unknown.headers.get('www-authenticate'));
   });
 });
 
