@@ -197,6 +197,29 @@ describe('speaker names and transcript exports', () => {
     expect(String(back.body.timestamped_full_text)).toMatch(/^\[\d{2}:\d{2}:\d{2}\] Speaker 1: /);
   });
 
+  it('serves exports as UTF-8 text that is not sniffed, with names escaped for each format', async () => {
+    const renamed = await api('PATCH', `/v1/notes/${transcribedNoteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Ann <ann@example.com> & *co*' } },
+    });
+    expect(renamed.status).toBe(200);
+    const exported = async (format: string) => {
+      const response = await fetch(
+        `${service.baseUrl}/v1/notes/${transcribedNoteId}/transcription?format=${format}`,
+        {
+          headers: { authorization: `Bearer ${service.apiKey}` },
+        },
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/; charset=utf-8$/);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      return response.text();
+    };
+    expect(await exported('srt')).toMatch(/\nAnn <ann@example\.com> & \*co\*: \S/);
+    expect(await exported('vtt')).toMatch(/\n<v Ann &lt;ann@example\.com&gt; &amp; \*co\*>\S/);
+    expect(await exported('md')).toMatch(/\n\*\*Ann \\<ann@example\.com\\> \\& \\\*co\\\*\*\* \[/);
+    await api('PATCH', `/v1/notes/${transcribedNoteId}`, { body: { speaker_names: { 'Speaker 1': null } } });
+  });
+
   it('rejects speaker names for keys that are not speaker labels, and unknown formats', async () => {
     const bad = await api('PATCH', `/v1/notes/${transcribedNoteId}`, {
       body: { speaker_names: { bob: 'Bob' } },

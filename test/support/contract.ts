@@ -149,6 +149,11 @@ function checkJson(observed: ObservedResponse, schemaPointer: string, where: str
   return validate(body) ? [] : [`${where}: ${describeErrors(validate.errors)}`];
 }
 
+/** Whether a value satisfies a schema of the contract, given by its JSON pointer (`/components/...`). */
+export function satisfiesContract(pointer: string, value: unknown): boolean {
+  return validatorAt(pointer)(value) === true;
+}
+
 /** Throws, naming every violation, when a response does not satisfy the contract. */
 export function assertMatchesContract(observed: ObservedResponse): void {
   const problems = contractViolations(observed);
