@@ -15,12 +15,12 @@ export const noteParams = z.object({ note_id: uuid });
  * trimming), in code points like JSON Schema's maxLength (zod's `.max()` counts code points too), so
  * an emoji is one character.
  */
-function text(max: number) {
+function limitedText(max: number) {
   return z.string().max(max, `must be at most ${max} characters`);
 }
 
 /** Trimmed; a value of spaces only is refused (the contract's `pattern: \S`). */
-export const title = text(200).trim().min(1, 'must not be empty');
+export const title = limitedText(200).trim().min(1, 'must not be empty');
 
 export const AUDIO_CONTENT_TYPES = [
   'audio/wav',
@@ -64,7 +64,7 @@ export const submitTranscriptionBody = z.strictObject({
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
 const CUE_SAFE = /^(?:(?!-->)[^\u0000-\u001F\u007F-\u009F\u2028\u2029])*$/;
 
-const speakerName = text(100)
+const speakerName = limitedText(100)
   .regex(CUE_SAFE, 'must not contain line breaks, control characters or "-->"')
   .trim()
   .min(1, 'must not be empty');
@@ -123,7 +123,7 @@ export const generateArtifactBody = z.strictObject({
 });
 
 export const askBody = z.strictObject({
-  question: text(2000)
+  question: limitedText(2000)
     .min(1, 'must not be empty')
     .refine((question) => question.trim() !== '', 'must not be blank'),
   note_ids: z.array(uuid).max(100, 'at most 100 note IDs').nullable().optional(),
