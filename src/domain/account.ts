@@ -16,5 +16,6 @@ export interface ApiKeyRecord {
 /** Who is calling: resolved from the bearer key before any handler runs. */
 export interface Caller {
   account: Account;
-  key_id: string;
+  /** The key of this request: its public identifier and when it was issued, never the secret. */
+  api_key: Pick<ApiKeyRecord, 'key_id' | 'created_at'>;
 }

@@ -4,6 +4,8 @@ import type { Account, Caller } from './account.ts';
 import { UnauthorizedError } from './errors.ts';
 
 export const API_KEY_PREFIX = 'svc_sk_';
+/** The one answer to a well-formed key that does not authenticate (unknown or revoked). */
+const INVALID_KEY = 'Invalid API key: it is unknown or has been revoked';
 /** 32 random bytes, base64url: 43 characters after the prefix. */
 const API_KEY_PATTERN = /^svc_sk_[A-Za-z0-9_-]{43}$/;
 
@@ -52,11 +54,15 @@ export async function authenticate(store: AccountStore, authorization: string | 
   const hash = hashApiKey(apiKey);
   const record = await store.getApiKeyByHash(hash);
   // The lookup is by hash already; the constant-time compare guards against a store that matches loosely.
-  if (!record || !timingSafeEqual(Buffer.from(record.key_hash, 'hex'), Buffer.from(hash, 'hex'))) {
-    throw new UnauthorizedError('Invalid API key');
+  // Unknown, revoked and orphaned keys get the same answer: nobody learns that a key once existed.
+  if (
+    !record ||
+    !timingSafeEqual(Buffer.from(record.key_hash, 'hex'), Buffer.from(hash, 'hex')) ||
+    record.revoked_at !== null
+  ) {
+    throw new UnauthorizedError(INVALID_KEY);
   }
-  if (record.revoked_at !== null) throw new UnauthorizedError('This API key has been revoked');
   const account = await store.getAccount(record.account_id);
-  if (!account) throw new UnauthorizedError('Invalid API key');
-  return { account, key_id: record.key_id };
+  if (!account) throw new UnauthorizedError(INVALID_KEY);
+  return { account, api_key: { key_id: record.key_id, created_at: record.created_at } };
 }

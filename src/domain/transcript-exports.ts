@@ -2,7 +2,7 @@ import { formatTimestamp, type Transcription, timestampedLine } from './transcri
 
 /** Formats a transcript can be read in besides JSON (getTranscription `format`). */
 export const TRANSCRIPT_FORMATS = {
-  json: 'application/json',
+  json: 'application/json; charset=utf-8',
   srt: 'application/x-subrip; charset=utf-8',
   vtt: 'text/vtt; charset=utf-8',
   md: 'text/markdown; charset=utf-8',
@@ -22,10 +22,11 @@ export function withSpeakerNames(
   names: SpeakerNames | undefined,
 ): Transcription {
   if (!names || Object.keys(names).length === 0) return transcription;
-  const segments = transcription.conversation_segments.map((segment) => ({
-    ...segment,
-    speaker: names[segment.speaker] ?? segment.speaker,
-  }));
+  const segments = transcription.conversation_segments.map((segment) => {
+    const name = names[segment.speaker];
+    // Names stored before line breaks were refused must not split a line of the timestamped text.
+    return { ...segment, speaker: name === undefined ? segment.speaker : oneLine(name) };
+  });
   return {
     ...transcription,
     conversation_segments: segments,
@@ -38,7 +39,7 @@ export function toSrt(transcription: Transcription): string {
   return transcription.conversation_segments
     .map(
       (segment, i) =>
-        `${i + 1}\n${cueTime(segment.start_ms, ',')} --> ${cueTime(segment.end_ms, ',')}\n${segment.speaker}: ${segment.text}\n`,
+        `${i + 1}\n${cueTime(segment.start_ms, ',')} --> ${cueTime(segment.end_ms, ',')}\n${cueText(segment.speaker)}: ${cueText(segment.text)}\n`,
     )
     .join('\n');
 }
@@ -47,7 +48,7 @@ export function toSrt(transcription: Transcription): string {
 export function toVtt(transcription: Transcription): string {
   const cues = transcription.conversation_segments.map(
     (segment) =>
-      `${cueTime(segment.start_ms, '.')} --> ${cueTime(segment.end_ms, '.')}\n<v ${escapeVtt(segment.speaker)}>${escapeVtt(segment.text)}\n`,
+      `${cueTime(segment.start_ms, '.')} --> ${cueTime(segment.end_ms, '.')}\n<v ${escapeVtt(cueText(segment.speaker))}>${escapeVtt(cueText(segment.text))}\n`,
   );
   return ['WEBVTT\n', ...cues].join('\n');
 }
@@ -55,9 +56,10 @@ export function toVtt(transcription: Transcription): string {
 /** Markdown: a heading, then one paragraph per segment with its speaker and start time. */
 export function toMarkdown(transcription: Transcription, title: string): string {
   const paragraphs = transcription.conversation_segments.map(
-    (segment) => `**${segment.speaker}** [${formatTimestamp(segment.start_ms)}]: ${segment.text}`,
+    (segment) =>
+      `**${escapeMarkdown(oneLine(segment.speaker))}** [${formatTimestamp(segment.start_ms)}]: ${oneLine(segment.text)}`,
   );
-  return `# ${title}\n\n${paragraphs.join('\n\n')}\n`;
+  return `# ${escapeMarkdown(oneLine(title))}\n\n${paragraphs.join('\n\n')}\n`;
 }
 
 export function renderTranscript(
@@ -72,6 +74,25 @@ export function renderTranscript(
 
 function cueTime(ms: number, separator: ',' | '.'): string {
   return `${formatTimestamp(ms)}${separator}${String(Math.max(0, Math.round(ms)) % 1000).padStart(3, '0')}`;
+}
+
+/** Line breaks and other control characters: they would end a cue, a paragraph or a heading early. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const LINE_BREAKING = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]+/g;
+
+/** One line of text: line breaks and other control characters become a space. */
+function oneLine(text: string): string {
+  return text.replace(LINE_BREAKING, ' ');
+}
+
+/** Text that stays inside its cue: one line, and no `-->` that a player would read as a cue's timing. */
+function cueText(text: string): string {
+  return oneLine(text).replace(/-{2,}>/g, '->');
+}
+
+/** Characters that make Markdown emphasis, links, HTML or headings, shown literally instead. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_[\]<>#~|&]/g, '\\$&');
 }
 
 /** `<`, `>` and `&` start markup in WebVTT cue text. */

@@ -10,7 +10,17 @@ const uuid = z
 
 export const noteParams = z.object({ note_id: uuid });
 
-export const title = z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+/**
+ * A string of at most `max` characters as the contract counts them: on the value as sent (before any
+ * trimming), in code points like JSON Schema's maxLength (zod's `.max()` counts code points too), so
+ * an emoji is one character.
+ */
+function limitedText(max: number) {
+  return z.string().max(max, `must be at most ${max} characters`);
+}
+
+/** Trimmed; a value of spaces only is refused (the contract's `pattern: \S`). */
+export const title = limitedText(200).trim().min(1, 'must not be empty');
 
 export const AUDIO_CONTENT_TYPES = [
   'audio/wav',
@@ -35,16 +45,35 @@ export const MAX_AUDIO_BYTES = 5 * 1024 ** 3;
 export const submitTranscriptionBody = z.strictObject({
   title,
   content_type: z.enum(AUDIO_CONTENT_TYPES, { error: `must be one of ${AUDIO_CONTENT_TYPES.join(', ')}` }),
-  // The upper bound is checked by the operation: too large is 413, not a schema error.
-  size_bytes: z.number().int().min(1),
+  // The upper bound is checked by the operation: too large is 413, not a schema error, whatever the
+  // magnitude (JSON's 1e400 parses as Infinity; zod's `.int()` would refuse anything past 2^53).
+  size_bytes: z.preprocess(
+    // zod refuses infinities outright; as the largest finite numbers they meet the same checks.
+    (size) =>
+      typeof size === 'number' && !Number.isFinite(size) ? Math.sign(size) * Number.MAX_VALUE : size,
+    z.number().min(1, 'must be at least 1').refine(Number.isInteger, 'must be an integer'),
+  ),
   speakers_expected: z.number().int().min(1).max(10).optional(),
 });
+
+/**
+ * What a speaker name may not contain: line breaks and other control characters, and the cue timing
+ * arrow `-->`. Names are written into SRT and WebVTT cues, where either would start a cue of its own.
+ * The contract's SpeakerNamesUpdate says the same, and "not blank", in one pattern.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+const CUE_SAFE = /^(?:(?!-->)[^\u0000-\u001F\u007F-\u009F\u2028\u2029])*$/;
+
+const speakerName = limitedText(100)
+  .regex(CUE_SAFE, 'must not contain line breaks, control characters or "-->"')
+  .trim()
+  .min(1, 'must not be empty');
 
 /** Keys are the labels the engines give (`Speaker 1`, `Speaker 2`, ...). */
 const speakerNames = z
   .record(
     z.string().regex(/^Speaker [1-9][0-9]{0,2}$/, 'keys must be speaker labels such as "Speaker 1"'),
-    z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullable(),
+    speakerName.nullable(),
     // zod reports a bad key as "Invalid key in record"; say what a key must be.
     {
       error: (issue) =>
@@ -66,14 +95,18 @@ export const updateNoteBody = z
     },
   );
 
-export const transcriptionQuery = z.strictObject({
+/*
+ * Query parameters: unknown ones are ignored on every operation (what clients and proxies expect:
+ * tracking or cache-busting parameters must not break a call); known ones are validated (400).
+ */
+export const transcriptionQuery = z.object({
   format: z.enum(['json', 'srt', 'vtt', 'md']).optional(),
 });
 
 /** generateInsights takes no options yet: no body, or an empty object. */
 export const generateInsightsBody = z.strictObject({});
 
-export const listNotesQuery = z.strictObject({
+export const listNotesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().min(1).max(1024).optional(),
   state: z.enum(['active', 'trashed']).default('active'),
@@ -90,10 +123,8 @@ export const generateArtifactBody = z.strictObject({
 });
 
 export const askBody = z.strictObject({
-  question: z
-    .string()
+  question: limitedText(2000)
     .min(1, 'must not be empty')
-    .max(2000, 'must be at most 2000 characters')
     .refine((question) => question.trim() !== '', 'must not be blank'),
   note_ids: z.array(uuid).max(100, 'at most 100 note IDs').nullable().optional(),
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
+import { jsonResponse } from '../http/response.ts';
 import { logger } from '../logging.ts';
 import { lambdaContext } from './lambda-context.ts';
 
@@ -37,8 +38,7 @@ export function createApiServer(routes: LocalRoute[], staticFiles: Record<string
       logger.error('local adapter failure', {
         error: error instanceof Error ? error.message : String(error),
       });
-      if (!res.headersSent)
-        send(res, { statusCode: 500, body: JSON.stringify({ detail: 'Internal error' }) });
+      if (!res.headersSent) send(res, jsonResponse(500, { detail: 'Internal error' }));
       else res.end();
     });
   });
@@ -169,11 +169,7 @@ function safeDecode(segment: string): string {
 }
 
 function detail(statusCode: number, message: string): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ detail: message }),
-  };
+  return jsonResponse(statusCode, { detail: message });
 }
 
 function send(

@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type AskServices, getAskServices } from '../ask-services.ts';
 import { API_KEY_PREFIX } from '../domain/accounts.ts';
+import { jsonResponse, toWebResponse, withBaseHeaders } from '../http/response.ts';
 import { logger } from '../logging.ts';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
 import { DEFAULT_SCOPES } from '../oauth/scopes.ts';
@@ -131,11 +132,13 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     await server.connect(transport);
     try {
       // Invalid JSON goes to the transport as it came, so the client gets the protocol's parse error.
-      return message === undefined
-        ? await transport.handleRequest(
-            new Request(request.url, { method: 'POST', headers: request.headers, body: text }),
-          )
-        : await transport.handleRequest(request, { parsedBody: message });
+      const response =
+        message === undefined
+          ? await transport.handleRequest(
+              new Request(request.url, { method: 'POST', headers: request.headers, body: text }),
+            )
+          : await transport.handleRequest(request, { parsedBody: message });
+      return withBaseHeaders(response);
     } finally {
       await server.close();
     }
@@ -184,8 +187,5 @@ function orderedScopes(scopes: readonly string[]): McpScope[] {
 }
 
 function problem(status: number, detail: string, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify({ detail }), {
-    status,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
-  });
+  return toWebResponse(jsonResponse(status, { detail }, headers));
 }

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type HttpLambdaHandler, httpLambda } from '../http/http-lambda.ts';
 import { bodyText, header } from '../http/request.ts';
-import { jsonResponse } from '../http/response.ts';
+import { jsonResponse, textResponse } from '../http/response.ts';
 import { logger } from '../logging.ts';
 import type { WebResult } from './authorize.ts';
 import type { OAuthDeps } from './deps.ts';
@@ -76,19 +76,12 @@ export function publicJson(body: unknown): APIGatewayProxyStructuredResultV2 {
 
 /** Our pages: no script, not frameable, not cached, no referrer. */
 export function htmlResponse(statusCode: number, html: string): APIGatewayProxyStructuredResultV2 {
-  return {
-    statusCode,
-    headers: {
-      'Content-Type': 'text/html; charset=utf-8',
-      'Cache-Control': 'no-store',
-      'Content-Security-Policy':
-        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-      'X-Frame-Options': 'DENY',
-      'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
-    },
-    body: html,
-  };
+  return textResponse(statusCode, html, 'text/html; charset=utf-8', {
+    'Content-Security-Policy':
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+  });
 }
 
 /** A page or a redirect: 302 answers a GET, 303 a form post (so the browser follows with a GET). */

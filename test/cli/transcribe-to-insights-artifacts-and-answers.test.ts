@@ -22,7 +22,7 @@ function requireTranscribedNote(): void {
 }
 
 describe('from a recording to answers through the CLI', () => {
-  it('transcribe <wav> --wait uploads, shows progress on stderr and prints the finished transcript', async () => {
+  it('transcribe <wav> --wait uploads, shows progress on stderr and prints the finished transcript with its note ID', async () => {
     const fixture = await speechFixture('slt', 'wav');
     const result = await runCli(
       [
@@ -40,10 +40,13 @@ describe('from a recording to answers through the CLI', () => {
     );
     expect(result.code, describeRun(result)).toBe(0);
     const transcript = stdoutJson<{
+      note_id: string;
       full_text: string;
       conversation_segments: unknown[];
       duration_ms: number;
     }>(result);
+    expect(Object.keys(transcript)[0]).toBe('note_id');
+    expect(transcript.note_id).toBe(noteId);
     expect(wordOverlap(fixture.script, transcript.full_text)).toBeGreaterThanOrEqual(0.6);
     expect(transcript.conversation_segments.length).toBeGreaterThan(0);
     expect(transcript.duration_ms).toBeGreaterThan(20_000);

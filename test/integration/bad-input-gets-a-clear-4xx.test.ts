@@ -136,7 +136,169 @@ describe('bad input gets a clear 4xx with a detail and stores nothing', () => {
     await expectRejected(400, () => api('GET', '/v1/notes?limit=101'), /limit/);
     await expectRejected(400, () => api('GET', '/v1/notes?state=deleted'), /state/);
     await expectRejected(400, () => api('GET', '/v1/notes?cursor=not-a-cursor'), /cursor/);
-    await expectRejected(400, () => api('GET', '/v1/notes?sort=asc'), /sort/);
+  });
+
+  it('ignores unknown query parameters on every operation, answering as without them', async () => {
+    const absent = randomUUID();
+    const note = `/v1/notes/${absent}`;
+    const cases: Array<[string, string, unknown?]> = [
+      ['GET', '/v1/account'],
+      ['GET', '/v1/notes'],
+      ['GET', '/v1/notes?state=trashed&limit=5'],
+      ['GET', note],
+      ['PATCH', note, { title: 'x' }],
+      ['DELETE', note],
+      ['GET', `${note}/transcription`],
+      ['GET', `${note}/transcription?format=srt`],
+      ['DELETE', `${note}/transcription`],
+      ['POST', `${note}/insights`, {}],
+      ['GET', `${note}/insights`],
+      ['POST', `${note}/artifacts/podcast`, {}],
+      ['GET', `${note}/artifacts/podcast`],
+      ['POST', '/v1/ask', { question: 'What did we decide?' }],
+    ];
+    for (const [method, path, body] of cases) {
+      const options = body === undefined ? {} : { body };
+      const plain = await api(method, path, options);
+      const extra = await api(method, `${path}${path.includes('?') ? '&' : '?'}utm_source=mail&_=1`, options);
+      expect(extra.status, `${method} ${path}`).toBe(plain.status);
+      expect(extra.body, `${method} ${path}`).toEqual(plain.body);
+    }
+    const created = await api('POST', `/v1/notes/${randomUUID()}/transcription?utm_source=mail`, {
+      body: validSubmission,
+    });
+    expect(created.status).toBe(202);
+  });
+
+  it('still rejects bad values of known query parameters next to unknown ones', async () => {
+    await expectRejected(400, () => api('GET', '/v1/notes?limit=0&utm_source=mail'), /limit/);
+    await expectRejected(
+      400,
+      () => api('GET', `/v1/notes/${randomUUID()}/transcription?format=pdf&utm_source=mail`),
+      /format/,
+    );
+  });
+
+  it('answers 413 for a declared recording size over the limit whatever its magnitude', async () => {
+    for (const size of ['5368709121', '9007199254740993', '1e20', '1e308', '1e400']) {
+      await expectRejected(
+        413,
+        () =>
+          api('POST', `/v1/notes/${randomUUID()}/transcription`, {
+            rawBody: `{"title":"Standup","content_type":"audio/wav","size_bytes":${size}}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+        /5 GiB/,
+      );
+    }
+  });
+
+  it('answers 400 for a declared size that is not a positive integer, however large', async () => {
+    for (const size of ['1.5', '0', '-1', '-1e400', '"1000"', '5368709120.5', 'null']) {
+      await expectRejected(
+        400,
+        () =>
+          api('POST', `/v1/notes/${randomUUID()}/transcription`, {
+            rawBody: `{"title":"Standup","content_type":"audio/wav","size_bytes":${size}}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+        /size_bytes/,
+      );
+    }
+  });
+
+  it('limits titles and speaker names as sent, spaces included, as the contract counts them', async () => {
+    await expectRejected(
+      400,
+      () =>
+        api('POST', `/v1/notes/${randomUUID()}/transcription`, {
+          body: { ...validSubmission, title: `${'x'.repeat(200)} ` },
+        }),
+      /title: must be at most 200 characters/,
+    );
+    const noteId = randomUUID();
+    expect((await api('POST', `/v1/notes/${noteId}/transcription`, { body: validSubmission })).status).toBe(
+      202,
+    );
+    await expectRejected(
+      400,
+      () => api('PATCH', `/v1/notes/${noteId}`, { body: { title: ` ${'x'.repeat(200)}` } }),
+      /title: must be at most 200 characters/,
+    );
+    await expectRejected(
+      400,
+      () =>
+        api('PATCH', `/v1/notes/${noteId}`, {
+          body: { speaker_names: { 'Speaker 1': `${'x'.repeat(100)} ` } },
+        }),
+      /must be at most 100 characters/,
+    );
+  });
+
+  it('counts title and question lengths in characters as the contract does, an emoji being one', async () => {
+    const emoji = '\u{1F600}';
+    const noteId = randomUUID();
+    const longest = `${'x'.repeat(199)}${emoji}`;
+    const created = await api('POST', `/v1/notes/${noteId}/transcription`, {
+      body: { ...validSubmission, title: emoji.repeat(200) },
+    });
+    expect(created.status).toBe(202);
+    expect(created.body.title).toBe(emoji.repeat(200));
+    await expectRejected(
+      400,
+      () =>
+        api('POST', `/v1/notes/${randomUUID()}/transcription`, {
+          body: { ...validSubmission, title: emoji.repeat(201) },
+        }),
+      /title: must be at most 200 characters/,
+    );
+
+    const renamed = await api('PATCH', `/v1/notes/${noteId}`, { body: { title: longest } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.title).toBe(longest);
+    await expectRejected(
+      400,
+      () => api('PATCH', `/v1/notes/${noteId}`, { body: { title: `${longest}x` } }),
+      /title: must be at most 200 characters/,
+    );
+
+    // 2000 emoji pass validation: the answer is about the (empty) account, not the question.
+    const asked = await api('POST', '/v1/ask', { body: { question: emoji.repeat(2000) } });
+    expect(asked.status).toBe(400);
+    expect(asked.body.detail).toMatch(/no processed notes/);
+    await expectRejected(
+      400,
+      () => api('POST', '/v1/ask', { body: { question: emoji.repeat(2001) } }),
+      /question: must be at most 2000 characters/,
+    );
+  });
+
+  it('rejects speaker names that could break a subtitle cue: line breaks, control characters, "-->"', async () => {
+    const noteId = randomUUID();
+    expect((await api('POST', `/v1/notes/${noteId}/transcription`, { body: validSubmission })).status).toBe(
+      202,
+    );
+    for (const name of [
+      'Alice\nBob',
+      'Alice\r\n\r\n2\n00:00:01,000 --> 00:00:02,000',
+      'Ann --> Bob',
+      'Tab\there',
+      'Bell\u0007',
+      'Next\u0085line',
+      'Line\u2028separator',
+      'Alice\n',
+    ]) {
+      await expectRejected(
+        400,
+        () => api('PATCH', `/v1/notes/${noteId}`, { body: { speaker_names: { 'Speaker 1': name } } }),
+        /speaker_names\.Speaker 1: must not contain line breaks, control characters or "-->"/,
+      );
+    }
+    const fine = await api('PATCH', `/v1/notes/${noteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Ann-Marie <ann@example.com> & co -> \u{1F600}' } },
+    });
+    expect(fine.status).toBe(200);
+    expect(fine.body.speaker_names).toEqual({ 'Speaker 1': 'Ann-Marie <ann@example.com> & co -> \u{1F600}' });
   });
 
   it('answers 401 with WWW-Authenticate for a missing, malformed or unknown key, before validating input', async () => {

@@ -37,13 +37,13 @@ describe('getCurrentAccount', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       name: 'local',
-      api_key: { key_id: expect.stringMatching(/^key_/) },
+      api_key: { key_id: expect.stringMatching(/^key_/), created_at: expect.any(Number) },
     });
     expect(response.body.account_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(response.body)).not.toContain('svc_sk_');
   });
 
-  it('answers 401 for a key that has been revoked', async () => {
+  it('answers 401 for a revoked key with the same message as for a key that never existed', async () => {
     const other = await createAccount(service, 'to-revoke');
     const otherApi = client(service.baseUrl, other.api_key);
     const account = await otherApi('GET', '/v1/account');
@@ -51,8 +51,11 @@ describe('getCurrentAccount', () => {
     const keyId = (account.body.api_key as { key_id: string }).key_id;
     await revokeKey(service, other.account_id, keyId);
     const revoked = await otherApi('GET', '/v1/account');
+    const unknown = await api('GET', '/v1/account', { key: `svc_sk_${'A'.repeat(43)}` });
     expect(revoked.status).toBe(401);
-    expect(revoked.body.detail).toMatch(/revoked/);
+    expect(unknown.status).toBe(401);
+    expect(revoked.body).toEqual(unknown.body);
+    expect(revoked.headers.get('www-authenticate')).toBe(unknown.headers.get('www-authenticate'));
   });
 });
 
@@ -192,6 +195,29 @@ describe('speaker names and transcript exports', () => {
     expect(cleared.body.speaker_names).toEqual({});
     const back = await api('GET', `/v1/notes/${transcribedNoteId}/transcription`);
     expect(String(back.body.timestamped_full_text)).toMatch(/^\[\d{2}:\d{2}:\d{2}\] Speaker 1: /);
+  });
+
+  it('serves exports as UTF-8 text that is not sniffed, with names escaped for each format', async () => {
+    const renamed = await api('PATCH', `/v1/notes/${transcribedNoteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Ann <ann@example.com> & *co*' } },
+    });
+    expect(renamed.status).toBe(200);
+    const exported = async (format: string) => {
+      const response = await fetch(
+        `${service.baseUrl}/v1/notes/${transcribedNoteId}/transcription?format=${format}`,
+        {
+          headers: { authorization: `Bearer ${service.apiKey}` },
+        },
+      );
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/; charset=utf-8$/);
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      return response.text();
+    };
+    expect(await exported('srt')).toMatch(/\nAnn <ann@example\.com> & \*co\*: \S/);
+    expect(await exported('vtt')).toMatch(/\n<v Ann &lt;ann@example\.com&gt; &amp; \*co\*>\S/);
+    expect(await exported('md')).toMatch(/\n\*\*Ann \\<ann@example\.com\\> \\& \\\*co\\\*\*\* \[/);
+    await api('PATCH', `/v1/notes/${transcribedNoteId}`, { body: { speaker_names: { 'Speaker 1': null } } });
   });
 
   it('rejects speaker names for keys that are not speaker labels, and unknown formats', async () => {

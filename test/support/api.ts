@@ -1,4 +1,10 @@
-/** A small HTTP client for the tests: real requests, JSON in and out. */
+import { assertMatchesContract } from './contract.ts';
+
+/**
+ * A small HTTP client for the tests: real requests, JSON in and out. Every response of an operation
+ * in openapi.yaml is checked against the contract (status, media type, body and header schemas), so
+ * each test that uses this client also shows that the service answers as documented.
+ */
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
   headers: Headers;
@@ -29,6 +35,7 @@ export function client(baseUrl: string, defaultKey: string) {
     }
     const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
     const text = await response.text();
+    assertMatchesContract({ method, path, status: response.status, headers: response.headers, text });
     return {
       status: response.status,
       headers: response.headers,

@@ -22,6 +22,10 @@ function memoryStore(): AccountStore & { keys: ApiKeyRecord[] } {
   };
 }
 
+function issuedAt(store: { keys: ApiKeyRecord[] }, keyId: string): number | undefined {
+  return store.keys.find((key) => key.key_id === keyId)?.created_at;
+}
+
 describe('API keys', () => {
   it('are svc_sk_ followed by 32 random bytes, and only their SHA-256 is stored', async () => {
     const store = memoryStore();
@@ -38,7 +42,7 @@ describe('API keys', () => {
     const issued = await createAccount(store, 'someone');
     const caller = await authenticate(store, `Bearer ${issued.api_key}`);
     expect(caller.account.account_id).toBe(issued.account.account_id);
-    expect(caller.key_id).toBe(issued.key_id);
+    expect(caller.api_key).toEqual({ key_id: issued.key_id, created_at: issuedAt(store, issued.key_id) });
   });
 
   it('are refused when missing, malformed, unknown or revoked', async () => {
@@ -53,7 +57,18 @@ describe('API keys', () => {
     ]) {
       await expect(authenticate(store, header)).rejects.toBeInstanceOf(UnauthorizedError);
     }
+  });
+
+  it('are refused with one message whether unknown or revoked, so the answer never tells that a key existed', async () => {
+    const store = memoryStore();
+    const issued = await createAccount(store, 'someone');
+    const unknown = await authenticate(store, `Bearer svc_sk_${'B'.repeat(43)}`).catch(
+      (error: Error) => error,
+    );
     await store.revokeApiKey(issued.account.account_id, issued.key_id, Date.now());
-    await expect(authenticate(store, `Bearer ${issued.api_key}`)).rejects.toThrow(/revoked/);
+    const revoked = await authenticate(store, `Bearer ${issued.api_key}`).catch((error: Error) => error);
+    expect(revoked).toBeInstanceOf(UnauthorizedError);
+    expect(unknown).toBeInstanceOf(UnauthorizedError);
+    expect((revoked as Error).message).toBe((unknown as Error).message);
   });
 });

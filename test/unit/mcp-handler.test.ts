@@ -143,6 +143,21 @@ describe('the MCP HTTP endpoint', () => {
     expect(body.result.tools).toHaveLength(12);
   });
 
+  it('labels its JSON UTF-8 and forbids sniffing, on protocol results and on HTTP errors alike', async () => {
+    const { handler, verifier } = setup();
+    const answers = [
+      await handler(rpc(toolsList, { authorization: `Bearer ${verifier.mint(['notes:read'])}` })),
+      await handler(rpc(toolsList)),
+      await handler(rpc(toolsList, {}, 'GET')),
+    ];
+    expect(answers.map((response) => response.status)).toEqual([200, 401, 405]);
+    for (const response of answers) {
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(typeof (await response.json())).toBe('object');
+    }
+  });
+
   it('answers 403 insufficient_scope naming granted plus needed scopes, as the SDK client reads it', async () => {
     const { handler, verifier } = setup();
     const token = verifier.mint(['notes:read', 'notes:process']);
@@ -244,7 +259,7 @@ describe('the MCP Lambda handler', () => {
 
     const result = await lambda(event, {} as never);
     expect(result.statusCode).toBe(200);
-    expect(result.headers?.['content-type']).toBe('application/json');
+    expect(result.headers?.['content-type']).toBe('application/json; charset=utf-8');
     expect(JSON.parse(result.body ?? '')).toMatchObject({ jsonrpc: '2.0', id: 1 });
 
     const empty = await toApiGatewayResult(new Response(null, { status: 202 }));

@@ -78,6 +78,46 @@ describe('transcript exports', () => {
   });
 });
 
+describe('speaker names stored before line breaks and "-->" were refused', () => {
+  const injected = 'Mallory\n\n99\n00:00:09,000 --> 00:00:10,000\n<c.evil>Injected</c> & **bold**';
+  const named = withSpeakerNames(transcription, { 'Speaker 2': injected });
+
+  /** Lines that carry a cue timing: the only ones that may contain `-->`. */
+  const timingLines = (text: string) => text.split('\n').filter((line) => line.includes('-->'));
+
+  it('add no SubRip cue: one timing line per segment, the name on the text line', () => {
+    const srt = toSrt(named);
+    expect(timingLines(srt)).toHaveLength(transcription.conversation_segments.length);
+    expect(cueTimes(srt, ',')).toHaveLength(transcription.conversation_segments.length);
+    expect(srt.split('\n\n')).toHaveLength(transcription.conversation_segments.length);
+    expect(srt).toContain(
+      '2\n00:00:01,500 --> 00:00:01,800\nMallory 99 00:00:09,000 -> 00:00:10,000 <c.evil>',
+    );
+  });
+
+  it('add no WebVTT cue and cannot open markup: the voice span is one escaped line', () => {
+    const vtt = toVtt(named);
+    expect(timingLines(vtt)).toHaveLength(transcription.conversation_segments.length);
+    expect(vtt).toContain(
+      '<v Mallory 99 00:00:09,000 -&gt; 00:00:10,000 &lt;c.evil&gt;Injected&lt;/c&gt; &amp; **bold**>Hi.',
+    );
+    expect(vtt).not.toContain('<c.evil>');
+  });
+
+  it('stay one literal Markdown paragraph, and so does a title with a line break', () => {
+    const md = toMarkdown(named, 'Standup\n# Not a heading <b>');
+    expect(md.startsWith('# Standup \\# Not a heading \\<b\\>\n\n')).toBe(true);
+    expect(md).toContain(
+      '**Mallory 99 00:00:09,000 --\\> 00:00:10,000 \\<c.evil\\>Injected\\</c\\> \\& \\*\\*bold\\*\\*** [00:00:01]: Hi.',
+    );
+    expect(md.split('\n\n')).toHaveLength(transcription.conversation_segments.length + 1);
+  });
+
+  it('keep the timestamped text to one line per segment', () => {
+    expect(named.timestamped_full_text.split('\n')).toHaveLength(transcription.conversation_segments.length);
+  });
+});
+
 describe('choosing the transcript format', () => {
   it('prefers the format parameter, then a known Accept type, then JSON', () => {
     expect(transcriptFormat('srt', 'text/vtt')).toBe('srt');

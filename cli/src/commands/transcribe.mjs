@@ -18,7 +18,8 @@ const PICKUP_HINT = 'The upload was received; the service picks it up within a f
 /** @type {import('../types.mjs').CommandSpec} */
 export const transcribe = {
   name: 'transcribe',
-  summary: 'Upload an audio file for transcription (creates the note); --wait prints the transcript',
+  summary:
+    'Upload an audio file for transcription (creates the note); --wait prints the transcript and note_id',
   operation: 'submitTranscription, then getTranscription',
   args: ['<file>'],
   options: {
@@ -43,7 +44,8 @@ export const transcribe = {
   details:
     'Submits the note, then PUTs the file to the returned upload URL with exactly the returned\n' +
     'headers (progress on stderr for files over 1 MiB). Without --wait it prints the job status\n' +
-    "(not a result yet; 'notes transcription get <id>' polls it).",
+    "(not a result yet; 'notes transcription get <id>' polls it). With --wait it prints the\n" +
+    'transcript with the note ID added at the top level (note_id).',
   examples: [
     'notes transcribe meeting.mp3 --title "Weekly product sync" --wait',
     'notes transcribe interview.wav --speakers 2',
@@ -88,7 +90,8 @@ export const transcribe = {
         retry,
         awaitingUploadHint: PICKUP_HINT,
       });
-      printResponse(done, '');
+      // The note ID first, so that a script can go on with it (insights, artifacts, ask).
+      printJson({ note_id: noteId, .../** @type {object} */ (done.body) });
       return;
     }
     if (submitted.status === 200) {

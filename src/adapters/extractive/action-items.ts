@@ -1,4 +1,4 @@
-import { statedDates } from './dates.ts';
+import { statedDeadlines } from './dates.ts';
 import { addressee, namedSubject } from './owners.ts';
 import type { SentenceUnit } from './sentences.ts';
 
@@ -17,8 +17,6 @@ const COLLECTIVE =
   /\b(we will|we'll|we need to|we have to|we must|we've got to|we are going to|we're going to|let's|let us)\b/;
 const REQUEST = /\b(can you|could you|would you|will you|please)\b/;
 const EXPLICIT = /\b(action items?|to-?dos?|follow[- ]?up|make sure)\b/;
-/** "by Friday", "before the 12th", "due next week": a date after one of these is a deadline. */
-const DEADLINE_LEAD = /\b(?:by|before|until|due(?: on| by)?)\s*$/;
 
 export interface ActionItemOptions {
   punctuated: boolean;
@@ -39,8 +37,9 @@ export function findActionItems(
   const items: FoundActionItem[] = [];
   for (const unit of units) {
     const text = unit.lower;
-    const dates = statedDates(unit.text, options.referenceTime);
-    const deadline = dates.some((stated) => DEADLINE_LEAD.test(text.slice(0, stated.index)));
+    const deadlines = statedDeadlines(unit.text, options.referenceTime);
+    // "by Friday" makes a sentence a task; "tomorrow" alone only dates one that is a task anyway.
+    const deadline = deadlines.some((stated) => stated.led);
     const named = namedSubject(unit.tokens, options.punctuated);
     const firstPerson = FIRST_PERSON.test(text) && !NOT_A_COMMITMENT.test(text);
     const request = REQUEST.test(text);
@@ -54,7 +53,7 @@ export function findActionItems(
 
     const owner =
       named ?? (firstPerson ? unit.speaker : request ? addressee(unit.tokens, options.punctuated) : null);
-    items.push({ unit, owner, due_date: dates[0]?.date ?? null });
+    items.push({ unit, owner, due_date: deadlines[0]?.date ?? null });
   }
   return items;
 }
