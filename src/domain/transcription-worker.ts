@@ -11,7 +11,7 @@ import type { DomainDeps } from './deps.ts';
 import { UnreadableAudioError } from './errors.ts';
 import { type Job, TRANSCRIPTION_STAGES } from './job.ts';
 import { holdJob } from './job-hold.ts';
-import { claimJob, completeJob, failJob } from './job-transitions.ts';
+import { claimJob, completeJob, failJob, releaseJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { objectKeys } from './object-keys.ts';
@@ -78,9 +78,15 @@ export async function runTranscription(
   }
 
   if (isBatchEngine(deps.speech)) {
+    try {
+      await deps.speech.start({ accountId, noteId, attempt: claimed.attempts, hints: hintsOf(note) });
+    } catch (error) {
+      // Not started: the queue's next delivery must be able to claim the job at once.
+      await releaseJob(deps, claimed, TRANSCRIPTION_STAGES.queued);
+      throw error;
+    }
     // The provider works on it from now on: its lease lasts as long as a batch job may run.
     await deps.notes.renewLease(claimed, deps.now() + BATCH_RECOGNITION_LEASE_MS);
-    await deps.speech.start({ accountId, noteId, attempt: claimed.attempts, hints: hintsOf(note) });
     return 'started';
   }
   const engine = deps.speech;

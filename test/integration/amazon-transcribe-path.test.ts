@@ -121,8 +121,12 @@ describe('transcription through Amazon Transcribe', () => {
   it('ignores the event of an earlier attempt', async () => {
     const { accountId, noteId } = await uploadedNote();
     await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
-    // A redelivered upload message after a crash claims attempt 2 and starts a second job.
-    await runTranscription(getWorkerServices(), { accountId, noteId });
+    // While Transcribe works on attempt 1, a redelivered message leaves it alone...
+    expect(await runTranscription(getWorkerServices(), { accountId, noteId })).toBe('skipped');
+    // ...but once its lease has run out (the job never reported back), a redelivery claims
+    // attempt 2 and starts a second job.
+    const later = () => Date.now() + 7 * 60 * 60 * 1000;
+    await runTranscription({ ...getWorkerServices(), now: later }, { accountId, noteId });
     const job = await getWorkerServices().notes.getJob(accountId, noteId, 'transcription');
     expect(job).toMatchObject({ status: 'processing', attempts: 2 });
     expect(started.at(-1)?.TranscriptionJobName).toBe(`${PREFIX}${accountId}.${noteId}.2`);
