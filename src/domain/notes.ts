@@ -35,16 +35,17 @@ export async function listNotes(
 
 export async function getNote(deps: DomainDeps, accountId: string, noteId: string): Promise<NoteView> {
   const note = await requireNote(deps, accountId, noteId);
-  let [job, insightsJob] = await Promise.all([
+  const [storedJob, insightsJob] = await Promise.all([
     deps.notes.getJob(accountId, noteId, 'transcription'),
     deps.notes.getJob(accountId, noteId, 'insights'),
   ]);
   const [transcription, insights] = await Promise.all([
-    job?.status === 'completed' ? readTranscription(deps, accountId, noteId) : null,
+    storedJob?.status === 'completed' ? readTranscription(deps, accountId, noteId) : null,
     insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
   ]);
   // A result that can no longer be read shows as its job failed, with the way back in its detail.
-  if (job && transcription === 'unreadable') job = await transcriptLost(deps, job);
+  const job =
+    storedJob && transcription === 'unreadable' ? await transcriptLost(deps, storedJob) : storedJob;
   if (insightsJob && insights === 'unreadable') await insightsLost(deps, insightsJob);
   return noteView(
     note,

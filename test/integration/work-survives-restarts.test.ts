@@ -27,7 +27,6 @@ beforeAll(async () => {
   api = client(service.baseUrl, service.apiKey);
 });
 afterAll(async () => {
-  if (process.env.DEBUG_OUTPUT) console.log(service?.output().replace(/\{"level":"INFO"[^\n]*\n/g, ''));
   await service?.stop();
   await rm(dataDir, { recursive: true, force: true });
 });
