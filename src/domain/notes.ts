@@ -44,8 +44,7 @@ export async function getNote(deps: DomainDeps, accountId: string, noteId: strin
     insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
   ]);
   // A result that can no longer be read shows as its job failed, with the way back in its detail.
-  const job =
-    storedJob && transcription === 'unreadable' ? await transcriptLost(deps, storedJob) : storedJob;
+  const job = storedJob && transcription === 'unreadable' ? await transcriptLost(deps, storedJob) : storedJob;
   if (insightsJob && insights === 'unreadable') await insightsLost(deps, insightsJob);
   return noteView(
     note,
