@@ -1,6 +1,7 @@
 /**
  * `npm start`: runs the whole service on this machine (see src/local/runtime.ts).
- * PORT (default 8787), NOTES_STORAGE_PORT (default PORT + 1), NOTES_DATA_DIR (default ./.notes-data).
+ * PORT (default 8787), NOTES_STORAGE_PORT (default PORT + 1), NOTES_DATA_DIR (default ./.notes-data),
+ * NOTES_STORAGE_CORS_ORIGINS (browser origins besides the API's own that may use the object store).
  */
 import { join, resolve } from 'node:path';
 
@@ -9,6 +10,7 @@ import { join, resolve } from 'node:path';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const { API_KEY_FILE } = await import('../src/local/local-account.ts');
 const { startLocalRuntime } = await import('../src/local/runtime.ts');
+const { parseCorsOrigins } = await import('../src/local/storage/cors.ts');
 
 const port = Number(process.env.PORT ?? 8787);
 const storagePort = Number(process.env.NOTES_STORAGE_PORT ?? (port === 0 ? 0 : port + 1));
@@ -18,6 +20,7 @@ const runtime = await startLocalRuntime({
   dataDir,
   port,
   storagePort,
+  storageCorsOrigins: parseCorsOrigins(process.env.NOTES_STORAGE_CORS_ORIGINS),
   ...(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS
     ? { visibilityTimeoutSeconds: Number(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS) }
     : {}),

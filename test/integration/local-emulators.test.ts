@@ -17,8 +17,9 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@a
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Event, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Emulators, localAwsClientConfig, startEmulators } from '../../src/local/emulators.ts';
+import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
+import { emulatorClientConfig } from '../support/emulator-clients.ts';
 
 // Longer than the event source's 1 s long poll: local-aws-sqs would otherwise hand the same message
 // out twice within one poll.
@@ -89,7 +90,7 @@ describe('local emulators', () => {
 
     const first = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
     const firstClient = DynamoDBDocumentClient.from(
-      new DynamoDBClient(localAwsClientConfig(first.endpoints.dynamodb)),
+      new DynamoDBClient(await emulatorClientConfig(dataDir, first.endpoints.dynamodb)),
     );
     await firstClient.send(new PutCommand({ TableName: first.tableName, Item: item }));
     firstClient.destroy();
@@ -97,7 +98,7 @@ describe('local emulators', () => {
 
     const second = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
     const secondClient = DynamoDBDocumentClient.from(
-      new DynamoDBClient(localAwsClientConfig(second.endpoints.dynamodb)),
+      new DynamoDBClient(await emulatorClientConfig(dataDir, second.endpoints.dynamodb)),
     );
     try {
       const { Item } = await secondClient.send(
@@ -125,9 +126,10 @@ describe('local emulators', () => {
     let sqs: SQSClient;
 
     beforeAll(async () => {
-      emulators = await startEmulators({ dataDir: await newDataDir(), storagePort: 0, queue: queueSettings });
-      s3 = new S3Client(localAwsClientConfig(emulators.endpoints.s3));
-      sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs));
+      const dataDir = await newDataDir();
+      emulators = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+      s3 = new S3Client(await emulatorClientConfig(dataDir, emulators.endpoints.s3));
+      sqs = new SQSClient(await emulatorClientConfig(dataDir, emulators.endpoints.sqs));
     });
 
     afterAll(async () => {
