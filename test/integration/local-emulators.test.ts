@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +18,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Event, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
+import { LOCAL_CREDENTIALS_FILE, readLocalCredentials } from '../../src/local/local-credentials.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
 import { emulatorClientConfig } from '../support/emulator-clients.ts';
 
@@ -118,6 +119,30 @@ describe('local emulators', () => {
       secondClient.destroy();
       await second.stop();
     }
+  });
+
+  it('generates its credentials on first start, readable by the owner only, and keeps them across a restart', async () => {
+    const dataDir = await newDataDir();
+    const first = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    await first.stop();
+    const file = join(dataDir, LOCAL_CREDENTIALS_FILE);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const stored = await readLocalCredentials(dataDir);
+    expect(stored).toEqual(first.credentials);
+    expect(stored.accessKeyId).toMatch(/^LK[A-Z2-7]{18}$/);
+    expect(stored.secretAccessKey.length).toBeGreaterThanOrEqual(40);
+
+    const second = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    await second.stop();
+    expect(second.credentials).toEqual(stored);
+    const elsewhere = await startEmulators({
+      dataDir: await newDataDir(),
+      storagePort: 0,
+      queue: queueSettings,
+    });
+    await elsewhere.stop();
+    expect(elsewhere.credentials.accessKeyId).not.toBe(stored.accessKeyId);
+    expect(elsewhere.credentials.secretAccessKey).not.toBe(stored.secretAccessKey);
   });
 
   describe('while running', () => {

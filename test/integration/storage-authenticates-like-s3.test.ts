@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
   DeleteObjectCommand,
@@ -256,6 +258,31 @@ describe('object storage refuses what S3 would refuse', () => {
       expect(body).toContain('<Code>SignatureDoesNotMatch</Code>');
       expect(body).not.toContain("bob's private words");
     }
+  });
+
+  it('accepts requests signed by an independent Signature V4 implementation (curl --aws-sigv4)', async () => {
+    const key = objectKeys.transcription(await accountIdOf(alice), randomUUID());
+    const signing = [
+      '--aws-sigv4',
+      'aws:amz:us-east-1:s3',
+      '--user',
+      `${credentials.accessKeyId}:${credentials.secretAccessKey}`,
+      '-H',
+      'x-amz-content-sha256: UNSIGNED-PAYLOAD',
+      '-s',
+      '-w',
+      '\n%{http_code}',
+    ];
+    const curl = async (...args: string[]) =>
+      (await promisify(execFile)('curl', [...signing, ...args])).stdout;
+    expect(await curl('-X', 'PUT', '--data-binary', 'signed by curl', objectUrl(key))).toMatch(/\n200$/);
+    expect(await curl(objectUrl(key))).toBe('signed by curl\n200');
+    expect(await curl(`${runtime.storageUrl}/${bucket}?list-type=2`)).toContain(`<Key>${key}</Key>`);
+    const wrong = signing.map((arg) =>
+      arg.startsWith(credentials.accessKeyId) ? `${credentials.accessKeyId}:wrong` : arg,
+    );
+    const refused = await promisify(execFile)('curl', [...wrong, objectUrl(key)]);
+    expect(refused.stdout).toMatch(/SignatureDoesNotMatch[\s\S]*\n403$/);
   });
 
   it('refuses a header-signed upload whose body does not match its declared SHA-256, and stores nothing', async () => {
