@@ -45,8 +45,8 @@ declare module 's3rver' {
     constructor(options?: S3rverOptions);
     silent: boolean;
     /** The storage backend; the local emulators replace it with one that stages writes. */
-    store: import('s3rver/lib/stores/filesystem.js');
-    context: { store: import('s3rver/lib/stores/filesystem.js') };
+    store: InstanceType<typeof import('s3rver/lib/stores/filesystem.js')>;
+    context: { store: InstanceType<typeof import('s3rver/lib/stores/filesystem.js')> };
     /** Creates the configured buckets and applies their configs; safe to repeat. */
     configureBuckets(): Promise<void>;
     /** A request listener for http.createServer. */
