@@ -1,22 +1,23 @@
 /**
- * `npm run bench [-- api | transcription | quality | ask | long | bundles]` (`long`: a 60-minute recording with
+ * `npm run bench [-- api | transcription | quality | ask | long | bundles | storage]` (`long`: a 60-minute recording with
  * 1 and 2 recognisers, several minutes; `all` runs it too): runs the benchmarks, prints a table per benchmark and
  * writes bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { apiLatency, apiTable } from './api-latency.ts';
 import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { main as longRecording } from './long-recording.ts';
+import { storageFrontBench, storageFrontTable } from './storage-front.ts';
 import { OUT_DIR } from './support.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
 const which = process.argv[2] ?? 'all';
-if (!['all', 'api', 'transcription', 'quality', 'ask', 'long', 'bundles'].includes(which)) {
-  console.error('usage: npm run bench [-- api | transcription | quality | ask | long | bundles]');
+if (!['all', 'api', 'transcription', 'quality', 'ask', 'long', 'bundles', 'storage'].includes(which)) {
+  console.error('usage: npm run bench [-- api | transcription | quality | ask | long | bundles | storage]');
   process.exit(2);
 }
 
@@ -67,6 +68,15 @@ if (which === 'all' || which === 'ask') {
   console.log(`${askTable(result)}\n`);
 }
 
+if (which === 'all' || which === 'storage') {
+  console.log(
+    'Object store: presigned 32 MiB uploads and 1 KiB SDK reads, through the signature-checking front and to s3rver alone',
+  );
+  const result = await storageFrontBench();
+  results.storage_front = result;
+  console.log(`${storageFrontTable(result)}\n`);
+}
+
 if (which === 'all' || which === 'quality') {
   results.transcript_quality = await transcriptQuality();
 }
@@ -80,5 +90,6 @@ if (which === 'all' || which === 'bundles') {
   results.bundles = await bundleSizeReport();
 }
 
+await mkdir(OUT_DIR, { recursive: true });
 await writeFile(join(OUT_DIR, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
 console.log(`Results: ${join('bench', 'out', 'results.json')}`);

@@ -3,6 +3,7 @@
  * PORT (default 8787), NOTES_STORAGE_PORT (default PORT + 1), NOTES_DATA_DIR (default ./.notes-data),
  * NOTES_DRAIN_SECONDS (default 10): on SIGTERM or Ctrl-C, how long running work may finish before it
  * is returned to the queue (it resumes on the next start). A second signal stops at once.
+ * NOTES_STORAGE_CORS_ORIGINS (browser origins besides the API's own that may use the object store).
  */
 import { join, resolve } from 'node:path';
 
@@ -11,6 +12,7 @@ import { join, resolve } from 'node:path';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const { API_KEY_FILE } = await import('../src/local/local-account.ts');
 const { startLocalRuntime } = await import('../src/local/runtime.ts');
+const { parseCorsOrigins } = await import('../src/local/storage/cors.ts');
 
 const port = Number(process.env.PORT ?? 8787);
 const storagePort = Number(process.env.NOTES_STORAGE_PORT ?? (port === 0 ? 0 : port + 1));
@@ -21,6 +23,7 @@ const runtime = await startLocalRuntime({
   dataDir,
   port,
   storagePort,
+  storageCorsOrigins: parseCorsOrigins(process.env.NOTES_STORAGE_CORS_ORIGINS),
   ...(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS
     ? { visibilityTimeoutSeconds: Number(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS) }
     : {}),

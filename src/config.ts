@@ -14,6 +14,9 @@ const schema = z.object({
   NOTES_DYNAMODB_ENDPOINT: z.url().optional(),
   NOTES_S3_ENDPOINT: z.url().optional(),
   NOTES_SQS_ENDPOINT: z.url().optional(),
+  /** Only for the local runtime: its generated credentials, which the stand-ins above require. */
+  NOTES_LOCAL_ACCESS_KEY_ID: z.string().min(1).optional(),
+  NOTES_LOCAL_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** `local`: ffmpeg + pocketsphinx in the worker; `transcribe`: Amazon Transcribe jobs (AWS). */
   NOTES_SPEECH_ENGINE: z.enum(['local', 'transcribe', 'openai']).default('local'),
   /** `openai`: a server speaking OpenAI's /v1/audio/transcriptions (whisper.cpp, speaches, hosted). */

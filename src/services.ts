@@ -1,6 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { awsClientConfig } from './adapters/aws-client-config.ts';
+import { configuredAwsClientConfig } from './adapters/aws-client-config.ts';
 import { DynamoAccountStore } from './adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from './adapters/dynamodb/client.ts';
 import { DynamoNoteStore } from './adapters/dynamodb/note-store.ts';
@@ -32,11 +32,10 @@ export function getServices(): Services {
 }
 
 export function createServices(config: Config): Services {
-  const region = config.AWS_REGION;
   // Traced on Lambda (X-Ray subsegments per AWS call); the tracer is off elsewhere.
-  const db = traced(createDocumentClient(awsClientConfig(region, config.NOTES_DYNAMODB_ENDPOINT)));
-  const s3 = traced(new S3Client(awsClientConfig(region, config.NOTES_S3_ENDPOINT)));
-  const sqs = traced(new SQSClient(awsClientConfig(region, config.NOTES_SQS_ENDPOINT)));
+  const db = traced(createDocumentClient(configuredAwsClientConfig(config, config.NOTES_DYNAMODB_ENDPOINT)));
+  const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
+  const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
   return {
     accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),

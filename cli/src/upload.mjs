@@ -10,6 +10,9 @@ import { EXIT } from './exit-codes.mjs';
 import { info } from './output.mjs';
 import { createProgress } from './progress.mjs';
 
+/** The storage's answer to a PUT with `If-None-Match: *` when the object already exists. */
+const PRECONDITION_FAILED = 412;
+
 /** An upload that sends nothing and receives nothing for this long is abandoned (and retried). */
 const IDLE_TIMEOUT_MS = 120_000;
 
@@ -17,6 +20,9 @@ const IDLE_TIMEOUT_MS = 120_000;
  * PUTs a file to a presigned upload target, streaming it from disk with `Content-Length` and
  * exactly the target's headers (never the API key), with a progress display on stderr. Retries
  * network errors, 429 and 5xx with backoff; the URL itself is never printed (it is a secret).
+ * Upload URLs store a recording once (`If-None-Match: *`): 412 on a retry means an earlier attempt
+ * was stored before its answer was lost, so the upload is done; 412 on the first attempt means the
+ * note already has its recording.
  * @param {import('./types.mjs').UploadTarget} target
  * @param {string} file
  * @param {number} size bytes
@@ -39,6 +45,17 @@ export async function uploadFile(target, file, size, label) {
       if (response.status >= 200 && response.status < 300) {
         progress.done();
         return;
+      }
+      if (response.status === PRECONDITION_FAILED) {
+        if (attempt > 1) {
+          progress.done();
+          return;
+        }
+        throw new CliError(
+          `Upload of ${label} refused: this note already has its recording (HTTP 412). ` +
+            'A note keeps its one recording: submit a different recording as a new note.',
+          EXIT.REJECTED,
+        );
       }
       if (!isTransientStatus(response.status)) {
         throw new CliError(

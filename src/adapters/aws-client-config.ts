@@ -1,15 +1,20 @@
 /**
  * SDK client settings shared by the Lambda handlers and the local runtime. On AWS only the region is
- * set and the function's role supplies credentials. With an endpoint (the local stand-ins), static
- * credentials and path-style S3 addressing are added.
+ * set and the function's role supplies credentials. With an endpoint (the local stand-ins), the local
+ * runtime's own credentials (generated per data directory, see src/local/local-credentials.ts) and
+ * path-style S3 addressing are added.
  */
 export const LOCAL_REGION = 'us-east-1';
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+export interface LocalCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
 
 export interface AwsClientConfig {
   region: string;
   endpoint?: string;
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+  credentials?: LocalCredentials;
   /** S3 only: s3rver serves buckets by path, and 127.0.0.1 has no bucket subdomains. */
   forcePathStyle?: true;
   /**
@@ -21,17 +26,53 @@ export interface AwsClientConfig {
   responseChecksumValidation: 'WHEN_REQUIRED';
 }
 
-export function awsClientConfig(region: string, endpoint?: string): AwsClientConfig {
+/** A local stand-in and the credentials it accepts. */
+export interface LocalEndpoint {
+  endpoint: string;
+  credentials: LocalCredentials;
+}
+
+export function awsClientConfig(region: string, local?: LocalEndpoint): AwsClientConfig {
   const common = {
     region,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   } as const;
-  if (!endpoint) return common;
-  return { ...common, endpoint, credentials: { ...LOCAL_CREDENTIALS }, forcePathStyle: true };
+  if (!local) return common;
+  return {
+    ...common,
+    endpoint: local.endpoint,
+    credentials: { ...local.credentials },
+    forcePathStyle: true,
+  };
 }
 
 /** Settings for a client of one local stand-in. */
-export function localAwsClientConfig(endpoint: string): AwsClientConfig {
-  return awsClientConfig(LOCAL_REGION, endpoint);
+export function localAwsClientConfig(endpoint: string, credentials: LocalCredentials): AwsClientConfig {
+  return awsClientConfig(LOCAL_REGION, { endpoint, credentials });
+}
+
+/** The configuration fields that choose between AWS and a local stand-in. */
+export interface ClientConfigSource {
+  AWS_REGION: string;
+  NOTES_LOCAL_ACCESS_KEY_ID?: string | undefined;
+  NOTES_LOCAL_SECRET_ACCESS_KEY?: string | undefined;
+}
+
+/**
+ * Settings from the typed configuration: AWS when `endpoint` is unset; otherwise the local stand-in
+ * at `endpoint`, which only answers requests signed with the local runtime's credentials.
+ */
+export function configuredAwsClientConfig(
+  config: ClientConfigSource,
+  endpoint: string | undefined,
+): AwsClientConfig {
+  if (!endpoint) return awsClientConfig(config.AWS_REGION);
+  const { NOTES_LOCAL_ACCESS_KEY_ID: accessKeyId, NOTES_LOCAL_SECRET_ACCESS_KEY: secretAccessKey } = config;
+  if (!accessKeyId || !secretAccessKey) {
+    throw new Error(
+      `Invalid configuration: ${endpoint} is a local endpoint, which needs NOTES_LOCAL_ACCESS_KEY_ID and NOTES_LOCAL_SECRET_ACCESS_KEY (set by the local runtime)`,
+    );
+  }
+  return awsClientConfig(config.AWS_REGION, { endpoint, credentials: { accessKeyId, secretAccessKey } });
 }

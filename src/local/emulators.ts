@@ -11,11 +11,14 @@
  * Upload completion is bridged like an S3 -> SQS event notification: an object created under a key
  * ending in `/audio` puts the AWS-shaped S3 event JSON on the `transcription` queue.
  *
- * dynalite and the queue listen on 127.0.0.1 whatever `host` says: they have no authentication and
- * only this process talks to them.
+ * None of the three checks credentials by itself, so each port is fronted by a Signature V4 check
+ * with the runtime's own credentials (made on first start, kept in the data directory): the object
+ * store by src/local/storage/storage-front.ts (signatures, presigned URLs, CORS, single-use uploads),
+ * dynalite and the queue by src/local/sigv4/json-service-guard.ts. dynalite and the queue listen on
+ * 127.0.0.1 whatever `host` says: only this process needs them.
  */
 import { mkdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -37,9 +40,14 @@ import dynalite from 'dynalite';
 import { createRequestHandler } from 'local-aws-sqs';
 import S3rver from 's3rver';
 import s3rverAccounts from 's3rver/lib/models/account.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localAwsClientConfig } from '../adapters/aws-client-config.ts';
+import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
+import { ensureLocalCredentials } from './local-credentials.ts';
+import { guardJsonService } from './sigv4/json-service-guard.ts';
+import { StorageCors } from './storage/cors.ts';
+import { DurableFilesystemStore, type OpenStagingFile } from './storage/durable-store.ts';
+import { createStorageFront } from './storage/storage-front.ts';
 
 export { localAwsClientConfig };
 
@@ -57,19 +65,6 @@ const UPLOAD_NOTIFICATION_ID = 'transcription-audio-uploaded';
 const AUDIO_KEY_SUFFIX = '/audio';
 const INTERNAL_HOST = '127.0.0.1';
 
-/** Browsers upload with presigned PUTs from the web app's origin, and read the ETag back. */
-const CORS_CONFIGURATION = `<CORSConfiguration>
-  <CORSRule>
-    <AllowedOrigin>*</AllowedOrigin>
-    <AllowedMethod>PUT</AllowedMethod>
-    <AllowedMethod>GET</AllowedMethod>
-    <AllowedMethod>HEAD</AllowedMethod>
-    <AllowedHeader>*</AllowedHeader>
-    <ExposeHeader>ETag</ExposeHeader>
-    <MaxAgeSeconds>3000</MaxAgeSeconds>
-  </CORSRule>
-</CORSConfiguration>`;
-
 export interface EmulatorOptions {
   dataDir: string;
   /** Port of the object store (the one browsers upload to); 0 picks a free one. */
@@ -79,6 +74,13 @@ export interface EmulatorOptions {
   queue: { visibilityTimeoutSeconds: number; maxReceiveCount: number };
   /** One-line operational messages (never message bodies). */
   log?: (line: string) => void;
+  /**
+   * Browser origins allowed to use the object store besides the service's own (which the runtime
+   * adds once its API listens, through `storageCors`). From NOTES_STORAGE_CORS_ORIGINS.
+   */
+  corsOrigins?: readonly string[];
+  /** Opens the object store's staging files; fault tests pass one that fails like a full disk. */
+  openStagingFile?: OpenStagingFile;
 }
 
 export type QueueNames<T> = Record<keyof typeof LOCAL_QUEUE_NAMES, T>;
@@ -90,6 +92,10 @@ export interface Emulators {
   queueUrls: QueueNames<string>;
   /** Event-source mappings need the ARN as well as the URL. */
   queueArns: QueueNames<string>;
+  /** What every request to the three ports must be signed with (from `<dataDir>/local-credentials.json`). */
+  credentials: LocalCredentials;
+  /** The object store's CORS origins; the runtime adds the API's origin once it is known. */
+  storageCors: StorageCors;
   /** Stops all three; in-flight requests are cut and queued messages are dropped. */
   stop(): Promise<void>;
 }
@@ -108,6 +114,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
     const s3Dir = join(dataDir, 's3');
     await mkdir(dynamodbDir, { recursive: true });
     await mkdir(s3Dir, { recursive: true });
+    const credentials = await ensureLocalCredentials(dataDir);
 
     // A full disk answers the request with an error instead of ending the process.
     cleanups.push(async () => unwatchDiskSpace());
@@ -119,13 +126,25 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
       deleteTableMs: 0,
       updateTableMs: 0,
     });
+    guardRequests(dynamodbServer, (dynalite) =>
+      guardJsonService(dynalite, {
+        service: 'dynamodb',
+        region: LOCAL_REGION,
+        credentials,
+        presignedUrls: false,
+      }),
+    );
     const dynamodbPort = await listen(dynamodbServer, 0, INTERNAL_HOST, 'DynamoDB emulator');
     cleanups.push(() => closeServer(dynamodbServer));
 
-    const s3rver = createS3rver(s3Dir);
-    await s3rver.configureBuckets();
-    const handleS3Request = s3rver.callback();
-    const s3Server = createServer((req, res) => void handleS3Request(req, res));
+    const { s3rver, store } = await createS3rver(
+      s3Dir,
+      join(dataDir, 's3-staging'),
+      credentials,
+      options.openStagingFile,
+    );
+    const storageCors = new StorageCors(options.corsOrigins);
+    const s3Server = createServer(createStorageFront({ s3rver, store, credentials, cors: storageCors }));
     const s3Port = await listen(s3Server, storagePort, host, 'object storage');
     cleanups.push(() => closeServer(s3Server));
 
@@ -137,7 +156,14 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
       // Recreating a deleted queue must not take 60 s here.
       emulateQueueCreationLifecycle: false,
     });
-    const sqsServer = createServer((req, res) => void sqsEmulator.requestHandler(req, res));
+    const sqsServer = createServer(
+      guardJsonService((req, res) => void sqsEmulator.requestHandler(req, res), {
+        service: 'sqs',
+        region: LOCAL_REGION,
+        credentials,
+        presignedUrls: false,
+      }),
+    );
     const sqsPort = await listen(sqsServer, 0, INTERNAL_HOST, 'queue emulator');
     // Queue URLs embed the port, which is only known now.
     sqsEmulator.service.PORT = sqsPort;
@@ -151,8 +177,8 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
       s3: `http://${urlHost(host)}:${s3Port}`,
       sqs: `http://${INTERNAL_HOST}:${sqsPort}`,
     };
-    const dynamodbClient = new DynamoDBClient(localAwsClientConfig(endpoints.dynamodb));
-    const sqsClient = new SQSClient(localAwsClientConfig(endpoints.sqs));
+    const dynamodbClient = new DynamoDBClient(localAwsClientConfig(endpoints.dynamodb, credentials));
+    const sqsClient = new SQSClient(localAwsClientConfig(endpoints.sqs, credentials));
     cleanups.push(async () => {
       dynamodbClient.destroy();
       sqsClient.destroy();
@@ -178,6 +204,8 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
       bucketName: LOCAL_BUCKET_NAME,
       queueUrls: queues.urls,
       queueArns: queues.arns,
+      credentials,
+      storageCors,
       stop: () => {
         stopping ??= runCleanups();
         return stopping;
@@ -189,19 +217,37 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
   }
 }
 
-function createS3rver(directory: string): S3rver {
+async function createS3rver(
+  directory: string,
+  stagingDirectory: string,
+  credentials: LocalCredentials,
+  openStagingFile: OpenStagingFile | undefined,
+): Promise<{ s3rver: S3rver; store: DurableFilesystemStore }> {
   // s3rver rejects access keys it does not know; register the local ones (global and idempotent).
-  s3rverAccounts.DUMMY_ACCOUNT.createKeyPair(
-    LOCAL_CREDENTIALS.accessKeyId,
-    LOCAL_CREDENTIALS.secretAccessKey,
-  );
-  return new S3rver({
+  s3rverAccounts.DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
+  const s3rver = new S3rver({
     silent: true,
     directory,
     // Path-style only: otherwise any Host that is not an IP or 'localhost' is read as a bucket name.
     vhostBuckets: false,
-    configureBuckets: [{ name: LOCAL_BUCKET_NAME, configs: [CORS_CONFIGURATION] }],
+    configureBuckets: [{ name: LOCAL_BUCKET_NAME }],
   });
+  const store = new DurableFilesystemStore(directory, stagingDirectory, openStagingFile);
+  s3rver.store = store;
+  s3rver.context.store = store;
+  await store.prepare();
+  await s3rver.configureBuckets();
+  // CORS is the front's (StorageCors); a rule older versions saved with the bucket (any origin) goes.
+  await store.deleteSubresource(LOCAL_BUCKET_NAME, undefined, 'cors');
+  return { s3rver, store };
+}
+
+/** Puts `guard` in front of what a server created elsewhere (dynalite) does with each request. */
+function guardRequests(server: Server, guard: (listener: RequestListener) => RequestListener): void {
+  const [listener, ...others] = server.listeners('request') as RequestListener[];
+  if (!listener || others.length > 0) throw new Error('expected exactly one request listener to guard');
+  server.removeListener('request', listener);
+  server.on('request', guard(listener));
 }
 
 async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {

@@ -43,6 +43,8 @@ export interface LocalRuntimeOptions {
   /** How long stop() lets running work finish before returning it to the queue (default 10 s). */
   drainSeconds?: number;
   log?: (line: string) => void;
+  /** Browser origins, besides the API's own, allowed to use the object store (NOTES_STORAGE_CORS_ORIGINS). */
+  storageCorsOrigins?: readonly string[];
 }
 
 export interface LocalRuntime {
@@ -95,6 +97,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       maxReceiveCount: options.maxReceiveCount ?? 3,
     },
     log,
+    ...(options.storageCorsOrigins ? { corsOrigins: options.storageCorsOrigins } : {}),
   });
 
   // The handlers read their configuration from the environment, as on Lambda.
@@ -108,6 +111,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_S3_ENDPOINT: emulators.endpoints.s3,
     NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,
     NOTES_WORK_DIR: workDir,
+    NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
+    NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
   });
   const server = createApiServer(await loadRoutes(), await publishedDocs());
   await new Promise<void>((done, fail) => {
@@ -115,6 +120,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     server.listen(options.port, host, done);
   });
   const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
+  emulators.storageCors.allowServiceOrigin(apiUrl);
   // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
   // its configuration (the port is only known once listening).
   Object.assign(process.env, {
@@ -123,7 +129,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   });
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
 
-  const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs));
+  const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
   const eventSources = await Promise.all(
     Object.entries(options.workers === false ? {} : queueWorkers).map(async ([name, { queue }]) =>
       startSqsEventSource({

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { awsClientConfig } from '../adapters/aws-client-config.ts';
+import { configuredAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { DynamoAccountStore } from '../adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from '../adapters/dynamodb/client.ts';
 import { DynamoOAuthStore } from '../adapters/dynamodb/oauth-store.ts';
@@ -19,7 +19,7 @@ let store: OAuthStore | undefined;
 let deps: Promise<OAuthDeps> | undefined;
 
 function documentClient(config: Config): DynamoDBDocumentClient {
-  db ??= traced(createDocumentClient(awsClientConfig(config.AWS_REGION, config.NOTES_DYNAMODB_ENDPOINT)));
+  db ??= traced(createDocumentClient(configuredAwsClientConfig(config, config.NOTES_DYNAMODB_ENDPOINT)));
   return db;
 }
 

@@ -154,6 +154,82 @@ describe('transcribe uploads the file to the presigned URL', () => {
   });
 });
 
+describe('an upload URL stores the recording once (If-None-Match: *)', () => {
+  let file: string;
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'notes-cli-412-'));
+    file = join(dir, 'standup.wav');
+    await writeFile(file, randomBytes(4096));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const preconditionFailed: Reply = {
+    status: 412,
+    headers: { 'content-type': 'application/xml' },
+    body: '<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>',
+  };
+
+  /** A service whose upload answers `putReplies` in turn; the job is queued once uploaded. */
+  async function serviceWithUploads(putReplies: Reply[]) {
+    const job = {
+      note_id: NOTE,
+      kind: 'transcription',
+      status: 'queued',
+      title: 'standup',
+      created_at: 1,
+      updated_at: 1,
+      attempts: 0,
+    };
+    const server = await scripted((request) => {
+      if (request.method === 'POST') {
+        return {
+          status: 202,
+          body: {
+            ...job,
+            stage: 'awaiting_upload',
+            upload: {
+              url: `${server.baseUrl}/bucket/audio?X-Amz-Signature=abc`,
+              method: 'PUT',
+              headers: { 'Content-Type': 'audio/wav', 'If-None-Match': '*' },
+              expires_at: Date.now() + 3_600_000,
+            },
+          },
+        };
+      }
+      if (request.method === 'PUT') return putReplies.shift() ?? unavailable;
+      return { status: 202, body: { ...job, stage: 'queued' } };
+    });
+    return server;
+  }
+
+  it('counts a 412 on a retried upload as done: the first attempt was stored before its answer was lost', async () => {
+    const server = await serviceWithUploads([{ status: 200, drop: true }, preconditionFailed]);
+    const result = await runCli(['transcribe', file, '--note-id', NOTE], {
+      NOTES_BASE_URL: server.baseUrl,
+      NOTES_API_KEY: KEY,
+    });
+    expect(result.code, describeRun(result)).toBe(0);
+    const puts = server.received.filter((request) => request.method === 'PUT');
+    expect(puts).toHaveLength(2);
+    expect(puts.map((put) => put.headers['if-none-match'])).toEqual(['*', '*']);
+    expect(stdoutJson(result)).toMatchObject({ note_id: NOTE, status: 'queued' });
+  });
+
+  it('stops with a clear message when the first upload is refused with 412: the note already has its recording', async () => {
+    const server = await serviceWithUploads([preconditionFailed]);
+    const result = await runCli(['transcribe', file, '--note-id', NOTE], {
+      NOTES_BASE_URL: server.baseUrl,
+      NOTES_API_KEY: KEY,
+    });
+    expect(result.code, describeRun(result)).toBe(6);
+    expect(server.received.filter((request) => request.method === 'PUT')).toHaveLength(1);
+    expect(result.stderr).toContain('this note already has its recording');
+    expect(result.stderr).toContain('notes transcription delete');
+    expect(result.stderr).not.toContain('X-Amz-Signature');
+  });
+});
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();

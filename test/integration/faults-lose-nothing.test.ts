@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as transcriptionWorker } from '../../functions/transcriptionWorker.ts';
-import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
 import { claimJob } from '../../src/domain/job-transitions.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
@@ -10,6 +9,7 @@ import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-e
 import { getWorkerServices } from '../../src/worker-services.ts';
 import { parseTranscriptionMessage } from '../../src/workers/transcription-messages.ts';
 import type { Api } from '../support/api.ts';
+import { emulatorClientConfig } from '../support/emulator-clients.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
@@ -27,7 +27,7 @@ let sqs: SQSClient;
 beforeAll(async () => {
   service = await startInProcess({ visibilityTimeoutSeconds: 3, maxReceiveCount: 3, workers: false });
   ({ runtime, api } = service);
-  sqs = new SQSClient(localAwsClientConfig(runtime.info.endpoints.sqs));
+  sqs = new SQSClient(await emulatorClientConfig(runtime.dataDir, runtime.info.endpoints.sqs));
 });
 afterAll(() => service?.stop());
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,8 +17,10 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@a
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { S3Event, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Emulators, localAwsClientConfig, startEmulators } from '../../src/local/emulators.ts';
+import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
+import { LOCAL_CREDENTIALS_FILE, readLocalCredentials } from '../../src/local/local-credentials.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
+import { emulatorClientConfig } from '../support/emulator-clients.ts';
 
 // Longer than the event source's 1 s long poll: local-aws-sqs would otherwise hand the same message
 // out twice within one poll.
@@ -89,7 +91,7 @@ describe('local emulators', () => {
 
     const first = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
     const firstClient = DynamoDBDocumentClient.from(
-      new DynamoDBClient(localAwsClientConfig(first.endpoints.dynamodb)),
+      new DynamoDBClient(await emulatorClientConfig(dataDir, first.endpoints.dynamodb)),
     );
     await firstClient.send(new PutCommand({ TableName: first.tableName, Item: item }));
     firstClient.destroy();
@@ -97,7 +99,7 @@ describe('local emulators', () => {
 
     const second = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
     const secondClient = DynamoDBDocumentClient.from(
-      new DynamoDBClient(localAwsClientConfig(second.endpoints.dynamodb)),
+      new DynamoDBClient(await emulatorClientConfig(dataDir, second.endpoints.dynamodb)),
     );
     try {
       const { Item } = await secondClient.send(
@@ -119,15 +121,40 @@ describe('local emulators', () => {
     }
   });
 
+  it('generates its credentials on first start, readable by the owner only, and keeps them across a restart', async () => {
+    const dataDir = await newDataDir();
+    const first = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    await first.stop();
+    const file = join(dataDir, LOCAL_CREDENTIALS_FILE);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const stored = await readLocalCredentials(dataDir);
+    expect(stored).toEqual(first.credentials);
+    expect(stored.accessKeyId).toMatch(/^LK[A-Z2-7]{18}$/);
+    expect(stored.secretAccessKey.length).toBeGreaterThanOrEqual(40);
+
+    const second = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    await second.stop();
+    expect(second.credentials).toEqual(stored);
+    const elsewhere = await startEmulators({
+      dataDir: await newDataDir(),
+      storagePort: 0,
+      queue: queueSettings,
+    });
+    await elsewhere.stop();
+    expect(elsewhere.credentials.accessKeyId).not.toBe(stored.accessKeyId);
+    expect(elsewhere.credentials.secretAccessKey).not.toBe(stored.secretAccessKey);
+  });
+
   describe('while running', () => {
     let emulators: Emulators;
     let s3: S3Client;
     let sqs: SQSClient;
 
     beforeAll(async () => {
-      emulators = await startEmulators({ dataDir: await newDataDir(), storagePort: 0, queue: queueSettings });
-      s3 = new S3Client(localAwsClientConfig(emulators.endpoints.s3));
-      sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs));
+      const dataDir = await newDataDir();
+      emulators = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+      s3 = new S3Client(await emulatorClientConfig(dataDir, emulators.endpoints.s3));
+      sqs = new SQSClient(await emulatorClientConfig(dataDir, emulators.endpoints.sqs));
     });
 
     afterAll(async () => {

@@ -8,7 +8,8 @@ import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
 import { keys } from '../../src/adapters/dynamodb/keys.ts';
 import { DynamoSearchIndex } from '../../src/adapters/dynamodb/search-index.ts';
 import { searchTerms, termFrequencies } from '../../src/domain/search-terms.ts';
-import { type Emulators, localAwsClientConfig, startEmulators } from '../../src/local/emulators.ts';
+import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
+import { emulatorClientConfig } from '../support/emulator-clients.ts';
 
 const NOTES = {
   budget: 'We agreed to cut the cloud budget by ten percent. The budget review happens every quarter.',
@@ -30,7 +31,7 @@ beforeAll(async () => {
     queue: { visibilityTimeoutSeconds: 30, maxReceiveCount: 3 },
     log: () => undefined,
   });
-  db = createDocumentClient(localAwsClientConfig(emulators.endpoints.dynamodb));
+  db = createDocumentClient(await emulatorClientConfig(dataDir, emulators.endpoints.dynamodb));
   index = new DynamoSearchIndex(db, emulators.tableName);
 });
 

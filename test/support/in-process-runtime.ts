@@ -22,7 +22,10 @@ export interface InProcessService {
  */
 export async function startInProcess(
   options: Partial<
-    Pick<LocalRuntimeOptions, 'workers' | 'visibilityTimeoutSeconds' | 'maxReceiveCount'>
+    Pick<
+      LocalRuntimeOptions,
+      'workers' | 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'storageCorsOrigins'
+    >
   > = {},
 ): Promise<InProcessService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'notes-in-process-'));

@@ -6,6 +6,8 @@ export interface ScriptedReply {
   /** A string is sent as it is; anything else as JSON. */
   body?: unknown;
   headers?: Record<string, string>;
+  /** Close the connection without answering: a network failure after the request arrived. */
+  drop?: boolean;
 }
 
 export interface ReceivedRequest<B = Record<string, unknown>> {
@@ -65,6 +67,10 @@ export async function startScriptedServer<B = Record<string, unknown>>(
       received.push(request);
       const reply = respond?.(request) ??
         scripted.replies.shift() ?? { status: 500, body: '{"error":{"message":"no reply scripted"}}' };
+      if (reply.drop) {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       res.end(
         reply.body === undefined

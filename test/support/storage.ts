@@ -1,16 +1,18 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
 import { S3BlobStore } from '../../src/adapters/s3/blob-store.ts';
+import { emulatorClientConfig } from './emulator-clients.ts';
 import type { RunningService } from './local-runtime.ts';
 
 /** Every table item and object key that mentions `text` (a note ID): for "nothing is left" checks. */
 export async function findEverywhere(
-  service: Pick<RunningService, 'info'>,
+  service: Pick<RunningService, 'info' | 'dataDir'>,
   text: string,
 ): Promise<{ items: unknown[]; objects: string[] }> {
-  const db = createDocumentClient(localAwsClientConfig(service.info.endpoints.dynamodb));
+  const db = createDocumentClient(
+    await emulatorClientConfig(service.dataDir, service.info.endpoints.dynamodb),
+  );
   const items: unknown[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -21,7 +23,7 @@ export async function findEverywhere(
     start = page.LastEvaluatedKey;
   } while (start);
   const blobs = new S3BlobStore(
-    new S3Client(localAwsClientConfig(service.info.endpoints.s3)),
+    new S3Client(await emulatorClientConfig(service.dataDir, service.info.endpoints.s3)),
     service.info.bucket_name,
     60,
   );
@@ -31,7 +33,9 @@ export async function findEverywhere(
 
 /** Number of items in the table: "nothing was stored" checks compare it before and after. */
 export async function countItems(service: RunningService): Promise<number> {
-  const db = createDocumentClient(localAwsClientConfig(service.info.endpoints.dynamodb));
+  const db = createDocumentClient(
+    await emulatorClientConfig(service.dataDir, service.info.endpoints.dynamodb),
+  );
   let count = 0;
   let start: Record<string, unknown> | undefined;
   do {

@@ -27,16 +27,18 @@ export class S3BlobStore implements BlobStore {
       Key: key,
       ContentType: contentType,
       ContentLength: sizeBytes,
+      IfNoneMatch: '*',
     });
-    // Content-Type and Content-Length are signed: S3 refuses an upload that differs from what was declared.
+    // Signed, so S3 refuses an upload that differs: Content-Type and Content-Length as declared, and
+    // If-None-Match: * so the URL stores the recording once and can never replace it (conditional PUT).
     const url = await getSignedUrl(this.s3, command, {
       expiresIn: this.uploadUrlTtlSeconds,
-      signableHeaders: new Set(['content-type', 'content-length']),
+      signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
     });
     return {
       url,
       method: 'PUT',
-      headers: { 'Content-Type': contentType },
+      headers: { 'Content-Type': contentType, 'If-None-Match': '*' },
       expires_at: Date.now() + this.uploadUrlTtlSeconds * 1000,
     };
   }

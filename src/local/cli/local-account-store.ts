@@ -4,6 +4,7 @@ import { localAwsClientConfig } from '../../adapters/aws-client-config.ts';
 import { DynamoAccountStore } from '../../adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from '../../adapters/dynamodb/client.ts';
 import { startEmulators } from '../emulators.ts';
+import { readLocalCredentials } from '../local-credentials.ts';
 import type { RuntimeInfo } from '../runtime.ts';
 
 export const localDataDir = () => resolve(process.env.NOTES_DATA_DIR ?? '.notes-data');
@@ -31,7 +32,10 @@ export async function withLocalAccountStore<T>(
     const tableName = running?.table_name ?? emulators?.tableName;
     if (!endpoint || !tableName) throw new Error('no database endpoint');
     return await work(
-      new DynamoAccountStore(createDocumentClient(localAwsClientConfig(endpoint)), tableName),
+      new DynamoAccountStore(
+        createDocumentClient(localAwsClientConfig(endpoint, await readLocalCredentials(dataDir))),
+        tableName,
+      ),
     );
   } finally {
     await emulators?.stop();

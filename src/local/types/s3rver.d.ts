@@ -44,6 +44,9 @@ declare module 's3rver' {
   class S3rver {
     constructor(options?: S3rverOptions);
     silent: boolean;
+    /** The storage backend; the local emulators replace it with one that stages writes. */
+    store: InstanceType<typeof import('s3rver/lib/stores/filesystem.js')>;
+    context: { store: InstanceType<typeof import('s3rver/lib/stores/filesystem.js')> };
     /** Creates the configured buckets and applies their configs; safe to repeat. */
     configureBuckets(): Promise<void>;
     /** A request listener for http.createServer. */
@@ -66,4 +69,55 @@ declare module 's3rver/lib/models/account.js' {
   }
   const AWSAccountModule: { DUMMY_ACCOUNT: AWSAccount };
   export = AWSAccountModule;
+}
+
+// The filesystem store s3rver keeps objects with (subclassed by src/local/storage/durable-store.ts).
+declare module 's3rver/lib/stores/filesystem.js' {
+  import type { Readable } from 'node:stream';
+
+  interface S3rverObject {
+    bucket: string;
+    key: string;
+    content: Readable | Buffer;
+    metadata: Record<string, string>;
+  }
+
+  class FilesystemStore {
+    constructor(rootDirectory: string);
+    rootDirectory: string;
+    /** `<root>/<bucket>/<key dirs>/<last key part>._S3rver_<resource>` */
+    getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+    existsObject(bucket: string, key: string): Promise<boolean>;
+    putObject(object: S3rverObject): Promise<{ size: number; md5: string }>;
+    putPart(
+      bucket: string,
+      uploadId: string,
+      partNumber: number,
+      content: Readable,
+    ): Promise<{ size: number; md5: string }>;
+    deleteSubresource(bucket: string, key: string | undefined, resourceType: string): Promise<void>;
+  }
+
+  namespace FilesystemStore {
+    export type { S3rverObject };
+  }
+
+  export = FilesystemStore;
+}
+
+declare module 's3rver/lib/models/object.js' {
+  const S3Object: { ALLOWED_METADATA: string[] };
+  export = S3Object;
+}
+
+// s3rver's error: rendered as S3's XML error document by s3rver's error handler.
+declare module 's3rver/lib/models/error.js' {
+  class S3Error extends Error {
+    constructor(code: string, message: string, detail?: Record<string, string | number>);
+    code: string;
+    status: number;
+    expose: boolean;
+    toXML(): string;
+  }
+  export = S3Error;
 }
