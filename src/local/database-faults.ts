@@ -11,7 +11,8 @@
  * LevelDB buffers its log, so close to a full disk a write can seem to succeed and a later one fail,
  * and dynalite writes an item's index entries and the item separately: a write cut short there would
  * leave an index entry without its item. So writes are refused before anything is written while the
- * free space of a watched data directory is under a reserve (NOTES_MIN_FREE_DISK_MB, default 32);
+ * free space of a watched data directory is under a reserve (NOTES_MIN_FREE_DISK_MB, default 32, or
+ * 5 % of a smaller file system);
  * the error mapping above is the fallback. Both answer the same 507.
  */
 import { statfs } from 'node:fs/promises';
@@ -26,6 +27,7 @@ interface DatabaseWriteError extends Error {
 }
 
 const DEFAULT_MIN_FREE_MB = 32;
+const SMALL_DISK_RESERVE_SHARE = 0.05;
 
 let installed = false;
 /** Directories whose file systems hold a database this process serves. */
@@ -64,9 +66,11 @@ function ownerOf(prototype: object, method: string): Record<string, unknown> {
 }
 
 async function ensureFreeSpace(): Promise<void> {
-  const reserve = Number(process.env.NOTES_MIN_FREE_DISK_MB ?? DEFAULT_MIN_FREE_MB) * 1024 * 1024;
+  const configured = Number(process.env.NOTES_MIN_FREE_DISK_MB ?? DEFAULT_MIN_FREE_MB) * 1024 * 1024;
   for (const dir of watched) {
-    const { bavail, bsize } = await statfs(dir);
+    const { bavail, blocks, bsize } = await statfs(dir);
+    // On a small file system the reserve shrinks to a share of it, so it stays usable.
+    const reserve = Math.min(configured, blocks * bsize * SMALL_DISK_RESERVE_SHARE);
     if (bavail * bsize < reserve) {
       throw Object.assign(new Error(`No space left: under the ${reserve} byte reserve`), {
         code: 'LEVEL_IO_ERROR',
