@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type OpenAiCompatibleOptions,
@@ -55,6 +56,13 @@ class FakeServer {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  /** Connections open now: 0 once the adapter has hung up. */
+  openConnections(): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.server?.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    );
   }
 
   answer(...replies: Reply[]): void {
@@ -134,6 +142,15 @@ afterEach(() => server.answer());
 
 function engine(options: Partial<OpenAiCompatibleOptions> = {}) {
   return new OpenAiCompatibleSpeechToText({ baseUrl: server.url, retryBaseDelayMs: 5, ...options });
+}
+
+/** Polls `condition` every 10 ms, for 10 s at most. */
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not reached within 10 s');
+    await sleep(10);
+  }
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
@@ -302,6 +319,30 @@ describe('OpenAiCompatibleSpeechToText against a local OpenAI-compatible server'
     server.answer('hang');
     const error = await failure(engine({ timeoutMs: 300, maxRetries: 0 }).transcribe(audioPath));
     expect(error.message).toMatch(/could not be reached: no answer within/);
+  });
+
+  it('aborted while the server recognises, it hangs up at once and rejects with AbortError', async () => {
+    server.answer('hang');
+    const controller = new AbortController();
+    const work = engine().transcribe(audioPath, undefined, {}, controller.signal);
+    work.catch(() => {});
+    await until(() => server.received.length === 1);
+    controller.abort();
+    const error = await failure(work);
+    expect(error.name).toBe('AbortError');
+    await until(async () => (await server.openConnections()) === 0);
+  });
+
+  it('aborted while waiting to retry, it stops waiting and sends no further request', async () => {
+    server.answer({ status: 503, body: '{"error":"busy"}', headers: { 'retry-after': '30' } });
+    const controller = new AbortController();
+    const work = engine({ maxRetries: 3 }).transcribe(audioPath, undefined, {}, controller.signal);
+    work.catch(() => {});
+    await until(() => server.received.length === 1);
+    controller.abort();
+    const error = await failure(work); // well before the 30 s the server asked for
+    expect(error.name).toBe('AbortError');
+    expect(server.received).toHaveLength(1);
   });
 
   it('never puts the API key in an error message, even when the server quotes it back', async () => {

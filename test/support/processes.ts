@@ -29,10 +29,12 @@ export async function descendants(root: number = process.pid): Promise<ProcessEn
   return [...parents.keys()].filter(descends).map((pid) => ({ pid, name: names.get(pid) ?? '' }));
 }
 
-/** Whether `pid` still exists (a zombie counts: nobody has reaped it yet). */
+/**
+ * Whether `pid` still runs. A zombie does not: it has exited and holds nothing but its exit status
+ * (a child killed with its parent is handed to PID 1, and a container's PID 1 may never collect it).
+ */
 export async function isAlive(pid: number): Promise<boolean> {
-  return readFile(`/proc/${pid}/stat`, 'utf8').then(
-    () => true,
-    () => false,
-  );
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return stat !== '' && state !== 'Z';
 }

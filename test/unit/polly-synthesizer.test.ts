@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { createServer as createHttp2Server, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   PollyClient,
   ServiceFailureException,
@@ -189,6 +192,65 @@ describe('PollySpeechSynthesizer', () => {
     await expect(
       synthesizer.synthesize([{ voice: 'Joanna', text: '  ' }], join(dir, 'empty.mp3')),
     ).rejects.toThrow(GenerationFailedError);
+  });
+});
+
+describe('PollySpeechSynthesizer cancellation (the real PollyClient, a local HTTP/2 stand-in)', () => {
+  /** Answers the first SynthesizeSpeech with Joanna's MP3 and holds every later one; counts streams. */
+  async function standIn() {
+    const streams: ServerHttp2Stream[] = [];
+    const server = createHttp2Server();
+    server.on('stream', (stream) => {
+      streams.push(stream);
+      stream.on('error', () => {}); // the client's reset of a held stream
+      if (streams.length > 1) return;
+      stream.respond({ ':status': 200, 'content-type': 'audio/mpeg' });
+      stream.end(voiceAudio.get('Joanna'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = new PollyClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-a-secret' },
+      maxAttempts: 1,
+    });
+    const close = () => {
+      client.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    };
+    return { streams, client, close };
+  }
+
+  it('cancels the requests in flight, rejects with AbortError and writes no MP3', async () => {
+    const { streams, client, close } = await standIn();
+    try {
+      const synthesizer = new PollySpeechSynthesizer(client, { concurrency: 1 });
+      const output = join(dir, 'cancelled.mp3');
+      const controller = new AbortController();
+      const work = synthesizer.synthesize(lines, output, controller.signal);
+      work.catch(() => {});
+      while (streams.length < 2) await sleep(10); // the first line answered, the second held
+      controller.abort();
+      await expect(work).rejects.toMatchObject({ name: 'AbortError' });
+      while (!streams[1]?.closed) await sleep(10); // the held request was reset by the client
+      expect(streams).toHaveLength(2); // no line after the abort was requested
+      await expect(readFile(output)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('stops waiting to retry a throttled request when aborted', async () => {
+    const client = new FakePollyClient([throttled(), throttled()]);
+    const synthesizer = new PollySpeechSynthesizer(client, { baseDelayMs: 60_000, maxDelayMs: 60_000 });
+    const controller = new AbortController();
+    const work = synthesizer.synthesize(lines.slice(0, 1), join(dir, 'throttled.mp3'), controller.signal);
+    work.catch(() => {});
+    while (client.inputs.length < 1) await sleep(10);
+    controller.abort();
+    await expect(work).rejects.toMatchObject({ name: 'AbortError' }); // not after the 30-60 s backoff
+    expect(client.inputs).toHaveLength(1);
   });
 });
 

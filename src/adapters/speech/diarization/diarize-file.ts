@@ -12,9 +12,9 @@ function diarizerThreads(): StreamThreadPool {
   return pool;
 }
 
-/** Diarizer threads alive now (busy or idle): none are left running by a cancelled job. */
-export function diarizerThreadsAlive(): number {
-  return pool?.threads ?? 0;
+/** Diarizations running now, each in its thread (a cancelled one is not). */
+export function diarizationsRunning(): number {
+  return pool?.busy ?? 0;
 }
 
 /**

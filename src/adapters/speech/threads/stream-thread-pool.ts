@@ -47,6 +47,11 @@ export class StreamThreadPool {
     return this.live;
   }
 
+  /** Threads running a job now. */
+  get busy(): number {
+    return this.live - this.idle.length;
+  }
+
   /**
    * Runs one job: `init` opens it in a thread, `input` is streamed to it (each chunk copied, so the
    * caller's buffers stay its own), and the thread's result is returned. Rejects with the thread's
