@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { diarizeFile, diarizationsRunning } from '../../src/adapters/speech/diarization/diarize-file.ts';
+import { diarizationsRunning, diarizeFile } from '../../src/adapters/speech/diarization/diarize-file.ts';
 import { DiarizingSpeechToText } from '../../src/adapters/speech/diarizing-speech-to-text.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
 import { FliteSpeechSynthesizer } from '../../src/adapters/synthesis/flite-synthesizer.ts';
 import type { RecognitionProgress } from '../../src/ports/speech-to-text.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import { descendants, isAlive, type ProcessEntry } from '../support/processes.ts';
+import { waitUntil } from '../support/wait.ts';
 
 /** "Within a second or two": killing processes and a thread takes milliseconds; this leaves room for a busy machine. */
 const PROMPT_MS = 2_000;
@@ -77,14 +78,6 @@ async function expectAllGone(running: ProcessEntry[], before: ProcessEntry[]): P
   expect(left).toEqual([]);
 }
 
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
 describe('cancelling recognition (pocketsphinx with the diarizer)', () => {
   it('aborted mid-way through a 55 s recording, it stops within two seconds and leaves no process, thread or temp file', async () => {
     // tsx, which loads the thread's TypeScript in tests, keeps its transform cache in the temp folder
@@ -122,7 +115,7 @@ describe('cancelling recognition (pocketsphinx with the diarizer)', () => {
     const controller = new AbortController();
     const work = diarizeFile(recording, {}, controller.signal);
     work.catch(() => {});
-    await until(async () => diarizationsRunning() === 1, 'the diarization to run');
+    await waitUntil(async () => diarizationsRunning() === 1, 'the diarization to run');
     const running = await descendants();
     expect(running.some((entry) => entry.name === 'ffmpeg')).toBe(true);
 
@@ -136,9 +129,10 @@ describe('cancelling recognition (pocketsphinx with the diarizer)', () => {
   it('an abort before the start rejects at once and starts nothing', async () => {
     const before = await descendants();
     const engine = new DiarizingSpeechToText(new PocketsphinxSpeechToText());
-    const error = await engine
-      .transcribe(recording, undefined, {}, AbortSignal.abort())
-      .then(() => undefined, (rejection: unknown) => rejection);
+    const error = await engine.transcribe(recording, undefined, {}, AbortSignal.abort()).then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
     expect(error).toMatchObject({ name: 'AbortError' });
     expect(await descendants()).toEqual(before);
     expect(diarizationsRunning()).toBe(0);
@@ -149,7 +143,10 @@ describe('cancelling recognition (pocketsphinx with the diarizer)', () => {
     const controller = new AbortController();
     const work = new PocketsphinxSpeechToText().transcribe(recording, undefined, {}, controller.signal);
     controller.abort(new Error('note deleted'));
-    const error = await work.then(() => undefined, (rejection: unknown) => rejection);
+    const error = await work.then(
+      () => undefined,
+      (rejection: unknown) => rejection,
+    );
     expect(error).toMatchObject({ name: 'AbortError', cause: { message: 'note deleted' } });
     expect(await descendants()).toEqual(before);
   });
@@ -164,41 +161,32 @@ describe('cancelling podcast synthesis (flite and ffmpeg)', () => {
     text: `${sentence} Line ${index + 1}.`,
   }));
 
-  it('aborted while lines are rendered, it kills flite, removes its WAV files and writes no MP3', async () => {
-    const before = await descendants();
-    const tmp = await privateTmpdir();
-    const synthesizer = new FliteSpeechSynthesizer({ tmpDir: tmp, concurrency: 2 });
-    const controller = new AbortController();
-    const target = join(output, 'rendering.mp3');
-    const work = synthesizer.synthesize(lines, target, controller.signal);
-    work.catch(() => {});
-    await until(async () => (await descendants()).some((entry) => entry.name === 'flite'), 'flite to run');
+  const phases = [
+    { when: 'while lines are rendered', program: 'flite', leaves: 'removes its WAV files and writes no MP3' },
+    {
+      when: 'while the MP3 is encoded',
+      program: 'ffmpeg',
+      leaves: 'leaves neither the MP3 nor its partial file',
+    },
+  ];
+  for (const { when, program, leaves } of phases) {
+    it(`aborted ${when}, it kills ${program}, ${leaves}`, async () => {
+      const before = await descendants();
+      const tmp = await privateTmpdir();
+      const synthesizer = new FliteSpeechSynthesizer({ tmpDir: tmp });
+      const controller = new AbortController();
+      const work = synthesizer.synthesize(lines, join(output, 'podcast.mp3'), controller.signal);
+      work.catch(() => {});
+      const isRunning = async () => (await descendants()).some((entry) => entry.name === program);
+      await waitUntil(isRunning, `${program} to run`);
 
-    const running = await descendants();
-    const { error, stoppedInMs } = await abortAndWait(controller, work);
-    expect(error).toMatchObject({ name: 'AbortError' });
-    expect(stoppedInMs).toBeLessThan(PROMPT_MS);
-    await expectAllGone(running, before);
-    expect(await readdir(tmp)).toEqual([]);
-    expect(await readdir(output)).toEqual([]);
-  });
-
-  it('aborted while the MP3 is encoded, it kills ffmpeg and leaves neither the MP3 nor its partial file', async () => {
-    const before = await descendants();
-    const tmp = await privateTmpdir();
-    const synthesizer = new FliteSpeechSynthesizer({ tmpDir: tmp });
-    const controller = new AbortController();
-    const target = join(output, 'encoding.mp3');
-    const work = synthesizer.synthesize(lines, target, controller.signal);
-    work.catch(() => {});
-    await until(async () => (await descendants()).some((entry) => entry.name === 'ffmpeg'), 'ffmpeg to run');
-
-    const running = await descendants();
-    const { error, stoppedInMs } = await abortAndWait(controller, work);
-    expect(error).toMatchObject({ name: 'AbortError' });
-    expect(stoppedInMs).toBeLessThan(PROMPT_MS);
-    await expectAllGone(running, before);
-    expect(await readdir(tmp)).toEqual([]);
-    expect(await readdir(output)).toEqual([]);
-  });
+      const running = await descendants();
+      const { error, stoppedInMs } = await abortAndWait(controller, work);
+      expect(error).toMatchObject({ name: 'AbortError' });
+      expect(stoppedInMs).toBeLessThan(PROMPT_MS);
+      await expectAllGone(running, before);
+      expect(await readdir(tmp)).toEqual([]);
+      expect(await readdir(output)).toEqual([]);
+    });
+  }
 });

@@ -5,7 +5,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type OpenAiCompatibleOptions,
@@ -14,6 +13,7 @@ import {
 } from '../../src/adapters/openai/openai-speech-to-text.ts';
 import { UnreadableAudioError } from '../../src/domain/errors.ts';
 import type { RecognitionProgress } from '../../src/ports/speech-to-text.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const API_KEY = 'sk-test-0123456789abcdefSECRET';
 
@@ -142,15 +142,6 @@ afterEach(() => server.answer());
 
 function engine(options: Partial<OpenAiCompatibleOptions> = {}) {
   return new OpenAiCompatibleSpeechToText({ baseUrl: server.url, retryBaseDelayMs: 5, ...options });
-}
-
-/** Polls `condition` every 10 ms, for 10 s at most. */
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not reached within 10 s');
-    await sleep(10);
-  }
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
@@ -326,11 +317,11 @@ describe('OpenAiCompatibleSpeechToText against a local OpenAI-compatible server'
     const controller = new AbortController();
     const work = engine().transcribe(audioPath, undefined, {}, controller.signal);
     work.catch(() => {});
-    await until(() => server.received.length === 1);
+    await waitUntil(() => server.received.length === 1, 'the request');
     controller.abort();
     const error = await failure(work);
     expect(error.name).toBe('AbortError');
-    await until(async () => (await server.openConnections()) === 0);
+    await waitUntil(async () => (await server.openConnections()) === 0, 'the connection to close');
   });
 
   it('aborted while waiting to retry, it stops waiting and sends no further request', async () => {
@@ -338,7 +329,7 @@ describe('OpenAiCompatibleSpeechToText against a local OpenAI-compatible server'
     const controller = new AbortController();
     const work = engine({ maxRetries: 3 }).transcribe(audioPath, undefined, {}, controller.signal);
     work.catch(() => {});
-    await until(() => server.received.length === 1);
+    await waitUntil(() => server.received.length === 1, 'the request');
     controller.abort();
     const error = await failure(work); // well before the 30 s the server asked for
     expect(error.name).toBe('AbortError');

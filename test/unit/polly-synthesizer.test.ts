@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { createServer as createHttp2Server, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   PollyClient,
   ServiceFailureException,
@@ -25,6 +24,7 @@ import {
 import { pollyHostVoices, pollyLanguages } from '../../src/adapters/synthesis/polly-voices.ts';
 import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
 import { FFMPEG_QUIET, run } from '../fixtures/fixture-files.ts';
+import { waitUntil } from '../support/wait.ts';
 
 let dir: string;
 /** What Polly would answer per voice: real MP3 bytes (ffmpeg, 24 kHz mono, with ID3 tag and Info frame). */
@@ -230,10 +230,10 @@ describe('PollySpeechSynthesizer cancellation (the real PollyClient, a local HTT
       const controller = new AbortController();
       const work = synthesizer.synthesize(lines, output, controller.signal);
       work.catch(() => {});
-      while (streams.length < 2) await sleep(10); // the first line answered, the second held
+      await waitUntil(() => streams.length === 2, 'the first line answered and the second held');
       controller.abort();
       await expect(work).rejects.toMatchObject({ name: 'AbortError' });
-      while (!streams[1]?.closed) await sleep(10); // the held request was reset by the client
+      await waitUntil(() => streams[1]?.closed === true, 'the client to reset the held request');
       expect(streams).toHaveLength(2); // no line after the abort was requested
       await expect(readFile(output)).rejects.toMatchObject({ code: 'ENOENT' });
     } finally {
@@ -247,7 +247,7 @@ describe('PollySpeechSynthesizer cancellation (the real PollyClient, a local HTT
     const controller = new AbortController();
     const work = synthesizer.synthesize(lines.slice(0, 1), join(dir, 'throttled.mp3'), controller.signal);
     work.catch(() => {});
-    while (client.inputs.length < 1) await sleep(10);
+    await waitUntil(() => client.inputs.length === 1, 'the first, throttled request');
     controller.abort();
     await expect(work).rejects.toMatchObject({ name: 'AbortError' }); // not after the 30-60 s backoff
     expect(client.inputs).toHaveLength(1);
