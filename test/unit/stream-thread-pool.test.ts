@@ -2,12 +2,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { StreamThreadPool } from '../../src/adapters/speech/threads/stream-thread-pool.ts';
 import type { CountingJob } from '../support/counting-thread.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const ENTRY = new URL('../support/counting-thread.ts', import.meta.url);
 let pools: StreamThreadPool[] = [];
 
-function pool(size: number): StreamThreadPool {
-  const created = new StreamThreadPool(ENTRY, { size, maxChunksInFlight: 2 });
+function pool(size: number, idleMs?: number): StreamThreadPool {
+  const created = new StreamThreadPool(ENTRY, { size, maxChunksInFlight: 2, ...(idleMs ? { idleMs } : {}) });
   pools.push(created);
   return created;
 }
@@ -98,6 +99,15 @@ describe('StreamThreadPool', () => {
       message: 'this thread refuses chunks',
     });
     await expect(threads.run<Counted>({}, chunks(2, 10))).resolves.toMatchObject({ bytes: 20 });
+  });
+
+  it('ends a thread left idle for idleMs and starts a new one for the next job', async () => {
+    const threads = pool(1, 100);
+    const first = await threads.run<Counted>({}, chunks(1, 10));
+    expect(threads.threads).toBe(1);
+    await waitUntil(() => threads.threads === 0, 'the idle thread to end');
+    const second = await threads.run<Counted>({}, chunks(1, 10));
+    expect(second.threadId).not.toBe(first.threadId);
   });
 
   it("rejects with the input's own error when the input fails", async () => {

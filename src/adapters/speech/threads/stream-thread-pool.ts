@@ -13,10 +13,8 @@ export interface StreamThreadPoolOptions {
   maxChunksInFlight?: number;
 }
 
-interface Waiter {
-  resolve(worker: Worker): void;
-  reject(error: unknown): void;
-}
+/** A job waiting for a thread. */
+type Waiter = (worker: Worker) => void;
 
 /**
  * Worker threads for CPU-heavy work on streamed data (e.g. diarizing decoded audio), so it never
@@ -31,7 +29,7 @@ export class StreamThreadPool {
   private readonly idle: Worker[] = [];
   private readonly idleTimers = new Map<Worker, NodeJS.Timeout>();
   private readonly waiting: Waiter[] = [];
-  private live = 0;
+  private readonly alive = new Set<Worker>();
 
   constructor(
     private readonly entry: URL,
@@ -44,12 +42,12 @@ export class StreamThreadPool {
 
   /** Threads alive now (busy or idle). */
   get threads(): number {
-    return this.live;
+    return this.alive.size;
   }
 
   /** Threads running a job now. */
   get busy(): number {
-    return this.live - this.idle.length;
+    return this.alive.size - this.idle.length;
   }
 
   /**
@@ -73,8 +71,7 @@ export class StreamThreadPool {
 
   /** Ends the idle threads now rather than after `idleMs` (busy ones end with their jobs' aborts). */
   async close(): Promise<void> {
-    const idle = this.idle.splice(0);
-    await Promise.all(idle.map((worker) => this.discard(worker)));
+    await Promise.all([...this.idle].map((worker) => this.discard(worker)));
   }
 
   private acquire(signal: AbortSignal | undefined): Promise<Worker> {
@@ -85,19 +82,16 @@ export class StreamThreadPool {
       ready.ref();
       return Promise.resolve(ready);
     }
-    if (this.live < this.size) return Promise.resolve(this.spawn());
+    if (this.alive.size < this.size) return Promise.resolve(this.spawn());
     return new Promise<Worker>((resolve, reject) => {
       const onAbort = () => {
         const index = this.waiting.indexOf(waiter);
         if (index >= 0) this.waiting.splice(index, 1);
         reject(abortError(signal as AbortSignal));
       };
-      const waiter: Waiter = {
-        resolve: (worker) => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve(worker);
-        },
-        reject,
+      const waiter: Waiter = (worker) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(worker);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiting.push(waiter);
@@ -105,37 +99,38 @@ export class StreamThreadPool {
   }
 
   private spawn(): Worker {
-    this.live++;
     const worker = startThread(this.entry);
+    this.alive.add(worker);
     // A failure to load the entry surfaces as an 'error' of the job that holds it; never unhandled.
     worker.on('error', () => {});
+    // However a thread ends (discarded, idle too long, crashed while idle), its place is freed here.
+    worker.once('exit', () => {
+      this.alive.delete(worker);
+      const index = this.idle.indexOf(worker);
+      if (index >= 0) this.idle.splice(index, 1);
+      clearTimeout(this.idleTimers.get(worker));
+      this.idleTimers.delete(worker);
+      this.waiting.shift()?.(this.spawn());
+    });
     return worker;
   }
 
   private release(worker: Worker): void {
     const waiter = this.waiting.shift();
     if (waiter) {
-      waiter.resolve(worker);
+      waiter(worker);
       return;
     }
     worker.unref(); // an idle thread does not keep the process alive
     this.idle.push(worker);
-    const timer = setTimeout(() => {
-      const index = this.idle.indexOf(worker);
-      if (index >= 0) this.idle.splice(index, 1);
-      void this.discard(worker);
-    }, this.idleMs);
+    const timer = setTimeout(() => void this.discard(worker), this.idleMs);
     timer.unref();
     this.idleTimers.set(worker, timer);
   }
 
+  /** Ends the thread; resolves once it is gone and its place freed (see `spawn`). */
   private async discard(worker: Worker): Promise<void> {
-    clearTimeout(this.idleTimers.get(worker));
-    this.idleTimers.delete(worker);
     await worker.terminate().catch(() => {});
-    this.live--;
-    const waiter = this.waiting.shift();
-    if (waiter) waiter.resolve(this.spawn());
   }
 
   private job(
