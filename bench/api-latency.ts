@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import {
   OUT_DIR,
+  percentile,
   pollTranscription,
   REPO_ROOT,
   type Service,
@@ -119,14 +120,12 @@ async function measure(name: string, url: string, headers: Record<string, string
   });
   const result = await run;
   latencies.sort((a, b) => a - b);
-  const percentile = (p: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
   return {
     name,
     requests: latencies.length,
     rps: latencies.length / result.duration,
-    p50_ms: percentile(0.5),
-    p99_ms: percentile(0.99),
+    p50_ms: percentile(latencies, 0.5),
+    p99_ms: percentile(latencies, 0.99),
     failures: result.non2xx + result.errors + result.timeouts,
     rps_ratio: 1,
     p50_ratio: 1,

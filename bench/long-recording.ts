@@ -5,13 +5,14 @@
  * Run: npx tsx bench/long-recording.ts [--minutes 20] [--concurrency 1,2]
  */
 import { spawn } from 'node:child_process';
-import { access, mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { probeDurationMs } from '../src/adapters/speech/ffmpeg.ts';
 import { PocketsphinxSpeechToText } from '../src/adapters/speech/pocketsphinx.ts';
 import { ensureFixtures } from '../test/fixtures/generate.ts';
-import { OUT_DIR } from './support.ts';
+import { descendants } from '../test/support/processes.ts';
+import { cliOption, loopRecording, OUT_DIR } from './support.ts';
 
 export interface LongRecordingRun {
   concurrency: number;
@@ -28,8 +29,8 @@ export interface LongRecordingRun {
 }
 
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<LongRecordingRun[]> {
-  const minutes = Number(option(argv, '--minutes') ?? 60);
-  const levels = (option(argv, '--concurrency') ?? '1,2').split(',').map(Number);
+  const minutes = Number(cliOption(argv, '--minutes') ?? 60);
+  const levels = (cliOption(argv, '--concurrency') ?? '1,2').split(',').map(Number);
   if (!(minutes > 0) || levels.some((level) => !(level >= 1))) throw new Error('bad --minutes/--concurrency');
   const file = await longRecording(minutes);
   const audioSeconds = ((await probeDurationMs(file)) ?? 0) / 1000;
@@ -90,13 +91,7 @@ async function longRecording(minutes: number): Promise<string> {
     ...['-hide_banner', '-loglevel', 'error', '-y', ...inputs],
     ...['-filter_complex', `${labels}concat=n=${count}:v=0:a=1`, '-ac', '1', '-ar', '16000', base],
   ]);
-  const partial = `${out}.partial.wav`;
-  await run('ffmpeg', [
-    ...['-hide_banner', '-loglevel', 'error', '-y', '-stream_loop', '-1', '-i', base],
-    ...['-t', String(minutes * 60), '-c', 'copy', partial],
-  ]);
-  await rename(partial, out);
-  return out;
+  return loopRecording(base, minutes, out);
 }
 
 /** Polls /proc for this process's descendants: their memory is where recognition happens. */
@@ -108,24 +103,12 @@ function sampleChildren(): { stop(): { totalKb: number; pocketsphinxKb: number }
     if (busy) return;
     busy = true;
     try {
-      const parents = new Map<number, number>();
-      const names = new Map<number, string>();
-      for (const entry of await readdir('/proc')) {
-        if (!/^\d+$/.test(entry)) continue;
-        const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-        // `pid (comm) state ppid ...`; comm may contain spaces, so split after the last `)`.
-        const close = stat.lastIndexOf(')');
-        if (close < 0) continue;
-        names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
-        parents.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
-      }
       let sum = 0;
-      for (const [pid] of parents) {
-        if (!descends(pid, parents)) continue;
+      for (const { pid, name } of await descendants()) {
         const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
         const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
         sum += kb;
-        if (names.get(pid)?.startsWith('pocketsphinx')) pocketsphinxKb = Math.max(pocketsphinxKb, kb);
+        if (name.startsWith('pocketsphinx')) pocketsphinxKb = Math.max(pocketsphinxKb, kb);
       }
       totalKb = Math.max(totalKb, sum);
     } finally {
@@ -139,19 +122,6 @@ function sampleChildren(): { stop(): { totalKb: number; pocketsphinxKb: number }
       return { totalKb, pocketsphinxKb };
     },
   };
-}
-
-function descends(pid: number, parents: Map<number, number>): boolean {
-  for (let current = parents.get(pid), depth = 0; current !== undefined && depth < 20; depth++) {
-    if (current === process.pid) return true;
-    current = parents.get(current);
-  }
-  return false;
-}
-
-function option(argv: readonly string[], name: string): string | undefined {
-  const index = argv.indexOf(name);
-  return index >= 0 ? argv[index + 1] : undefined;
 }
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));

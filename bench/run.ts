@@ -1,12 +1,14 @@
 /**
- * `npm run bench [-- api | transcription | quality | ask | long | bundles | storage]` (`long`: a 60-minute recording with
- * 1 and 2 recognisers, several minutes; `all` runs it too): runs the benchmarks, prints a table per benchmark and
- * writes bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
+ * `npm run bench [-- api | transcription | quality | ask | long | under-work | bundles | storage]` (`long`: a 60-minute
+ * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
+ * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
+ * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { apiLatency, apiTable } from './api-latency.ts';
+import { main as apiUnderWork } from './api-under-work.ts';
 import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { main as longRecording } from './long-recording.ts';
@@ -16,8 +18,9 @@ import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
 const which = process.argv[2] ?? 'all';
-if (!['all', 'api', 'transcription', 'quality', 'ask', 'long', 'bundles', 'storage'].includes(which)) {
-  console.error('usage: npm run bench [-- api | transcription | quality | ask | long | bundles | storage]');
+const NAMES = ['all', 'api', 'transcription', 'quality', 'ask', 'long', 'under-work', 'bundles', 'storage'];
+if (!NAMES.includes(which)) {
+  console.error(`usage: npm run bench [-- ${NAMES.slice(1).join(' | ')}]`);
   process.exit(2);
 }
 
@@ -84,6 +87,12 @@ if (which === 'all' || which === 'quality') {
 if (which === 'all' || which === 'long') {
   // Extra arguments after `long` reach the script: `npm run bench -- long --minutes 20`.
   results.long_recording = await longRecording(process.argv.slice(3));
+}
+
+if (which === 'all' || which === 'under-work') {
+  // `npm run bench -- under-work --minutes 10` for a shorter recording.
+  console.log('API under work: getNote over HTTP, idle and while a long two-voice recording is processed');
+  results.api_under_work = await apiUnderWork(process.argv.slice(3));
 }
 
 if (which === 'all' || which === 'bundles') {

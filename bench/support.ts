@@ -1,8 +1,8 @@
 /** What both benchmarks share: the service in a child process, a tiny API client, flite audio. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 
@@ -149,4 +149,34 @@ export async function synthesize(text: string, file: string): Promise<number> {
     file,
   ]);
   return Number(stdout.trim());
+}
+
+/** The value after `name` in `argv` (`--minutes 20`), if any. */
+export function cliOption(argv: readonly string[], name: string): string | undefined {
+  const index = argv.indexOf(name);
+  return index >= 0 ? argv[index + 1] : undefined;
+}
+
+/** The `p` quantile (0..1) of ascending `sorted` values, NaN when there are none. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
+}
+
+/** `source` looped (no re-encoding) to exactly `minutes`, written to `out` once and reused after. */
+export async function loopRecording(source: string, minutes: number, out: string): Promise<string> {
+  if (
+    await stat(out).then(
+      () => true,
+      () => false,
+    )
+  )
+    return out;
+  await mkdir(dirname(out), { recursive: true });
+  const partial = `${out}.partial.wav`;
+  await run('ffmpeg', [
+    ...['-hide_banner', '-loglevel', 'error', '-y', '-stream_loop', '-1', '-i', source],
+    ...['-t', String(minutes * 60), '-c', 'copy', partial],
+  ]);
+  await rename(partial, out);
+  return out;
 }

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { assignSpeakers } from '../src/adapters/speech/diarization/assign.ts';
-import { diarizeFile } from '../src/adapters/speech/diarization/diarize.ts';
+import { diarizeFile } from '../src/adapters/speech/diarization/diarize-file.ts';
 import {
   diarizationErrorRate,
   wordAttribution,

@@ -1,3 +1,4 @@
+import { basename, join } from 'node:path';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
@@ -35,8 +36,24 @@ export const handlerBundle = {
 /** `NODE_OPTIONS` of every function: stack traces point at the TypeScript sources. */
 export const handlerNodeOptions = '--enable-source-maps';
 
-/** The NodejsFunction bundling settings. */
-export function lambdaBundling(): BundlingOptions {
+/**
+ * Worker-thread entries a handler starts (src/adapters/speech/threads/): each is bundled on its own as
+ * `<name>.mjs` beside the handler's index.mjs, where `threadEntry()` looks for it, because esbuild does
+ * not follow `new Worker(new URL(...))`. The transcription worker diarizes for engines without speaker
+ * labels (src/worker-services.ts).
+ */
+export const handlerThreads: Readonly<Record<string, readonly string[]>> = {
+  transcriptionWorker: ['src/adapters/speech/diarization/diarizer-thread.ts'],
+};
+
+/** The file a thread entry is bundled to, beside index.mjs. */
+export function threadBundleName(entry: string): string {
+  return `${basename(entry, '.ts')}.mjs`;
+}
+
+/** The NodejsFunction bundling settings of `handler` (its threads' entries bundled beside it). */
+export function lambdaBundling(handler?: string): BundlingOptions {
+  const threads = (handler && handlerThreads[handler]) || [];
   return {
     format: OutputFormat.ESM,
     target: handlerBundle.target,
@@ -46,7 +63,40 @@ export function lambdaBundling(): BundlingOptions {
     mainFields: [...handlerBundle.mainFields],
     banner: handlerBundle.banner,
     externalModules: [...handlerBundle.externalModules],
+    ...(threads.length > 0
+      ? {
+          commandHooks: {
+            beforeBundling: () => [],
+            beforeInstall: () => [],
+            afterBundling: (inputDir: string, outputDir: string) =>
+              threads.map((entry) => threadBundleCommand(inputDir, outputDir, entry)),
+          },
+        }
+      : {}),
   };
+}
+
+/** The esbuild CLI call that bundles one thread entry with the handlers' settings (local bundling). */
+function threadBundleCommand(inputDir: string, outputDir: string, entry: string): string {
+  const args = [
+    join(inputDir, 'node_modules', '.bin', 'esbuild'),
+    '--bundle',
+    join(inputDir, entry),
+    '--platform=node',
+    `--format=${handlerBundle.format}`,
+    `--target=${handlerBundle.target}`,
+    `--outfile=${join(outputDir, threadBundleName(entry))}`,
+    ...(handlerBundle.minify ? ['--minify'] : []),
+    ...(handlerBundle.sourceMap ? ['--sourcemap', `--sources-content=${handlerBundle.sourcesContent}`] : []),
+    `--main-fields=${handlerBundle.mainFields.join(',')}`,
+    `--banner:js=${handlerBundle.banner}`,
+    '--log-level=warning',
+  ];
+  return args.map(shellQuote).join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
 /** The same bundle through esbuild's JS API (what NodejsFunction's `esbuild --bundle` call produces). */

@@ -16,7 +16,11 @@ export interface SpeechSynthesizer {
    * or null when the synthesizer has none.
    */
   hostVoices(language: string): [string, string] | null;
-  /** Renders the lines in order, with a short pause between them, as one MP3 file at `outputPath`. */
+  /**
+   * Renders the lines in order, with a short pause between them, as one MP3 file at `outputPath`.
+   * Aborting `signal` stops the work promptly (child processes killed, requests cancelled, temporary
+   * files and a partial output removed) and rejects with an error named `AbortError`.
+   */
   synthesize(
     lines: SynthesisLine[],
     outputPath: string,

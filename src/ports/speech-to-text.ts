@@ -34,6 +34,8 @@ export interface SpeechToText {
    * Transcribes the audio file at `audioPath`.
    * Throws `UnreadableAudioError` (src/domain/errors.ts) when the file is not decodable audio: that is
    * permanent and the job fails without retry. Any other error is treated as transient and retried.
+   * Aborting `signal` stops the work promptly (child processes killed, threads ended, temporary files
+   * removed) and rejects with an error named `AbortError`.
    */
   transcribe(
     audioPath: string,

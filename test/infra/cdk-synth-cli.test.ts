@@ -7,7 +7,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlerBundle } from '../../lib/bundling.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
+import { diarizeFile } from '../../src/adapters/speech/diarization/diarize-file.ts';
+import type { SpeakerTurn } from '../../src/adapters/speech/diarization/types.ts';
+import { decodeToPcm } from '../../src/adapters/speech/ffmpeg.ts';
+import { StreamThreadPool } from '../../src/adapters/speech/threads/stream-thread-pool.ts';
 import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
+import { ensureConversations } from '../fixtures/conversations/generate.ts';
 
 const run = promisify(execFile);
 
@@ -81,6 +86,21 @@ describe('cdk synth (CLI, with bundling)', () => {
       `const m = await import(${JSON.stringify(pathToFileURL(bundle).href)}); console.log(typeof m.handler);`,
     ]);
     expect(stdout.trim()).toBe('function');
+  });
+
+  it('bundles the diarizer thread beside the transcription worker only, and that thread diarizes', async () => {
+    const withThread = ourFunctions().filter((fn) =>
+      existsSync(join(outDir, String(fn.Metadata?.['aws:asset:path']), 'diarizer-thread.mjs')),
+    );
+    expect(withThread.map((fn) => fn.Properties.FunctionName)).toEqual(['notes-dev-transcriptionWorker']);
+
+    const asset = join(outDir, String(withThread[0]?.Metadata?.['aws:asset:path']));
+    const threads = new StreamThreadPool(pathToFileURL(join(asset, 'diarizer-thread.mjs')), { size: 1 });
+    const audio = (await ensureConversations()).find((f) => f.name === 'two-speakers')?.audio as string;
+    const decoding = decodeToPcm(audio);
+    const turns = await threads.run<SpeakerTurn[]>({}, decoding.pcm);
+    await threads.close();
+    expect(turns).toEqual(await diarizeFile(audio));
   });
 
   it('reports no cdk-nag finding in the validation report', () => {

@@ -13,6 +13,7 @@ import {
 } from '../../src/adapters/openai/openai-speech-to-text.ts';
 import { UnreadableAudioError } from '../../src/domain/errors.ts';
 import type { RecognitionProgress } from '../../src/ports/speech-to-text.ts';
+import { waitUntil } from '../support/wait.ts';
 
 const API_KEY = 'sk-test-0123456789abcdefSECRET';
 
@@ -55,6 +56,13 @@ class FakeServer {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  /** Connections open now: 0 once the adapter has hung up. */
+  openConnections(): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.server?.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    );
   }
 
   answer(...replies: Reply[]): void {
@@ -302,6 +310,30 @@ describe('OpenAiCompatibleSpeechToText against a local OpenAI-compatible server'
     server.answer('hang');
     const error = await failure(engine({ timeoutMs: 300, maxRetries: 0 }).transcribe(audioPath));
     expect(error.message).toMatch(/could not be reached: no answer within/);
+  });
+
+  it('aborted while the server recognises, it hangs up at once and rejects with AbortError', async () => {
+    server.answer('hang');
+    const controller = new AbortController();
+    const work = engine().transcribe(audioPath, undefined, {}, controller.signal);
+    work.catch(() => {});
+    await waitUntil(() => server.received.length === 1, 'the request');
+    controller.abort();
+    const error = await failure(work);
+    expect(error.name).toBe('AbortError');
+    await waitUntil(async () => (await server.openConnections()) === 0, 'the connection to close');
+  });
+
+  it('aborted while waiting to retry, it stops waiting and sends no further request', async () => {
+    server.answer({ status: 503, body: '{"error":"busy"}', headers: { 'retry-after': '30' } });
+    const controller = new AbortController();
+    const work = engine({ maxRetries: 3 }).transcribe(audioPath, undefined, {}, controller.signal);
+    work.catch(() => {});
+    await waitUntil(() => server.received.length === 1, 'the request');
+    controller.abort();
+    const error = await failure(work); // well before the 30 s the server asked for
+    expect(error.name).toBe('AbortError');
+    expect(server.received).toHaveLength(1);
   });
 
   it('never puts the API key in an error message, even when the server quotes it back', async () => {

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer as createHttp2Server, type ServerHttp2Stream } from 'node:http2';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -22,6 +24,7 @@ import {
 import { pollyHostVoices, pollyLanguages } from '../../src/adapters/synthesis/polly-voices.ts';
 import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
 import { FFMPEG_QUIET, run } from '../fixtures/fixture-files.ts';
+import { waitUntil } from '../support/wait.ts';
 
 let dir: string;
 /** What Polly would answer per voice: real MP3 bytes (ffmpeg, 24 kHz mono, with ID3 tag and Info frame). */
@@ -189,6 +192,65 @@ describe('PollySpeechSynthesizer', () => {
     await expect(
       synthesizer.synthesize([{ voice: 'Joanna', text: '  ' }], join(dir, 'empty.mp3')),
     ).rejects.toThrow(GenerationFailedError);
+  });
+});
+
+describe('PollySpeechSynthesizer cancellation (the real PollyClient, a local HTTP/2 stand-in)', () => {
+  /** Answers the first SynthesizeSpeech with Joanna's MP3 and holds every later one; counts streams. */
+  async function standIn() {
+    const streams: ServerHttp2Stream[] = [];
+    const server = createHttp2Server();
+    server.on('stream', (stream) => {
+      streams.push(stream);
+      stream.on('error', () => {}); // the client's reset of a held stream
+      if (streams.length > 1) return;
+      stream.respond({ ':status': 200, 'content-type': 'audio/mpeg' });
+      stream.end(voiceAudio.get('Joanna'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = new PollyClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'not-a-secret' },
+      maxAttempts: 1,
+    });
+    const close = () => {
+      client.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    };
+    return { streams, client, close };
+  }
+
+  it('cancels the requests in flight, rejects with AbortError and writes no MP3', async () => {
+    const { streams, client, close } = await standIn();
+    try {
+      const synthesizer = new PollySpeechSynthesizer(client, { concurrency: 1 });
+      const output = join(dir, 'cancelled.mp3');
+      const controller = new AbortController();
+      const work = synthesizer.synthesize(lines, output, controller.signal);
+      work.catch(() => {});
+      await waitUntil(() => streams.length === 2, 'the first line answered and the second held');
+      controller.abort();
+      await expect(work).rejects.toMatchObject({ name: 'AbortError' });
+      await waitUntil(() => streams[1]?.closed === true, 'the client to reset the held request');
+      expect(streams).toHaveLength(2); // no line after the abort was requested
+      await expect(readFile(output)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('stops waiting to retry a throttled request when aborted', async () => {
+    const client = new FakePollyClient([throttled(), throttled()]);
+    const synthesizer = new PollySpeechSynthesizer(client, { baseDelayMs: 60_000, maxDelayMs: 60_000 });
+    const controller = new AbortController();
+    const work = synthesizer.synthesize(lines.slice(0, 1), join(dir, 'throttled.mp3'), controller.signal);
+    work.catch(() => {});
+    await waitUntil(() => client.inputs.length === 1, 'the first, throttled request');
+    controller.abort();
+    await expect(work).rejects.toMatchObject({ name: 'AbortError' }); // not after the 30-60 s backoff
+    expect(client.inputs).toHaveLength(1);
   });
 });
 

@@ -4,7 +4,8 @@ import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { UnreadableAudioError } from '../../domain/errors.ts';
-import type { RecognitionResult, SpeechToText } from '../../ports/speech-to-text.ts';
+import type { RecognitionHints, RecognitionResult, SpeechToText } from '../../ports/speech-to-text.ts';
+import { abortError, throwIfAborted } from '../speech/abort.ts';
 import { type ProgressCallback, ProgressReporter } from '../speech/progress-reporter.ts';
 import { AudioReadError, type MultipartBody, multipartBody, uploadName } from './multipart.ts';
 import { parseVerboseJson, recognitionFromVerboseJson } from './verbose-json.ts';
@@ -90,10 +91,30 @@ export class OpenAiCompatibleSpeechToText implements SpeechToText {
     }
   }
 
-  async transcribe(audioPath: string, onProgress?: ProgressCallback): Promise<RecognitionResult> {
+  async transcribe(
+    audioPath: string,
+    onProgress?: ProgressCallback,
+    _hints?: RecognitionHints,
+    signal?: AbortSignal,
+  ): Promise<RecognitionResult> {
+    try {
+      return await this.transcribeOrAbort(audioPath, onProgress, signal);
+    } catch (error) {
+      // However the abort surfaced (a destroyed request, a cut-short wait), it is a cancellation.
+      throw signal?.aborted ? abortError(signal) : error;
+    }
+  }
+
+  private async transcribeOrAbort(
+    audioPath: string,
+    onProgress: ProgressCallback | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<RecognitionResult> {
+    throwIfAborted(signal);
     const progress = new ProgressReporter(onProgress, this.options.progressIntervalMs ?? 250);
     const { size } = await stat(audioPath);
     const body = multipartBody(this.fields(), { path: audioPath, size, ...(await uploadName(audioPath)) });
+    const wait = (ms: number) => sleep(ms, undefined, signal ? { signal } : {});
 
     for (let attempt = 0; ; attempt++) {
       const retriesLeft = this.maxRetries - attempt;
@@ -101,14 +122,15 @@ export class OpenAiCompatibleSpeechToText implements SpeechToText {
       let reply: HttpReply;
       let uploaded: Promise<void> | undefined;
       try {
-        reply = await this.send(body, size, progress, (done) => {
+        reply = await this.send(body, size, progress, signal, (done) => {
           uploaded = done;
         });
       } catch (error) {
         if (error instanceof AudioReadError) throw error;
+        throwIfAborted(signal);
         const reason = `${this.where()} could not be reached: ${this.redact((error as Error).message)}`;
         if (retriesLeft <= 0) throw new Error(this.afterAttempts(attempt, reason));
-        await sleep(this.backoffMs(attempt));
+        await wait(this.backoffMs(attempt));
         continue;
       }
       if (reply.status >= 200 && reply.status < 300) {
@@ -118,7 +140,7 @@ export class OpenAiCompatibleSpeechToText implements SpeechToText {
         return result;
       }
       const retryInMs = this.retryDelayOrThrow(reply, attempt, retriesLeft);
-      await sleep(retryInMs);
+      await wait(retryInMs);
     }
   }
 
@@ -146,6 +168,7 @@ export class OpenAiCompatibleSpeechToText implements SpeechToText {
     body: MultipartBody,
     size: number,
     progress: ProgressReporter,
+    signal: AbortSignal | undefined,
     onUploaded: (report: Promise<void>) => void,
   ): Promise<HttpReply> {
     return new Promise<HttpReply>((resolve, reject) => {
@@ -156,7 +179,8 @@ export class OpenAiCompatibleSpeechToText implements SpeechToText {
       };
       if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
       const send = this.endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(this.endpoint, { method: 'POST', headers });
+      // An abort destroys the request (and the upload stream feeding it): the server sees the socket close.
+      const request = send(this.endpoint, { method: 'POST', headers, ...(signal ? { signal } : {}) });
 
       let settled = false;
       let uploadDone = false;

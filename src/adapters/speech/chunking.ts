@@ -1,4 +1,5 @@
 import type { RecognizedWord } from '../../ports/speech-to-text.ts';
+import { abortError, throwIfAborted } from './abort.ts';
 
 /**
  * One stretch of a long recording, recognised on its own. `startMs..endMs` is decoded: the kept span
@@ -82,17 +83,25 @@ export function mergeChunkWords(
 /**
  * Runs `work` over `items` with at most `concurrency` at a time, in order of the items. The first
  * failure aborts the signal given to the others (so they can kill their processes) and is rethrown
- * once every started task has settled: nothing keeps running after the call returns.
+ * once every started task has settled: nothing keeps running after the call returns. Aborting
+ * `signal` does the same, and the call rejects with an `AbortError`.
  */
 export async function runPool<T, R>(
   items: readonly T[],
   concurrency: number,
   work: (item: T, signal: AbortSignal) => Promise<R>,
+  signal?: AbortSignal,
 ): Promise<R[]> {
+  throwIfAborted(signal);
   const controller = new AbortController();
   const results: R[] = new Array(items.length);
   let next = 0;
   let failure: { error: unknown } | undefined;
+  const onAbort = () => {
+    failure ??= { error: abortError(signal as AbortSignal) };
+    controller.abort();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   const worker = async () => {
     while (!failure && next < items.length) {
       const index = next++;
@@ -109,6 +118,7 @@ export async function runPool<T, R>(
   };
   const workers = Math.max(1, Math.min(Math.floor(concurrency) || 1, items.length));
   await Promise.all(Array.from({ length: workers }, worker));
+  signal?.removeEventListener('abort', onAbort);
   if (failure) throw failure.error;
   return results;
 }

@@ -79,21 +79,26 @@ export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}, rang
 export async function probeDurationMs(
   inputPath: string,
   options: FfmpegOptions = {},
+  abort?: AbortSignal,
 ): Promise<number | undefined> {
   const ffmpeg = options.ffmpegPath ?? 'ffmpeg';
   const ffprobe = options.ffprobePath ?? siblingProgram(ffmpeg, 'ffprobe');
   try {
-    return await probeWithFfprobe(inputPath, ffprobe);
+    return await probeWithFfprobe(inputPath, ffprobe, abort);
   } catch (error) {
     if (!isMissingProgram(error)) throw error;
   }
-  return probeWithFfmpeg(inputPath, ffmpeg);
+  return probeWithFfmpeg(inputPath, ffmpeg, abort);
 }
 
-async function probeWithFfprobe(inputPath: string, program: string): Promise<number | undefined> {
+async function probeWithFfprobe(
+  inputPath: string,
+  program: string,
+  abort: AbortSignal | undefined,
+): Promise<number | undefined> {
   const args = ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=duration:format=duration'];
   args.push('-of', 'json', '-i', inputPath); // `-i`: a path starting with '-' stays a path.
-  const { code, signal, stdout, stderr } = await run(program, args);
+  const { code, signal, stdout, stderr } = await run(program, args, abort);
   if (code !== 0) throw ffmpegFailure('ffprobe', inputPath, stderr, code, signal);
   const parsed = JSON.parse(stdout) as { streams?: { duration?: string }[]; format?: { duration?: string } };
   const stream = parsed.streams?.[0];
@@ -102,8 +107,12 @@ async function probeWithFfprobe(inputPath: string, program: string): Promise<num
 }
 
 /** Without an output file `ffmpeg -i` exits 1 after printing the input summary, which is all we need. */
-async function probeWithFfmpeg(inputPath: string, program: string): Promise<number | undefined> {
-  const { code, signal, stderr } = await run(program, ['-hide_banner', '-nostdin', '-i', inputPath]);
+async function probeWithFfmpeg(
+  inputPath: string,
+  program: string,
+  abort: AbortSignal | undefined,
+): Promise<number | undefined> {
+  const { code, signal, stderr } = await run(program, ['-hide_banner', '-nostdin', '-i', inputPath], abort);
   if (!/^\s*Stream #\S+.*: Audio:/m.test(stderr)) {
     if (/^\s*Stream #/m.test(stderr)) {
       throw new UnreadableAudioError('The uploaded file contains no audio stream (ffmpeg)');
@@ -224,9 +233,16 @@ export function collectTail(child: ChildProcess): () => string {
   return () => tail;
 }
 
-/** Runs a short-lived program whose output is small (probing only). */
-async function run(program: string, args: string[]): Promise<ChildExit & { stdout: string; stderr: string }> {
-  const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs a short-lived program whose output is small (probing only); `abort` kills it. */
+async function run(
+  program: string,
+  args: string[],
+  abort: AbortSignal | undefined,
+): Promise<ChildExit & { stdout: string; stderr: string }> {
+  const child = spawn(program, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(abort ? { signal: abort, killSignal: 'SIGKILL' as const } : {}),
+  });
   let stdout = '';
   child.stdout?.setEncoding('utf8');
   child.stdout?.on('data', (chunk: string) => {

@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { UnreadableAudioError } from '../../domain/errors.ts';
-import type { RecognitionResult, RecognizedWord, SpeechToText } from '../../ports/speech-to-text.ts';
+import type {
+  RecognitionHints,
+  RecognitionResult,
+  RecognizedWord,
+  SpeechToText,
+} from '../../ports/speech-to-text.ts';
+import { abortError, throwIfAborted } from './abort.ts';
 import { chunkRange, mergeChunkWords, planChunks, runPool } from './chunking.ts';
 import {
   type ChildExit,
@@ -61,11 +67,18 @@ export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '5'];
 export class PocketsphinxSpeechToText implements SpeechToText {
   constructor(private readonly options: PocketsphinxOptions = {}) {}
 
-  async transcribe(audioPath: string, onProgress?: ProgressCallback): Promise<RecognitionResult> {
+  async transcribe(
+    audioPath: string,
+    onProgress?: ProgressCallback,
+    _hints?: RecognitionHints,
+    signal?: AbortSignal,
+  ): Promise<RecognitionResult> {
     const progress = new ProgressReporter(onProgress, this.options.progressIntervalMs ?? 250);
     await progress.report({ stage: 'decoding' });
     const modelArgs = await this.modelArgs();
-    const probedMs = await probeDurationMs(audioPath, this.options);
+    const probedMs = await probeDurationMs(audioPath, this.options, signal).catch((error: unknown) => {
+      throw signal?.aborted ? abortError(signal) : error;
+    });
     await progress.report(probedMs ? { stage: 'recognizing', fraction: 0 } : { stage: 'recognizing' });
 
     // Without a probed duration (streamed WebM) the file can only be read through once, as one chunk.
@@ -86,21 +99,27 @@ export class PocketsphinxSpeechToText implements SpeechToText {
       );
     };
     const concurrency = this.options.concurrency ?? Math.min(4, Math.max(1, availableParallelism()));
-    const results = await runPool(chunks, concurrency, async (chunk, signal) => {
-      const lengthMs = chunk.endMs - chunk.startMs;
-      // A lone chunk gets `{ startMs: 0 }`: the whole file, decoded exactly as before chunking.
-      const range = chunkRange(chunk, chunks.length);
-      const result = await this.recognize(audioPath, modelArgs, range, signal, (positionMs) => {
-        fed[chunk.index] = Math.min(positionMs, lengthMs);
-        report();
-      });
-      fed[chunk.index] = lengthMs;
-      return { chunk, ...result };
-    });
+    const results = await runPool(
+      chunks,
+      concurrency,
+      async (chunk, signal) => {
+        const lengthMs = chunk.endMs - chunk.startMs;
+        // A lone chunk gets `{ startMs: 0 }`: the whole file, decoded exactly as before chunking.
+        const range = chunkRange(chunk, chunks.length);
+        const result = await this.recognize(audioPath, modelArgs, range, signal, (positionMs) => {
+          fed[chunk.index] = Math.min(positionMs, lengthMs);
+          report();
+        });
+        fed[chunk.index] = lengthMs;
+        return { chunk, ...result };
+      },
+      signal,
+    );
     // Decoded sample counts are exact; container durations can be estimates (e.g. truncated MP3).
     const decodedEnd = Math.max(...results.map(({ chunk, decodedMs }) => chunk.startMs + decodedMs));
     const duration_ms = decodedEnd > 0 ? decodedEnd : (probedMs ?? 0);
     const words = mergeChunkWords(results);
+    throwIfAborted(signal);
     await progress.report({ stage: 'recognizing', fraction: 1 });
     return { words: words.map((word) => clampWord(word, duration_ms)), duration_ms };
   }

@@ -7,6 +7,7 @@ import { basename, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { GenerationFailedError } from '../../ports/generation-errors.ts';
 import type { SpeechSynthesizer, SynthesisLine } from '../../ports/speech-synthesizer.ts';
+import { abortError, throwIfAborted } from '../speech/abort.ts';
 import { runPool } from '../speech/chunking.ts';
 import {
   type ChildExit,
@@ -63,7 +64,12 @@ export class FliteSpeechSynthesizer implements SpeechSynthesizer {
     return normalizeLanguage(language)?.primary === 'en' ? [...FLITE_HOST_VOICES] : null;
   }
 
-  async synthesize(lines: SynthesisLine[], outputPath: string): Promise<{ duration_ms: number }> {
+  async synthesize(
+    lines: SynthesisLine[],
+    outputPath: string,
+    signal?: AbortSignal,
+  ): Promise<{ duration_ms: number }> {
+    throwIfAborted(signal);
     const spoken = lines
       .map((line) => ({ voice: line.voice, text: speakable(line.text) }))
       .filter((line) => line.text !== '');
@@ -74,8 +80,16 @@ export class FliteSpeechSynthesizer implements SpeechSynthesizer {
     });
     try {
       const numbered = spoken.map((line, index) => ({ ...line, index }));
-      const wavs = await runPool(numbered, this.concurrency, (line, signal) => this.speak(line, dir, signal));
-      return await this.encode(wavs, outputPath);
+      const wavs = await runPool(
+        numbered,
+        this.concurrency,
+        (line, lineSignal) => this.speak(line, dir, lineSignal),
+        signal,
+      );
+      return await this.encode(wavs, outputPath, signal);
+    } catch (error) {
+      // A process killed by the abort fails in its own words; the caller needs to know it cancelled.
+      throw signal?.aborted ? abortError(signal) : error;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -127,7 +141,11 @@ export class FliteSpeechSynthesizer implements SpeechSynthesizer {
   }
 
   /** Streams the lines' samples, with silence between them, into ffmpeg; writes `outputPath` atomically. */
-  private async encode(wavs: string[], outputPath: string): Promise<{ duration_ms: number }> {
+  private async encode(
+    wavs: string[],
+    outputPath: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ duration_ms: number }> {
     // Voices may differ in rate (flite's kal is 8 kHz): all are brought to the highest.
     const rates = await Promise.all(wavs.map((wav) => wavSampleRate(wav)));
     const sampleRate = Math.max(...rates);
@@ -141,6 +159,8 @@ export class FliteSpeechSynthesizer implements SpeechSynthesizer {
     exited.catch(() => {});
     const stdin = child.stdin as Writable;
     stdin.on('error', () => {}); // EPIPE when ffmpeg died: reported from its exit below
+    const stop = () => killQuietly(child);
+    signal?.addEventListener('abort', stop, { once: true });
     let samples = 0;
     try {
       const silence = Buffer.alloc(Math.round((this.pauseMs * sampleRate) / 1000) * 2);
@@ -158,6 +178,7 @@ export class FliteSpeechSynthesizer implements SpeechSynthesizer {
       if (exit.code !== 0) {
         throw processFailure(this.ffmpegBin, 'encoding the MP3', exit, lastLine(stderr()));
       }
+      throwIfAborted(signal); // no output appears after a cancellation
       await rename(partial, outputPath);
       return { duration_ms: Math.round((samples * 1000) / sampleRate) };
     } catch (error) {
@@ -172,6 +193,7 @@ export class FliteSpeechSynthesizer implements SpeechSynthesizer {
       }
       throw asGenerationFailure(error);
     } finally {
+      signal?.removeEventListener('abort', stop);
       await rm(partial, { force: true });
     }
   }

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import {
   type Engine,
   SynthesizeSpeechCommand,
@@ -8,6 +8,7 @@ import {
 import { GenerationFailedError, ProviderThrottledError } from '../../ports/generation-errors.ts';
 import type { SpeechSynthesizer, SynthesisLine } from '../../ports/speech-synthesizer.ts';
 import { backoffMs, sleep } from '../llm/retry.ts';
+import { abortError, throwIfAborted } from '../speech/abort.ts';
 import { runPool } from '../speech/chunking.ts';
 import { type Mp3AudioFrames, mp3AudioFrames, silentMp3Frames } from './mp3-concat.ts';
 import { mp3DurationMs } from './mp3-duration.ts';
@@ -15,7 +16,10 @@ import { pollyHostVoices } from './polly-voices.ts';
 
 /** What the synthesizer needs of `PollyClient`; tests pass a fake. */
 export interface PollySynthesizeClient {
-  send(command: SynthesizeSpeechCommand): Promise<SynthesizeSpeechCommandOutput>;
+  send(
+    command: SynthesizeSpeechCommand,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<SynthesizeSpeechCommandOutput>;
 }
 
 export type PollySampleRate = '8000' | '16000' | '22050' | '24000';
@@ -77,17 +81,40 @@ export class PollySpeechSynthesizer implements SpeechSynthesizer {
     return pollyHostVoices(language);
   }
 
-  async synthesize(lines: SynthesisLine[], outputPath: string): Promise<{ duration_ms: number }> {
+  async synthesize(
+    lines: SynthesisLine[],
+    outputPath: string,
+    signal?: AbortSignal,
+  ): Promise<{ duration_ms: number }> {
+    try {
+      return await this.synthesizeOrAbort(lines, outputPath, signal);
+    } catch (error) {
+      throw signal?.aborted ? abortError(signal) : error;
+    }
+  }
+
+  private async synthesizeOrAbort(
+    lines: SynthesisLine[],
+    outputPath: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ duration_ms: number }> {
+    throwIfAborted(signal);
     const requests = lines.flatMap((line, lineIndex) =>
       splitForPolly(line.text).map((text) => ({ lineIndex, voice: line.voice, text })),
     );
     if (requests.length === 0) throw new GenerationFailedError('Nothing to synthesize: every line is empty');
-    const streams = await runPool(requests, this.concurrency, async (request) => {
-      const bytes = await this.call(request.voice, request.text);
-      const frames = mp3AudioFrames(bytes);
-      if (!frames) throw new GenerationFailedError(`Polly returned no MP3 audio for voice ${request.voice}`);
-      return { lineIndex: request.lineIndex, frames };
-    });
+    const streams = await runPool(
+      requests,
+      this.concurrency,
+      async (request, requestSignal) => {
+        const bytes = await this.call(request.voice, request.text, requestSignal);
+        const frames = mp3AudioFrames(bytes);
+        if (!frames)
+          throw new GenerationFailedError(`Polly returned no MP3 audio for voice ${request.voice}`);
+        return { lineIndex: request.lineIndex, frames };
+      },
+      signal,
+    );
     const first = (streams[0] as { frames: Mp3AudioFrames }).frames.first;
     const parts: Buffer[] = [];
     streams.forEach(({ lineIndex, frames }, index) => {
@@ -102,14 +129,20 @@ export class PollySpeechSynthesizer implements SpeechSynthesizer {
       parts.push(frames.data);
     });
     const audio = Buffer.concat(parts);
+    throwIfAborted(signal);
     await writeFile(outputPath, audio).catch((error: unknown) => {
       const code = (error as NodeJS.ErrnoException | null)?.code ?? 'unknown error';
       throw new GenerationFailedError(`Cannot write the MP3 (${code})`, { cause: error });
     });
+    if (signal?.aborted) {
+      await rm(outputPath, { force: true }); // cancelled while writing: no output is left behind
+      throw abortError(signal);
+    }
     return { duration_ms: mp3DurationMs(audio) };
   }
 
-  private async call(voice: string, text: string): Promise<Uint8Array> {
+  /** `signal` (the pool's: the caller's abort or another request's failure) cancels the HTTP request. */
+  private async call(voice: string, text: string, signal: AbortSignal): Promise<Uint8Array> {
     for (let attempt = 0; ; attempt++) {
       try {
         const response = await this.client.send(
@@ -121,14 +154,15 @@ export class PollySpeechSynthesizer implements SpeechSynthesizer {
             TextType: 'text',
             VoiceId: voice as VoiceId,
           }),
+          { abortSignal: signal },
         );
         if (!response.AudioStream) throw new GenerationFailedError('Polly returned no audio stream');
         return await response.AudioStream.transformToByteArray();
       } catch (error) {
-        if (error instanceof GenerationFailedError) throw error;
+        if (error instanceof GenerationFailedError || signal.aborted) throw error;
         const kind = classify(error);
         if (kind !== 'fatal' && attempt < this.maxRetries) {
-          await sleep(backoffMs(attempt, this.baseDelayMs, this.maxDelayMs));
+          await sleep(backoffMs(attempt, this.baseDelayMs, this.maxDelayMs), undefined, { signal });
           continue;
         }
         const name = errorName(error);

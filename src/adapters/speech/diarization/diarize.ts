@@ -8,11 +8,10 @@
  * overlapping speech to measure a detector on), so `has_overlap` stays false for this engine rather
  * than being guessed.
  */
-import { decodeToPcm } from '../ffmpeg.ts';
 import { centroids, cluster, DEFAULT_CLUSTER_OPTIONS, nearestCentroid } from './cluster.ts';
 import { ANALYSIS_SAMPLES, FRAME_MS, FrameAnalyser, HOP_SAMPLES, MFCC_COUNT } from './features.ts';
 import { type LabelledRun, smoothTurns } from './smooth.ts';
-import type { DiarizeOptions, SpeakerLabel, SpeakerTurn } from './types.ts';
+import type { SpeakerLabel, SpeakerTurn } from './types.ts';
 import { AdaptiveEnergyThreshold, LOOKAHEAD_FRAMES, speechRegions } from './vad.ts';
 import {
   BLOCK_FRAMES,
@@ -36,23 +35,9 @@ export const LABELLING_WINDOWS: WindowOptions = {
   minSpeechFrames: 30,
 };
 
-/** Diarizes the audio file at `audioPath` (any format ffmpeg decodes). */
-export async function diarizeFile(audioPath: string, options: DiarizeOptions = {}): Promise<SpeakerTurn[]> {
-  const decoding = decodeToPcm(audioPath, options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {});
-  const diarizer = new Diarizer();
-  try {
-    for await (const chunk of decoding.pcm) diarizer.push(chunk as Buffer);
-    await decoding.done;
-  } catch (error) {
-    decoding.kill();
-    throw error;
-  }
-  return diarizer.finish(options.speakersExpected);
-}
-
 /**
- * Incremental form, for a caller that already decodes the audio (e.g. to feed a recogniser at the
- * same time): `push` 16 kHz mono s16le PCM as it comes, then `finish` once.
+ * The diarizer on 16 kHz mono s16le PCM: `push` it as it comes, then `finish` once. CPU-bound: the
+ * service runs it in a worker thread (`diarizeFile`, diarize-file.ts), never on the event loop.
  */
 export class Diarizer {
   private readonly analyser = new FrameAnalyser();

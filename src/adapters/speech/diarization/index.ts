@@ -3,5 +3,6 @@
  * each moment to one speaker, so `has_overlap` stays false for the local engine (see diarize.ts).
  */
 export { assignSpeakers } from './assign.ts';
-export { Diarizer, diarizeFile } from './diarize.ts';
+export { Diarizer } from './diarize.ts';
+export { diarizeFile } from './diarize-file.ts';
 export type { DiarizeOptions, SpeakerLabel, SpeakerTurn } from './types.ts';

@@ -14,3 +14,8 @@ export interface DiarizeOptions {
   /** Default `ffmpeg` on PATH. */
   ffmpegPath?: string;
 }
+
+/** What the main thread tells a diarizer thread when it opens a job. */
+export interface DiarizerJob {
+  speakersExpected?: number;
+}

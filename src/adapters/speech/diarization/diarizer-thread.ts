@@ -1,0 +1,16 @@
+/**
+ * Thread entry of the diarizer (see diarize-file.ts): MFCC, pitch, voice activity and clustering run
+ * here, off the event loop that serves the API. Bundled as diarizer-thread.mjs (lib/bundling.ts).
+ */
+import { serveStreamJobs } from '../threads/serve-stream-jobs.ts';
+import { Diarizer } from './diarize.ts';
+import type { DiarizerJob } from './types.ts';
+
+serveStreamJobs((init) => {
+  const { speakersExpected } = init as DiarizerJob;
+  const diarizer = new Diarizer();
+  return {
+    push: (chunk) => diarizer.push(chunk),
+    finish: () => diarizer.finish(speakersExpected),
+  };
+});

@@ -1,0 +1,40 @@
+import { readdir, readFile } from 'node:fs/promises';
+
+export interface ProcessEntry {
+  pid: number;
+  /** The kernel's short name (`comm`), e.g. `ffmpeg`, `pocketsphinx_co`. */
+  name: string;
+}
+
+/** Every process descending from `root` (default: this one), from /proc. */
+export async function descendants(root: number = process.pid): Promise<ProcessEntry[]> {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // `pid (comm) state ppid ...`; comm may contain spaces, so split after the last `)`.
+    const close = stat.lastIndexOf(')');
+    if (close < 0) continue;
+    names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
+    parents.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
+  }
+  const descends = (pid: number) => {
+    for (let current = parents.get(pid), depth = 0; current !== undefined && depth < 20; depth++) {
+      if (current === root) return true;
+      current = parents.get(current);
+    }
+    return false;
+  };
+  return [...parents.keys()].filter(descends).map((pid) => ({ pid, name: names.get(pid) ?? '' }));
+}
+
+/**
+ * Whether `pid` still runs. A zombie does not: it has exited and holds nothing but its exit status
+ * (a child killed with its parent is handed to PID 1, and a container's PID 1 may never collect it).
+ */
+export async function isAlive(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return stat !== '' && state !== 'Z';
+}
