@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,6 +43,13 @@ async function waitUntil(check: () => Promise<boolean>, what: string, deadlineMs
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await sleep(100);
   }
+}
+
+/** Live processes (zombies count as ended) whose command line names `path`. */
+function processesUsing(path: string): string[] {
+  return execFileSync('ps', ['-eo', 'stat=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.includes(path) && !line.trim().startsWith('Z'));
 }
 
 const workDirIsEmpty = async () =>
@@ -121,6 +129,12 @@ describe('deleting a note or its results stops the work running for it', () => {
 
     expect((await api('DELETE', `/v1/notes/${noteId}`)).status).toBe(204);
     await waitUntil(workDirIsEmpty, 'the worker removed its temporary files', 15_000);
+    // Its engine stopped: no decoder or recogniser still reads from the work folder.
+    await waitUntil(
+      async () => processesUsing(join(service.dataDir, 'work')).length === 0,
+      'the engine stopped',
+      5_000,
+    );
     // Long enough for a worker that did not stop to write its transcript.
     await sleep(3_000);
     expect(await findEverywhere(service.runtime, noteId)).toEqual({ items: [], objects: [] });
