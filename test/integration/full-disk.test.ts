@@ -50,7 +50,7 @@ async function expectWorkingAgain(api: Api, noteId: string): Promise<void> {
 
 describe('ENOSPC injected into the database storage layer', () => {
   let service: InProcessService;
-  const injected = { full: false };
+  const injected: { full: false | 'ENOSPC' | 'EACCES' } = { full: false };
 
   beforeAll(async () => {
     // Below dynalite and its fault guard: LevelDB's own write methods fail as on a full disk.
@@ -60,7 +60,11 @@ describe('ENOSPC injected into the database storage layer', () => {
       const original = Level.prototype[method] as (...args: unknown[]) => Promise<unknown>;
       Level.prototype[method] = function (this: unknown, ...args: unknown[]) {
         if (!injected.full) return original.apply(this, args);
-        const error = new Error('IO error: 000003.log: No space left on device');
+        const error = new Error(
+          injected.full === 'ENOSPC'
+            ? 'IO error: 000003.log: No space left on device'
+            : 'IO error: 000003.log: Permission denied',
+        );
         return Promise.reject(Object.assign(error, { code: 'LEVEL_IO_ERROR' }));
       };
     }
@@ -73,7 +77,7 @@ describe('ENOSPC injected into the database storage layer', () => {
     expect(
       (await service.api('POST', `/v1/notes/${existing}/transcription`, { body: submission })).status,
     ).toBe(202);
-    injected.full = true;
+    injected.full = 'ENOSPC';
     let refusedId: string;
     try {
       refusedId = await expectCleanRefusalsWhileFull(service.api, existing);
@@ -81,6 +85,20 @@ describe('ENOSPC injected into the database storage layer', () => {
       injected.full = false;
     }
     await expectWorkingAgain(service.api, refusedId);
+  });
+
+  it('answers 503 with a detail while the data directory cannot be written, and writes nothing', async () => {
+    const noteId = randomUUID();
+    injected.full = 'EACCES';
+    try {
+      const refused = await service.api('POST', `/v1/notes/${noteId}/transcription`, { body: submission });
+      expect(refused.status).toBe(503);
+      expect(refused.body.detail).toMatch(/cannot write its data right now, so nothing was saved/);
+      expect((await service.api('GET', `/v1/notes/${noteId}`)).status).toBe(404);
+    } finally {
+      injected.full = false;
+    }
+    await expectWorkingAgain(service.api, noteId);
   });
 });
 
