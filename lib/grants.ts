@@ -65,6 +65,14 @@ export function grantNeeds(
       'Object keys are accounts/<account>/notes/<note>/... chosen per request: the ARN can only be the accounts/ prefix',
     );
   }
+  if (objects.includes('read')) {
+    // With ListBucket, S3 answers a missing object 404 (NoSuchKey) rather than 403, so a result that
+    // is gone is told apart from a permission error (src/domain/stored-results.ts). The check runs
+    // without an s3:prefix, so it cannot carry the prefix condition the delete grant has.
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }),
+    );
+  }
   if (objects.includes('delete')) {
     // Deleting a note deletes its prefix, which takes listing it (only under accounts/).
     grantee.grantPrincipal.addToPrincipalPolicy(

@@ -6,8 +6,9 @@
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 /**
- * What each function needs of the infrastructure. The CDK stack grants exactly this, so a read
- * handler cannot write and only the handlers that delete can delete. Every API function also reads
+ * What each function needs of the infrastructure. The CDK stack grants exactly this, so only the
+ * handlers that delete can delete. The reads of stored results write too: a result that can no
+ * longer be read fails its job (src/domain/stored-results.ts). Every API function also reads
  * the table to check the caller's API key.
  *
  * - table: `read` (get, query) or `write` (read plus put, update, delete items)
@@ -35,7 +36,8 @@ export interface ApiRoute {
 export const apiRoutes = {
   getCurrentAccount: { method: 'GET', path: '/v1/account', needs: { table: 'read' } },
   listNotes: { method: 'GET', path: '/v1/notes', needs: { table: 'read' } },
-  getNote: { method: 'GET', path: '/v1/notes/{note_id}', needs: { table: 'read', objects: ['read'] } },
+  // Reads may mark a job whose stored result can no longer be read as failed (stored-results.ts).
+  getNote: { method: 'GET', path: '/v1/notes/{note_id}', needs: { table: 'write', objects: ['read'] } },
   // Answers with the updated note, transcript included.
   updateNote: { method: 'PATCH', path: '/v1/notes/{note_id}', needs: { table: 'write', objects: ['read'] } },
   deleteNote: {
@@ -51,7 +53,7 @@ export const apiRoutes = {
   getTranscription: {
     method: 'GET',
     path: '/v1/notes/{note_id}/transcription',
-    needs: { table: 'read', objects: ['read'] },
+    needs: { table: 'write', objects: ['read'] },
   },
   deleteTranscription: {
     method: 'DELETE',
@@ -66,7 +68,7 @@ export const apiRoutes = {
   getInsights: {
     method: 'GET',
     path: '/v1/notes/{note_id}/insights',
-    needs: { table: 'read', objects: ['read'] },
+    needs: { table: 'write', objects: ['read'] },
   },
   // Reads the transcript's language to check the requested one before queueing.
   generateNoteArtifact: {
@@ -78,7 +80,7 @@ export const apiRoutes = {
   getNoteArtifact: {
     method: 'GET',
     path: '/v1/notes/{note_id}/artifacts/{artifact_kind}',
-    needs: { table: 'read', objects: ['read'] },
+    needs: { table: 'write', objects: ['read'] },
   },
   // Reads the index and the best notes' transcripts, then calls the text engine in the request.
   askWorkspace: {
