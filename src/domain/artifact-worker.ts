@@ -15,7 +15,7 @@ import {
 import type { DomainDeps } from './deps.ts';
 import { type GenerationOutcome, NO_TRANSCRIPTION } from './insights-worker.ts';
 import { GENERATION_STAGES, type Job } from './job.ts';
-import { holdJob } from './job-hold.ts';
+import { holdJob, JobLostError } from './job-hold.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
@@ -82,7 +82,13 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
         error instanceof GenerationFailedError ? error.message : `The ${kind} could not be generated`;
       return failJob(deps, accountId, noteId, jobKind, `${detail}. ${RETRY_HINT}`, claimed);
     }
-    await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now());
+    // Refused: this attempt no longer holds the job: write nothing (a podcast's audio is removed).
+    if (!(await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now()))) {
+      if (kind === 'podcast' && !(await deps.notes.getJob(accountId, noteId, jobKind))) {
+        await deps.blobs.delete(objectKeys.podcastAudio(accountId, noteId));
+      }
+      return 'skipped';
+    }
     await deps.blobs.putJson(key, artifactOf(deps, note, task, content));
     return completeJob(deps, claimed, outputs);
   });
@@ -116,7 +122,7 @@ async function podcast(
 ): Promise<PodcastContent> {
   const voices = deps.voices.hostVoices(task.language);
   if (!voices) throw new GenerationFailedError(`${deps.voices.name} has no voices for '${task.language}'`);
-  await deps.notes.updateJobStage(held, 'synthesizing', deps.now());
+  if (!(await deps.notes.updateJobStage(held, 'synthesizing', deps.now()))) throw new JobLostError();
   const hosts = PODCAST_HOSTS.map((id, index) => ({
     id,
     name: HOST_NAMES[index] ?? id,

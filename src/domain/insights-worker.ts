@@ -65,7 +65,8 @@ export async function runInsights(
         return failJob(deps, accountId, noteId, 'insights', `${detail}. ${RETRY_HINT}`, claimed);
       }
       signal.throwIfAborted();
-      await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now());
+      // Refused: this attempt no longer holds the job: write nothing.
+      if (!(await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now()))) return 'skipped';
       await deps.blobs.putJson(key, content);
       return completeJob(deps, claimed, [key]);
     },

@@ -1,5 +1,5 @@
 import type { DomainDeps } from './deps.ts';
-import type { Job } from './job.ts';
+import { isSameAttempt, type Job } from './job.ts';
 import { leaseMs, releaseJob } from './job-transitions.ts';
 
 /** The work's job was deleted (the note or its results were removed) or another attempt took it. */
@@ -17,6 +17,9 @@ export class WorkStoppedError extends Error {
     super('The runtime stopped before the work finished; it was returned to the queue');
   }
 }
+
+/** How long an aborted work may take to stop before the hold ends regardless. */
+const SETTLE_AFTER_ABORT_MS = 10_000;
 
 export interface HoldOptions {
   /** Objects this attempt may write: removed if the job is deleted while it works. */
@@ -45,15 +48,18 @@ export async function holdJob<T>(
   const lease = leaseMs(deps);
   const renew = async () => {
     try {
-      if (!(await deps.notes.renewLease(held, deps.now() + lease))) lost.abort(new JobLostError());
+      if (await deps.notes.renewLease(held, deps.now() + lease)) return;
+      // Refused: lost, unless this very attempt has just completed or failed the job itself.
+      const job = await deps.notes.getJob(held.account_id, held.note_id, held.kind);
+      const finishedHere =
+        job && isSameAttempt(job, held) && (job.status === 'completed' || job.status === 'failed');
+      if (!finishedHere) lost.abort(new JobLostError());
     } catch {
       // A renewal that failed to reach the store is tried again at the next tick; the lease lasts three.
     }
   };
   const timer = setInterval(() => void renew(), Math.max(10, Math.floor(lease / 3)));
   timer.unref();
-  // An abort ends the hold at once, even if the work is slow to notice it: whatever it still writes
-  // is fenced (the job is no longer this attempt's) and removed by its own completion.
   const aborted = new Promise<never>((_, reject) => {
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
@@ -64,17 +70,35 @@ export async function holdJob<T>(
     if (lost.signal.aborted) await discardIfJobGone(deps, held, options.outputs);
     return lost.signal.aborted ? 'skipped' : result;
   } catch (error) {
-    if (lost.signal.aborted) {
+    // Aborted: the engines stop promptly (children killed, threads ended); wait for that, bounded,
+    // so whatever the work still writes or cleans up is done before the job is handed on.
+    if (signal.aborted) await settledWithin(running, SETTLE_AFTER_ABORT_MS);
+    if (lost.signal.aborted || error instanceof JobLostError) {
       await discardIfJobGone(deps, held, options.outputs);
       return 'skipped';
     }
     // Stopped with the runtime, or a transient fault the queue retries: either way the job goes back
-    // to `queued`, so the message's next delivery can claim it at once.
+    // to `queued`, so the message's next delivery can claim it.
     await releaseJob(deps, held, options.requeueStage);
     throw stop?.aborted ? new WorkStoppedError() : error;
   } finally {
     clearInterval(timer);
   }
+}
+
+/** Waits for `work` to end, at most `ms` (an engine that ignores its signal cannot hold things up). */
+async function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    work.then(
+      () => undefined,
+      () => undefined,
+    ),
+    new Promise<void>((done) => {
+      timer = setTimeout(done, ms);
+    }),
+  ]);
+  clearTimeout(timer);
 }
 
 /**

@@ -8,23 +8,25 @@ import { readTranscription } from './stored-results.ts';
 /**
  * A job found in flight when a runtime starts belongs to a run that stopped or died: queued work
  * whose message was lost, or work a dead worker held. Each is sent to the queue again and completes
- * once (the claim and the fenced writes see to that). A job interrupted this many times fails
- * instead: it is likely what brings the runtime down.
+ * once (the claim and the fenced writes see to that). A run interrupted this many times fails
+ * instead: it is likely what brings the runtime down. Only interruptions count (not retries after a
+ * transient error, nor earlier runs the user requested again).
  */
-export const MAX_ATTEMPTS_BEFORE_GIVING_UP = 5;
+export const MAX_INTERRUPTIONS = 5;
 
 export type Resumed = 'requeued' | 'upload_found' | 'awaiting_upload' | 'failed' | 'changed';
 
 export async function resumeJob(deps: DomainDeps, job: Job): Promise<Resumed> {
   if (job.status === 'processing') {
-    if (job.attempts >= MAX_ATTEMPTS_BEFORE_GIVING_UP) {
-      const detail = `The work was interrupted ${job.attempts} times and was given up. Request it again to retry.`;
+    const interruptions = (job.interruptions ?? 0) + 1;
+    if (interruptions >= MAX_INTERRUPTIONS) {
+      const detail = `The work was interrupted ${interruptions} times and was given up. Request it again to retry.`;
       return (await failJob(deps, job.account_id, job.note_id, job.kind, detail, job)) === 'failed'
         ? 'failed'
         : 'changed';
     }
     const stage = job.kind === 'transcription' ? TRANSCRIPTION_STAGES.queued : GENERATION_STAGES.queued;
-    const queued = await releaseJob(deps, job, stage);
+    const queued = await releaseJob(deps, job, stage, { interruptions });
     if (!queued) return 'changed';
     await requestRun(deps, queued);
     return 'requeued';

@@ -1,5 +1,5 @@
 import type { DomainDeps } from './deps.ts';
-import { isHeld, type Job, type JobKind } from './job.ts';
+import { isHeld, isSameAttempt, type Job, type JobKind } from './job.ts';
 
 /**
  * The two ends of a job, shared by every kind. Both re-read and write conditionally, so a duplicate
@@ -31,7 +31,7 @@ export async function completeJob(
       await Promise.all(resultKeys.map((key) => deps.blobs.delete(key)));
       return 'skipped';
     }
-    if (job.status !== 'processing' || job.attempts !== held.attempts) return 'skipped';
+    if (job.status !== 'processing' || !isSameAttempt(job, held)) return 'skipped';
     const { lease_expires_at: _released, progress: _progress, ...rest } = job;
     const done: Job = { ...rest, status: 'completed', stage: 'completed', updated_at: deps.now() };
     if (await deps.notes.replaceJob(job, done)) return 'completed';
@@ -40,7 +40,8 @@ export async function completeJob(
 
 /**
  * Ends an in-flight job as failed with a detail the user can act on. With `held`, only while that
- * attempt still holds it (a worker's own failure); without, whoever holds it (the dead-letter queue).
+ * attempt still holds it (a worker's own failure); without (the dead-letter queue), only while no
+ * live worker holds it: a newer run of a re-requested job is left to finish.
  */
 export async function failJob(
   deps: DomainDeps,
@@ -53,7 +54,7 @@ export async function failJob(
   for (;;) {
     const job = await deps.notes.getJob(accountId, noteId, kind);
     if (!job || job.status === 'completed' || job.status === 'failed') return 'skipped';
-    if (held && job.attempts !== held.attempts) return 'skipped';
+    if (held ? !isSameAttempt(job, held) : isHeld(job, deps.now())) return 'skipped';
     const { lease_expires_at: _released, progress: _progress, ...rest } = job;
     const failed: Job = { ...rest, status: 'failed', stage: 'failed', detail, updated_at: deps.now() };
     if (await deps.notes.replaceJob(job, failed)) return 'failed';
@@ -92,12 +93,17 @@ export async function claimJob(
  * flight in the attempt of `job`: work stopped with the runtime, or a worker that died. Returns the
  * queued job, or null when it changed meanwhile (finished, deleted, taken by another attempt).
  */
-export async function releaseJob(deps: DomainDeps, job: Job, stage: string): Promise<Job | null> {
+export async function releaseJob(
+  deps: DomainDeps,
+  job: Job,
+  stage: string,
+  changes: Partial<Pick<Job, 'interruptions'>> = {},
+): Promise<Job | null> {
   for (;;) {
     const current = await deps.notes.getJob(job.account_id, job.note_id, job.kind);
-    if (!current || current.status !== job.status || current.attempts !== job.attempts) return null;
+    if (!current || current.status !== job.status || !isSameAttempt(current, job)) return null;
     const { lease_expires_at: _released, progress: _progress, ...rest } = current;
-    const queued: Job = { ...rest, status: 'queued', stage, updated_at: deps.now() };
+    const queued: Job = { ...rest, ...changes, status: 'queued', stage, updated_at: deps.now() };
     if (await deps.notes.replaceJob(current, queued)) return queued;
   }
 }

@@ -48,6 +48,8 @@ export interface Job {
    * it while it works; once it has passed, no worker holds the job and it may be claimed or restarted.
    */
   lease_expires_at?: number;
+  /** How many times start-up recovery found this run's worker gone (a new request starts from 0). */
+  interruptions?: number;
   /** Artifact jobs: the resolved language the artifact is written in (what a re-sent request needs). */
   language?: string;
 }
@@ -106,6 +108,14 @@ export function queuedJob(
 
 export function isInFlight(job: Job): boolean {
   return job.status === 'queued' || job.status === 'processing';
+}
+
+/**
+ * The same run of the same job: the attempt number, and the creation time, which tells a job made
+ * again after a deletion (its attempts start over) from the one deleted.
+ */
+export function isSameAttempt(job: Job, held: Job): boolean {
+  return job.attempts === held.attempts && job.created_at === held.created_at;
 }
 
 /** A worker is working on it now: processing, with a lease that has not run out. */

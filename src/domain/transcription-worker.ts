@@ -85,8 +85,9 @@ export async function runTranscription(
       await releaseJob(deps, claimed, TRANSCRIPTION_STAGES.queued);
       throw error;
     }
-    // The provider works on it from now on: its lease lasts as long as a batch job may run.
-    await deps.notes.renewLease(claimed, deps.now() + BATCH_RECOGNITION_LEASE_MS);
+    // The provider works on it from now on: its lease lasts as long as a batch job may run. Refused:
+    // the job was deleted meanwhile; the provider's event will find nothing to finish.
+    if (!(await deps.notes.renewLease(claimed, deps.now() + BATCH_RECOGNITION_LEASE_MS))) return 'skipped';
     return 'started';
   }
   const engine = deps.speech;
@@ -161,21 +162,31 @@ export async function finishBatchTranscription(
   ended: BatchJobEnded,
 ): Promise<TranscriptionOutcome> {
   const { accountId, noteId, attempt } = ended.job;
-  try {
-    const [note, job] = await Promise.all([
-      deps.notes.getNote(accountId, noteId),
-      deps.notes.getJob(accountId, noteId, 'transcription'),
-    ]);
-    if (!note || !job || job.status !== 'processing' || job.attempts !== attempt) return 'skipped';
-    if (!ended.succeeded) {
-      const reason = `Speech recognition failed: ${ended.failureReason ?? 'no reason given'}.`;
-      if (ended.permanent) return failUnreadable(deps, note, job, reason);
-      return fail(deps, job, `${reason} Submit the note again to retry.`);
-    }
-    return saveTranscript(deps, job, await deps.speech.result(ended.job));
-  } finally {
-    await deps.speech.cleanUp(ended.job);
+  // The provider's output is removed once the event is settled, not when saving fails for a
+  // transient reason: the event's redelivery needs it.
+  const outcome = await settleBatchJob(deps, ended, accountId, noteId, attempt);
+  await deps.speech.cleanUp(ended.job);
+  return outcome;
+}
+
+async function settleBatchJob(
+  deps: WorkerDeps & { speech: BatchSpeechToText },
+  ended: BatchJobEnded,
+  accountId: string,
+  noteId: string,
+  attempt: number,
+): Promise<TranscriptionOutcome> {
+  const [note, job] = await Promise.all([
+    deps.notes.getNote(accountId, noteId),
+    deps.notes.getJob(accountId, noteId, 'transcription'),
+  ]);
+  if (!note || !job || job.status !== 'processing' || job.attempts !== attempt) return 'skipped';
+  if (!ended.succeeded) {
+    const reason = `Speech recognition failed: ${ended.failureReason ?? 'no reason given'}.`;
+    if (ended.permanent) return failUnreadable(deps, note, job, reason);
+    return fail(deps, job, `${reason} Submit the note again to retry.`);
   }
+  return saveTranscript(deps, job, await deps.speech.result(ended.job));
 }
 
 async function saveTranscript(
@@ -183,7 +194,8 @@ async function saveTranscript(
   job: Job,
   result: RecognitionResult,
 ): Promise<TranscriptionOutcome> {
-  await deps.notes.updateJobStage(job, TRANSCRIPTION_STAGES.saving, deps.now());
+  // Refused: this attempt no longer holds the job (deleted, restarted or taken over): write nothing.
+  if (!(await deps.notes.updateJobStage(job, TRANSCRIPTION_STAGES.saving, deps.now()))) return 'skipped';
   const transcription = buildTranscription(result.words, {
     duration_ms: result.duration_ms,
     engine: deps.engineName,
@@ -204,6 +216,9 @@ async function failUnreadable(
   job: Job,
   detail: string,
 ): Promise<TranscriptionOutcome> {
+  // Only the attempt that still holds the job may discard the recording.
+  const outcome = await fail(deps, job, detail);
+  if (outcome !== 'failed') return outcome;
   await deps.blobs.delete(objectKeys.audio(note.account_id, note.note_id));
   if (note.audio) {
     await deps.notes.setAudio(
@@ -213,7 +228,7 @@ async function failUnreadable(
       deps.now(),
     );
   }
-  return fail(deps, job, detail);
+  return outcome;
 }
 
 /** Ends this attempt's transcription as failed with a detail the user can act on. */

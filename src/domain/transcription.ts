@@ -12,6 +12,7 @@ import {
   TRANSCRIPTION_STAGES,
 } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
+import { deleteJobOfKind } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { requireNote } from './notes.ts';
@@ -191,10 +192,9 @@ export async function deleteTranscription(
   noteId: string,
 ): Promise<void> {
   await requireNote(deps, accountId, noteId);
-  const job = await requireTranscriptionJob(deps, accountId, noteId);
-  if (!(await deps.notes.deleteJob(job))) {
-    throw new ConflictError('The transcription changed while it was being deleted: try again');
-  }
+  await requireTranscriptionJob(deps, accountId, noteId);
+  // Retried until it is gone: a running worker updates the job every few seconds.
+  await deleteJobOfKind(deps, accountId, noteId, 'transcription');
   // Results derived from the transcript go with it: Ask's index entries, Insights, artifacts.
   await deps.search.remove(accountId, noteId);
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));

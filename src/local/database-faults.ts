@@ -51,9 +51,9 @@ function install(): void {
     owner[method] = function guardedWrite(this: unknown, ...args: unknown[]) {
       // The chained form of batch() returns a batch object, not a promise: left as it is.
       if (args.length === 0) return original.apply(this, args);
-      return ensureFreeSpace()
-        .then(() => original.apply(this, args))
-        .catch(rethrowAsDynamoDbError);
+      // Deletions go through the reserve: they are how a user frees space.
+      const check = onlyDeletes(method, args[0]) ? Promise.resolve() : ensureFreeSpace();
+      return check.then(() => original.apply(this, args)).catch(rethrowAsDynamoDbError);
     };
   }
 }
@@ -63,6 +63,15 @@ function ownerOf(prototype: object, method: string): Record<string, unknown> {
     if (Object.hasOwn(current, method)) return current as Record<string, unknown>;
   }
   throw new Error(`The database has no ${method} method to guard`);
+}
+
+function onlyDeletes(method: 'put' | 'del' | 'batch', operations: unknown): boolean {
+  if (method === 'del') return true;
+  return (
+    method === 'batch' &&
+    Array.isArray(operations) &&
+    operations.every((operation) => (operation as { type?: string }).type === 'del')
+  );
 }
 
 async function ensureFreeSpace(): Promise<void> {

@@ -195,7 +195,16 @@ async function resumeInterruptedJobs(log: (line: string) => void): Promise<Recor
     changed: 0,
   };
   for await (const job of (services.notes as DynamoNoteStore).scanInFlightJobs()) {
-    counts[await resumeJob(services, job)] += 1;
+    try {
+      counts[await resumeJob(services, job)] += 1;
+    } catch (error) {
+      // A job that cannot be resumed now (a full disk) stays as it is for the next start; the
+      // runtime still starts, so the user can free space or delete notes through the API.
+      counts.changed += 1;
+      log(
+        `Could not resume job ${job.kind} of note ${job.note_id}: ${error instanceof Error ? error.name : 'error'}`,
+      );
+    }
   }
   if (counts.requeued + counts.upload_found + counts.failed > 0) {
     log(

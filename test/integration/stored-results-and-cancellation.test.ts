@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ATTEMPTS_BEFORE_GIVING_UP, resumeJob } from '../../src/domain/job-recovery.ts';
+import { MAX_INTERRUPTIONS, resumeJob } from '../../src/domain/job-recovery.ts';
 import { objectKeys } from '../../src/domain/object-keys.ts';
 import { getGenerationServices } from '../../src/generation-services.ts';
 import type { SpeechSynthesizer } from '../../src/ports/speech-synthesizer.ts';
@@ -178,7 +178,7 @@ describe('deleting a note or its results stops the work running for it', () => {
 });
 
 describe('start-up recovery', () => {
-  it(`gives up a job interrupted ${MAX_ATTEMPTS_BEFORE_GIVING_UP} times, with a detail, instead of running it again`, async () => {
+  it(`gives up a run interrupted ${MAX_INTERRUPTIONS} times, with a detail, but not one retried or re-requested as often`, async () => {
     const noteId = await transcribedNote();
     const deps = getServices();
     const now = Date.now();
@@ -188,16 +188,23 @@ describe('start-up recovery', () => {
       kind: 'insights' as const,
       status: 'processing' as const,
       stage: 'generating',
-      attempts: MAX_ATTEMPTS_BEFORE_GIVING_UP,
+      attempts: MAX_INTERRUPTIONS + 3,
       created_at: now,
       updated_at: now,
       detail: null,
       lease_expires_at: now - 1,
     };
-    expect((await deps.notes.createJobIfAbsent(job)).created).toBe(true);
-    expect(await resumeJob(deps, job)).toBe('failed');
+    // Interrupted as often as allowed: given up.
+    const gaveUp = { ...job, interruptions: MAX_INTERRUPTIONS - 1 };
+    expect((await deps.notes.createJobIfAbsent(gaveUp)).created).toBe(true);
+    expect(await resumeJob(deps, gaveUp)).toBe('failed');
     const read = await api('GET', `/v1/notes/${noteId}/insights`);
     expect(read.status).toBe(409);
     expect(read.body.detail).toMatch(/interrupted 5 times/);
+    // Many attempts (retries, requests again) but few interruptions: resumed, and it completes.
+    const retried = { ...job, kind: 'artifact:epiphany' as const, language: 'en', interruptions: 1 };
+    expect((await deps.notes.createJobIfAbsent(retried)).created).toBe(true);
+    expect(await resumeJob(deps, retried)).toBe('requeued');
+    expect((await pollUntilDone(api, `/v1/notes/${noteId}/artifacts/epiphany`)).final.status).toBe(200);
   });
 });

@@ -227,16 +227,24 @@ export class DynamoNoteStore implements NoteStore {
     } while (startKey);
   }
 
-  /** An update fenced by the attempt: only the worker that claimed this attempt may make it. */
+  /**
+   * An update fenced by the attempt (number and job creation time): only the worker that claimed this
+   * attempt of this job may make it.
+   */
   private updateHeldJob(held: Job, update: string, values: Record<string, unknown>): Promise<boolean> {
     return this.conditionally(
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.job(held.account_id, held.note_id, held.kind),
         UpdateExpression: update,
-        ConditionExpression: '#status = :processing AND attempts = :attempts',
+        ConditionExpression: '#status = :processing AND attempts = :attempts AND created_at = :createdAt',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ...values, ':processing': 'processing', ':attempts': held.attempts },
+        ExpressionAttributeValues: {
+          ...values,
+          ':processing': 'processing',
+          ':attempts': held.attempts,
+          ':createdAt': held.created_at,
+        },
       }),
     );
   }
