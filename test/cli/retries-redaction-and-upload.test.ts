@@ -225,7 +225,7 @@ describe('an upload URL stores the recording once (If-None-Match: *)', () => {
     expect(result.code, describeRun(result)).toBe(6);
     expect(server.received.filter((request) => request.method === 'PUT')).toHaveLength(1);
     expect(result.stderr).toContain('this note already has its recording');
-    expect(result.stderr).toContain('notes transcription delete');
+    expect(result.stderr).toContain('submit a different recording as a new note');
     expect(result.stderr).not.toContain('X-Amz-Signature');
   });
 });
