@@ -20,7 +20,11 @@ class RetainAllLogs implements IAspect {
     if (node instanceof CfnLogGroup) {
       node.retentionInDays = this.retention;
     } else if (isLambdaFunction(node) && !hasLogGroup(node)) {
-      const logGroup = new LogGroup(Stack.of(node), `${Names.uniqueId(node)}Logs`, {
+      const stack = Stack.of(node);
+      const id = `${Names.uniqueId(node)}Logs`;
+      // Aspects run again on every synthesis of the same app.
+      if (stack.node.tryFindChild(id)) return;
+      const logGroup = new LogGroup(stack, id, {
         retention: this.retention,
         // Named by CloudFormation, so nothing blocks the next deployment once the stack is gone.
         removalPolicy: RemovalPolicy.DESTROY,
