@@ -18,6 +18,12 @@ export interface NotesStackConfig {
   /** Bedrock models the generation worker (a later issue) may invoke; nothing invokes them yet. */
   bedrockModelIds: string[];
   apiThrottle: { rateLimit: number; burstLimit: number };
+  /**
+   * Most concurrent invocations of each work queue's consumer (the SQS event source's maximum
+   * concurrency, 2-1000), so a burst of uploads cannot use up Transcribe's or Bedrock's quota, or the
+   * account's Lambda concurrency that the API needs.
+   */
+  workerMaxConcurrency: { transcription: number; generation: number };
   /** Where DLQ alarms are emailed; without it the alarms exist but notify nobody. */
   alarmEmail?: string;
   /** OAuth resource identifier of the MCP server; defaults to the HTTP API URL + `/mcp`. */
@@ -35,6 +41,8 @@ export const contextDefaults = {
   bedrockModelIds: ['anthropic.claude-3-5-sonnet-20240620-v1:0'],
   apiThrottleRate: 50,
   apiThrottleBurst: 100,
+  transcriptionMaxConcurrency: 10,
+  generationMaxConcurrency: 5,
 } as const;
 
 export function readStackConfig(node: Node): NotesStackConfig {
@@ -74,10 +82,26 @@ export function readStackConfig(node: Node): NotesStackConfig {
       burstLimit:
         readNumber(context('apiThrottleBurst'), 'apiThrottleBurst') ?? contextDefaults.apiThrottleBurst,
     },
+    workerMaxConcurrency: {
+      transcription: readMaxConcurrency(context, 'transcriptionMaxConcurrency'),
+      generation: readMaxConcurrency(context, 'generationMaxConcurrency'),
+    },
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(mcpResourceUrl ? { mcpResourceUrl } : {}),
     ...(authDomainPrefix ? { authDomainPrefix } : {}),
   };
+}
+
+/** Lambda accepts 2 to 1000 as an SQS event source's maximum concurrency. */
+function readMaxConcurrency(
+  context: (key: string) => unknown,
+  key: 'transcriptionMaxConcurrency' | 'generationMaxConcurrency',
+): number {
+  const value = readNumber(context(key), key) ?? contextDefaults[key];
+  if (!Number.isInteger(value) || value < 2 || value > 1000) {
+    throw new Error(`context ${key}: ${value} must be a whole number from 2 to 1000 (Lambda's limits)`);
+  }
+  return value;
 }
 
 function readString(value: unknown, key: string): string | undefined {

@@ -26,13 +26,14 @@ export function apiSizingOf(name: OperationId | PublicRouteName): FunctionSizing
 
 /** One entry per worker of src/routes.ts: a new worker does not compile until it is sized here. */
 export const workerSizing: Record<QueueWorkerName | EventWorkerName, FunctionSizing> = {
-  // Starts a Transcribe job (or, with another engine, decodes and recognises the audio itself).
-  transcriptionWorker: { timeout: Duration.minutes(15), memorySize: 1024 },
+  // On AWS it only starts a Transcribe job (seconds; transcriptionCompleted takes the result). The
+  // minute covers a cold start and the SDK's retries, and keeps the queue's visibility at 6 minutes.
+  transcriptionWorker: { timeout: Duration.minutes(1), memorySize: 1024 },
   // Marks a dead-lettered job failed: a few table writes.
   transcriptionDeadLetter: { timeout: Duration.seconds(30), memorySize: 512 },
   // Reads Transcribe's output JSON (large for long recordings), normalises it, writes the transcript.
   transcriptionCompleted: { timeout: Duration.minutes(2), memorySize: 1024 },
-  // Bedrock calls on long transcripts take minutes; the extractive fallback seconds.
+  // Several Bedrock calls on a long transcript, then Polly for a podcast: minutes, up to Lambda's 15.
   generationWorker: { timeout: Duration.minutes(15), memorySize: 1024 },
   generationDeadLetter: { timeout: Duration.seconds(30), memorySize: 512 },
 };

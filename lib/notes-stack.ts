@@ -12,6 +12,7 @@ import { Queues } from './constructs/queues.ts';
 import { Storage } from './constructs/storage.ts';
 import { Workers } from './constructs/workers.ts';
 import { acknowledgeFrameworkFunctions } from './framework-functions.ts';
+import { retainAllLogs } from './log-retention.ts';
 
 export interface NotesStackProps extends StackProps {
   config: NotesStackConfig;
@@ -99,8 +100,11 @@ export class NotesStack extends Stack {
       shared,
       queues: this.queues.byName,
       transcribeJobPrefix: prefix,
+      maxConcurrency: config.workerMaxConcurrency,
       ...alarmTopic,
     });
+
+    this.docs = new DocsSite(this, 'Docs', { accessLogsBucket: this.storage.accessLogsBucket });
 
     this.mcpAuth = new McpAuth(this, 'McpAuth', {
       stage: config.stage,
@@ -109,6 +113,7 @@ export class NotesStack extends Stack {
       // The account ID makes the prefix unique without writing an account ID into the repository.
       domainPrefix: config.authDomainPrefix ?? `${prefix}${Aws.ACCOUNT_ID}`,
       callbackUrl: `${this.api.url}/oauth/callback`,
+      signOutUrl: this.docs.url,
     });
     // The MCP endpoint and its authorization server: issuer = the API's URL, tokens signed with KMS,
     // users signing in through Cognito managed login (OpenID Connect).
@@ -123,9 +128,8 @@ export class NotesStack extends Stack {
       for (const [name, value] of Object.entries(environment)) fn.function.addEnvironment(name, value);
     }
 
-    this.docs = new DocsSite(this, 'Docs', { accessLogsBucket: this.storage.accessLogsBucket });
-
     acknowledgeFrameworkFunctions(this);
+    retainAllLogs(this, config.logRetentionDays);
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.url, description: 'REST base URL ({base_url})' });
     new CfnOutput(this, 'DataBucketName', { value: this.storage.dataBucket.bucketName });

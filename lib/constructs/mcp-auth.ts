@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
   AccountRecovery,
+  CfnManagedLoginBranding,
   FeaturePlan,
   ManagedLoginVersion,
   Mfa,
@@ -25,13 +26,14 @@ export interface McpAuthProps {
   domainPrefix: string;
   /** Where Cognito returns users to the service's authorization server (`<api>/oauth/callback`). */
   callbackUrl: string;
+  /** Where Cognito's `/logout` may send users once their sign-in session ends (the public docs). */
+  signOutUrl: string;
 }
 
 /**
- * Sign-in for MCP clients: a Cognito user pool with managed login and a resource server for the MCP
- * resource URL. Only these are provisioned. The MCP issue adds the MCP and OAuth-facade functions on
- * their own route with no API Gateway authorizer (the handler answers 401 with WWW-Authenticate
- * itself), plus the app client and managed-login branding the facade signs in through.
+ * Sign-in for MCP clients: a Cognito user pool with managed login (version 2, styled with Cognito's
+ * own default branding), a resource server for the MCP resource URL, and the app client the
+ * service's OAuth authorization server signs users in through (src/oauth).
  */
 export class McpAuth extends Construct {
   readonly userPool: UserPool;
@@ -39,6 +41,8 @@ export class McpAuth extends Construct {
   readonly resourceServer: UserPoolResourceServer;
   /** The service's own authorization server signs users in through this client (OIDC, code + PKCE). */
   readonly signInClient: UserPoolClient;
+  /** Managed login v2 shows "Login pages unavailable" for a client without a branding style. */
+  readonly signInBranding: CfnManagedLoginBranding;
 
   constructor(scope: Construct, id: string, props: McpAuthProps) {
     super(scope, id);
@@ -99,11 +103,20 @@ export class McpAuth extends Construct {
       authFlows: {},
       oAuth: {
         flows: { authorizationCodeGrant: true },
+        // The e-mail address names the account the sign-in creates (src/oauth).
         scopes: [OAuthScope.OPENID, OAuthScope.EMAIL],
         callbackUrls: [props.callbackUrl],
+        logoutUrls: [props.signOutUrl],
       },
       supportedIdentityProviders: [UserPoolClientIdentityProvider.COGNITO],
       preventUserExistenceErrors: true,
+    });
+
+    this.signInBranding = new CfnManagedLoginBranding(this, 'SignInBranding', {
+      userPoolId: this.userPool.userPoolId,
+      clientId: this.signInClient.userPoolClientId,
+      // Cognito's default style; a custom one (logo, colours) is `settings` + `assets` instead.
+      useCognitoProvidedValues: true,
     });
   }
 }

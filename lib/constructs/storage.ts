@@ -8,10 +8,10 @@ import {
   HttpMethods,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
-import { SqsDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { notesTableDefinition } from '../../src/adapters/dynamodb/table-definition.ts';
+import { QueueNotificationDestination } from './queue-notification-destination.ts';
 
 export interface StorageProps {
   deletionProtection: boolean;
@@ -98,8 +98,12 @@ export class Storage extends Construct {
 
     // An upload starts the work: S3 tells the transcription queue once the recording is complete.
     // Keys are accounts/<account>/notes/<note>/audio (src/domain/object-keys.ts); the worker parses the event.
-    this.dataBucket.addEventNotification(EventType.OBJECT_CREATED, new SqsDestination(props.uploadsQueue), {
-      suffix: '/audio',
-    });
+    this.dataBucket.addEventNotification(
+      EventType.OBJECT_CREATED,
+      new QueueNotificationDestination(props.uploadsQueue),
+      {
+        suffix: '/audio',
+      },
+    );
   }
 }

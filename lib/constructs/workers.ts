@@ -18,12 +18,17 @@ export interface WorkersProps {
   queues: Record<QueueName, IQueue>;
   /** Transcribe job names start with this (`notes-<stage>-`): the IAM grants and the event rule use it. */
   transcribeJobPrefix: string;
+  /** Most concurrent invocations of each work queue's worker (lib/config.ts). */
+  maxConcurrency: Record<'transcription' | 'generation', number>;
   alarmTopic?: ITopic;
 }
 
+/** Dead-letter consumers only mark jobs failed: Lambda's smallest maximum concurrency is plenty. */
+const DEAD_LETTER_MAX_CONCURRENCY = 2;
+
 /** Messages per invocation of each queue worker. */
 const batchSize: Record<QueueWorkerName, number> = {
-  // One recording per invocation: the 15-minute timeout is sized for one, and a failure retries one.
+  // One recording per invocation: a failure retries one.
   transcriptionWorker: 1,
   transcriptionDeadLetter: 10,
   // One note per invocation: a throttled provider retries one note, not ten.
@@ -70,10 +75,15 @@ export class Workers extends Construct {
     };
 
     for (const name of Object.keys(queueWorkers) as QueueWorkerName[]) {
+      const { queue } = queueWorkers[name];
       make(name).function.addEventSource(
-        new SqsEventSource(props.queues[queueWorkers[name].queue], {
+        new SqsEventSource(props.queues[queue], {
           batchSize: batchSize[name],
           reportBatchItemFailures: true,
+          maxConcurrency:
+            queue === 'transcription' || queue === 'generation'
+              ? props.maxConcurrency[queue]
+              : DEAD_LETTER_MAX_CONCURRENCY,
         }),
       );
     }

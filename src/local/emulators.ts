@@ -44,6 +44,7 @@ import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../ad
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
+import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
 import { guardJsonService } from './sigv4/json-service-guard.ts';
 import { StorageCors } from './storage/cors.ts';
 import { DurableFilesystemStore, type OpenStagingFile } from './storage/durable-store.ts';
@@ -186,6 +187,9 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
 
     await ensureTable(dynamodbClient, LOCAL_TABLE_NAME);
     const queues = await ensureQueues(sqsClient, queue);
+    for (const emulated of sqsEmulator.service.Queues) {
+      countReceivesAsSqsDoes(emulated as unknown as EmulatedQueue);
+    }
 
     const bridge = bridgeAudioUploads({
       s3rver,

@@ -6,8 +6,9 @@
  * `batchItemFailures` stay on the queue and come back after the visibility timeout (whose expiry,
  * with the queue's redrive policy, is what moves them to the DLQ); if the handler throws, or
  * reports an item identifier that is not in the batch, the whole batch is left for redelivery.
- * Visibility is never changed here. Differences: one batch at a time, no batching window, and no
- * timeout is enforced on the handler.
+ * Visibility is never changed here: as on Lambda, a handler that wants a failed message back sooner
+ * changes its visibility itself (src/workers/sqs-worker.ts does, through the same SQS endpoint).
+ * Differences: one batch at a time, no batching window, and no timeout is enforced on the handler.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

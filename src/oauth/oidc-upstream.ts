@@ -35,7 +35,8 @@ export class OidcSignIn implements RedirectSignIn {
     const url = oidc.buildAuthorizationUrl(config, {
       redirect_uri: this.options.callbackUrl,
       response_type: 'code',
-      scope: 'openid',
+      // email: the address names the account a first sign-in creates (Cognito's client allows it).
+      scope: 'openid email',
       state,
       nonce,
       code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),

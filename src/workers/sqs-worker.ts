@@ -2,18 +2,23 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logging.ts';
 import { observed } from '../observability.ts';
+import { configuredMessageRetry, type MessageRetry } from './message-retry.ts';
 
 export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 
 /**
  * Builds the handler of an SQS-triggered worker: records are processed one by one and a record that
  * throws is reported in `batchItemFailures`, so only it is retried (and, after the bounded receives,
- * moved to the dead-letter queue). `getServices` wires only what this worker uses. Logs carry message IDs and receive counts, never bodies.
+ * moved to the dead-letter queue). Before that, its visibility is changed so that it comes back
+ * after a backoff of seconds to minutes (src/workers/retry-backoff.ts), not after the queue's
+ * visibility timeout. `getServices` wires only what this worker uses. Logs carry message IDs and
+ * receive counts, never bodies.
  */
 export function sqsWorker<S>(
   name: string,
   getServices: () => S,
   processRecord: (record: SQSRecord, services: S) => Promise<void>,
+  getRetry: () => MessageRetry = configuredMessageRetry,
 ): SqsWorkerHandler {
   return middy<SQSEvent, SQSBatchResponse>()
     .use(observed())
@@ -24,14 +29,33 @@ export function sqsWorker<S>(
         try {
           await processRecord(record, services);
         } catch (error) {
+          const retryInSeconds = await returnLater(getRetry, record);
           logger.warn(`${name}: attempt failed; the queue will retry`, {
             messageId: record.messageId,
             receiveCount: record.attributes.ApproximateReceiveCount,
-            error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+            ...(retryInSeconds === undefined ? {} : { retryInSeconds }),
+            error: errorFields(error),
           });
           batchItemFailures.push({ itemIdentifier: record.messageId });
         }
       }
       return { batchItemFailures };
     });
+}
+
+/** Without the visibility change the message still comes back, after the queue's visibility timeout. */
+async function returnLater(getRetry: () => MessageRetry, record: SQSRecord): Promise<number | undefined> {
+  try {
+    return await getRetry().returnLater(record);
+  } catch (error) {
+    logger.warn('could not shorten the wait before the retry', {
+      messageId: record.messageId,
+      error: errorFields(error),
+    });
+    return undefined;
+  }
+}
+
+function errorFields(error: unknown) {
+  return error instanceof Error ? { name: error.name, message: error.message } : String(error);
 }

@@ -94,18 +94,38 @@ describe('the queues', () => {
     expect([...protectedQueues].sort()).toEqual(Object.keys(queues).sort());
   });
 
-  it('keep a message invisible for six times its consumer timeout, longer than any invocation', () => {
-    const transcription = queueIdByName(`notes-${STAGE}-transcription`);
-    const deadLetters = queueIdByName(`notes-${STAGE}-transcription-dlq`);
-    for (const id of [transcription, deadLetters]) {
+  it.each(['transcription', 'transcription-dlq', 'generation', 'generation-dlq'])(
+    '%s keeps a message invisible for six times its consumer timeout (AWS guidance for Lambda event sources)',
+    (name) => {
+      const id = queueIdByName(`notes-${STAGE}-${name}`);
       const timeout = consumerTimeoutOf(id);
       expect(timeout).toBeGreaterThan(0);
       expect(queues[id]?.Properties.VisibilityTimeout).toBe(6 * (timeout ?? 0));
-    }
-    // No consumer yet: sized for the planned generation worker, and never shorter than an API call.
-    expect(queues[queueIdByName(`notes-${STAGE}-generation`)]?.Properties.VisibilityTimeout).toBe(
-      6 * 15 * 60,
+    },
+  );
+
+  it('bring a failed transcription back within minutes even when nothing shortens its wait', () => {
+    // Starting a Transcribe job takes seconds: a one-minute worker, so six minutes of visibility.
+    expect(queues[queueIdByName(`notes-${STAGE}-transcription`)]?.Properties.VisibilityTimeout).toBe(360);
+  });
+
+  it('accept only this bucket, in this account, as the sender of upload events', () => {
+    const policies = Object.values(resourcesOfType(template, 'AWS::SQS::QueuePolicy'));
+    const fromS3 = policies.flatMap((p) =>
+      (p.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement.filter(
+        (s) => JSON.stringify(s.Principal) === JSON.stringify({ Service: 's3.amazonaws.com' }),
+      ),
     );
+    expect(fromS3).toHaveLength(1);
+    expect(fromS3[0]).toMatchObject({
+      Effect: 'Allow',
+      Resource: { 'Fn::GetAtt': [queueIdByName(`notes-${STAGE}-transcription`), 'Arn'] },
+      Condition: {
+        ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [expect.stringMatching(/^StorageDataBucket/), 'Arn'] } },
+        StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+      },
+    });
+    expect(asList(fromS3[0]?.Action as string | string[])).toContain('sqs:SendMessage');
   });
 
   it('raise an alarm, emailed, as soon as any dead-letter queue holds a message', () => {
@@ -168,9 +188,46 @@ describe('the workers', () => {
     }
   });
 
-  it('the transcription worker takes one recording per invocation, for up to 15 minutes with 1 GB', () => {
-    const fn = functions.get(`notes-${STAGE}-transcriptionWorker`);
+  it('the generation worker has minutes for its Bedrock and Polly calls: 15 minutes with 1 GB', () => {
+    const fn = functions.get(`notes-${STAGE}-generationWorker`);
     expect(fn?.resource.Properties).toMatchObject({ Timeout: 900, MemorySize: 1024 });
+  });
+
+  it.each(Object.entries(queueWorkers))(
+    '%s may change the visibility of messages on its own queue, and on no other',
+    (name, worker) => {
+      const queueId = queueIdByName(`notes-${STAGE}-${worker.queue.replace(/Dlq$/, '-dlq')}`);
+      const statements = statementsOfFunction(template, `notes-${STAGE}-${name}`).filter((s) =>
+        asList(s.Action).includes('sqs:ChangeMessageVisibility'),
+      );
+      expect(statements.map((s) => getAttLogicalId(s.Resource))).toEqual([queueId]);
+      // The wrapper reads the queue's visibility timeout so as never to lengthen the wait.
+      expect(asList(statements[0]?.Action ?? [])).toContain('sqs:GetQueueAttributes');
+    },
+  );
+
+  it('limit concurrency: 10 transcription and 5 generation invocations by default, 2 per dead-letter queue', () => {
+    const maxConcurrency = (t: typeof template, queueName: string) =>
+      (
+        Object.values(resourcesOfType(t, 'AWS::Lambda::EventSourceMapping')).find(
+          (m) => getAttLogicalId(m.Properties.EventSourceArn) === queueIdByName(queueName),
+        )?.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined
+      )?.MaximumConcurrency;
+    expect(maxConcurrency(template, `notes-${STAGE}-transcription`)).toBe(10);
+    expect(maxConcurrency(template, `notes-${STAGE}-generation`)).toBe(5);
+    expect(maxConcurrency(template, `notes-${STAGE}-transcription-dlq`)).toBe(2);
+    expect(maxConcurrency(template, `notes-${STAGE}-generation-dlq`)).toBe(2);
+    const { template: configured } = buildNotesApp({
+      transcriptionMaxConcurrency: '50',
+      generationMaxConcurrency: 3,
+    });
+    expect(maxConcurrency(configured, `notes-${STAGE}-transcription`)).toBe(50);
+    expect(maxConcurrency(configured, `notes-${STAGE}-generation`)).toBe(3);
+  });
+
+  it('the transcription worker takes one recording per invocation, for up to a minute with 1 GB (it only starts a Transcribe job)', () => {
+    const fn = functions.get(`notes-${STAGE}-transcriptionWorker`);
+    expect(fn?.resource.Properties).toMatchObject({ Timeout: 60, MemorySize: 1024 });
     const mapping = mappings.find(
       (m) => (m.Properties.FunctionName as { Ref: string }).Ref === fn?.logicalId,
     );

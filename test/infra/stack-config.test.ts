@@ -14,6 +14,7 @@ describe('stack configuration from CDK context', () => {
       transcribeLanguageCode: 'en-US',
       bedrockModelIds: ['anthropic.claude-3-5-sonnet-20240620-v1:0'],
       apiThrottle: { rateLimit: 50, burstLimit: 100 },
+      workerMaxConcurrency: { transcription: 10, generation: 5 },
     });
   });
 
@@ -43,5 +44,11 @@ describe('stack configuration from CDK context', () => {
     expect(() => configOf({ logRetentionDays: '31' })).toThrow(/context logRetentionDays/);
     expect(() => configOf({ deletionProtection: 'yes' })).toThrow(/context deletionProtection/);
     expect(() => configOf({ uploadCorsOrigins: [] })).toThrow(/context uploadCorsOrigins/);
+    // Lambda takes 2 to 1000 as an SQS event source's maximum concurrency.
+    expect(() => configOf({ transcriptionMaxConcurrency: '1' })).toThrow(
+      /context transcriptionMaxConcurrency/,
+    );
+    expect(() => configOf({ generationMaxConcurrency: 1001 })).toThrow(/context generationMaxConcurrency/);
+    expect(() => configOf({ generationMaxConcurrency: '2.5' })).toThrow(/context generationMaxConcurrency/);
   });
 });

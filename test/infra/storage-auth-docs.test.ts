@@ -153,6 +153,25 @@ describe('every function', () => {
     });
   });
 
+  it('every log group of the stack, also those of the functions CDK adds, keeps logs for the configured days', () => {
+    for (const retention of [30, 90]) {
+      const { template: configured } = buildNotesApp({ logRetentionDays: retention });
+      const groups = resourcesOfType(configured, 'AWS::Logs::LogGroup');
+      for (const group of Object.values(groups)) expect(group.Properties.RetentionInDays).toBe(retention);
+      // Every function writes to one of them: no log group is left for Lambda to create unmanaged.
+      for (const [id, fn] of Object.entries(resourcesOfType(configured, 'AWS::Lambda::Function'))) {
+        const named = (fn.Properties.LoggingConfig as { LogGroup?: { Ref: string } } | undefined)?.LogGroup
+          ?.Ref;
+        const byDefaultName = Object.values(groups).some(
+          (group) =>
+            JSON.stringify(group.Properties.LogGroupName) ===
+            JSON.stringify({ 'Fn::Join': ['', ['/aws/lambda/', { Ref: id }]] }),
+        );
+        expect(named ? Object.keys(groups).includes(named) : byDefaultName, id).toBe(true);
+      }
+    }
+  });
+
   it.each(functions)('%s writes to its own log group with a retention', (name, fn) => {
     const logGroupId = (fn.resource.Properties.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
     expect(logGroups[logGroupId]?.Properties).toMatchObject({
@@ -211,6 +230,32 @@ describe('MCP sign-in', () => {
       AllowedOAuthFlows: ['code'],
       AllowedOAuthScopes: ['openid', 'email'],
       SupportedIdentityProviders: ['COGNITO'],
+    });
+  });
+
+  it('returns users to the API callback after sign-in and to the docs after sign-out', () => {
+    const [client] = Object.values(resourcesOfType(template, 'AWS::Cognito::UserPoolClient'));
+    const { CallbackURLs, LogoutURLs } = defined(client, 'the sign-in client').Properties as {
+      CallbackURLs: unknown[];
+      LogoutURLs: unknown[];
+    };
+    expect(CallbackURLs).toHaveLength(1);
+    expect(JSON.stringify(CallbackURLs[0])).toContain('/oauth/callback');
+    expect(JSON.stringify(stack.resolve(stack.api.url))).toBe(
+      JSON.stringify((CallbackURLs[0] as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1][0]),
+    );
+    expect(LogoutURLs).toEqual([stack.resolve(stack.docs.url)]);
+  });
+
+  it('styles managed login (version 2) for the sign-in client, so its pages render', () => {
+    const brandings = Object.values(resourcesOfType(template, 'AWS::Cognito::ManagedLoginBranding'));
+    expect(brandings).toHaveLength(1);
+    const [clientId] = Object.keys(resourcesOfType(template, 'AWS::Cognito::UserPoolClient'));
+    const [poolId] = Object.keys(resourcesOfType(template, 'AWS::Cognito::UserPool'));
+    expect(brandings[0]?.Properties).toEqual({
+      ClientId: { Ref: clientId },
+      UserPoolId: { Ref: poolId },
+      UseCognitoProvidedValues: true,
     });
   });
 

@@ -285,7 +285,7 @@ describe('sign-in through an upstream OpenID provider (the Cognito stand-in)', (
     expect(upstream.searchParams.get('client_id')).toBe(UPSTREAM_CLIENT.id);
     expect(upstream.searchParams.get('redirect_uri')).toBe(`${base}/oauth/callback`);
     expect(upstream.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(upstream.searchParams.get('scope')).toBe('openid');
+    expect(upstream.searchParams.get('scope')).toBe('openid email');
     expect(upstream.searchParams.get('nonce')).toBeTruthy();
     expect(upstream.searchParams.get('state')).toBeTruthy();
     expect(upstream.searchParams.get('state')).not.toBe('oidc-state');
