@@ -35,7 +35,13 @@ const schema = z.object({
    * `openai` (chat completions).
    */
   NOTES_TEXT_ENGINE: z.enum(['local', 'bedrock', 'openai']).default('local'),
-  NOTES_BEDROCK_MODEL_ID: z.string().min(1).default('anthropic.claude-3-5-sonnet-20240620-v1:0'),
+  /**
+   * A model ID or an inference profile ID. Current Claude models on Bedrock are invoked through a
+   * profile (`us.`, `eu.`, `apac.`, `jp.`, `global.`); docs/deploy.md says how the default was chosen.
+   */
+  NOTES_BEDROCK_MODEL_ID: z.string().min(1).default('us.anthropic.claude-sonnet-4-6'),
+  /** Only for tests and stand-ins: a Bedrock Runtime endpoint other than AWS's. */
+  NOTES_BEDROCK_ENDPOINT: z.url().optional(),
   NOTES_OPENAI_CHAT_BASE_URL: z.url().optional(),
   NOTES_OPENAI_CHAT_API_KEY: z.string().min(1).optional(),
   NOTES_OPENAI_CHAT_MODEL: z.string().min(1).default('llama3.1'),

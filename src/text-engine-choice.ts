@@ -15,6 +15,7 @@ export interface TextEngineFactories<T> {
 export interface TextEngineTuning {
   maxRetries?: number;
   maxDelayMs?: number;
+  /** Bedrock: the whole generation; OpenAI-compatible: one attempt (see each engine's options). */
   timeoutMs?: number;
 }
 
@@ -31,8 +32,18 @@ export function textEngineChoice<T>(
   };
   if (config.NOTES_TEXT_ENGINE === 'bedrock') {
     // The engines retry with their own bounded backoff; SDK retries on top would multiply the calls.
-    const client = traced(new BedrockRuntimeClient({ region: config.AWS_REGION, maxAttempts: 1 }));
-    return factories.bedrock(client, { modelId: config.NOTES_BEDROCK_MODEL_ID, ...retries });
+    const client = traced(
+      new BedrockRuntimeClient({
+        region: config.AWS_REGION,
+        maxAttempts: 1,
+        ...(config.NOTES_BEDROCK_ENDPOINT ? { endpoint: config.NOTES_BEDROCK_ENDPOINT } : {}),
+      }),
+    );
+    return factories.bedrock(client, {
+      modelId: config.NOTES_BEDROCK_MODEL_ID,
+      ...retries,
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
   }
   if (config.NOTES_TEXT_ENGINE === 'openai') {
     if (!config.NOTES_OPENAI_CHAT_BASE_URL) {

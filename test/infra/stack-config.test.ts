@@ -12,7 +12,7 @@ describe('stack configuration from CDK context', () => {
       deletionProtection: true,
       uploadCorsOrigins: ['*'],
       transcribeLanguageCode: 'en-US',
-      bedrockModelIds: ['anthropic.claude-3-5-sonnet-20240620-v1:0'],
+      bedrockModelIds: ['us.anthropic.claude-sonnet-4-6'],
       apiThrottle: { rateLimit: 50, burstLimit: 100 },
     });
   });
