@@ -14,7 +14,16 @@ export const PROFILE_DESTINATION_REGIONS: Record<string, readonly string[]> = {
   us: ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2'],
   'us-gov': ['us-gov-east-1', 'us-gov-west-1'],
   ca: ['ca-central-1', 'ca-west-1'],
-  eu: ['eu-central-1', 'eu-central-2', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-2', 'eu-west-3'],
+  eu: [
+    'eu-central-1',
+    'eu-central-2',
+    'eu-north-1',
+    'eu-south-1',
+    'eu-south-2',
+    'eu-west-1',
+    'eu-west-2',
+    'eu-west-3',
+  ],
   apac: [
     'ap-east-2',
     'ap-northeast-1',

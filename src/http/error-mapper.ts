@@ -38,7 +38,7 @@ export function toErrorResponse(error: unknown): APIGatewayProxyStructuredResult
   }
   if (error instanceof ProviderTimedOutError) {
     logger.warn('Text provider timed out', { error: error.message });
-    const seconds = Math.round(error.timeoutMs / 1000);
+    const seconds = Math.ceil(error.timeoutMs / 1000);
     return jsonResponse(504, {
       detail: `The AI provider gave no answer within ${seconds} s; retry later, or ask about fewer notes.`,
     });

@@ -160,9 +160,13 @@ export class BedrockConverse {
 
   private timedOut(cause: unknown): ProviderTimedOutError {
     const seconds = Math.round(this.timeoutMs / 100) / 10;
-    return new ProviderTimedOutError(`Bedrock call to ${this.name} gave no answer within ${seconds} s`, this.timeoutMs, {
-      cause,
-    });
+    return new ProviderTimedOutError(
+      `Bedrock call to ${this.name} gave no answer within ${seconds} s`,
+      this.timeoutMs,
+      {
+        cause,
+      },
+    );
   }
 
   private read<T>(response: ConverseCommandOutput, task: StructuredTask<T>): T {

@@ -24,7 +24,8 @@ const MODEL_PROBLEMS: Array<{ exception: string; message?: RegExp; reason: (mode
   },
   {
     exception: 'ValidationException',
-    message: /model identifier is invalid|invalid model|model id|model (is )?not (supported|available|found)/i,
+    message:
+      /model identifier is invalid|invalid model|model id|model (is )?not (supported|available|found)/i,
     reason: (id) =>
       `Bedrock does not accept ${id} as a model in this region. Check the model or inference profile ID and the region, and redeploy`,
   },
