@@ -84,7 +84,12 @@ export type Config = z.infer<typeof schema>;
 let cached: Config | undefined;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  if (cached) return cached;
+  cached ??= loadConfigFrom(env);
+  return cached;
+}
+
+/** Reads `env` without caching (tests, tools). */
+export function loadConfigFrom(env: NodeJS.ProcessEnv): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues
@@ -92,6 +97,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
-  cached = parsed.data;
-  return cached;
+  return parsed.data;
 }
