@@ -161,16 +161,16 @@ describe('wildcards', () => {
   });
 });
 
-/** An ARN as text, with CloudFormation's pseudo parameters shown as `${Region}`, `${Account}`. */
+/** An ARN as text, with CloudFormation's pseudo parameters shown as `<region>`, `<account>`. */
 function arnText(value: unknown): string {
   const pseudo: Record<string, string> = {
     'AWS::Partition': 'aws',
-    'AWS::Region': '${Region}',
-    'AWS::AccountId': '${Account}',
+    'AWS::Region': '<region>',
+    'AWS::AccountId': '<account>',
   };
   if (typeof value === 'string') return value;
   const ref = (value as { Ref?: string }).Ref;
-  if (ref) return pseudo[ref] ?? `\${${ref}}`;
+  if (ref) return pseudo[ref] ?? `<${ref}>`;
   const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
   if (join) return join[1].map(arnText).join(join[0]);
   throw new Error(`not an ARN: ${JSON.stringify(value)}`);
@@ -179,10 +179,13 @@ function arnText(value: unknown): string {
 /** The Bedrock statements `grantModelInvocation` gives a role, with their ARNs as text. */
 function modelGrant(modelIds: string[], profileRegions?: string[]) {
   const stack = new Stack(new App(), 'Models');
-  const role = new Role(stack, 'GenerationWorker', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+  const role = new Role(stack, 'GenerationWorker', {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+  });
   grantModelInvocation(role, stack, modelIds, profileRegions);
   const [policy] = Object.values(resourcesOfType(Template.fromStack(stack), 'AWS::IAM::Policy'));
-  const statements = (defined(policy, 'policy').Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+  const statements = (defined(policy, 'policy').Properties.PolicyDocument as { Statement: Statement[] })
+    .Statement;
   return statements.map((statement) => ({
     actions: asList(statement.Action),
     resources: asList(statement.Resource).map(arnText),
@@ -198,14 +201,14 @@ describe('Bedrock access: the configured models, and for a profile every Region 
     expect(modelGrant(['anthropic.claude-3-haiku-20240307-v1:0'])).toEqual([
       {
         actions: INVOKE,
-        resources: ['arn:aws:bedrock:${Region}::foundation-model/anthropic.claude-3-haiku-20240307-v1:0'],
+        resources: ['arn:aws:bedrock:<region>::foundation-model/anthropic.claude-3-haiku-20240307-v1:0'],
         condition: undefined,
       },
     ]);
   });
 
   it('a us. profile ID is granted as the inference-profile ARN plus the foundation model in each US Region, only through that profile', () => {
-    const profileArn = `arn:aws:bedrock:\${Region}:\${Account}:inference-profile/us.${SONNET}`;
+    const profileArn = `arn:aws:bedrock:<region>:<account>:inference-profile/us.${SONNET}`;
     const [profile, routed] = modelGrant([`us.${SONNET}`]);
     expect(profile).toEqual({ actions: INVOKE, resources: [profileArn], condition: undefined });
     expect(routed?.actions).toEqual(INVOKE);
@@ -223,9 +226,11 @@ describe('Bedrock access: the configured models, and for a profile every Region 
 
   it('a global. profile is granted with the Region-less foundation-model ARN AWS documents for it', () => {
     const [profile, routed] = modelGrant([`global.${SONNET}`]);
-    expect(profile?.resources).toEqual([`arn:aws:bedrock:\${Region}:\${Account}:inference-profile/global.${SONNET}`]);
+    expect(profile?.resources).toEqual([
+      `arn:aws:bedrock:<region>:<account>:inference-profile/global.${SONNET}`,
+    ]);
     expect(routed?.resources).toEqual([
-      `arn:aws:bedrock:\${Region}::foundation-model/${SONNET}`,
+      `arn:aws:bedrock:<region>::foundation-model/${SONNET}`,
       `arn:aws:bedrock:::foundation-model/${SONNET}`,
     ]);
     expect(routed?.condition).toHaveProperty(['StringEquals', 'bedrock:InferenceProfileArn']);
@@ -245,7 +250,7 @@ describe('Bedrock access: the configured models, and for a profile every Region 
         asList(statement.Action).includes('bedrock:InvokeModel'),
       );
       const resources = bedrock.flatMap((statement) => asList(statement.Resource).map(arnText));
-      expect(resources).toContain(`arn:aws:bedrock:\${Region}:\${Account}:inference-profile/us.${SONNET}`);
+      expect(resources).toContain(`arn:aws:bedrock:<region>:<account>:inference-profile/us.${SONNET}`);
       expect(resources).toContain(`arn:aws:bedrock:us-east-2::foundation-model/${SONNET}`);
     }
   });

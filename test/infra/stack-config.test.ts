@@ -24,6 +24,7 @@ describe('stack configuration from CDK context', () => {
       deletionProtection: 'false',
       uploadCorsOrigins: 'https://a.example, https://b.example',
       bedrockModelIds: '["model-a","model-b"]',
+      bedrockProfileRegions: 'eu-west-1,eu-central-1',
       apiThrottleRate: '10',
       alarmEmail: 'ops@example.com',
     });
@@ -33,6 +34,7 @@ describe('stack configuration from CDK context', () => {
       deletionProtection: false,
       uploadCorsOrigins: ['https://a.example', 'https://b.example'],
       bedrockModelIds: ['model-a', 'model-b'],
+      bedrockProfileRegions: ['eu-west-1', 'eu-central-1'],
       apiThrottle: { rateLimit: 10, burstLimit: 100 },
       alarmEmail: 'ops@example.com',
     });
