@@ -15,7 +15,7 @@ export interface TextEngineFactories<T> {
 export interface TextEngineTuning {
   maxRetries?: number;
   maxDelayMs?: number;
-  /** Bedrock: the whole generation; OpenAI-compatible: one attempt (see each engine's options). */
+  /** Limit for the whole generation, every attempt and retry included (Ask: what fits its Lambda). */
   timeoutMs?: number;
 }
 
@@ -54,7 +54,8 @@ export function textEngineChoice<T>(
       model: config.NOTES_OPENAI_CHAT_MODEL,
       ...(config.NOTES_OPENAI_CHAT_API_KEY ? { apiKey: config.NOTES_OPENAI_CHAT_API_KEY } : {}),
       ...retries,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      // Per attempt and in all: a caller with a time limit (Ask) must get its answer or an error in time.
+      ...(timeoutMs !== undefined ? { timeoutMs, totalTimeoutMs: timeoutMs } : {}),
     });
   }
   return factories.local();

@@ -21,7 +21,7 @@ const bedrockOptionsFor = (env: Record<string, string>, tuning = {}) =>
     tuning,
   );
 
-describe('the Bedrock text engine as configured', () => {
+describe('the text engines as configured', () => {
   it('uses a current Claude model through a US inference profile by default', () => {
     expect(bedrockOptionsFor({})?.modelId).toBe('us.anthropic.claude-sonnet-4-6');
   });
@@ -30,7 +30,16 @@ describe('the Bedrock text engine as configured', () => {
     expect(bedrockOptionsFor({}, ASK_PROVIDER_TUNING)).toMatchObject({ timeoutMs: 20_000, maxRetries: 2 });
   });
 
-  it("Ask's Bedrock limit ends before its Lambda does, leaving time to answer 504", () => {
+  it('gives the OpenAI-compatible engine the same limit per attempt and in all', () => {
+    const options = textEngineChoice<unknown>(
+      config({ NOTES_TEXT_ENGINE: 'openai', NOTES_OPENAI_CHAT_BASE_URL: 'http://127.0.0.1:11434' }),
+      { local: () => undefined, bedrock: () => undefined, openai: (chat) => chat },
+      ASK_PROVIDER_TUNING,
+    );
+    expect(options).toMatchObject({ timeoutMs: 20_000, totalTimeoutMs: 20_000 });
+  });
+
+  it("Ask's provider limit ends before its Lambda does, leaving time to answer 504", () => {
     const lambdaMs = apiSizingOf('askWorkspace').timeout.toMilliseconds();
     expect(ASK_PROVIDER_TUNING.timeoutMs).toBeDefined();
     expect(lambdaMs - (ASK_PROVIDER_TUNING.timeoutMs ?? lambdaMs)).toBeGreaterThanOrEqual(5_000);
