@@ -57,7 +57,8 @@ export function modelProblem(error: unknown, modelId: string): ProviderMisconfig
     awsMessage: error.message.slice(0, 1000),
   });
   return new ProviderMisconfiguredError(
-    `The text engine is not configured correctly: ${problem.reason(modelId)}.`,
+    // No closing period: the job workers append their own sentence after the detail.
+    `The text engine is not configured correctly: ${problem.reason(modelId)}`,
     { cause: error },
   );
 }
