@@ -42,7 +42,7 @@ export function textEngineChoice<T>(
     return factories.bedrock(client, {
       modelId: config.NOTES_BEDROCK_MODEL_ID,
       ...retries,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      timeoutMs: timeoutMs ?? config.NOTES_BEDROCK_TIMEOUT_SECONDS * 1000,
     });
   }
   if (config.NOTES_TEXT_ENGINE === 'openai') {

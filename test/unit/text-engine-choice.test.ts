@@ -30,6 +30,11 @@ describe('the text engines as configured', () => {
     expect(bedrockOptionsFor({}, ASK_PROVIDER_TUNING)).toMatchObject({ timeoutMs: 20_000, maxRetries: 2 });
   });
 
+  it('limits a worker generation to NOTES_BEDROCK_TIMEOUT_SECONDS, 5 minutes by default', () => {
+    expect(bedrockOptionsFor({})?.timeoutMs).toBe(300_000);
+    expect(bedrockOptionsFor({ NOTES_BEDROCK_TIMEOUT_SECONDS: '600' })?.timeoutMs).toBe(600_000);
+  });
+
   it('gives the OpenAI-compatible engine the same limit per attempt and in all', () => {
     const options = textEngineChoice<unknown>(
       config({ NOTES_TEXT_ENGINE: 'openai', NOTES_OPENAI_CHAT_BASE_URL: 'http://127.0.0.1:11434' }),
