@@ -54,7 +54,9 @@ const TRANSIENT = new Set([
  * Structured output through the Bedrock Converse API, for any `StructuredTask`. The output is a forced
  * call of the task's one tool, whose input schema is the task's JSON schema; the tool input is checked
  * by the task, and one invalid answer is answered with a `toolResult` error so the model can correct
- * itself. Throttling ends in `ProviderThrottledError`, anything else in `GenerationFailedError`.
+ * itself. Throttling ends in `ProviderThrottledError`; a model that cannot be used (denied, unknown,
+ * retired) in `ProviderMisconfiguredError`; the time limit in `ProviderTimedOutError`; anything else
+ * in `GenerationFailedError`.
  */
 export class BedrockConverse {
   readonly name: string;
