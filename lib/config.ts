@@ -15,8 +15,13 @@ export interface NotesStackConfig {
   /** Origins allowed to PUT a recording straight to the data bucket with a presigned URL. */
   uploadCorsOrigins: string[];
   transcribeLanguageCode: string;
-  /** Bedrock models the generation worker (a later issue) may invoke; nothing invokes them yet. */
+  /**
+   * Bedrock models or inference profile IDs that Ask and the generation worker may invoke; the first
+   * is the one they use (docs/deploy.md, "Bedrock").
+   */
   bedrockModelIds: string[];
+  /** Destination Regions of the geographic inference profiles; undefined: the documented defaults. */
+  bedrockProfileRegions?: string[];
   apiThrottle: { rateLimit: number; burstLimit: number };
   /**
    * Most concurrent invocations of each work queue's consumer (the SQS event source's maximum
@@ -38,7 +43,7 @@ export const contextDefaults = {
   deletionProtection: true,
   uploadCorsOrigins: ['*'],
   transcribeLanguageCode: 'en-US',
-  bedrockModelIds: ['anthropic.claude-3-5-sonnet-20240620-v1:0'],
+  bedrockModelIds: ['us.anthropic.claude-sonnet-4-6'],
   apiThrottleRate: 50,
   apiThrottleBurst: 100,
   transcriptionMaxConcurrency: 10,
@@ -63,6 +68,7 @@ export function readStackConfig(node: Node): NotesStackConfig {
   const alarmEmail = readString(context('alarmEmail'), 'alarmEmail');
   const mcpResourceUrl = readString(context('mcpResourceUrl'), 'mcpResourceUrl');
   const authDomainPrefix = readString(context('authDomainPrefix'), 'authDomainPrefix');
+  const bedrockProfileRegions = readList(context('bedrockProfileRegions'), 'bedrockProfileRegions');
   return {
     stage,
     logRetentionDays: logRetentionDays as RetentionDays,
@@ -89,6 +95,7 @@ export function readStackConfig(node: Node): NotesStackConfig {
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(mcpResourceUrl ? { mcpResourceUrl } : {}),
     ...(authDomainPrefix ? { authDomainPrefix } : {}),
+    ...(bedrockProfileRegions ? { bedrockProfileRegions } : {}),
   };
 }
 

@@ -1,4 +1,3 @@
-import { ArnFormat, Stack } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -6,6 +5,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import type { Needs } from '../src/routes.ts';
+import { modelInvocationStatements } from './bedrock-model-arns.ts';
 import { acknowledge, wildcardResourceFinding } from './nag.ts';
 
 /** Every object of a user lives under `accounts/<account>/...` (src/domain/object-keys.ts). */
@@ -15,8 +15,10 @@ export interface GrantTargets {
   table: ITableV2;
   bucket: IBucket;
   queues: Record<NonNullable<Needs['queue']>, IQueue>;
-  /** Bedrock foundation models a function with `needs.models` may invoke. */
+  /** Bedrock models or inference profiles a function with `needs.models` may invoke. */
   modelIds: string[];
+  /** Destination Regions of geographic inference profiles, when not the documented defaults. */
+  modelProfileRegions?: string[];
   /** The KMS key that signs MCP access tokens (`needs.tokenKey`). */
   tokenSigningKey?: IKey;
 }
@@ -85,7 +87,7 @@ export function grantNeeds(
   }
 
   if (needs.queue) targets.queues[needs.queue].grantSendMessages(grantee);
-  if (needs.models) grantModelInvocation(grantee, scope, targets.modelIds);
+  if (needs.models) grantModelInvocation(grantee, scope, targets.modelIds, targets.modelProfileRegions);
   if (needs.voices) grantSpeechSynthesis(grantee, scope);
   if (needs.tokenKey) {
     if (!targets.tokenSigningKey) throw new Error('needs.tokenKey without a token signing key');
@@ -110,26 +112,17 @@ export function grantSpeechSynthesis(grantee: IGrantable, scope: IConstruct): vo
 }
 
 /**
- * Bedrock invocation of
- * exactly the configured foundation models (context `bedrockModelIds`), in the stack's region.
- * Converse and ConverseStream are authorised by these two actions. A cross-region inference profile
- * ID (`us.…`, `eu.…`) would also need the profile's ARN.
+ * Bedrock invocation of exactly the configured models (context `bedrockModelIds`): for an inference
+ * profile, the profile and the foundation model in each Region it routes to (lib/bedrock-model-arns.ts).
+ * Converse and ConverseStream are authorised by these two actions.
  */
-export function grantModelInvocation(grantee: IGrantable, scope: IConstruct, modelIds: string[]): void {
-  const stack = Stack.of(scope);
-  grantee.grantPrincipal.addToPrincipalPolicy(
-    new PolicyStatement({
-      actions: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
-      resources: modelIds.map((modelId) =>
-        stack.formatArn({
-          service: 'bedrock',
-          // Foundation models belong to no account.
-          account: '',
-          resource: 'foundation-model',
-          resourceName: modelId,
-          arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-        }),
-      ),
-    }),
-  );
+export function grantModelInvocation(
+  grantee: IGrantable,
+  scope: IConstruct,
+  modelIds: string[],
+  profileRegions?: string[],
+): void {
+  for (const statement of modelInvocationStatements(scope, modelIds, profileRegions)) {
+    grantee.grantPrincipal.addToPrincipalPolicy(statement);
+  }
 }

@@ -87,6 +87,7 @@ export class NotesStack extends Stack {
         bucket: this.storage.dataBucket,
         queues: { transcription: this.queues.transcription.queue, generation: this.queues.generation.queue },
         modelIds: config.bedrockModelIds,
+        ...(config.bedrockProfileRegions ? { modelProfileRegions: config.bedrockProfileRegions } : {}),
         tokenSigningKey,
       },
     };

@@ -3,7 +3,7 @@ import { BedrockAnswerEngine } from './adapters/llm/bedrock-answer.ts';
 import { OpenAiChatAnswerEngine } from './adapters/llm/openai-chat-answer.ts';
 import { loadConfig } from './config.ts';
 import type { AnswerEngine } from './ports/answer-engine.ts';
-import { textEngineChoice } from './text-engine-choice.ts';
+import { type TextEngineTuning, textEngineChoice } from './text-engine-choice.ts';
 
 export interface AskServices {
   answers: AnswerEngine;
@@ -12,10 +12,13 @@ export interface AskServices {
 let askServices: AskServices | undefined;
 
 /**
- * What Ask adds to the API's services: the configured answer engine, created once per process. Ask
- * answers within the API's 30-second integration limit, so providers get two quick retries and a 20-second attempt; a provider
- * still throttling after that is a 429 for the client to back off from.
+ * Ask answers within the API's 30-second integration limit (its Lambda stops at 28 s), so providers
+ * get two quick retries, and Bedrock gives up after 20 s in all (504) with time left to answer; a
+ * provider still throttling after that is a 429 for the client to back off from.
  */
+export const ASK_PROVIDER_TUNING: TextEngineTuning = { maxRetries: 2, maxDelayMs: 2_000, timeoutMs: 20_000 };
+
+/** What Ask adds to the API's services: the configured answer engine, created once per process. */
 export function getAskServices(): AskServices {
   askServices ??= {
     answers: textEngineChoice<AnswerEngine>(
@@ -25,7 +28,7 @@ export function getAskServices(): AskServices {
         bedrock: (client, options) => new BedrockAnswerEngine(client, options),
         openai: (options) => new OpenAiChatAnswerEngine(options),
       },
-      { maxRetries: 2, maxDelayMs: 2_000, timeoutMs: 20_000 },
+      ASK_PROVIDER_TUNING,
     ),
   };
   return askServices;

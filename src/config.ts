@@ -35,7 +35,18 @@ const schema = z.object({
    * `openai` (chat completions).
    */
   NOTES_TEXT_ENGINE: z.enum(['local', 'bedrock', 'openai']).default('local'),
-  NOTES_BEDROCK_MODEL_ID: z.string().min(1).default('anthropic.claude-3-5-sonnet-20240620-v1:0'),
+  /**
+   * A model ID or an inference profile ID. Current Claude models on Bedrock are invoked through a
+   * profile (`us.`, `eu.`, `apac.`, `jp.`, `global.`); docs/deploy.md says how the default was chosen.
+   */
+  NOTES_BEDROCK_MODEL_ID: z.string().min(1).default('us.anthropic.claude-sonnet-4-6'),
+  /**
+   * Limit for one Bedrock generation in the workers (Insights, an artifact), retries included; it
+   * must end before the worker's function timeout. Ask uses its own 20 s (src/ask-services.ts).
+   */
+  NOTES_BEDROCK_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
+  /** Only for tests and stand-ins: a Bedrock Runtime endpoint other than AWS's. */
+  NOTES_BEDROCK_ENDPOINT: z.url().optional(),
   NOTES_OPENAI_CHAT_BASE_URL: z.url().optional(),
   NOTES_OPENAI_CHAT_API_KEY: z.string().min(1).optional(),
   NOTES_OPENAI_CHAT_MODEL: z.string().min(1).default('llama3.1'),
@@ -78,7 +89,12 @@ export type Config = z.infer<typeof schema>;
 let cached: Config | undefined;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  if (cached) return cached;
+  cached ??= loadConfigFrom(env);
+  return cached;
+}
+
+/** Reads `env` without caching (tests, tools). */
+export function loadConfigFrom(env: NodeJS.ProcessEnv): Config {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const problems = parsed.error.issues
@@ -86,6 +102,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
   }
-  cached = parsed.data;
-  return cached;
+  return parsed.data;
 }

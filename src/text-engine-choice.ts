@@ -15,6 +15,7 @@ export interface TextEngineFactories<T> {
 export interface TextEngineTuning {
   maxRetries?: number;
   maxDelayMs?: number;
+  /** Limit for the whole generation, every attempt and retry included (Ask: what fits its Lambda). */
   timeoutMs?: number;
 }
 
@@ -31,8 +32,18 @@ export function textEngineChoice<T>(
   };
   if (config.NOTES_TEXT_ENGINE === 'bedrock') {
     // The engines retry with their own bounded backoff; SDK retries on top would multiply the calls.
-    const client = traced(new BedrockRuntimeClient({ region: config.AWS_REGION, maxAttempts: 1 }));
-    return factories.bedrock(client, { modelId: config.NOTES_BEDROCK_MODEL_ID, ...retries });
+    const client = traced(
+      new BedrockRuntimeClient({
+        region: config.AWS_REGION,
+        maxAttempts: 1,
+        ...(config.NOTES_BEDROCK_ENDPOINT ? { endpoint: config.NOTES_BEDROCK_ENDPOINT } : {}),
+      }),
+    );
+    return factories.bedrock(client, {
+      modelId: config.NOTES_BEDROCK_MODEL_ID,
+      ...retries,
+      timeoutMs: timeoutMs ?? config.NOTES_BEDROCK_TIMEOUT_SECONDS * 1000,
+    });
   }
   if (config.NOTES_TEXT_ENGINE === 'openai') {
     if (!config.NOTES_OPENAI_CHAT_BASE_URL) {
@@ -43,7 +54,8 @@ export function textEngineChoice<T>(
       model: config.NOTES_OPENAI_CHAT_MODEL,
       ...(config.NOTES_OPENAI_CHAT_API_KEY ? { apiKey: config.NOTES_OPENAI_CHAT_API_KEY } : {}),
       ...retries,
-      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      // Per attempt and in all: a caller with a time limit (Ask) must get its answer or an error in time.
+      ...(timeoutMs !== undefined ? { timeoutMs, totalTimeoutMs: timeoutMs } : {}),
     });
   }
   return factories.local();

@@ -2,7 +2,12 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { DomainError } from '../domain/errors.ts';
 import { FailedJobError } from '../domain/transcription.ts';
 import { logger } from '../logging.ts';
-import { GenerationFailedError, ProviderThrottledError } from '../ports/generation-errors.ts';
+import {
+  GenerationFailedError,
+  ProviderMisconfiguredError,
+  ProviderThrottledError,
+  ProviderTimedOutError,
+} from '../ports/generation-errors.ts';
 import { jsonResponse } from './response.ts';
 
 /** The one place errors become HTTP responses. Only messages written for users are exposed. */
@@ -24,6 +29,19 @@ export function toErrorResponse(error: unknown): APIGatewayProxyStructuredResult
   if (error instanceof ProviderThrottledError) {
     logger.warn('Text provider throttled', { error: error.message });
     return jsonResponse(429, { detail: 'The AI provider is temporarily rate-limited; retry later.' });
+  }
+  // Only the operator can fix a denied, unknown or retired model: say what to change, not "retry".
+  // The message names the model and the setting, never request content; the adapter logged AWS's own.
+  if (error instanceof ProviderMisconfiguredError) {
+    logger.error('Text provider misconfigured', { error: error.message });
+    return jsonResponse(503, { detail: error.message });
+  }
+  if (error instanceof ProviderTimedOutError) {
+    logger.warn('Text provider timed out', { error: error.message });
+    const seconds = Math.ceil(error.timeoutMs / 1000);
+    return jsonResponse(504, {
+      detail: `The AI provider gave no answer within ${seconds} s; retry later, or ask about fewer notes.`,
+    });
   }
   if (error instanceof GenerationFailedError) {
     logger.warn('Text provider failed', { error: error.message });

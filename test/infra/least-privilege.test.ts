@@ -8,6 +8,7 @@ import {
   actionsOf,
   asList,
   buildNotesApp,
+  defined,
   functionsByName,
   resourcesOfType,
   STAGE,
@@ -167,34 +168,101 @@ describe('wildcards', () => {
   });
 });
 
-describe('Bedrock access, ready for the generation worker', () => {
-  it('is scoped to exactly the configured foundation models', () => {
-    const stack = new Stack(new App(), 'Models');
-    const role = new Role(stack, 'GenerationWorker', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
-    });
-    grantModelInvocation(role, stack, ['anthropic.claude-3-5-sonnet-20240620-v1:0']);
-    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: [
-          {
-            Effect: 'Allow',
-            Action: ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'],
-            Resource: {
-              'Fn::Join': [
-                '',
-                [
-                  'arn:',
-                  { Ref: 'AWS::Partition' },
-                  ':bedrock:',
-                  { Ref: 'AWS::Region' },
-                  '::foundation-model/anthropic.claude-3-5-sonnet-20240620-v1:0',
-                ],
-              ],
-            },
-          },
-        ],
+/** An ARN as text, with CloudFormation's pseudo parameters shown as `<region>`, `<account>`. */
+function arnText(value: unknown): string {
+  const pseudo: Record<string, string> = {
+    'AWS::Partition': 'aws',
+    'AWS::Region': '<region>',
+    'AWS::AccountId': '<account>',
+  };
+  if (typeof value === 'string') return value;
+  const ref = (value as { Ref?: string }).Ref;
+  if (ref) return pseudo[ref] ?? `<${ref}>`;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join) return join[1].map(arnText).join(join[0]);
+  throw new Error(`not an ARN: ${JSON.stringify(value)}`);
+}
+
+/** The Bedrock statements `grantModelInvocation` gives a role, with their ARNs as text. */
+function modelGrant(modelIds: string[], profileRegions?: string[]) {
+  const stack = new Stack(new App(), 'Models');
+  const role = new Role(stack, 'GenerationWorker', {
+    assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+  });
+  grantModelInvocation(role, stack, modelIds, profileRegions);
+  const [policy] = Object.values(resourcesOfType(Template.fromStack(stack), 'AWS::IAM::Policy'));
+  const statements = (defined(policy, 'policy').Properties.PolicyDocument as { Statement: Statement[] })
+    .Statement;
+  return statements.map((statement) => ({
+    actions: asList(statement.Action),
+    resources: asList(statement.Resource).map(arnText),
+    condition: statement.Condition,
+  }));
+}
+
+const INVOKE = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
+const SONNET = 'anthropic.claude-sonnet-4-6';
+
+describe('Bedrock access: the configured models, and for a profile every Region it routes to', () => {
+  it('a plain model ID is granted as its foundation model in the stack Region, and nothing else', () => {
+    expect(modelGrant(['anthropic.claude-3-haiku-20240307-v1:0'])).toEqual([
+      {
+        actions: INVOKE,
+        resources: ['arn:aws:bedrock:<region>::foundation-model/anthropic.claude-3-haiku-20240307-v1:0'],
+        condition: undefined,
       },
+    ]);
+  });
+
+  it('a us. profile ID is granted as the inference-profile ARN plus the foundation model in each US Region, only through that profile', () => {
+    const profileArn = `arn:aws:bedrock:<region>:<account>:inference-profile/us.${SONNET}`;
+    const [profile, routed] = modelGrant([`us.${SONNET}`]);
+    expect(profile).toEqual({ actions: INVOKE, resources: [profileArn], condition: undefined });
+    expect(routed?.actions).toEqual(INVOKE);
+    expect(routed?.resources).toEqual(
+      ['us-east-1', 'us-east-2', 'us-west-1', 'us-west-2'].map(
+        (region) => `arn:aws:bedrock:${region}::foundation-model/${SONNET}`,
+      ),
+    );
+    expect(routed?.condition).toEqual({
+      StringEquals: { 'bedrock:InferenceProfileArn': { 'Fn::Join': expect.any(Array) } },
     });
+    const condition = routed?.condition as { StringEquals: Record<string, unknown> };
+    expect(arnText(condition.StringEquals['bedrock:InferenceProfileArn'])).toBe(profileArn);
+  });
+
+  it('a global. profile is granted with the Region-less foundation-model ARN AWS documents for it', () => {
+    const [profile, routed] = modelGrant([`global.${SONNET}`]);
+    expect(profile?.resources).toEqual([
+      `arn:aws:bedrock:<region>:<account>:inference-profile/global.${SONNET}`,
+    ]);
+    expect(routed?.resources).toEqual([
+      `arn:aws:bedrock:<region>::foundation-model/${SONNET}`,
+      `arn:aws:bedrock:::foundation-model/${SONNET}`,
+    ]);
+    expect(routed?.condition).toHaveProperty(['StringEquals', 'bedrock:InferenceProfileArn']);
+  });
+
+  it('configured destination Regions replace the documented defaults', () => {
+    const [, routed] = modelGrant([`eu.${SONNET}`], ['eu-west-1', 'eu-central-1']);
+    expect(routed?.resources).toEqual([
+      `arn:aws:bedrock:eu-west-1::foundation-model/${SONNET}`,
+      `arn:aws:bedrock:eu-central-1::foundation-model/${SONNET}`,
+    ]);
+  });
+
+  it('the deployed Ask and generation functions may invoke the default profile and its foundation models', () => {
+    for (const handler of ['askWorkspace', 'generationWorker']) {
+      const bedrock = statementsOfFunction(template, functionName(handler)).filter((statement) =>
+        asList(statement.Action).includes('bedrock:InvokeModel'),
+      );
+      const resources = bedrock.flatMap((statement) => asList(statement.Resource).map(arnText));
+      expect(resources).toContain(`arn:aws:bedrock:<region>:<account>:inference-profile/us.${SONNET}`);
+      expect(resources).toContain(`arn:aws:bedrock:us-east-2::foundation-model/${SONNET}`);
+    }
+  });
+
+  it('functions that do not generate text may invoke no model', () => {
+    expect(actions('getNote')).not.toContain('bedrock:InvokeModel');
   });
 });

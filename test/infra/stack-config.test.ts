@@ -12,7 +12,7 @@ describe('stack configuration from CDK context', () => {
       deletionProtection: true,
       uploadCorsOrigins: ['*'],
       transcribeLanguageCode: 'en-US',
-      bedrockModelIds: ['anthropic.claude-3-5-sonnet-20240620-v1:0'],
+      bedrockModelIds: ['us.anthropic.claude-sonnet-4-6'],
       apiThrottle: { rateLimit: 50, burstLimit: 100 },
       workerMaxConcurrency: { transcription: 10, generation: 5 },
     });
@@ -25,6 +25,7 @@ describe('stack configuration from CDK context', () => {
       deletionProtection: 'false',
       uploadCorsOrigins: 'https://a.example, https://b.example',
       bedrockModelIds: '["model-a","model-b"]',
+      bedrockProfileRegions: 'eu-west-1,eu-central-1',
       apiThrottleRate: '10',
       alarmEmail: 'ops@example.com',
     });
@@ -34,6 +35,7 @@ describe('stack configuration from CDK context', () => {
       deletionProtection: false,
       uploadCorsOrigins: ['https://a.example', 'https://b.example'],
       bedrockModelIds: ['model-a', 'model-b'],
+      bedrockProfileRegions: ['eu-west-1', 'eu-central-1'],
       apiThrottle: { rateLimit: 10, burstLimit: 100 },
       alarmEmail: 'ops@example.com',
     });

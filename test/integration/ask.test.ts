@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BedrockAnswerEngine } from '../../src/adapters/llm/bedrock-answer.ts';
 import { getAskServices } from '../../src/ask-services.ts';
 import { ensureAskFixtures } from '../fixtures/ask/generate.ts';
 import { FakeConverseClient, invalidRequest, throttled, toolUseResponse } from '../fixtures/llm/converse.ts';
 import type { Api } from '../support/api.ts';
+import { startBedrockStandIn } from '../support/bedrock-stand-in.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { findEverywhere } from '../support/storage.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
@@ -204,6 +206,47 @@ describe('Ask over HTTP on the local runtime', () => {
       expect(answered.body.note_ids).toEqual([idOf('budget')]);
     } finally {
       askServices.answers = local;
+    }
+  });
+
+  it('a denied Bedrock model answers 503 saying what to fix, and a silent one 504 at the time limit', async () => {
+    const askServices = getAskServices();
+    const local = askServices.answers;
+    const bedrock = await startBedrockStandIn();
+    const client = new BedrockRuntimeClient({
+      endpoint: bedrock.endpoint,
+      region: 'us-east-1',
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'stand-in-secret' },
+    });
+    const modelId = 'us.anthropic.claude-sonnet-4-6';
+    const question = { question: 'How big is the marketing budget?' };
+    try {
+      askServices.answers = new BedrockAnswerEngine(client, { modelId, timeoutMs: 1_000, baseDelayMs: 1 });
+      bedrock.replies.push({
+        error: 'AccessDeniedException',
+        status: 403,
+        message: "You don't have access to the model with the specified model ID.",
+      });
+      const denied = await ask(question);
+      expect(denied.status).toBe(503);
+      expect((denied.body as unknown as { detail: string }).detail).toMatch(
+        /^The text engine is not configured correctly: Bedrock denied access to us\.anthropic\.claude-sonnet-4-6\. Enable access/,
+      );
+      expect(bedrock.calls).toEqual([`/model/${modelId}/converse`]);
+
+      bedrock.replies.push({ silent: true });
+      const silent = await ask(question);
+      expect(silent.status).toBe(504);
+      expect(silent.body).toEqual({
+        detail: 'The AI provider gave no answer within 1 s; retry later, or ask about fewer notes.',
+      });
+      // The request was abandoned, not left running after the answer.
+      await expect.poll(() => bedrock.abandoned).toBe(1);
+    } finally {
+      askServices.answers = local;
+      client.destroy();
+      await bedrock.close();
     }
   });
 });

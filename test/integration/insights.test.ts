@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BedrockInsightsEngine } from '../../src/adapters/llm/bedrock-insights.ts';
 import { insightsContent } from '../../src/domain/insights.ts';
 import { getGenerationServices } from '../../src/generation-services.ts';
 import { GenerationFailedError } from '../../src/ports/generation-errors.ts';
 import type { InsightsEngine } from '../../src/ports/insights-engine.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import type { Api } from '../support/api.ts';
+import { startBedrockStandIn } from '../support/bedrock-stand-in.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
@@ -98,6 +101,42 @@ describe('Insights over HTTP on the local runtime', () => {
     }
     expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
     expect((await pollUntilDone(api, `/v1/notes/${noteId}/insights`)).final.status).toBe(200);
+  });
+
+  it('fails the job with what the operator must fix when Bedrock retired the model', async () => {
+    const services = getGenerationServices();
+    const working = services.insights;
+    const bedrock = await startBedrockStandIn();
+    const client = new BedrockRuntimeClient({
+      endpoint: bedrock.endpoint,
+      region: 'us-east-1',
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'stand-in-secret' },
+    });
+    bedrock.replies.push({
+      error: 'ValidationException',
+      status: 400,
+      message:
+        'This model version has reached the end of its life. Please refer to the AWS documentation for more details.',
+    });
+    Object.assign(services, {
+      insights: new BedrockInsightsEngine(client, {
+        modelId: 'us.anthropic.claude-3-7-sonnet-20250219-v1:0',
+      }),
+    });
+    try {
+      expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/insights`);
+      expect(final.body).toMatchObject({ status: 'failed', note_id: noteId });
+      expect(final.body.detail).toMatch(
+        /^The text engine is not configured correctly: model us\.anthropic\.claude-3-7-sonnet-20250219-v1:0 has reached end of life on Amazon Bedrock\. Choose a current model or inference profile .* and redeploy\. /,
+      );
+      expect(bedrock.calls).toEqual(['/model/us.anthropic.claude-3-7-sonnet-20250219-v1:0/converse']);
+    } finally {
+      Object.assign(services, { insights: working });
+      client.destroy();
+      await bedrock.close();
+    }
   });
 
   it('removes the Insights with the transcription', async () => {

@@ -6,7 +6,11 @@ import type { ArtifactKind } from '../../src/domain/artifacts.ts';
 import type { Transcription } from '../../src/domain/transcript.ts';
 import type { AnswerRequest } from '../../src/ports/answer-engine.ts';
 import type { ArtifactRequest } from '../../src/ports/artifact-engine.ts';
-import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
+import {
+  GenerationFailedError,
+  ProviderThrottledError,
+  ProviderTimedOutError,
+} from '../../src/ports/generation-errors.ts';
 import {
   type ReceivedRequest,
   type ScriptedReply,
@@ -218,6 +222,14 @@ describe('OpenAiChatAnswerEngine against a local chat completions server', () =>
 
     provider.replies = [invented, invented];
     await expect(answers().answer(answerRequest)).rejects.toThrow(/no valid answer in two answers/);
+  });
+
+  it('gives up at its whole-generation limit, waits between attempts included', async () => {
+    const wait = { ...down, headers: { 'retry-after-ms': '400' } };
+    provider.replies = [wait, wait, wait];
+    const limited = new OpenAiChatAnswerEngine({ baseUrl, ...options, totalTimeoutMs: 100 });
+    await expect(limited.answer(answerRequest)).rejects.toBeInstanceOf(ProviderTimedOutError);
+    expect(received).toHaveLength(1);
   });
 
   it('honours Retry-After on a 429 and retries a 503, then answers', async () => {

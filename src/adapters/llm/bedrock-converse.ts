@@ -6,19 +6,30 @@ import {
   type Message,
   type ToolInputSchema,
 } from '@aws-sdk/client-bedrock-runtime';
-import { GenerationFailedError, ProviderThrottledError } from '../../ports/generation-errors.ts';
+import {
+  GenerationFailedError,
+  ProviderThrottledError,
+  ProviderTimedOutError,
+} from '../../ports/generation-errors.ts';
+import { modelProblem } from './bedrock-model-errors.ts';
 import { backoffMs, sleep } from './retry.ts';
 import type { StructuredTask } from './structured-task.ts';
 
 /** What the engines need of `BedrockRuntimeClient`; tests pass a fake. */
 export interface ConverseClient {
-  send(command: ConverseCommand): Promise<ConverseCommandOutput>;
+  send(command: ConverseCommand, options?: { abortSignal?: AbortSignal }): Promise<ConverseCommandOutput>;
 }
 
 /** Options of every Bedrock engine (Insights, artifacts, answers). */
 export interface BedrockOptions {
-  /** A model ID or inference profile, e.g. `anthropic.claude-3-5-haiku-20241022-v1:0`. */
+  /** A model ID or inference profile ID, e.g. `us.anthropic.claude-sonnet-4-6`. */
   modelId: string;
+  /**
+   * Limit for one whole generation: every attempt, the waits between them and the one re-ask. The
+   * request in flight is aborted when it passes. Default 5 min (workers); Ask passes what fits in
+   * its Lambda's time.
+   */
+  timeoutMs?: number;
   /** Further attempts after throttling or a transient service error. Default 3. */
   maxRetries?: number;
   /** First backoff step; doubles each retry, with jitter. Default 500 ms. */
@@ -43,7 +54,9 @@ const TRANSIENT = new Set([
  * Structured output through the Bedrock Converse API, for any `StructuredTask`. The output is a forced
  * call of the task's one tool, whose input schema is the task's JSON schema; the tool input is checked
  * by the task, and one invalid answer is answered with a `toolResult` error so the model can correct
- * itself. Throttling ends in `ProviderThrottledError`, anything else in `GenerationFailedError`.
+ * itself. Throttling ends in `ProviderThrottledError`; a model that cannot be used (denied, unknown,
+ * retired) in `ProviderMisconfiguredError`; the time limit in `ProviderTimedOutError`; anything else
+ * in `GenerationFailedError`.
  */
 export class BedrockConverse {
   readonly name: string;
@@ -51,6 +64,7 @@ export class BedrockConverse {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly maxTokens: number;
+  private readonly timeoutMs: number;
 
   constructor(
     private readonly client: ConverseClient,
@@ -61,18 +75,20 @@ export class BedrockConverse {
     this.baseDelayMs = options.baseDelayMs ?? 500;
     this.maxDelayMs = options.maxDelayMs ?? 20_000;
     this.maxTokens = options.maxTokens ?? 4096;
+    this.timeoutMs = options.timeoutMs ?? 300_000;
   }
 
   async run<T>(task: StructuredTask<T>): Promise<T> {
+    const deadline = AbortSignal.timeout(this.timeoutMs);
     const messages: Message[] = [{ role: 'user', content: [{ text: task.user }] }];
-    const first = await this.converse(task, messages);
+    const first = await this.converse(task, messages, deadline);
     try {
       return this.read(first, task);
     } catch (error) {
       if (!(error instanceof GenerationFailedError)) throw error;
       messages.push(...reask(first, task.toolName, error.message));
     }
-    const second = await this.converse(task, messages);
+    const second = await this.converse(task, messages, deadline);
     try {
       return this.read(second, task);
     } catch (error) {
@@ -105,15 +121,28 @@ export class BedrockConverse {
     };
   }
 
-  private async converse(task: StructuredTask<unknown>, messages: Message[]): Promise<ConverseCommandOutput> {
+  private async converse(
+    task: StructuredTask<unknown>,
+    messages: Message[],
+    deadline: AbortSignal,
+  ): Promise<ConverseCommandOutput> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.client.send(new ConverseCommand(this.commandInput(task, messages)));
+        if (deadline.aborted) throw deadline.reason;
+        const command = new ConverseCommand(this.commandInput(task, messages));
+        return await this.client.send(command, { abortSignal: deadline });
       } catch (error) {
+        if (deadline.aborted) throw this.timedOut(error);
+        const misconfigured = modelProblem(error, this.options.modelId);
+        if (misconfigured) throw misconfigured;
         const kind = classify(error);
         const name = errorName(error);
         if (kind !== 'fatal' && attempt < this.maxRetries) {
-          await sleep(backoffMs(attempt, this.baseDelayMs, this.maxDelayMs));
+          await sleep(backoffMs(attempt, this.baseDelayMs, this.maxDelayMs), undefined, {
+            signal: deadline,
+          }).catch((aborted: unknown) => {
+            throw this.timedOut(aborted);
+          });
           continue;
         }
         const tries = attempt + 1;
@@ -129,6 +158,17 @@ export class BedrockConverse {
         });
       }
     }
+  }
+
+  private timedOut(cause: unknown): ProviderTimedOutError {
+    const seconds = Math.round(this.timeoutMs / 100) / 10;
+    return new ProviderTimedOutError(
+      `Bedrock call to ${this.name} gave no answer within ${seconds} s`,
+      this.timeoutMs,
+      {
+        cause,
+      },
+    );
   }
 
   private read<T>(response: ConverseCommandOutput, task: StructuredTask<T>): T {

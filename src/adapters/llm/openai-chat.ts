@@ -1,4 +1,8 @@
-import { GenerationFailedError, ProviderThrottledError } from '../../ports/generation-errors.ts';
+import {
+  GenerationFailedError,
+  ProviderThrottledError,
+  ProviderTimedOutError,
+} from '../../ports/generation-errors.ts';
 import { isRecord } from './model-output.ts';
 import { backoffMs, retryAfterMs, sleep } from './retry.ts';
 import type { StructuredTask } from './structured-task.ts';
@@ -17,6 +21,11 @@ export interface OpenAiChatOptions {
   maxRetries?: number;
   /** Limit for one attempt. Default 5 min: local CPU servers take minutes for a long transcript. */
   timeoutMs?: number;
+  /**
+   * Limit for the whole generation (every attempt, the waits between them, the re-ask), for callers
+   * that must answer in time (Ask). Unset: only each attempt is limited.
+   */
+  totalTimeoutMs?: number;
   /** First backoff step; doubles each retry, with jitter. Default 1 s. */
   baseDelayMs?: number;
   /**
@@ -67,8 +76,10 @@ export class OpenAiChat {
   }
 
   async run<T>(task: StructuredTask<T>): Promise<T> {
+    const { totalTimeoutMs } = this.options;
+    const deadline = totalTimeoutMs === undefined ? undefined : AbortSignal.timeout(totalTimeoutMs);
     const messages: ChatMessage[] = [{ role: 'user', content: task.user }];
-    const first = await this.complete(task, messages);
+    const first = await this.complete(task, messages, deadline);
     try {
       return read(first, task);
     } catch (error) {
@@ -81,7 +92,7 @@ export class OpenAiChat {
         },
       );
     }
-    const second = await this.complete(task, messages);
+    const second = await this.complete(task, messages, deadline);
     try {
       return read(second, task);
     } catch (error) {
@@ -92,11 +103,16 @@ export class OpenAiChat {
     }
   }
 
-  private async complete(task: StructuredTask<unknown>, messages: ChatMessage[]): Promise<Answer> {
+  private async complete(
+    task: StructuredTask<unknown>,
+    messages: ChatMessage[],
+    deadline: AbortSignal | undefined,
+  ): Promise<Answer> {
     const maxRetries = this.options.maxRetries ?? 3;
     let downgraded = false;
     for (let attempt = 0; ; ) {
-      const outcome = await this.attempt(task, messages);
+      if (deadline?.aborted) throw this.timedOut();
+      const outcome = await this.attempt(task, messages, deadline);
       if ('content' in outcome) return outcome;
       if ('schemaRefused' in outcome) {
         // Older servers refuse `json_schema` with a 400; JSON mode plus the schema in the prompt still works.
@@ -110,7 +126,9 @@ export class OpenAiChat {
       const wait =
         outcome.retryAfterMs ?? backoffMs(attempt, this.options.baseDelayMs ?? 1000, this.maxDelayMs());
       if (attempt >= maxRetries || wait > this.maxDelayMs()) throw this.giveUp(outcome, attempt + 1, wait);
-      await sleep(wait);
+      await sleep(wait, undefined, deadline ? { signal: deadline } : {}).catch(() => {
+        throw this.timedOut();
+      });
       attempt++;
     }
   }
@@ -118,16 +136,19 @@ export class OpenAiChat {
   private async attempt(
     task: StructuredTask<unknown>,
     messages: ChatMessage[],
+    deadline: AbortSignal | undefined,
   ): Promise<Answer | Failure | SchemaRefusal> {
+    const perAttempt = AbortSignal.timeout(this.options.timeoutMs ?? 300_000);
     let response: Response;
     try {
       response = await fetch(this.endpoint, {
         method: 'POST',
         headers: this.headers(),
         body: JSON.stringify(this.body(task, messages)),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 300_000),
+        signal: deadline ? AbortSignal.any([perAttempt, deadline]) : perAttempt,
       });
     } catch (error) {
+      if (deadline?.aborted) throw this.timedOut();
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
       return { kind: 'transient', reason: timedOut ? 'timed out' : 'could not be reached' };
     }
@@ -186,6 +207,11 @@ export class OpenAiChat {
     return failure.kind === 'throttled'
       ? new ProviderThrottledError(message)
       : new GenerationFailedError(message);
+  }
+
+  private timedOut(): ProviderTimedOutError {
+    const limit = this.options.totalTimeoutMs ?? 0;
+    return new ProviderTimedOutError(`${this.where()} gave no answer within ${limit / 1000} s`, limit);
   }
 
   private maxDelayMs(): number {
