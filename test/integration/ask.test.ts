@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BedrockAnswerEngine } from '../../src/adapters/llm/bedrock-answer.ts';
 import { getAskServices } from '../../src/ask-services.ts';
 import { ensureAskFixtures } from '../fixtures/ask/generate.ts';
 import { FakeConverseClient, invalidRequest, throttled, toolUseResponse } from '../fixtures/llm/converse.ts';
 import type { Api } from '../support/api.ts';
-import { startBedrockStandIn } from '../support/bedrock-stand-in.ts';
+import { standInClient, startBedrockStandIn } from '../support/bedrock-stand-in.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { findEverywhere } from '../support/storage.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
@@ -213,12 +212,7 @@ describe('Ask over HTTP on the local runtime', () => {
     const askServices = getAskServices();
     const local = askServices.answers;
     const bedrock = await startBedrockStandIn();
-    const client = new BedrockRuntimeClient({
-      endpoint: bedrock.endpoint,
-      region: 'us-east-1',
-      maxAttempts: 1,
-      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'stand-in-secret' },
-    });
+    const client = standInClient(bedrock);
     const modelId = 'us.anthropic.claude-sonnet-4-6';
     const question = { question: 'How big is the marketing budget?' };
     try {

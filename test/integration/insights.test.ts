@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BedrockInsightsEngine } from '../../src/adapters/llm/bedrock-insights.ts';
 import { insightsContent } from '../../src/domain/insights.ts';
@@ -8,7 +7,7 @@ import { GenerationFailedError } from '../../src/ports/generation-errors.ts';
 import type { InsightsEngine } from '../../src/ports/insights-engine.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import type { Api } from '../support/api.ts';
-import { startBedrockStandIn } from '../support/bedrock-stand-in.ts';
+import { standInClient, startBedrockStandIn } from '../support/bedrock-stand-in.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
@@ -107,12 +106,7 @@ describe('Insights over HTTP on the local runtime', () => {
     const services = getGenerationServices();
     const working = services.insights;
     const bedrock = await startBedrockStandIn();
-    const client = new BedrockRuntimeClient({
-      endpoint: bedrock.endpoint,
-      region: 'us-east-1',
-      maxAttempts: 1,
-      credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'stand-in-secret' },
-    });
+    const client = standInClient(bedrock);
     bedrock.replies.push({
       error: 'ValidationException',
       status: 400,

@@ -1,5 +1,6 @@
 import { createServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 
 /** One Converse reply: an AWS error (restJson1: status, `x-amzn-ErrorType`, `{ message }`), a body, or none. */
 export type ConverseReply =
@@ -60,5 +61,15 @@ export async function startBedrockStandIn(): Promise<BedrockStandIn> {
       new Promise<void>((resolve) => {
         server.close(() => resolve());
       }),
+  });
+}
+
+/** The real Bedrock Runtime client pointed at a stand-in (one attempt: the tests script every reply). */
+export function standInClient(standIn: Pick<BedrockStandIn, 'endpoint'>): BedrockRuntimeClient {
+  return new BedrockRuntimeClient({
+    endpoint: standIn.endpoint,
+    region: 'us-east-1',
+    maxAttempts: 1,
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'stand-in-secret' },
   });
 }
