@@ -122,3 +122,21 @@ export function isSameAttempt(job: Job, held: Job): boolean {
 export function isHeld(job: Job, now: number): boolean {
   return job.status === 'processing' && (job.lease_expires_at ?? 0) > now;
 }
+
+/**
+ * The number that names one run of a job outside the service (an Amazon Transcribe job name, its
+ * output key): the job's creation time and its attempt. Unlike the attempt alone it is never reused
+ * when a job is deleted and made again, so a late event of a deleted job's run matches nothing.
+ * Below 2^53 until the year 2255 with up to 999 attempts.
+ */
+export function runNumber(job: Pick<Job, 'created_at' | 'attempts'>): number {
+  return job.created_at * RUNS_PER_MS + job.attempts;
+}
+
+/** Whether `run` names this run of the job (run numbers from before they existed were the bare attempt). */
+export function isRun(job: Pick<Job, 'created_at' | 'attempts'>, run: number): boolean {
+  return run < LEGACY_RUN_LIMIT ? run === job.attempts : run === runNumber(job);
+}
+
+const RUNS_PER_MS = 1000;
+const LEGACY_RUN_LIMIT = 1_000_000_000_000;

@@ -9,7 +9,7 @@ import {
 } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { UnreadableAudioError } from './errors.ts';
-import { type Job, TRANSCRIPTION_STAGES } from './job.ts';
+import { isRun, type Job, runNumber, TRANSCRIPTION_STAGES } from './job.ts';
 import { holdJob } from './job-hold.ts';
 import { claimJob, completeJob, failJob, releaseJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
@@ -79,7 +79,7 @@ export async function runTranscription(
 
   if (isBatchEngine(deps.speech)) {
     try {
-      await deps.speech.start({ accountId, noteId, attempt: claimed.attempts, hints: hintsOf(note) });
+      await deps.speech.start({ accountId, noteId, attempt: runNumber(claimed), hints: hintsOf(note) });
     } catch (error) {
       // Not started: the queue's next delivery must be able to claim the job at once.
       await releaseJob(deps, claimed, TRANSCRIPTION_STAGES.queued);
@@ -180,7 +180,7 @@ async function settleBatchJob(
     deps.notes.getNote(accountId, noteId),
     deps.notes.getJob(accountId, noteId, 'transcription'),
   ]);
-  if (!note || !job || job.status !== 'processing' || job.attempts !== attempt) return 'skipped';
+  if (!note || !job || job.status !== 'processing' || !isRun(job, attempt)) return 'skipped';
   if (!ended.succeeded) {
     const reason = `Speech recognition failed: ${ended.failureReason ?? 'no reason given'}.`;
     if (ended.permanent) return failUnreadable(deps, note, job, reason);

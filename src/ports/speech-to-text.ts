@@ -61,7 +61,10 @@ export interface BatchSpeechToText {
 export interface BatchRecognitionJob {
   accountId: string;
   noteId: string;
-  /** The job attempt it belongs to: an event of an earlier attempt is ignored. */
+  /**
+   * The run of the job it belongs to (runNumber: creation time and attempt), so an event of an
+   * earlier attempt, or of a job deleted and made again, is ignored.
+   */
   attempt: number;
   hints?: RecognitionHints;
 }

@@ -6,6 +6,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as transcriptionCompleted } from '../../functions/transcriptionCompleted.ts';
 import { TranscribeSpeechToText } from '../../src/adapters/transcribe/transcribe-speech-to-text.ts';
+import { runNumber } from '../../src/domain/job.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { getWorkerServices } from '../../src/worker-services.ts';
@@ -64,6 +65,13 @@ async function uploadedNote(): Promise<{ accountId: string; noteId: string }> {
 
 const invoke = (event: unknown) => transcriptionCompleted(event, {} as Context);
 
+/** The Transcribe job name of a note's current run (its job's creation time and attempt). */
+async function jobName(accountId: string, noteId: string, attempts?: number): Promise<string> {
+  const job = await getWorkerServices().notes.getJob(accountId, noteId, 'transcription');
+  if (!job) throw new Error('the note has no transcription job');
+  return `${PREFIX}${accountId}.${noteId}.${runNumber({ ...job, attempts: attempts ?? job.attempts })}`;
+}
+
 describe('transcription through Amazon Transcribe', () => {
   it('starts a speaker-labelled job for the upload and finishes the note from the completion event', async () => {
     const { accountId, noteId } = await uploadedNote();
@@ -74,9 +82,11 @@ describe('transcription through Amazon Transcribe', () => {
     });
     expect(outcome).toBe('started');
     const audioKey = `accounts/${accountId}/notes/${noteId}/audio`;
-    const outputKey = `accounts/${accountId}/notes/${noteId}/transcribe-output-1.json`;
+    const name = await jobName(accountId, noteId);
+    const run = name.split('.').at(-1);
+    const outputKey = `accounts/${accountId}/notes/${noteId}/transcribe-output-${run}.json`;
     expect(started.at(-1)).toMatchObject({
-      TranscriptionJobName: `${PREFIX}${accountId}.${noteId}.1`,
+      TranscriptionJobName: name,
       Media: { MediaFileUri: `s3://${runtime.info.bucket_name}/${audioKey}` },
       OutputBucketName: runtime.info.bucket_name,
       OutputKey: outputKey,
@@ -91,7 +101,7 @@ describe('transcription through Amazon Transcribe', () => {
       outputKey,
       JSON.parse(await readFile(join(FIXTURES, 'two-speakers.json'), 'utf8')),
     );
-    await invoke(await fixtureEvent('event-completed.json', `${PREFIX}${accountId}.${noteId}.1`));
+    await invoke(await fixtureEvent('event-completed.json', name));
 
     const done = await api('GET', `/v1/notes/${noteId}/transcription`);
     expect(done.status).toBe(200);
@@ -105,7 +115,7 @@ describe('transcription through Amazon Transcribe', () => {
     ]);
 
     // A duplicate delivery of the same event changes nothing.
-    await invoke(await fixtureEvent('event-completed.json', `${PREFIX}${accountId}.${noteId}.1`));
+    await invoke(await fixtureEvent('event-completed.json', name));
     expect((await api('GET', `/v1/notes/${noteId}/transcription`)).body).toEqual(done.body);
   });
 
@@ -121,6 +131,7 @@ describe('transcription through Amazon Transcribe', () => {
   it('ignores the event of an earlier attempt', async () => {
     const { accountId, noteId } = await uploadedNote();
     await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    const first = await jobName(accountId, noteId);
     // While Transcribe works on attempt 1, a redelivered message leaves it alone...
     expect(await runTranscription(getWorkerServices(), { accountId, noteId })).toBe('skipped');
     // ...but once its lease has run out (the job never reported back), a redelivery claims
@@ -129,15 +140,33 @@ describe('transcription through Amazon Transcribe', () => {
     await runTranscription({ ...getWorkerServices(), now: later }, { accountId, noteId });
     const job = await getWorkerServices().notes.getJob(accountId, noteId, 'transcription');
     expect(job).toMatchObject({ status: 'processing', attempts: 2 });
-    expect(started.at(-1)?.TranscriptionJobName).toBe(`${PREFIX}${accountId}.${noteId}.2`);
-    await invoke(await fixtureEvent('event-completed.json', `${PREFIX}${accountId}.${noteId}.1`));
+    expect(started.at(-1)?.TranscriptionJobName).toBe(await jobName(accountId, noteId));
+    await invoke(await fixtureEvent('event-completed.json', first));
+    expect((await api('GET', `/v1/notes/${noteId}/transcription`)).status).toBe(202);
+  });
+
+  it('ignores the event of a run of a job that was deleted and made again: attempts start over, run numbers do not', async () => {
+    const { accountId, noteId } = await uploadedNote();
+    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    const deletedRun = await jobName(accountId, noteId);
+    expect((await api('DELETE', `/v1/notes/${noteId}/transcription`)).status).toBe(204);
+    const again = await api('POST', `/v1/notes/${noteId}/transcription`, {
+      body: { title: 'again', content_type: 'audio/wav', size_bytes: 10 },
+    });
+    expect(again.status).toBe(202);
+    await runTranscription(getWorkerServices(), { accountId, noteId });
+    const newRun = await jobName(accountId, noteId);
+    expect((await getWorkerServices().notes.getJob(accountId, noteId, 'transcription'))?.attempts).toBe(1);
+    expect(newRun).not.toBe(deletedRun);
+    expect(started.at(-1)?.TranscriptionJobName).toBe(newRun);
+    await invoke(await fixtureEvent('event-completed.json', deletedRun));
     expect((await api('GET', `/v1/notes/${noteId}/transcription`)).status).toBe(202);
   });
 
   it('fails the job with the provider’s reason, and discards media Transcribe cannot use', async () => {
     const { accountId, noteId } = await uploadedNote();
     await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
-    await invoke(await fixtureEvent('event-failed.json', `${PREFIX}${accountId}.${noteId}.1`));
+    await invoke(await fixtureEvent('event-failed.json', await jobName(accountId, noteId)));
     const failed = await api('GET', `/v1/notes/${noteId}/transcription`);
     expect(failed.status).toBe(409);
     expect(failed.body).toMatchObject({ status: 'failed', note_id: noteId });
