@@ -1,0 +1,283 @@
+/**
+ * The deployed artifacts, run: the stack is synthesised with bundling, each function's asset is
+ * copied alone into a temporary folder and invoked there by Node 22 (Lambda's runtime) with the
+ * events AWS sends, against the project's local stand-ins. Every step runs twice, once through the
+ * bundle (note A) and once through the source handler in this process (note B), and the results
+ * must be the same but for the note's identity, times and signatures.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { type Message, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
+import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
+import { lambdaContext } from '../../src/local/lambda-context.ts';
+import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
+import { speechFixture } from '../support/fixtures.ts';
+import type { UploadTarget } from '../support/transcribe.ts';
+import { httpApiEvent, sqsEvent, transcribeJobStateChange } from './support/aws-events.ts';
+import {
+  type DeployedFunction,
+  deployedFunctions,
+  synthesizeWithBundling,
+} from './support/cloud-assembly.ts';
+import { IsolatedBundle, resultOf, stackEnvironment } from './support/isolated-bundle.ts';
+import { ensureLambdaNode } from './support/node22.ts';
+import {
+  startedJobs,
+  startTranscribeStandIn,
+  type TranscribeStandIn,
+} from './support/transcribe-stand-in.ts';
+
+const TRANSCRIBE_OUTPUTS = resolve(import.meta.dirname, '..', 'fixtures', 'transcribe');
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+let outDir: string;
+let dataDir: string;
+let nodeBinary: string;
+let functions: Map<string, DeployedFunction>;
+let emulators: Emulators;
+let transcribe: TranscribeStandIn;
+let apiKey: string;
+const bundles = new Map<string, IsolatedBundle>();
+
+/** The stand-ins' values for what the template gives as references, and what points the SDK at them. */
+function localWiring(): { values: Record<string, string>; added: Record<string, string> } {
+  const { credentials, endpoints } = emulators;
+  return {
+    values: {
+      NOTES_TABLE_NAME: emulators.tableName,
+      NOTES_BUCKET_NAME: emulators.bucketName,
+      NOTES_TRANSCRIPTION_QUEUE_URL: emulators.queueUrls.transcription,
+      NOTES_GENERATION_QUEUE_URL: emulators.queueUrls.generation,
+    },
+    added: {
+      AWS_REGION: 'us-east-1',
+      AWS_DEFAULT_REGION: 'us-east-1',
+      // The execution role's credentials on Lambda; here the stand-ins' own.
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      NOTES_DYNAMODB_ENDPOINT: endpoints.dynamodb,
+      NOTES_S3_ENDPOINT: endpoints.s3,
+      NOTES_SQS_ENDPOINT: endpoints.sqs,
+      NOTES_LOCAL_ACCESS_KEY_ID: credentials.accessKeyId,
+      NOTES_LOCAL_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      // The SDK's own per-service endpoint setting: no code path of ours differs for the stand-in.
+      AWS_ENDPOINT_URL_TRANSCRIBE: transcribe.baseUrl,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    },
+  };
+}
+
+function environmentOf(name: string): Record<string, string> {
+  const fn = functions.get(name);
+  if (!fn) throw new Error(`no function ${name} in the cloud assembly`);
+  const { values, added } = localWiring();
+  return { ...stackEnvironment(fn, values), ...added, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb) };
+}
+
+async function bundleOf(name: string): Promise<IsolatedBundle> {
+  const existing = bundles.get(name);
+  if (existing) return existing;
+  const fn = functions.get(name);
+  if (!fn) throw new Error(`no function ${name} in the cloud assembly`);
+  const bundle = await IsolatedBundle.copy(fn, nodeBinary);
+  bundles.set(name, bundle);
+  return bundle;
+}
+
+async function viaBundle(name: string, event: unknown): Promise<unknown> {
+  const bundle = await bundleOf(name);
+  return resultOf(await bundle.invoke(event, environmentOf(name)), `bundle ${name}`);
+}
+
+async function viaSource(name: string, event: unknown): Promise<unknown> {
+  const { handler } = (await import(`../../functions/${name}.ts`)) as { handler: Handler };
+  // Through JSON, as the bundle's result crossed a process boundary.
+  const result = await handler(event, lambdaContext(name, randomUUID()));
+  return JSON.parse(JSON.stringify(result ?? null));
+}
+
+/** A result with the note's identity, times and signatures put aside: what must not differ. */
+function comparable(result: unknown, noteId: string): unknown {
+  const text = JSON.stringify(result)
+    .replaceAll(noteId, '<note>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
+    .replace(/(X-Amz-(Date|Signature|Credential|Expires))=[^&"\\]*/g, '$1=<signed>')
+    .replace(/(\\?"(expires_at|created_at|updated_at)\\?":)\d+/g, '$1<time>');
+  return JSON.parse(text);
+}
+
+const noteA = randomUUID();
+const noteB = randomUUID();
+
+/** Runs `build(note)` through the bundle for note A and the source for note B; both must agree. */
+async function bothWays(name: string, build: (noteId: string) => unknown | Promise<unknown>) {
+  const bundled = await viaBundle(name, await build(noteA));
+  const source = await viaSource(name, await build(noteB));
+  expect(comparable(bundled, noteA), `${name}: the bundle's result differs from the source's`).toEqual(
+    comparable(source, noteB),
+  );
+  return { bundled, source };
+}
+
+const rest = (operationId: keyof typeof apiRoutes, noteId: string, body?: unknown) =>
+  httpApiEvent({
+    method: apiRoutes[operationId].method,
+    route: apiRoutes[operationId].path,
+    pathParameters: apiRoutes[operationId].path.includes('{note_id}') ? { note_id: noteId } : {},
+    apiKey,
+    ...(body === undefined ? {} : { body }),
+  });
+
+beforeAll(async () => {
+  outDir = await mkdtemp(join(tmpdir(), 'notes-deployed-assembly-'));
+  dataDir = await mkdtemp(join(tmpdir(), 'notes-deployed-data-'));
+  [nodeBinary] = await Promise.all([ensureLambdaNode(), synthesizeWithBundling(outDir)]);
+  functions = deployedFunctions(outDir);
+  emulators = await startEmulators({
+    dataDir,
+    storagePort: 0,
+    queue: { visibilityTimeoutSeconds: 30, maxReceiveCount: 3 },
+    log: () => undefined,
+  });
+  transcribe = await startTranscribeStandIn();
+  // The source handlers read the same configuration from this process's environment.
+  Object.assign(process.env, environmentOf('transcriptionWorker'), { NOTES_WORK_DIR: join(dataDir, 'work') });
+  const { getServices } = await import('../../src/services.ts');
+  const { createAccount } = await import('../../src/domain/accounts.ts');
+  apiKey = (await createAccount(getServices().accounts, 'deployed-artifacts')).api_key;
+}, 300_000);
+
+afterAll(async () => {
+  await Promise.all([...bundles.values()].map((bundle) => bundle.dispose()));
+  await transcribe?.close();
+  await emulators?.stop();
+  await rm(outDir, { recursive: true, force: true });
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('the deployed bundles on Node 22', () => {
+  it('the cloud assembly has one nodejs22.x function per route and worker, each with its own asset', () => {
+    const expected = [
+      ...Object.keys(apiRoutes),
+      ...Object.keys(publicRoutes),
+      ...Object.keys(queueWorkers),
+      ...Object.keys(eventWorkers),
+    ].sort();
+    expect([...functions.keys()].sort()).toEqual(expected);
+    for (const fn of functions.values()) {
+      expect([fn.name, fn.runtime, fn.handler]).toEqual([fn.name, 'nodejs22.x', 'index.handler']);
+    }
+  });
+});
+
+describe('a recording through the deployed bundles', () => {
+  let uploads: Record<string, UploadTarget>;
+
+  it('REST: the account and an empty list answer as the sources do', async () => {
+    const account = await bothWays('getCurrentAccount', (note) => rest('getCurrentAccount', note));
+    expect(account.bundled).toMatchObject({ statusCode: 200 });
+    const list = await bothWays('listNotes', (note) => rest('listNotes', note));
+    expect(JSON.parse((list.bundled as { body: string }).body)).toMatchObject({ notes: [] });
+  });
+
+  it('REST: submitting a recording answers 202 with a presigned upload, as the source does', async () => {
+    const { file, contentType } = await speechFixture('slt', 'wav');
+    const size = (await readFile(file)).length;
+    const submitted = await bothWays('submitTranscription', (note) =>
+      rest('submitTranscription', note, { title: 'Deployed', content_type: contentType, size_bytes: size }),
+    );
+    expect(submitted.bundled).toMatchObject({ statusCode: 202 });
+    uploads = {
+      [noteA]: JSON.parse((submitted.bundled as { body: string }).body).upload,
+      [noteB]: JSON.parse((submitted.source as { body: string }).body).upload,
+    };
+    for (const upload of Object.values(uploads)) {
+      const put = await fetch(upload.url, {
+        method: upload.method,
+        headers: upload.headers,
+        body: await readFile(file),
+      });
+      expect(put.status).toBe(200);
+    }
+  });
+
+  it('the S3 upload event, through SQS, makes the transcription worker start a Transcribe job', async () => {
+    const messages = await receiveUploadEvents(2);
+    const forNote = (note: string) => {
+      const message = messages.find((m) => m.Body?.includes(note));
+      if (!message) throw new Error(`no upload event for note ${note}`);
+      return sqsEvent([message], emulators.queueArns.transcription);
+    };
+    const worker = await bothWays('transcriptionWorker', forNote);
+    expect(worker.bundled).toEqual({ batchItemFailures: [] });
+    const jobs = startedJobs(transcribe);
+    expect(jobs).toHaveLength(2);
+    expect(jobs[0]).toMatchObject({
+      Media: {
+        MediaFileUri: expect.stringMatching(
+          new RegExp(`^s3://${emulators.bucketName}/accounts/.+/notes/${noteA}/audio$`),
+        ),
+      },
+      OutputBucketName: emulators.bucketName,
+      Settings: { ShowSpeakerLabels: true },
+      LanguageCode: 'en-US',
+    });
+    expect(String(jobs[0]?.TranscriptionJobName)).toMatch(new RegExp(`^notes-dev-.+\\.${noteA}\\.1$`));
+    const pending = await bothWays('getTranscription', (note) => rest('getTranscription', note));
+    expect(pending.bundled).toMatchObject({ statusCode: 202 });
+  });
+
+  it('the Transcribe state-change event makes transcriptionCompleted finish the transcript', async () => {
+    const output = await readFile(join(TRANSCRIBE_OUTPUTS, 'two-speakers.json'), 'utf8');
+    const s3 = new S3Client(localAwsClientConfig(emulators.endpoints.s3, emulators.credentials));
+    // What Transcribe does when the job ends: its document goes where the request said.
+    for (const job of startedJobs(transcribe)) {
+      await s3.send(
+        new PutObjectCommand({
+          Bucket: String(job.OutputBucketName),
+          Key: String(job.OutputKey),
+          Body: output,
+        }),
+      );
+    }
+    s3.destroy();
+    const jobName = (note: string) =>
+      String(
+        startedJobs(transcribe).find((job) => String(job.TranscriptionJobName).includes(note))
+          ?.TranscriptionJobName,
+      );
+    const completed = await bothWays('transcriptionCompleted', (note) =>
+      transcribeJobStateChange(jobName(note), 'COMPLETED'),
+    );
+    expect(completed.bundled).toBeNull();
+    const done = await bothWays('getTranscription', (note) => rest('getTranscription', note));
+    expect(done.bundled).toMatchObject({ statusCode: 200 });
+    expect((done.bundled as { body: string }).body).toContain('Maria');
+  });
+});
+
+/** Receives until `count` upload events are in hand (S3 sends them just after the upload). */
+async function receiveUploadEvents(count: number): Promise<Message[]> {
+  const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
+  const messages: Message[] = [];
+  const deadline = Date.now() + 20_000;
+  while (messages.length < count && Date.now() < deadline) {
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: emulators.queueUrls.transcription,
+        MaxNumberOfMessages: 10,
+        WaitTimeSeconds: 1,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    );
+    messages.push(...Messages);
+  }
+  sqs.destroy();
+  return messages;
+}
