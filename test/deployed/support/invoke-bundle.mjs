@@ -4,7 +4,8 @@
  * stdout line after a marker (the lines before are the handler's own logs). Plain JavaScript, no
  * imports but Node's: nothing of the repository may be loaded besides the bundle.
  *
- * Usage: node invoke-bundle.mjs <asset dir> <function name> <timeout ms> < event.json
+ * Usage: node invoke-bundle.mjs <asset dir> <function name> <timeout ms> [load] < event.json
+ * With `load`, the bundle is only imported (what a cold start does) and the handler's type reported.
  */
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 
 export const RESULT_MARKER = '@@notes-invoke-result@@';
 
-const [assetDir, functionName, timeoutArg] = process.argv.slice(2);
+const [assetDir, functionName, timeoutArg, mode] = process.argv.slice(2);
 const timeoutMs = Number(timeoutArg);
 
 async function readStdin() {
@@ -45,7 +46,7 @@ try {
   // Lambda's handler setting is `index.handler`.
   const { handler } = await import(pathToFileURL(join(assetDir, 'index.mjs')).href);
   if (typeof handler !== 'function') throw new Error('index.mjs exports no function named handler');
-  const result = await handler(event, lambdaContext());
+  const result = mode === 'load' ? typeof handler : await handler(event, lambdaContext());
   outcome = { ok: true, result: result ?? null };
 } catch (error) {
   outcome = {

@@ -40,6 +40,15 @@ export class IsolatedBundle {
 
   /** Invokes the handler with `event`, the environment being what Lambda would give the function. */
   invoke(event: unknown, environment: Record<string, string>): Promise<Outcome> {
+    return this.run(event, environment, []);
+  }
+
+  /** Only imports the bundle, as a cold start does; the result is the handler's `typeof`. */
+  load(environment: Record<string, string>): Promise<Outcome> {
+    return this.run({}, environment, ['load']);
+  }
+
+  private run(event: unknown, environment: Record<string, string>, mode: string[]): Promise<Outcome> {
     const scratch = join(this.root, 'tmp');
     const args = [
       '--permission',
@@ -49,6 +58,7 @@ export class IsolatedBundle {
       this.assetDir,
       this.name,
       String(this.timeoutMs),
+      ...mode,
     ];
     const env = {
       ...environment,
