@@ -17,6 +17,7 @@ import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
 import { lambdaContext } from '../../src/local/lambda-context.ts';
 import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
+import { type BedrockStandIn, type ConverseReply, startBedrockStandIn } from '../support/bedrock-stand-in.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import type { UploadTarget } from '../support/transcribe.ts';
 import { httpApiEvent, sqsEvent, transcribeJobStateChange } from './support/aws-events.ts';
@@ -43,6 +44,7 @@ let nodeBinary: string;
 let functions: Map<string, DeployedFunction>;
 let emulators: Emulators;
 let transcribe: TranscribeStandIn;
+let bedrock: BedrockStandIn;
 let apiKey: string;
 const bundles = new Map<string, IsolatedBundle>();
 
@@ -69,6 +71,7 @@ function localWiring(): { values: Record<string, string>; added: Record<string, 
       NOTES_LOCAL_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       // The SDK's own per-service endpoint setting: no code path of ours differs for the stand-in.
       AWS_ENDPOINT_URL_TRANSCRIBE: transcribe.baseUrl,
+      NOTES_BEDROCK_ENDPOINT: bedrock.endpoint,
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
   };
@@ -152,6 +155,7 @@ beforeAll(async () => {
     log: () => undefined,
   });
   transcribe = await startTranscribeStandIn();
+  bedrock = await startBedrockStandIn();
   // The source handlers read the same configuration from this process's environment.
   Object.assign(process.env, environmentOf('transcriptionWorker'), { NOTES_WORK_DIR: join(dataDir, 'work') });
   const { getServices } = await import('../../src/services.ts');
@@ -162,6 +166,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([...bundles.values()].map((bundle) => bundle.dispose()));
   await transcribe?.close();
+  await bedrock?.close();
   await emulators?.stop();
   await rm(outDir, { recursive: true, force: true });
   await rm(dataDir, { recursive: true, force: true });
@@ -223,13 +228,10 @@ describe('a recording through the deployed bundles', () => {
   });
 
   it('the S3 upload event, through SQS, makes the transcription worker start a Transcribe job', async () => {
-    const messages = await receiveUploadEvents(2);
-    const forNote = (note: string) => {
-      const message = messages.find((m) => m.Body?.includes(note));
-      if (!message) throw new Error(`no upload event for note ${note}`);
-      return sqsEvent([message], emulators.queueArns.transcription);
-    };
-    const worker = await bothWays('transcriptionWorker', forNote);
+    const messages = await receiveMessages(emulators.queueUrls.transcription, 2);
+    const worker = await bothWays('transcriptionWorker', (note) =>
+      sqsEvent([messageFor(messages, note)], emulators.queueArns.transcription),
+    );
     expect(worker.bundled).toEqual({ batchItemFailures: [] });
     const jobs = startedJobs(transcribe);
     expect(jobs).toHaveLength(2);
@@ -274,18 +276,99 @@ describe('a recording through the deployed bundles', () => {
     const done = await bothWays('getTranscription', (note) => rest('getTranscription', note));
     expect(done.bundled).toMatchObject({ statusCode: 200 });
     expect((done.bundled as { body: string }).body).toContain('Maria');
+    transcript = JSON.parse((done.bundled as { body: string }).body);
+  });
+
+  it('Insights: the request queues the work; the generation worker asks Bedrock over HTTP/2 and stores them', async () => {
+    const queued = await bothWays('generateInsights', (note) => rest('generateInsights', note, {}));
+    expect(queued.bundled).toMatchObject({ statusCode: 202 });
+    const messages = await receiveMessages(emulators.queueUrls.generation, 2);
+    const modelOutput = converseToolUse(transcript);
+    // Enough good answers for however many Converse calls one generation makes.
+    bedrock.replies.push(...Array.from({ length: 8 }, () => modelOutput));
+    const worker = await bothWays('generationWorker', (note) =>
+      sqsEvent([messageFor(messages, note)], emulators.queueArns.generation),
+    );
+    expect(worker.bundled).toEqual({ batchItemFailures: [] });
+    const model = String(functions.get('generationWorker')?.environment.NOTES_BEDROCK_MODEL_ID);
+    expect(bedrock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(bedrock.calls)).toEqual(new Set([`/model/${model}/converse`]));
+    bedrock.replies.length = 0;
+    const insights = await bothWays('getInsights', (note) => rest('getInsights', note));
+    expect(insights.bundled, JSON.stringify(insights.bundled)).toMatchObject({ statusCode: 200 });
+    expect((insights.bundled as { body: string }).body).toContain('Friday');
   });
 });
 
-/** Receives until `count` upload events are in hand (S3 sends them just after the upload). */
-async function receiveUploadEvents(count: number): Promise<Message[]> {
+/** The completed transcript of note A, which the Insights' citations must point into. */
+let transcript: { conversation_segments: Array<{ start_ms: number; end_ms: number }>; duration_ms: number };
+
+/** A Converse answer in AWS's shape: the forced `record_insights` tool call, citing the transcript's lines. */
+function converseToolUse(source: typeof transcript): ConverseReply {
+  const [first, ...rest] = source.conversation_segments;
+  if (!first) throw new Error('the transcript has no segments to cite');
+  const cite = [first.start_ms];
+  const body = {
+    output: {
+      message: {
+        role: 'assistant',
+        content: [
+          {
+            toolUse: {
+              toolUseId: 'tooluse_deployed_artifacts_1',
+              name: 'record_insights',
+              input: {
+                summary: {
+                  text: 'Maria and a colleague confirm Friday and the draft with budget numbers.',
+                  citations: cite,
+                },
+                key_points: [
+                  {
+                    text: 'The draft and the budget numbers come on Friday.',
+                    citations: [rest[0]?.start_ms ?? first.start_ms],
+                  },
+                ],
+                topics: [{ label: 'Friday meeting', citations: cite }],
+                action_items: [
+                  {
+                    text: 'Bring the draft and the budget numbers.',
+                    owner: null,
+                    due_date: null,
+                    citations: cite,
+                  },
+                ],
+                decisions: [],
+                open_questions: [],
+                chapters: [{ title: 'Planning', start_ms: first.start_ms, end_ms: source.duration_ms }],
+                speakers: [],
+              },
+            },
+          },
+        ],
+      },
+    },
+    stopReason: 'tool_use',
+    usage: { inputTokens: 900, outputTokens: 200, totalTokens: 1100 },
+    metrics: { latencyMs: 1200 },
+  };
+  return { output: body };
+}
+
+function messageFor(messages: Message[], note: string): Message {
+  const message = messages.find((m) => m.Body?.includes(note));
+  if (!message) throw new Error(`no message for note ${note}`);
+  return message;
+}
+
+/** Receives until `count` messages are in hand (S3 sends its events just after the upload). */
+async function receiveMessages(queueUrl: string, count: number): Promise<Message[]> {
   const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
   const messages: Message[] = [];
   const deadline = Date.now() + 20_000;
   while (messages.length < count && Date.now() < deadline) {
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({
-        QueueUrl: emulators.queueUrls.transcription,
+        QueueUrl: queueUrl,
         MaxNumberOfMessages: 10,
         WaitTimeSeconds: 1,
         MessageSystemAttributeNames: ['All'],

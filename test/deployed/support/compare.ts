@@ -8,6 +8,6 @@ export function comparable(result: unknown, noteId: string): unknown {
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>')
     .replace(/\d{8}T\d{6}Z/g, '<time>')
     .replace(/(X-Amz-(Date|Signature|Credential|Expires))=[^&"\\]*/g, '$1=<signed>')
-    .replace(/(\\?"(expires_at|created_at|updated_at)\\?":)\d+/g, '$1<time>');
+    .replace(/(\\?"\w+_at\\?":)\d+/g, '$1<time>');
   return JSON.parse(text);
 }
