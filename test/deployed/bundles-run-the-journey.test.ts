@@ -124,12 +124,16 @@ async function viaSource(name: string, event: unknown): Promise<unknown> {
 const noteA = randomUUID();
 const noteB = randomUUID();
 
-/** Runs `build(note)` through the bundle for note A and the source for note B; both must agree. */
-async function bothWays(name: string, build: (noteId: string) => unknown | Promise<unknown>) {
-  const bundled = await viaBundle(name, await build(noteA));
-  const source = await viaSource(name, await build(noteB));
-  expect(comparable(bundled, noteA), `${name}: the bundle's result differs from the source's`).toEqual(
-    comparable(source, noteB),
+/** Runs `build(note)` through the bundle for one note and the source for another; both must agree. */
+async function bothWays(
+  name: string,
+  build: (noteId: string) => unknown | Promise<unknown>,
+  [forBundle, forSource]: readonly [string, string] = [noteA, noteB],
+) {
+  const bundled = await viaBundle(name, await build(forBundle));
+  const source = await viaSource(name, await build(forSource));
+  expect(comparable(bundled, forBundle), `${name}: the bundle's result differs from the source's`).toEqual(
+    comparable(source, forSource),
   );
   return { bundled, source };
 }
@@ -197,8 +201,6 @@ describe('the deployed bundles on Node 22', () => {
 });
 
 describe('a recording through the deployed bundles', () => {
-  let uploads: Record<string, UploadTarget>;
-
   it('REST: the account and an empty list answer as the sources do', async () => {
     const account = await bothWays('getCurrentAccount', (note) => rest('getCurrentAccount', note));
     expect(account.bundled).toMatchObject({ statusCode: 200 });
@@ -207,24 +209,8 @@ describe('a recording through the deployed bundles', () => {
   });
 
   it('REST: submitting a recording answers 202 with a presigned upload, as the source does', async () => {
-    const { file, contentType } = await speechFixture('slt', 'wav');
-    const size = (await readFile(file)).length;
-    const submitted = await bothWays('submitTranscription', (note) =>
-      rest('submitTranscription', note, { title: 'Deployed', content_type: contentType, size_bytes: size }),
-    );
+    const submitted = await submitAndUpload([noteA, noteB]);
     expect(submitted.bundled).toMatchObject({ statusCode: 202 });
-    uploads = {
-      [noteA]: JSON.parse((submitted.bundled as { body: string }).body).upload,
-      [noteB]: JSON.parse((submitted.source as { body: string }).body).upload,
-    };
-    for (const upload of Object.values(uploads)) {
-      const put = await fetch(upload.url, {
-        method: upload.method,
-        headers: upload.headers,
-        body: await readFile(file),
-      });
-      expect(put.status).toBe(200);
-    }
   });
 
   it('the S3 upload event, through SQS, makes the transcription worker start a Transcribe job', async () => {
@@ -299,6 +285,49 @@ describe('a recording through the deployed bundles', () => {
     expect((insights.bundled as { body: string }).body).toContain('Friday');
   });
 });
+
+describe('a recording whose transcription keeps failing', () => {
+  const notes = [randomUUID(), randomUUID()] as const;
+
+  it('the dead-letter bundle ends the job as failed when the upload event reaches the dead-letter queue', async () => {
+    await submitAndUpload(notes);
+    const messages = await receiveMessages(emulators.queueUrls.transcription, 2);
+    // The same message, as Lambda delivers it from the dead-letter queue after the last receive.
+    const deadLetter = await bothWays(
+      'transcriptionDeadLetter',
+      (note) => sqsEvent([messageFor(messages, note)], emulators.queueArns.transcriptionDlq),
+      notes,
+    );
+    expect(deadLetter.bundled).toEqual({ batchItemFailures: [] });
+    const failed = await bothWays('getTranscription', (note) => rest('getTranscription', note), notes);
+    expect(JSON.parse((failed.bundled as { body: string }).body)).toMatchObject({
+      status: 'failed',
+      detail: expect.stringMatching(/Submit the note again/),
+    });
+  });
+});
+
+/** Submits a recording for both notes (bundle, source) and uploads its bytes to the presigned URLs. */
+async function submitAndUpload(notes: readonly [string, string]) {
+  const { file, contentType } = await speechFixture('slt', 'wav');
+  const audio = await readFile(file);
+  const submitted = await bothWays(
+    'submitTranscription',
+    (note) =>
+      rest('submitTranscription', note, {
+        title: 'Deployed',
+        content_type: contentType,
+        size_bytes: audio.length,
+      }),
+    notes,
+  );
+  for (const result of [submitted.bundled, submitted.source]) {
+    const upload = JSON.parse((result as { body: string }).body).upload as UploadTarget;
+    const put = await fetch(upload.url, { method: upload.method, headers: upload.headers, body: audio });
+    expect(put.status).toBe(200);
+  }
+  return submitted;
+}
 
 /** The completed transcript of note A, which the Insights' citations must point into. */
 let transcript: { conversation_segments: Array<{ start_ms: number; end_ms: number }>; duration_ms: number };
