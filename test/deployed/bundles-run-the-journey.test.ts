@@ -109,9 +109,14 @@ async function bundleOf(name: string): Promise<IsolatedBundle> {
   return bundle;
 }
 
+/** What the bundles wrote to stdout and stderr (CloudWatch Logs on AWS), for the log hygiene check. */
+const bundleLogs: string[] = [];
+
 async function viaBundle(name: string, event: unknown): Promise<unknown> {
   const bundle = await bundleOf(name);
-  return resultOf(await bundle.invoke(event, environmentOf(name)), `bundle ${name}`);
+  const outcome = await bundle.invoke(event, environmentOf(name));
+  bundleLogs.push(outcome.logs);
+  return resultOf(outcome, `bundle ${name}`);
 }
 
 async function viaSource(name: string, event: unknown): Promise<unknown> {
@@ -304,6 +309,22 @@ describe('a recording whose transcription keeps failing', () => {
       status: 'failed',
       detail: expect.stringMatching(/Submit the note again/),
     });
+  });
+});
+
+describe('what the bundles log', () => {
+  it('holds no API key, credentials, bearer header or transcript text', () => {
+    const logs = bundleLogs.join('\n');
+    expect(logs).toContain('"level":"INFO"');
+    for (const secret of [
+      apiKey,
+      emulators.credentials.secretAccessKey,
+      'Bearer ',
+      'Maria',
+      'budget numbers',
+    ]) {
+      expect(logs).not.toContain(secret);
+    }
   });
 });
 
