@@ -28,6 +28,7 @@ import {
 } from './support/cloud-assembly.ts';
 import { comparable } from './support/compare.ts';
 import { IsolatedBundle, resultOf, stackEnvironment } from './support/isolated-bundle.ts';
+import { type KmsStandIn, startKmsStandIn } from './support/kms-stand-in.ts';
 import { ensureLambdaNode } from './support/node22.ts';
 import {
   startedJobs,
@@ -45,6 +46,7 @@ let functions: Map<string, DeployedFunction>;
 let emulators: Emulators;
 let transcribe: TranscribeStandIn;
 let bedrock: BedrockStandIn;
+let kms: KmsStandIn;
 let apiKey: string;
 const bundles = new Map<string, IsolatedBundle>();
 
@@ -72,28 +74,30 @@ function localWiring(): { values: Record<string, string>; added: Record<string, 
       // The SDK's own per-service endpoint setting: no code path of ours differs for the stand-in.
       AWS_ENDPOINT_URL_TRANSCRIBE: transcribe.baseUrl,
       NOTES_BEDROCK_ENDPOINT: bedrock.endpoint,
+      AWS_ENDPOINT_URL_KMS: kms.baseUrl,
       POWERTOOLS_METRICS_DISABLED: 'true',
     },
   };
 }
 
 /**
- * The MCP and OAuth functions' references (API URL, KMS key, Cognito issuer and client). No stand-in
- * answers for KMS or Cognito yet, so these functions are only loaded, never invoked, with them.
+ * The MCP and OAuth functions' references: the API's URL, the token key (answered by the KMS
+ * stand-in), the Cognito issuer and client. No Cognito stand-in answers yet: only the functions
+ * that do not contact it (the metadata) are invoked; the others are loaded.
  */
-const LOAD_ONLY_VALUES = {
+const PUBLIC_FUNCTION_VALUES = {
   NOTES_PUBLIC_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com',
   NOTES_OAUTH_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
   NOTES_OIDC_ISSUER: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example',
   NOTES_OIDC_CLIENT_ID: 'example-client-id',
 };
 
-function environmentOf(name: string, extraValues: Record<string, string> = {}): Record<string, string> {
+function environmentOf(name: string): Record<string, string> {
   const fn = functions.get(name);
   if (!fn) throw new Error(`no function ${name} in the cloud assembly`);
   const { values, added } = localWiring();
   return {
-    ...stackEnvironment(fn, { ...values, ...extraValues }),
+    ...stackEnvironment(fn, { ...values, ...PUBLIC_FUNCTION_VALUES }),
     ...added,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(fn.memoryMb),
   };
@@ -165,8 +169,12 @@ beforeAll(async () => {
   });
   transcribe = await startTranscribeStandIn();
   bedrock = await startBedrockStandIn();
+  kms = await startKmsStandIn();
   // The source handlers read the same configuration from this process's environment.
-  Object.assign(process.env, environmentOf('transcriptionWorker'), { NOTES_WORK_DIR: join(dataDir, 'work') });
+  // (The public functions' environment is the shared one plus the OAuth settings.)
+  Object.assign(process.env, environmentOf('oauthMetadata'), {
+    NOTES_WORK_DIR: join(dataDir, 'work'),
+  });
   const { getServices } = await import('../../src/services.ts');
   const { createAccount } = await import('../../src/domain/accounts.ts');
   apiKey = (await createAccount(getServices().accounts, 'deployed-artifacts')).api_key;
@@ -176,6 +184,7 @@ afterAll(async () => {
   await Promise.all([...bundles.values()].map((bundle) => bundle.dispose()));
   await transcribe?.close();
   await bedrock?.close();
+  await kms?.close();
   await emulators?.stop();
   await rm(outDir, { recursive: true, force: true });
   await rm(dataDir, { recursive: true, force: true });
@@ -199,7 +208,7 @@ describe('the deployed bundles on Node 22', () => {
     const loaded: Record<string, unknown> = {};
     for (const name of functions.keys()) {
       const bundle = await bundleOf(name);
-      loaded[name] = resultOf(await bundle.load(environmentOf(name, LOAD_ONLY_VALUES)), `loading ${name}`);
+      loaded[name] = resultOf(await bundle.load(environmentOf(name)), `loading ${name}`);
     }
     expect(loaded).toEqual(Object.fromEntries([...functions.keys()].map((name) => [name, 'function'])));
   });
@@ -288,6 +297,30 @@ describe('a recording through the deployed bundles', () => {
     const insights = await bothWays('getInsights', (note) => rest('getInsights', note));
     expect(insights.bundled, JSON.stringify(insights.bundled)).toMatchObject({ statusCode: 200 });
     expect((insights.bundled as { body: string }).body).toContain('Friday');
+  });
+});
+
+describe('the OAuth metadata through its bundle', () => {
+  const metadataPaths = publicRoutes.oauthMetadata.endpoints.map((endpoint) => endpoint.path);
+
+  it.each(metadataPaths)('GET %s answers as the source does', async (path) => {
+    const event = () => ({
+      ...httpApiEvent({ method: 'GET', route: path, apiKey: '' }),
+      headers: { accept: 'application/json' },
+    });
+    const answered = await bothWays('oauthMetadata', event);
+    expect(answered.bundled).toMatchObject({ statusCode: 200 });
+  });
+
+  it('publishes the KMS key as the token signing key', async () => {
+    const event = { ...httpApiEvent({ method: 'GET', route: '/oauth/jwks', apiKey: '' }), headers: {} };
+    const { body } = (await viaBundle('oauthMetadata', event)) as { body: string };
+    const [key] = (JSON.parse(body) as { keys: Array<Record<string, string>> }).keys;
+    const expected = kms.publicKey.export({ format: 'jwk' });
+    expect(key).toMatchObject({ kty: 'EC', crv: 'P-256', x: expected.x, y: expected.y });
+    expect(
+      kms.received.some((request) => request.headers['x-amz-target'] === 'TrentService.GetPublicKey'),
+    ).toBe(true);
   });
 });
 
