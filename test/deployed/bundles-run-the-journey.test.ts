@@ -147,11 +147,17 @@ async function bothWays(
   return { bundled, source };
 }
 
-const rest = (operationId: keyof typeof apiRoutes, noteId: string, body?: unknown) =>
+/** A REST operation's request for one note (`more`: the route's other path parameters). */
+const rest = (
+  operationId: keyof typeof apiRoutes,
+  noteId: string,
+  body?: unknown,
+  more: Record<string, string> = {},
+) =>
   httpApiEvent({
     method: apiRoutes[operationId].method,
     route: apiRoutes[operationId].path,
-    pathParameters: apiRoutes[operationId].path.includes('{note_id}') ? { note_id: noteId } : {},
+    pathParameters: apiRoutes[operationId].path.includes('{note_id}') ? { note_id: noteId, ...more } : {},
     apiKey,
     ...(body === undefined ? {} : { body }),
   });
@@ -300,6 +306,28 @@ describe('a recording through the deployed bundles', () => {
   });
 });
 
+describe('an artifact through the deployed bundles', () => {
+  it('Epiphany: the request queues the work; the generation worker stores what Bedrock recorded', async () => {
+    const queued = await bothWays('generateNoteArtifact', (note) =>
+      rest('generateNoteArtifact', note, {}, { artifact_kind: 'epiphany' }),
+    );
+    expect(queued.bundled, JSON.stringify(queued.bundled)).toMatchObject({ statusCode: 202 });
+    const messages = await receiveMessages(emulators.queueUrls.generation, 2);
+    const answer = epiphanyToolUse(transcript);
+    bedrock.replies.push(...Array.from({ length: 8 }, () => answer));
+    const worker = await bothWays('generationWorker', (note) =>
+      sqsEvent([messageFor(messages, note)], emulators.queueArns.generation),
+    );
+    expect(worker.bundled).toEqual({ batchItemFailures: [] });
+    bedrock.replies.length = 0;
+    const stored = await bothWays('getNoteArtifact', (note) =>
+      rest('getNoteArtifact', note, undefined, { artifact_kind: 'epiphany' }),
+    );
+    expect(stored.bundled, JSON.stringify(stored.bundled)).toMatchObject({ statusCode: 200 });
+    expect((stored.bundled as { body: string }).body).toContain('An agreed day carries the draft');
+  });
+});
+
 describe('the OAuth metadata through its bundle', () => {
   const metadataPaths = publicRoutes.oauthMetadata.endpoints.map((endpoint) => endpoint.path);
 
@@ -384,57 +412,66 @@ async function submitAndUpload(notes: readonly [string, string]) {
 }
 
 /** The completed transcript of note A, which the Insights' citations must point into. */
-let transcript: { conversation_segments: Array<{ start_ms: number; end_ms: number }>; duration_ms: number };
+let transcript: {
+  conversation_segments: Array<{ start_ms: number; end_ms: number; text: string }>;
+  duration_ms: number;
+};
 
-/** A Converse answer in AWS's shape: the forced `record_insights` tool call, citing the transcript's lines. */
+/** A Converse answer in AWS's shape (the body Bedrock Runtime sends): one forced tool call. */
+function converseToolCall(name: string, input: unknown): ConverseReply {
+  return {
+    output: {
+      output: {
+        message: { role: 'assistant', content: [{ toolUse: { toolUseId: `tooluse_${name}`, name, input } }] },
+      },
+      stopReason: 'tool_use',
+      usage: { inputTokens: 900, outputTokens: 200, totalTokens: 1100 },
+      metrics: { latencyMs: 1200 },
+    },
+  };
+}
+
+/** Insights citing the transcript's lines, as the forced `record_insights` call. */
 function converseToolUse(source: typeof transcript): ConverseReply {
   const [first, ...rest] = source.conversation_segments;
   if (!first) throw new Error('the transcript has no segments to cite');
   const cite = [first.start_ms];
-  const body = {
-    output: {
-      message: {
-        role: 'assistant',
-        content: [
-          {
-            toolUse: {
-              toolUseId: 'tooluse_deployed_artifacts_1',
-              name: 'record_insights',
-              input: {
-                summary: {
-                  text: 'Maria and a colleague confirm Friday and the draft with budget numbers.',
-                  citations: cite,
-                },
-                key_points: [
-                  {
-                    text: 'The draft and the budget numbers come on Friday.',
-                    citations: [rest[0]?.start_ms ?? first.start_ms],
-                  },
-                ],
-                topics: [{ label: 'Friday meeting', citations: cite }],
-                action_items: [
-                  {
-                    text: 'Bring the draft and the budget numbers.',
-                    owner: null,
-                    due_date: null,
-                    citations: cite,
-                  },
-                ],
-                decisions: [],
-                open_questions: [],
-                chapters: [{ title: 'Planning', start_ms: first.start_ms, end_ms: source.duration_ms }],
-                speakers: [],
-              },
-            },
-          },
-        ],
-      },
+  return converseToolCall('record_insights', {
+    summary: {
+      text: 'Maria and a colleague confirm Friday and the draft with budget numbers.',
+      citations: cite,
     },
-    stopReason: 'tool_use',
-    usage: { inputTokens: 900, outputTokens: 200, totalTokens: 1100 },
-    metrics: { latencyMs: 1200 },
-  };
-  return { output: body };
+    key_points: [
+      {
+        text: 'The draft and the budget numbers come on Friday.',
+        citations: [rest[0]?.start_ms ?? first.start_ms],
+      },
+    ],
+    topics: [{ label: 'Friday meeting', citations: cite }],
+    action_items: [
+      { text: 'Bring the draft and the budget numbers.', owner: null, due_date: null, citations: cite },
+    ],
+    decisions: [],
+    open_questions: [],
+    chapters: [{ title: 'Planning', start_ms: first.start_ms, end_ms: source.duration_ms }],
+    speakers: [],
+  });
+}
+
+/** An Epiphany whose evidence quotes the transcript's first line verbatim, as `record_epiphany`. */
+function epiphanyToolUse(source: typeof transcript): ConverseReply {
+  const first = source.conversation_segments[0];
+  if (!first) throw new Error('the transcript has no segments to quote');
+  return converseToolCall('record_epiphany', {
+    ideas: [
+      {
+        title: 'An agreed day carries the draft',
+        connection: 'The meeting day is confirmed in the same breath as the draft and the numbers.',
+        implication: 'If Friday moves, the draft review moves with it.',
+        evidence: [{ start_ms: first.start_ms, quote: first.text }],
+      },
+    ],
+  });
 }
 
 function messageFor(messages: Message[], note: string): Message {
