@@ -286,47 +286,56 @@ describe('a recording through the deployed bundles', () => {
   });
 
   it('Insights: the request queues the work; the generation worker asks Bedrock over HTTP/2 and stores them', async () => {
-    const queued = await bothWays('generateInsights', (note) => rest('generateInsights', note, {}));
-    expect(queued.bundled).toMatchObject({ statusCode: 202 });
-    const messages = await receiveMessages(emulators.queueUrls.generation, 2);
-    const modelOutput = converseToolUse(transcript);
-    // Enough good answers for however many Converse calls one generation makes.
-    bedrock.replies.push(...Array.from({ length: 8 }, () => modelOutput));
-    const worker = await bothWays('generationWorker', (note) =>
-      sqsEvent([messageFor(messages, note)], emulators.queueArns.generation),
+    const calledBefore = bedrock.calls.length;
+    const insights = await generateThroughBundles(
+      'generateInsights',
+      'getInsights',
+      {},
+      converseToolUse(transcript),
     );
-    expect(worker.bundled).toEqual({ batchItemFailures: [] });
     const model = String(functions.get('generationWorker')?.environment.NOTES_BEDROCK_MODEL_ID);
-    expect(bedrock.calls.length).toBeGreaterThanOrEqual(2);
+    expect(bedrock.calls.length).toBeGreaterThan(calledBefore);
     expect(new Set(bedrock.calls)).toEqual(new Set([`/model/${model}/converse`]));
-    bedrock.replies.length = 0;
-    const insights = await bothWays('getInsights', (note) => rest('getInsights', note));
-    expect(insights.bundled, JSON.stringify(insights.bundled)).toMatchObject({ statusCode: 200 });
-    expect((insights.bundled as { body: string }).body).toContain('Friday');
+    expect(insights).toContain('Friday');
+  });
+
+  it('Epiphany: the request queues the work; the generation worker stores what Bedrock recorded', async () => {
+    const more = { artifact_kind: 'epiphany' };
+    const epiphany = await generateThroughBundles(
+      'generateNoteArtifact',
+      'getNoteArtifact',
+      more,
+      epiphanyToolUse(transcript),
+    );
+    expect(epiphany).toContain('An agreed day carries the draft');
   });
 });
 
-describe('an artifact through the deployed bundles', () => {
-  it('Epiphany: the request queues the work; the generation worker stores what Bedrock recorded', async () => {
-    const queued = await bothWays('generateNoteArtifact', (note) =>
-      rest('generateNoteArtifact', note, {}, { artifact_kind: 'epiphany' }),
-    );
-    expect(queued.bundled, JSON.stringify(queued.bundled)).toMatchObject({ statusCode: 202 });
-    const messages = await receiveMessages(emulators.queueUrls.generation, 2);
-    const answer = epiphanyToolUse(transcript);
-    bedrock.replies.push(...Array.from({ length: 8 }, () => answer));
-    const worker = await bothWays('generationWorker', (note) =>
-      sqsEvent([messageFor(messages, note)], emulators.queueArns.generation),
-    );
-    expect(worker.bundled).toEqual({ batchItemFailures: [] });
-    bedrock.replies.length = 0;
-    const stored = await bothWays('getNoteArtifact', (note) =>
-      rest('getNoteArtifact', note, undefined, { artifact_kind: 'epiphany' }),
-    );
-    expect(stored.bundled, JSON.stringify(stored.bundled)).toMatchObject({ statusCode: 200 });
-    expect((stored.bundled as { body: string }).body).toContain('An agreed day carries the draft');
-  });
-});
+/**
+ * Requests a generation (202), hands the queued messages to the generation worker while Bedrock
+ * answers `answer`, and reads the result (200): each step through bundle and source alike.
+ * Returns the bundle's stored result body.
+ */
+async function generateThroughBundles(
+  request: 'generateInsights' | 'generateNoteArtifact',
+  read: 'getInsights' | 'getNoteArtifact',
+  more: Record<string, string>,
+  answer: ConverseReply,
+): Promise<string> {
+  const queued = await bothWays(request, (note) => rest(request, note, {}, more));
+  expect(queued.bundled, JSON.stringify(queued.bundled)).toMatchObject({ statusCode: 202 });
+  const messages = await receiveMessages(emulators.queueUrls.generation, 2);
+  // Enough good answers for however many Converse calls one generation makes.
+  bedrock.replies.push(...Array.from({ length: 8 }, () => answer));
+  const worker = await bothWays('generationWorker', (note) =>
+    sqsEvent([messageFor(messages, note)], emulators.queueArns.generation),
+  );
+  bedrock.replies.length = 0;
+  expect(worker.bundled).toEqual({ batchItemFailures: [] });
+  const stored = await bothWays(read, (note) => rest(read, note, undefined, more));
+  expect(stored.bundled, JSON.stringify(stored.bundled)).toMatchObject({ statusCode: 200 });
+  return (stored.bundled as { body: string }).body;
+}
 
 describe('the OAuth metadata through its bundle', () => {
   const metadataPaths = publicRoutes.oauthMetadata.endpoints.map((endpoint) => endpoint.path);
