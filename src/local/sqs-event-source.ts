@@ -193,7 +193,8 @@ function reportedFailures(
   return failed;
 }
 
-function toSqsRecord(message: Message, queueArn: string, awsRegion: string): SQSRecord {
+/** What Lambda's SQS event source hands a function for one received message. */
+export function toSqsRecord(message: Message, queueArn: string, awsRegion: string): SQSRecord {
   const attributes: Record<string, string> = { ...message.Attributes };
   const record: SQSRecord = {
     messageId: message.MessageId ?? '',
