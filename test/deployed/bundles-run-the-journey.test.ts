@@ -251,7 +251,10 @@ describe('a recording through the deployed bundles', () => {
       Settings: { ShowSpeakerLabels: true },
       LanguageCode: 'en-US',
     });
-    expect(String(jobs[0]?.TranscriptionJobName)).toMatch(new RegExp(`^notes-dev-.+\\.${noteA}\\.1$`));
+    // Named by the run: the job's creation time (ms) × 1000 + its attempt (1).
+    expect(String(jobs[0]?.TranscriptionJobName)).toMatch(
+      new RegExp(`^notes-dev-.+\\.${noteA}\\.\\d{13}001$`),
+    );
     const pending = await bothWays('getTranscription', (note) => rest('getTranscription', note));
     expect(pending.bundled).toMatchObject({ statusCode: 202 });
   });
