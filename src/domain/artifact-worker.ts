@@ -13,14 +13,14 @@ import {
   type PodcastScript,
 } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
-import { type GenerationOutcome, NO_TRANSCRIPTION } from './insights-worker.ts';
+import type { GenerationOutcome } from './insights-worker.ts';
 import { GENERATION_STAGES, type Job } from './job.ts';
 import { holdJob, JobLostError } from './job-hold.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
 import { withScratchDir } from './scratch.ts';
-import { readTranscription } from './stored-results.ts';
+import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
 
 export interface ArtifactWorkerDeps extends DomainDeps {
   artifacts: ArtifactEngine;
@@ -82,12 +82,10 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
         error instanceof GenerationFailedError ? error.message : `The ${kind} could not be generated`;
       return failJob(deps, accountId, noteId, jobKind, `${detail}. ${RETRY_HINT}`, claimed);
     }
-    // Refused: this attempt no longer holds the job: write nothing (a podcast's audio is removed).
+    // Refused: this attempt no longer holds the job: write nothing more (holdJob removes a podcast's
+    // audio if the job is gone).
     if (!(await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now()))) {
-      if (kind === 'podcast' && !(await deps.notes.getJob(accountId, noteId, jobKind))) {
-        await deps.blobs.delete(objectKeys.podcastAudio(accountId, noteId));
-      }
-      return 'skipped';
+      throw new JobLostError();
     }
     await deps.blobs.putJson(key, artifactOf(deps, note, task, content));
     return completeJob(deps, claimed, outputs);

@@ -3,10 +3,10 @@ import type { InsightsEngine } from '../ports/insights-engine.ts';
 import type { DomainDeps } from './deps.ts';
 import { type Insights, insightsContent } from './insights.ts';
 import { GENERATION_STAGES } from './job.ts';
-import { holdJob } from './job-hold.ts';
+import { holdJob, JobLostError } from './job-hold.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import { objectKeys } from './object-keys.ts';
-import { readTranscription } from './stored-results.ts';
+import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
 
 export interface GenerationDeps extends DomainDeps {
   insights: InsightsEngine;
@@ -14,8 +14,6 @@ export interface GenerationDeps extends DomainDeps {
 
 export type GenerationOutcome = 'completed' | 'failed' | 'skipped';
 
-/** Why generation stops when the transcript it starts from is gone or unreadable. */
-export const NO_TRANSCRIPTION = 'The note has no readable transcription any more: transcribe it again';
 const RETRY_HINT = 'Generate the Insights again to retry.';
 
 /**
@@ -66,7 +64,9 @@ export async function runInsights(
       }
       signal.throwIfAborted();
       // Refused: this attempt no longer holds the job: write nothing.
-      if (!(await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now()))) return 'skipped';
+      if (!(await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now()))) {
+        throw new JobLostError();
+      }
       await deps.blobs.putJson(key, content);
       return completeJob(deps, claimed, [key]);
     },

@@ -3,7 +3,7 @@ import { GENERATION_STAGES, type Job, TRANSCRIPTION_STAGES } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { failJob, releaseJob } from './job-transitions.ts';
 import { objectKeys } from './object-keys.ts';
-import { readTranscription } from './stored-results.ts';
+import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
 
 /**
  * A job found in flight when a runtime starts belongs to a run that stopped or died: queued work
@@ -65,13 +65,7 @@ async function requestRun(deps: DomainDeps, job: Job): Promise<void> {
   if (!job.kind.startsWith('artifact:') || job.language) return requestJobRun(deps, job);
   const transcription = await readTranscription(deps, job.account_id, job.note_id);
   if (transcription === 'unreadable') {
-    await failJob(
-      deps,
-      job.account_id,
-      job.note_id,
-      job.kind,
-      'The note has no readable transcription any more',
-    );
+    await failJob(deps, job.account_id, job.note_id, job.kind, NO_TRANSCRIPTION);
     return;
   }
   return requestJobRun(deps, job, transcription.language);

@@ -8,6 +8,12 @@ import { isHeld, isSameAttempt, type Job, type JobKind } from './job.ts';
  * the job.
  */
 
+/** The job without what belongs to a run in progress (its lease, its progress in a stage). */
+function withoutRun(job: Job): Job {
+  const { lease_expires_at: _lease, progress: _progress, ...rest } = job;
+  return rest;
+}
+
 /** How long a claim holds a job without a renewal, when the deps do not say. */
 export const DEFAULT_JOB_LEASE_MS = 60_000;
 
@@ -32,8 +38,7 @@ export async function completeJob(
       return 'skipped';
     }
     if (job.status !== 'processing' || !isSameAttempt(job, held)) return 'skipped';
-    const { lease_expires_at: _released, progress: _progress, ...rest } = job;
-    const done: Job = { ...rest, status: 'completed', stage: 'completed', updated_at: deps.now() };
+    const done: Job = { ...withoutRun(job), status: 'completed', stage: 'completed', updated_at: deps.now() };
     if (await deps.notes.replaceJob(job, done)) return 'completed';
   }
 }
@@ -55,8 +60,13 @@ export async function failJob(
     const job = await deps.notes.getJob(accountId, noteId, kind);
     if (!job || job.status === 'completed' || job.status === 'failed') return 'skipped';
     if (held ? !isSameAttempt(job, held) : isHeld(job, deps.now())) return 'skipped';
-    const { lease_expires_at: _released, progress: _progress, ...rest } = job;
-    const failed: Job = { ...rest, status: 'failed', stage: 'failed', detail, updated_at: deps.now() };
+    const failed: Job = {
+      ...withoutRun(job),
+      status: 'failed',
+      stage: 'failed',
+      detail,
+      updated_at: deps.now(),
+    };
     if (await deps.notes.replaceJob(job, failed)) return 'failed';
   }
 }
@@ -76,9 +86,8 @@ export async function claimJob(
   const job = await deps.notes.getJob(accountId, noteId, kind);
   const now = deps.now();
   if (!job || job.status === 'completed' || job.status === 'failed' || isHeld(job, now)) return null;
-  const { progress: _progress, ...rest } = job;
   const claimed: Job = {
-    ...rest,
+    ...withoutRun(job),
     status: 'processing',
     stage,
     attempts: job.attempts + 1,
@@ -102,8 +111,13 @@ export async function releaseJob(
   for (;;) {
     const current = await deps.notes.getJob(job.account_id, job.note_id, job.kind);
     if (!current || current.status !== job.status || !isSameAttempt(current, job)) return null;
-    const { lease_expires_at: _released, progress: _progress, ...rest } = current;
-    const queued: Job = { ...rest, ...changes, status: 'queued', stage, updated_at: deps.now() };
+    const queued: Job = {
+      ...withoutRun(current),
+      ...changes,
+      status: 'queued',
+      stage,
+      updated_at: deps.now(),
+    };
     if (await deps.notes.replaceJob(current, queued)) return queued;
   }
 }

@@ -23,6 +23,9 @@ import type { Transcription } from './transcript.ts';
 
 export type StoredRead<T> = T | 'unreadable';
 
+/** Why generation stops when the transcript it starts from is gone or unreadable. */
+export const NO_TRANSCRIPTION = 'The note has no readable transcription any more: transcribe it again';
+
 const segment = z.object({
   start_ms: z.number().nonnegative(),
   end_ms: z.number().nonnegative(),

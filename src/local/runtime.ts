@@ -54,8 +54,6 @@ export interface LocalRuntime {
   /** Set only on the first start, when the local account's key was created. */
   newApiKey: string | null;
   info: RuntimeInfo;
-  /** What start-up recovery found in flight from the previous run (see src/domain/job-recovery.ts). */
-  recovered: Record<Resumed, number>;
   /**
    * Stops taking requests, lets running work finish for the drain time, then stops it (each job goes
    * back to `queued`, resumed on the next start) and shuts the stand-ins down.
@@ -146,7 +144,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
   // The queues live in memory: work that was queued or running when the last run stopped is found
   // in the job records and queued again.
-  const recovered = await resumeInterruptedJobs(log);
+  await resumeInterruptedJobs(log);
 
   const info: RuntimeInfo = {
     pid: process.pid,
@@ -165,7 +163,6 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     dataDir,
     newApiKey,
     info,
-    recovered,
     async stop() {
       const closed = new Promise<void>((done) => server.close(() => done()));
       server.closeIdleConnections();
@@ -185,7 +182,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 }
 
 /** Sends again the work of every job left in flight by the previous run; logs one line of totals. */
-async function resumeInterruptedJobs(log: (line: string) => void): Promise<Record<Resumed, number>> {
+async function resumeInterruptedJobs(log: (line: string) => void): Promise<void> {
   const services = getServices();
   const counts: Record<Resumed, number> = {
     requeued: 0,
@@ -211,7 +208,6 @@ async function resumeInterruptedJobs(log: (line: string) => void): Promise<Recor
       `Resumed interrupted work: ${counts.requeued} job(s) queued again, ${counts.upload_found} upload(s) picked up, ${counts.failed} given up`,
     );
   }
-  return counts;
 }
 
 /**

@@ -1,3 +1,5 @@
+import { jitteredBackoff } from '../backoff.ts';
+
 /**
  * When a message whose work failed should come back: exponential in its receive count, bounded, and
  * jittered so that messages throttled together do not all retry together. With the defaults a
@@ -20,7 +22,6 @@ export function retryDelaySeconds(
   random: () => number = Math.random,
 ): number {
   const attempt = Number.isInteger(receiveCount) && receiveCount >= 1 ? receiveCount : 1;
-  const ceiling = Math.min(schedule.maxSeconds, schedule.firstSeconds * 2 ** (attempt - 1));
-  // "Equal jitter": at least half the step, so a retry never comes back at once.
-  return Math.max(1, Math.round(ceiling / 2 + random() * (ceiling / 2)));
+  const delay = jitteredBackoff(attempt - 1, schedule.firstSeconds, schedule.maxSeconds, random);
+  return Math.max(1, Math.round(delay));
 }

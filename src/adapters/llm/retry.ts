@@ -1,14 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jitteredBackoff } from '../../backoff.ts';
 
 export { sleep };
 
-/**
- * Exponential backoff with jitter (half fixed, half random) so that workers hitting the same quota do
- * not retry in step. `attempt` counts from 0 for the first retry.
- */
+/** Exponential backoff with jitter, in milliseconds; `attempt` counts from 0 for the first retry. */
 export function backoffMs(attempt: number, baseDelayMs: number, maxDelayMs: number): number {
-  const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
-  return ceiling / 2 + Math.random() * (ceiling / 2);
+  return jitteredBackoff(attempt, baseDelayMs, maxDelayMs);
 }
 
 /** `Retry-After` (seconds or an HTTP date), or OpenAI's `retry-after-ms`; undefined when absent. */

@@ -3,6 +3,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHead
 import { request as httpsRequest } from 'node:https';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { jitteredBackoff } from '../../backoff.ts';
 import { UnreadableAudioError } from '../../domain/errors.ts';
 import type { RecognitionHints, RecognitionResult, SpeechToText } from '../../ports/speech-to-text.ts';
 import { abortError, throwIfAborted } from '../speech/abort.ts';
@@ -300,13 +301,12 @@ export class OpenAiCompatibleSpeechToText implements SpeechToText {
     return askedMs ?? this.backoffMs(attempt);
   }
 
-  /** Exponential backoff with jitter (half fixed, half random), so workers do not retry in step. */
   private backoffMs(attempt: number): number {
-    const ceiling = Math.min(
+    return jitteredBackoff(
+      attempt,
+      this.options.retryBaseDelayMs ?? 1000,
       this.options.maxRetryDelayMs ?? 60_000,
-      (this.options.retryBaseDelayMs ?? 1000) * 2 ** attempt,
     );
-    return ceiling / 2 + Math.random() * (ceiling / 2);
   }
 
   /** The server's own message, short and without secrets, and the request field it blames, if any. */

@@ -77,29 +77,17 @@ function jsonAuthError(
   const dynamodb = service === 'dynamodb';
   switch (failure.kind) {
     case 'missing':
-      return dynamodb
-        ? {
-            status: 400,
-            type: `${CORAL}MissingAuthenticationTokenException`,
-            message: 'Request is missing Authentication Token',
-          }
-        : {
-            status: 403,
-            type: `${CORAL}MissingAuthenticationToken`,
-            message: 'Request is missing Authentication Token',
-          };
+      return {
+        status: dynamodb ? 400 : 403,
+        type: `${CORAL}${dynamodb ? 'MissingAuthenticationTokenException' : 'MissingAuthenticationToken'}`,
+        message: 'Request is missing Authentication Token',
+      };
     case 'unknown-key':
-      return dynamodb
-        ? {
-            status: 400,
-            type: `${CORAL}UnrecognizedClientException`,
-            message: 'The security token included in the request is invalid.',
-          }
-        : {
-            status: 403,
-            type: `${CORAL}InvalidClientTokenId`,
-            message: 'The security token included in the request is invalid.',
-          };
+      return {
+        status: dynamodb ? 400 : 403,
+        type: `${CORAL}${dynamodb ? 'UnrecognizedClientException' : 'InvalidClientTokenId'}`,
+        message: 'The security token included in the request is invalid.',
+      };
     case 'mismatch':
       return {
         status: dynamodb ? 400 : 403,
