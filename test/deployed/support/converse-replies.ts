@@ -62,6 +62,13 @@ export function epiphanyToolUse(source: TranscriptView): ConverseReply {
   });
 }
 
+/** What the podcast's hosts say, in order. */
+export const podcastLines = [
+  'Welcome back. Today: a short planning call about Friday.',
+  'Maria confirms the day, and the draft comes with it.',
+  'And the budget numbers travel with the draft.',
+] as const;
+
 /** A two-host script retelling the transcript, as `record_podcast_script`. */
 export function podcastToolUse(source: TranscriptView): ConverseReply {
   const { first, second } = segmentsOf(source);
