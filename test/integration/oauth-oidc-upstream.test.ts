@@ -9,6 +9,7 @@ import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { getAccessTokenVerifier } from '../../src/oauth/verifier.ts';
 import { getServices } from '../../src/services.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { consentDecision } from '../support/oauth-forms.ts';
 
 /**
  * The OIDC upstream (Cognito on AWS) against a real OpenID provider: `oidc-provider` plays Cognito's
@@ -225,14 +226,6 @@ function authorizeUrl(clientId: string): string {
   })}`;
 }
 
-function hiddenFields(html: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)) {
-    fields[match[1] as string] = match[2] as string;
-  }
-  return fields;
-}
-
 /** Signs `user` in at the provider through `browser`, approves, exchanges the code: the token's account. */
 async function signInAs(browser: Browser, user: string): Promise<{ accountId: string; consentHtml: string }> {
   nextUser = user;
@@ -244,7 +237,7 @@ async function signInAs(browser: Browser, user: string): Promise<{ accountId: st
   const approved = await browser.open(`${base}/oauth/authorize`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...hiddenFields(consentHtml), action: 'approve' }).toString(),
+    body: consentDecision(consentHtml, 'approve').toString(),
   });
   expect(approved.response.status).toBe(303);
   const back = new URL(approved.response.headers.get('location') ?? '');
