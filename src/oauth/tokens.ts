@@ -51,7 +51,8 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
   }
   const record = redemption.record;
   if (redemption.outcome === 'reused') {
-    await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+    if (await issuedTokens(deps, record))
+      await deps.store.revokeGrant(record.account_id, record.grant_id, now);
     throw new OAuthError(
       'invalid_grant',
       'The authorization code was already used; the tokens issued with it have been revoked',
@@ -76,6 +77,17 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
   return issueTokens(deps, grant, record.scopes, now);
 }
 
+/**
+ * Whether the first exchange of a used code issued tokens, which its reuse then revokes. A step-up code
+ * whose first exchange failed issued none: its grant does not hold the code's scopes yet, and a client
+ * that retries a failed exchange must not lose the grant it already had.
+ */
+async function issuedTokens(deps: OAuthDeps, record: AuthorizationCodeRecord): Promise<boolean> {
+  if (!record.widens_grant) return true;
+  const grant = await deps.store.getGrant(record.account_id, record.grant_id);
+  return grant !== null && record.scopes.every((scope) => grant.scopes.includes(scope));
+}
+
 /** The checks of RFC 6749 section 4.1.3 and RFC 7636 section 4.6, on a code already spent. */
 function checkCodeExchange(form: URLSearchParams, record: AuthorizationCodeRecord, now: number): void {
   const clientId = required(form, 'client_id');
@@ -87,10 +99,7 @@ function checkCodeExchange(form: URLSearchParams, record: AuthorizationCodeRecor
   if (record.client_id !== clientId)
     throw new OAuthError('invalid_grant', 'The authorization code was issued to another client');
   if (record.redirect_uri !== redirectUri) {
-    throw new OAuthError(
-      'invalid_grant',
-      'redirect_uri does not match the one of the authorization request',
-    );
+    throw new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request');
   }
   if (!verifyS256(verifier, record.code_challenge))
     throw new OAuthError('invalid_grant', 'PKCE verification failed (code_verifier)');

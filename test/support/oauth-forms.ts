@@ -13,9 +13,9 @@ export function hiddenFields(html: string): Record<string, string> {
 
 /** The consent page's checkboxes: each scope offered, and whether the page ticked it. */
 export function scopeCheckboxes(html: string): Array<{ scope: string; checked: boolean }> {
-  return [...html.matchAll(/<input type="checkbox" id="[^"]+" name="scope" value="([^"]+)"( checked)?>/g)].map(
-    (match) => ({ scope: match[1] as string, checked: match[2] !== undefined }),
-  );
+  return [
+    ...html.matchAll(/<input type="checkbox" id="[^"]+" name="scope" value="([^"]+)"( checked)?>/g),
+  ].map((match) => ({ scope: match[1] as string, checked: match[2] !== undefined }));
 }
 
 /** The scopes the consent page lists as already granted (a step-up). */
