@@ -154,6 +154,7 @@ export class DynamoOAuthStore implements OAuthStore {
     }
   }
 
+  /** Reads only the account's grants (by sort-key prefix): one per consent, until it expires. */
   async grantsAwaitingStepUp(accountId: string, clientId: string, now: number): Promise<GrantRecord[]> {
     const { pk, skPrefix } = keys.oauthGrantsPrefix(accountId);
     const grants: GrantRecord[] = [];
