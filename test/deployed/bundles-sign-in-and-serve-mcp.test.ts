@@ -18,7 +18,8 @@ import { createApiServer, type LocalRoute } from '../../src/local/api-gateway-ad
 import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { publicRoutes } from '../../src/routes.ts';
 import type { ConverseReply } from '../support/bedrock-stand-in.ts';
-import { Browser, hiddenFields } from '../support/browser.ts';
+import { Browser } from '../support/browser.ts';
+import { consentDecision } from '../support/oauth-forms.ts';
 import { type OidcProviderStandIn, startOidcProviderStandIn } from '../support/oidc-provider-stand-in.ts';
 import { httpApiEvent, sqsEvent, transcribeJobStateChange } from './support/aws-events.ts';
 import { comparable } from './support/compare.ts';
@@ -161,7 +162,7 @@ describe('an MCP client signs a user in through the deployed OAuth bundles', () 
     const approved = await browser.open(`${base}/oauth/authorize`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ ...hiddenFields(consentHtml), action: 'approve' }).toString(),
+      body: consentDecision(consentHtml, 'approve').toString(),
     });
     expect(approved.response.status).toBe(303);
     const back = new URL(approved.response.headers.get('location') ?? '');

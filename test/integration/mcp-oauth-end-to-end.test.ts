@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { consentDecision, heldScopes, hiddenFields, scopeCheckboxes } from '../support/oauth-forms.ts';
 
 /**
  * The issue's "must be shown": the official SDK client, with its OAuth support, against the local
@@ -42,14 +43,6 @@ function loggingFetch(log: RequestLog, who = ''): FetchLike {
   };
 }
 
-function hiddenFields(html: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)) {
-    fields[match[1] as string] = match[2] as string;
-  }
-  return fields;
-}
-
 /**
  * An in-memory OAuthClientProvider (as the SDK's examples have it) whose "browser" is headless:
  * redirectToAuthorization signs in and consents, then keeps the authorization code for finishAuth.
@@ -57,8 +50,10 @@ function hiddenFields(html: string): Record<string, string> {
 class HeadlessOAuthProvider implements OAuthClientProvider {
   /** The code of the last approved authorization, until finishAuth takes it. */
   code: string | undefined;
-  /** The scopes each consent page showed, one entry per authorization. */
-  readonly consents: string[][] = [];
+  /** What each consent page showed, one entry per authorization: already granted, and offered. */
+  readonly consents: Array<{ held: string[]; offered: string[] }> = [];
+  /** Scopes the user ticks beyond those the consent page ticks by default. */
+  tick: string[] = [];
   private client: OAuthClientInformationMixed | undefined;
   private saved: OAuthTokens | undefined;
   private verifier: string | undefined;
@@ -122,7 +117,7 @@ class HeadlessOAuthProvider implements OAuthClientProvider {
   /** The user's part: sign-in page, API key, consent page, Allow; the code comes back on the redirect. */
   async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
     const browse = loggingFetch(this.log, 'browser: ');
-    const form = (fields: Record<string, string>) =>
+    const form = (fields: Record<string, string> | URLSearchParams) =>
       browse(`${base}/oauth/authorize`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -139,8 +134,11 @@ class HeadlessOAuthProvider implements OAuthClientProvider {
     });
     expect(consent.status).toBe(200);
     const consentHtml = await consent.text();
-    this.consents.push([...consentHtml.matchAll(/<li><code>([^<]+)<\/code>/g)].map((m) => m[1] as string));
-    const decision = await form({ ...hiddenFields(consentHtml), action: 'approve' });
+    this.consents.push({
+      held: heldScopes(consentHtml),
+      offered: scopeCheckboxes(consentHtml).map((box) => box.scope),
+    });
+    const decision = await form(consentDecision(consentHtml, 'approve', { tick: this.tick }));
     expect(decision.status).toBe(303);
     const back = new URL(decision.headers.get('location') ?? '');
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URL);
@@ -278,7 +276,7 @@ describe('the official MCP SDK client, with its OAuth support, against the local
       'POST /mcp -> 200',
     ]);
     // The default grant, as the 401 asked for it.
-    expect(provider.consents).toEqual([['notes:read', 'notes:process']]);
+    expect(provider.consents).toEqual([{ held: [], offered: ['notes:read', 'notes:process'] }]);
     expect(provider.tokens()).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i) });
     expect(provider.tokens()?.scope).toBe('notes:read notes:process');
     expect(client.getServerVersion()?.name).toBe('notes');
@@ -307,7 +305,7 @@ describe('the official MCP SDK client, with its OAuth support, against the local
     expect(note.structuredContent).toMatchObject({ note_id: noteId, title: 'Quarterly planning' });
   });
 
-  it('writes after a step-up: 403 insufficient_scope, the refresh answers invalid_grant, consent to notes:write', async () => {
+  it('writes after a step-up: 403 insufficient_scope, the refresh answers invalid_grant, consent adds notes:write to the grant', async () => {
     const before = provider.tokens() as OAuthTokens;
     provider.log.length = 0;
     const renamed = await callWithStepUp(client, transport, provider, 'updateNote', {
@@ -325,32 +323,39 @@ describe('the official MCP SDK client, with its OAuth support, against the local
       'POST /oauth/token -> 200',
       'POST /mcp -> 200',
     ]);
-    expect(provider.consents.at(-1)).toEqual(['notes:read', 'notes:write', 'notes:process']);
+    // The consent page showed what the grant held and offered only what is new.
+    expect(provider.consents.at(-1)).toEqual({
+      held: ['notes:read', 'notes:process'],
+      offered: ['notes:write'],
+    });
     expect(provider.tokens()?.scope).toBe('notes:read notes:write notes:process');
     expect((await service.api('GET', `/v1/notes/${noteId}`)).body.title).toBe('Quarterly planning (final)');
 
-    // The refresh token of the narrower grant keeps answering invalid_grant (authorize again) ...
-    const stale = await tokenRequest({
+    // The approval widened the grant the client had: its earlier access token still works, and its
+    // earlier refresh token refreshes again, now to the widened grant.
+    expect((await rawMcp(before.access_token)).status).toBe(200);
+    const earlier = await tokenRequest({
       grant_type: 'refresh_token',
       refresh_token: before.refresh_token as string,
     });
-    expect(stale.status).toBe(400);
-    expect(await stale.json()).toEqual({
-      error: 'invalid_grant',
-      error_description: expect.stringMatching(/more scope was requested.*authorize again/i),
-    });
-    // ... but that grant was not revoked as after a reuse: its access token works until it expires.
-    expect((await rawMcp(before.access_token)).status).toBe(200);
+    expect(earlier.status).toBe(200);
+    expect(((await earlier.json()) as { scope: string }).scope).toBe('notes:read notes:write notes:process');
   });
 
   it('deletes a note after a second step-up (notes:delete), only when confirm_note_id repeats its ID', async () => {
     const doomed = await createNote('To be deleted');
+    // Permanent deletion is never ticked for the user: here the user ticks it.
+    provider.tick = ['notes:delete'];
     const mismatch = await callWithStepUp(client, transport, provider, 'deleteNote', {
       note_id: doomed,
       confirm_note_id: noteId,
     });
     expect(provider.consents).toHaveLength(3);
-    expect(provider.consents.at(-1)).toEqual(['notes:read', 'notes:write', 'notes:process', 'notes:delete']);
+    expect(provider.consents.at(-1)).toEqual({
+      held: ['notes:read', 'notes:write', 'notes:process'],
+      offered: ['notes:delete'],
+    });
+    expect(provider.tokens()?.scope).toBe('notes:read notes:write notes:process notes:delete');
     expect(mismatch.isError).toBe(true);
     expect(JSON.stringify(mismatch.content)).toMatch(/nothing was deleted/);
     expect((await service.api('GET', `/v1/notes/${doomed}`)).status).toBe(200);
@@ -409,7 +414,7 @@ describe('tokens and keys where they do not belong', () => {
       'mcp-oauth-other',
     );
     const { client, provider } = await connectWithOAuth(other.api_key);
-    expect(provider.consents).toEqual([['notes:read', 'notes:process']]);
+    expect(provider.consents).toEqual([{ held: [], offered: ['notes:read', 'notes:process'] }]);
     const account = await call(client, 'getCurrentAccount');
     expect(account.structuredContent).toMatchObject({ account_id: other.account_id });
     const note = await call(client, 'getNote', { note_id: noteId });

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { getAccessTokenVerifier } from '../../src/oauth/verifier.ts';
 import { getServices } from '../../src/services.ts';
-import { Browser as CookieBrowser, hiddenFields } from '../support/browser.ts';
+import { Browser as CookieBrowser } from '../support/browser.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { consentDecision } from '../support/oauth-forms.ts';
 import { type OidcProviderStandIn, startOidcProviderStandIn } from '../support/oidc-provider-stand-in.ts';
 
 /**
@@ -87,7 +88,7 @@ async function signInAs(browser: Browser, user: string): Promise<{ accountId: st
   const approved = await browser.open(`${base}/oauth/authorize`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ ...hiddenFields(consentHtml), action: 'approve' }).toString(),
+    body: consentDecision(consentHtml, 'approve').toString(),
   });
   expect(approved.response.status).toBe(303);
   const back = new URL(approved.response.headers.get('location') ?? '');

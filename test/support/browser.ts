@@ -53,12 +53,3 @@ export class Browser {
     }
   }
 }
-
-/** The hidden fields of the first form of a page (the consent page's request ID and CSRF token). */
-export function hiddenFields(html: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)) {
-    fields[match[1] as string] = match[2] as string;
-  }
-  return fields;
-}
