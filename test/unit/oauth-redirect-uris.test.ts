@@ -18,7 +18,6 @@ describe('the redirect URI policy at registration', () => {
     ['cursor://anysphere.cursor-mcp/oauth/callback', 'private-use'],
     ['vscode://vscode.github-authentication/did-authenticate', 'private-use'],
     ['claude://claude.ai/oauth/callback', 'private-use'],
-    ['windsurf://codeium.windsurf/oauth/callback', 'private-use'],
   ])('accepts %s as a %s redirect URI', (uri, kind) => {
     expect(checkRedirectUri(uri)).toEqual({ ok: true, kind });
   });
