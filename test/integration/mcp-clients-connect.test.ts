@@ -10,6 +10,7 @@ import type {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/local/runtime.ts';
+import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { HeadlessOAuthProvider, loggingFetch } from '../support/headless-oauth.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
 
@@ -190,8 +191,12 @@ describe('registration answers', () => {
     }
   });
 
-  it('gives an authorization request that names no scope the scope the client registered', async () => {
-    const response = await register({ redirect_uris: ['http://127.0.0.1/callback'], scope: 'notes:read' });
+  it('gives an authorization request that names no scope the scope the client registered; a secret sent anyway is ignored', async () => {
+    const response = await register({
+      redirect_uris: ['http://127.0.0.1/callback'],
+      scope: 'notes:read',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
     const registered = (await response.json()) as { client_id: string; scope: string };
     expect(registered.scope).toBe('notes:read');
     const provider = new HeadlessOAuthProvider({
@@ -199,16 +204,33 @@ describe('registration answers', () => {
       signInKey: service.apiKey,
       redirectUrl: 'http://127.0.0.1:40001/callback',
     });
+    const verifier = 'a-code-verifier-for-the-registered-scope-test-0123456789';
     const url = new URL(`${service.baseUrl}/oauth/authorize`);
     url.search = new URLSearchParams({
       response_type: 'code',
       client_id: registered.client_id,
       redirect_uri: provider.redirectUrl,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge: s256Challenge(verifier),
       code_challenge_method: 'S256',
       state: provider.state(),
     }).toString();
     await provider.redirectToAuthorization(url);
     expect(provider.consents).toEqual([['notes:read']]);
+
+    // A client that asked for client_secret_post and has no secret may still send the parameter.
+    const token = await fetch(`${service.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: provider.takeCode(),
+        client_id: registered.client_id,
+        client_secret: '',
+        redirect_uri: provider.redirectUrl,
+        code_verifier: verifier,
+      }),
+    });
+    expect(token.status).toBe(200);
+    expect(((await token.json()) as { scope: string }).scope).toBe('notes:read');
   });
 });
