@@ -70,13 +70,12 @@ export function checkRedirectUri(uri: unknown): RedirectUriCheck {
   } catch {
     return refuse('is not a valid URI');
   }
+  if (url.username || url.password) return refuse('must not contain user information');
   if (scheme === 'https') {
     if (!url.hostname) return refuse('must name a host');
-    if (url.username || url.password) return refuse('must not contain user information');
     return { ok: true, kind: 'https' };
   }
   if (scheme === 'http') {
-    if (url.username || url.password) return refuse('must not contain user information');
     if (!LOOPBACK_HOSTS.has(url.hostname)) {
       return refuse('must use https, unless it is a loopback address (127.0.0.1, [::1] or localhost)');
     }
@@ -84,7 +83,6 @@ export function checkRedirectUri(uri: unknown): RedirectUriCheck {
   }
   // http and https were answered above: `https-app:`, `http.example:` only read like them.
   if (scheme.startsWith('http')) return refuse(`must not use ${scheme}:, a look-alike of http(s)`);
-  if (url.username || url.password) return refuse('must not contain user information');
   if (!REVERSE_DNS_SCHEME.test(scheme) && !url.hostname) {
     return refuse(
       `uses the private-use scheme ${scheme}: without a host: use https, a loopback http address, a scheme with a host (e.g. cursor://app.example/callback) or a reverse-DNS scheme (e.g. com.example.app:/callback)`,
