@@ -176,23 +176,13 @@ function validateRequest(
   return { redirectUri, state, codeChallenge, resource: deps.settings.resource, scopes };
 }
 
-/** The scopes asked for (or the defaults), within what the client registered if it limited them. */
+/**
+ * The scopes asked for; a request naming none gets the scope the client registered, else the
+ * server's default. The registered scope is not a limit: the user approves each scope on consent.
+ */
 function allowedScopes(client: OAuthClient, scope: string | undefined): McpScope[] {
-  const asked = parseScopes(scope);
-  if (client.scope === null) return asked;
-  const registered = parseScopes(client.scope);
-  if (scope === undefined || scope.trim() === '') {
-    const within = asked.filter((s) => registered.includes(s));
-    if (within.length > 0) return within;
-    throw new OAuthError(
-      'invalid_scope',
-      'Ask for a scope: the defaults are outside what this client registered',
-    );
-  }
-  const outside = asked.find((s) => !registered.includes(s));
-  if (outside)
-    throw new OAuthError('invalid_scope', `Scope ${outside} is outside what this client registered`);
-  return asked;
+  if (scope === undefined || scope.trim() === '') return parseScopes(client.scope);
+  return parseScopes(scope);
 }
 
 async function startSignIn(deps: OAuthDeps, client: OAuthClient, valid: ValidRequest): Promise<WebResult> {
@@ -422,7 +412,11 @@ function clientView(client: OAuthClient, redirectUri: string): ClientView {
   return {
     name: client.client_name,
     verifiedHost: client.source === 'metadata_document' ? new URL(client.client_id).host : null,
-    redirectHost: check.ok && check.kind === 'private-use' ? `${url.protocol}` : url.host,
+    // An app scheme names the app (`cursor://anysphere.cursor-mcp`, `com.example.app:`), a URL its host.
+    redirectHost:
+      check.ok && check.kind === 'private-use'
+        ? `${url.protocol}${url.host ? `//${url.host}` : ''}`
+        : url.host,
   };
 }
 

@@ -11,7 +11,10 @@ export interface OAuthClient {
   client_name: string | null;
   redirect_uris: string[];
   grant_types: string[];
-  /** Registered scope limit, space-delimited, or null for any supported scope. */
+  /**
+   * The registered scope, space-delimited: what an authorization request naming no scope gets (null:
+   * the server's default). Not a limit: a request may ask for any supported scope, the user decides.
+   */
   scope: string | null;
   /** `registration`: RFC 7591; `metadata_document`: the client_id is the URL of its metadata. */
   source: 'registration' | 'metadata_document';

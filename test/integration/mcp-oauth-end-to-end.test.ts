@@ -1,18 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { auth, type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts.ts';
+import { HeadlessOAuthProvider, loggingFetch, type RequestLog } from '../support/headless-oauth.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { consentDecision, heldScopes, hiddenFields, scopeCheckboxes } from '../support/oauth-forms.ts';
 
@@ -23,139 +19,12 @@ import { consentDecision, heldScopes, hiddenFields, scopeCheckboxes } from '../s
  * with the account's API key (the local upstream), approves, and keeps the code from the redirect
  * back to the loopback redirect URI, where no server needs to listen.
  */
-const REDIRECT_URL = 'http://127.0.0.1:53682/callback';
-
 let service: InProcessService;
 let base: string;
 let mcpUrl: URL;
 let apiKey: string;
 let noteId: string;
 const clients: Client[] = [];
-
-/** What went over the wire, in order: `METHOD /path -> status`, the browser's lines marked. */
-type RequestLog = string[];
-
-function loggingFetch(log: RequestLog, who = ''): FetchLike {
-  return async (url, init) => {
-    const response = await fetch(url, init);
-    log.push(`${who}${init?.method ?? 'GET'} ${new URL(String(url)).pathname} -> ${response.status}`);
-    return response;
-  };
-}
-
-/**
- * An in-memory OAuthClientProvider (as the SDK's examples have it) whose "browser" is headless:
- * redirectToAuthorization signs in and consents, then keeps the authorization code for finishAuth.
- */
-class HeadlessOAuthProvider implements OAuthClientProvider {
-  /** The code of the last approved authorization, until finishAuth takes it. */
-  code: string | undefined;
-  /** What each consent page showed, one entry per authorization: already granted, and offered. */
-  readonly consents: Array<{ held: string[]; offered: string[] }> = [];
-  /** Scopes the user ticks beyond those the consent page ticks by default. */
-  tick: string[] = [];
-  private client: OAuthClientInformationMixed | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier: string | undefined;
-  private expectedState: string | undefined;
-
-  constructor(
-    private readonly signInKey: string,
-    readonly log: RequestLog,
-  ) {}
-
-  get redirectUrl(): string {
-    return REDIRECT_URL;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK end-to-end test',
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-
-  state(): string {
-    this.expectedState = randomBytes(16).toString('base64url');
-    return this.expectedState;
-  }
-
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client;
-  }
-
-  saveClientInformation(information: OAuthClientInformationMixed): void {
-    this.client = information;
-  }
-
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-
-  codeVerifier(): string {
-    if (!this.verifier) throw new Error('No code verifier saved');
-    return this.verifier;
-  }
-
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    if (scope === 'all' || scope === 'client') this.client = undefined;
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
-    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
-  }
-
-  /** The user's part: sign-in page, API key, consent page, Allow; the code comes back on the redirect. */
-  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    const browse = loggingFetch(this.log, 'browser: ');
-    const form = (fields: Record<string, string> | URLSearchParams) =>
-      browse(`${base}/oauth/authorize`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(fields),
-        redirect: 'manual',
-      });
-    const signIn = await browse(authorizationUrl.href, { redirect: 'manual' });
-    // An error goes back to the client as a redirect: its location says which.
-    expect(signIn.status, signIn.headers.get('location') ?? '').toBe(200);
-    const consent = await form({
-      ...hiddenFields(await signIn.text()),
-      api_key: this.signInKey,
-      action: 'sign_in',
-    });
-    expect(consent.status).toBe(200);
-    const consentHtml = await consent.text();
-    this.consents.push({
-      held: heldScopes(consentHtml),
-      offered: scopeCheckboxes(consentHtml).map((box) => box.scope),
-    });
-    const decision = await form(consentDecision(consentHtml, 'approve', { tick: this.tick }));
-    expect(decision.status).toBe(303);
-    const back = new URL(decision.headers.get('location') ?? '');
-    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URL);
-    expect(back.searchParams.get('state')).toBe(this.expectedState);
-    expect(back.searchParams.get('iss')).toBe(base);
-    this.code = back.searchParams.get('code') ?? undefined;
-    expect(this.code).toBeTruthy();
-  }
-
-  /** The code, once: as a redirect handler hands it to the app. */
-  takeCode(): string {
-    const code = this.code;
-    this.code = undefined;
-    if (!code) throw new Error('No authorization code: the authorization did not complete');
-    return code;
-  }
-}
 
 function transportFor(provider: HeadlessOAuthProvider): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(mcpUrl, {
@@ -171,7 +40,7 @@ function transportFor(provider: HeadlessOAuthProvider): StreamableHTTPClientTran
 async function connectWithOAuth(
   signInKey: string,
 ): Promise<{ client: Client; provider: HeadlessOAuthProvider; transport: StreamableHTTPClientTransport }> {
-  const provider = new HeadlessOAuthProvider(signInKey, []);
+  const provider = new HeadlessOAuthProvider({ base, signInKey });
   const client = new Client({ name: 'mcp-oauth-end-to-end', version: '1.0.0' });
   clients.push(client);
   const first = transportFor(provider);

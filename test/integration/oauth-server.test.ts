@@ -279,13 +279,15 @@ describe('client registration', () => {
     }
   });
 
-  it('refuses confidential clients and bodies that are not JSON with invalid_client_metadata', async () => {
+  it('registers a client asking for client_secret_basic as public (none, no secret), and refuses bodies that are not JSON', async () => {
     const secret = await postJson('/oauth/register', {
       redirect_uris: [REDIRECT],
       token_endpoint_auth_method: 'client_secret_basic',
     });
-    expect(secret.status).toBe(400);
-    expect(((await secret.json()) as { error: string }).error).toBe('invalid_client_metadata');
+    expect(secret.status).toBe(201);
+    const body = (await secret.json()) as Record<string, unknown>;
+    expect(body.token_endpoint_auth_method).toBe('none');
+    expect(body).not.toHaveProperty('client_secret');
     const form = await postForm('/oauth/register', { redirect_uris: REDIRECT });
     expect(form.status).toBe(400);
     expect(((await form.json()) as { error: string }).error).toBe('invalid_client_metadata');
