@@ -19,6 +19,7 @@ import { lambdaContext } from '../../src/local/lambda-context.ts';
 import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
 import { type BedrockStandIn, type ConverseReply, startBedrockStandIn } from '../support/bedrock-stand-in.ts';
 import { speechFixture } from '../support/fixtures.ts';
+import { ensureLambdaNode } from '../support/node22.ts';
 import type { UploadTarget } from '../support/transcribe.ts';
 import { httpApiEvent, sqsEvent, transcribeJobStateChange } from './support/aws-events.ts';
 import {
@@ -29,7 +30,6 @@ import {
 import { comparable } from './support/compare.ts';
 import { IsolatedBundle, resultOf, stackEnvironment } from './support/isolated-bundle.ts';
 import { type KmsStandIn, startKmsStandIn } from './support/kms-stand-in.ts';
-import { ensureLambdaNode } from './support/node22.ts';
 import {
   startedJobs,
   startTranscribeStandIn,
