@@ -17,12 +17,12 @@ import {
   sharedCloudAssembly,
 } from '../../support/cloud-assembly.ts';
 import { speechFixture } from '../../support/fixtures.ts';
+import { ensureLambdaNode } from '../../support/node22.ts';
 import type { UploadTarget } from '../../support/transcribe.ts';
 import { httpApiEvent, sqsEvent, transcribeJobStateChange } from './aws-events.ts';
 import { comparable } from './compare.ts';
 import { IsolatedBundle, resultOf, stackEnvironment } from './isolated-bundle.ts';
 import { type KmsStandIn, startKmsStandIn } from './kms-stand-in.ts';
-import { ensureLambdaNode } from './node22.ts';
 import { type PollyStandIn, startPollyStandIn } from './polly-stand-in.ts';
 import { startedJobs, startTranscribeStandIn, type TranscribeStandIn } from './transcribe-stand-in.ts';
 
