@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts.ts';
 import { HeadlessOAuthProvider, loggingFetch, type RequestLog } from '../support/headless-oauth.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
-import { consentDecision, heldScopes, hiddenFields, scopeCheckboxes } from '../support/oauth-forms.ts';
 
 /**
  * The issue's "must be shown": the official SDK client, with its OAuth support, against the local
