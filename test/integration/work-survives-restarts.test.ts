@@ -61,7 +61,9 @@ async function objectsOf(noteId: string): Promise<string[]> {
   return objects.map((key) => key.slice(key.indexOf(noteId) + noteId.length + 1)).sort();
 }
 
-describe('work interrupted by kill -9 resumes on the next start', () => {
+// Each test transcribes or generates, kills the runtime and starts it again: a minute is not enough on
+// a busy 2-core machine (a limit against hanging, not a speed assertion).
+describe('work interrupted by kill -9 resumes on the next start', { timeout: 240_000 }, () => {
   it('completes a transcription killed while recognising, and one still queued, each exactly once', async () => {
     const long = await longSpeechFixture();
     const short = await speechFixture('rms', 'wav');

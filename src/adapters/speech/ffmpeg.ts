@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UnreadableAudioError } from '../../domain/errors.ts';
+import { throwIfAborted } from './abort.ts';
 
 /** Recognisers here want 16 kHz mono signed 16-bit little-endian PCM. */
 export const PCM_SAMPLE_RATE = 16_000;
@@ -239,6 +240,8 @@ async function run(
   args: string[],
   abort: AbortSignal | undefined,
 ): Promise<ChildExit & { stdout: string; stderr: string }> {
+  // spawn() with an aborted signal still starts the program (and kills it at once): start nothing.
+  throwIfAborted(abort);
   const child = spawn(program, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(abort ? { signal: abort, killSignal: 'SIGKILL' as const } : {}),
