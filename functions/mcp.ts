@@ -9,20 +9,17 @@ import { oauthAccessTokenVerifier, recordOAuthStepUp } from '#src/mcp/wiring.ts'
  * call from its origin and from those listed in NOTES_MCP_ALLOWED_ORIGINS (comma-separated).
  */
 export const handler = mcpLambdaHandler(() => {
-  const publicUrl = loadConfig().NOTES_PUBLIC_URL;
+  const config = loadConfig();
+  const publicUrl = config.NOTES_PUBLIC_URL;
   if (!publicUrl) {
     throw new Error(
       'NOTES_PUBLIC_URL is required for the MCP server: the external base URL of the service, e.g. https://notes.example.com',
     );
   }
-  const extraOrigins = (process.env.NOTES_MCP_ALLOWED_ORIGINS ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin.length > 0);
   return createMcpHandler({
     verifier: oauthAccessTokenVerifier(),
     publicUrl,
-    allowedOrigins: [new URL(publicUrl).origin, ...extraOrigins],
+    allowedOrigins: [new URL(publicUrl).origin, ...config.NOTES_MCP_ALLOWED_ORIGINS],
     recordStepUp: recordOAuthStepUp,
   });
 });
