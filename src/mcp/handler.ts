@@ -5,6 +5,7 @@ import { emptyResponse, jsonResponse, toWebResponse, withBaseHeaders } from '../
 import { logger } from '../logging.ts';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
 import { DEFAULT_SCOPES } from '../oauth/scopes.ts';
+import { mcpResource, publicUrlForHost } from '../oauth/settings.ts';
 import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 import {
   type AccessGrant,
@@ -29,6 +30,12 @@ export interface McpHandlerOptions {
    * `${publicUrl}/mcp`, its protected resource metadata `${publicUrl}/.well-known/oauth-protected-resource/mcp`.
    */
   publicUrl: string;
+  /**
+   * Other base URLs that reach this same server (locally `http://localhost:PORT` besides
+   * `http://127.0.0.1:PORT`). A request is answered for the one whose host it reached: the challenge
+   * names that host's metadata, and only tokens for that host's resource are accepted.
+   */
+  otherPublicUrls?: readonly string[];
   /**
    * Origins a browser-based client may call from (src/mcp/origin-policy.ts). A request without
    * `Origin` is always served; any other origin gets 403.
@@ -61,13 +68,13 @@ export const MAX_MCP_BODY_BYTES = 64 * 1024;
  * to ask for).
  */
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
-  const resourceMetadataUrl = protectedResourceMetadataUrl(options.publicUrl);
+  const publicUrls = [options.publicUrl, ...(options.otherPublicUrls ?? [])];
   const originPolicy = mcpOriginPolicy(options.allowedOrigins);
   const services = options.services ?? getServices;
   const askServices = options.askServices ?? getAskServices;
 
   // Without a token, a client asks for the default grant.
-  const unauthorized = (detail: string, invalidToken: boolean) => {
+  const unauthorized = (resourceMetadataUrl: string, detail: string, invalidToken: boolean) => {
     const error = invalidToken ? 'error="invalid_token", ' : '';
     return problem(401, detail, {
       'WWW-Authenticate': `Bearer ${error}resource_metadata="${resourceMetadataUrl}", scope="${DEFAULT_SCOPES.join(' ')}"`,
@@ -86,6 +93,8 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   };
 
   async function serve(request: Request): Promise<Response> {
+    const publicUrl = publicUrlForHost(publicUrls, new URL(request.url).host);
+    const resourceMetadataUrl = protectedResourceMetadataUrl(publicUrl);
     if (request.method !== 'POST') {
       return problem(
         405,
@@ -97,22 +106,24 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     const token = bearerToken(request.headers.get('authorization'));
     if (token === null) {
       return unauthorized(
+        resourceMetadataUrl,
         'Missing access token: authorize with OAuth and send Authorization: Bearer <token>',
         false,
       );
     }
     if (token.startsWith(API_KEY_PREFIX)) {
       return unauthorized(
+        resourceMetadataUrl,
         'API keys (svc_sk_...) are not accepted by the MCP server: authorize with OAuth and send the access token',
         true,
       );
     }
     let grant: AccessGrant;
     try {
-      grant = await options.verifier.verify(token);
+      grant = await options.verifier.verify(token, mcpResource(publicUrl));
     } catch (error) {
       if (error instanceof InvalidAccessTokenError) {
-        return unauthorized(`Invalid access token: ${error.message}`, true);
+        return unauthorized(resourceMetadataUrl, `Invalid access token: ${error.message}`, true);
       }
       throw error;
     }

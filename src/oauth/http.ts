@@ -10,6 +10,7 @@ import type { OAuthDeps } from './deps.ts';
 import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { renderError } from './pages.ts';
 import { getOAuthDeps } from './services.ts';
+import { settingsForHost } from './settings.ts';
 
 export type OAuthLambdaHandler = HttpLambdaHandler;
 
@@ -38,8 +39,16 @@ export function oauthHandler(
     async (event) =>
       event.requestContext.http.method === 'OPTIONS'
         ? preflight(route, requestPath(event))
-        : endpoint(event, await getOAuthDeps()),
+        : endpoint(event, atHost(await getOAuthDeps(), header(event, 'host'))),
   );
+}
+
+/**
+ * The dependencies as seen from the host the request reached: locally `localhost` and `127.0.0.1` are
+ * each their own issuer and resource (src/oauth/settings.ts); on AWS there is one.
+ */
+function atHost(deps: OAuthDeps, host: string | undefined): OAuthDeps {
+  return { ...deps, settings: settingsForHost(deps.settings, host) };
 }
 
 /** 204 for any origin, with the methods the route table lists at this path. */
