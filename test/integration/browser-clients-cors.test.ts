@@ -175,6 +175,10 @@ describe('/mcp, for browser-based clients of allowed origins only', () => {
     const response = await postMcp({});
     expect(response.status).toBe(401);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    const options = await fetch(`${base}/mcp`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('POST, OPTIONS');
+    expect(options.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('serves an allowed origin with a valid token, CORS headers on the answer; a foreign origin still gets 403', async () => {
