@@ -2,10 +2,22 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     env: { POWERTOOLS_METRICS_DISABLED: 'true' },
     hookTimeout: 120_000,
+    projects: [
+      { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },
+      // The CLI is published for Node >= 20: its tests run again with the CLI on Node 22 (the
+      // tests themselves stay on the Node that runs vitest; test/cli/run-cli.ts picks the CLI's).
+      {
+        extends: true,
+        test: {
+          name: 'cli-on-node-22',
+          include: ['test/cli/**/*.test.ts'],
+          env: { NOTES_TEST_CLI_NODE: '22' },
+        },
+      },
+    ],
   },
 });

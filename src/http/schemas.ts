@@ -3,10 +3,12 @@ import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
 
 /** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
 
-const uuid = z
+/** A UUID as the client sent it, in either case: where the exact text matters (confirm_note_id). */
+export const uuidAsSent = z
   .string()
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
-  .transform((id) => id.toLowerCase());
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
+
+const uuid = uuidAsSent.transform((id) => id.toLowerCase());
 
 export const noteParams = z.object({ note_id: uuid });
 

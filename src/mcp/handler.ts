@@ -13,6 +13,7 @@ import {
   InvalidAccessTokenError,
 } from '../ports/access-tokens.ts';
 import { getServices, type Services } from '../services.ts';
+import { acceptsJson, TRANSPORT_ACCEPT } from './accept.ts';
 import {
   corsPreflightHeaders,
   corsResponseHeaders,
@@ -128,6 +129,13 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       throw error;
     }
 
+    if (!acceptsJson(request.headers.get('accept'))) {
+      return problem(
+        406,
+        'This MCP server answers application/json only (no event streams): send Accept: application/json (optionally with text/event-stream)',
+      );
+    }
+
     const text = await request.text();
     if (Buffer.byteLength(text, 'utf8') > MAX_MCP_BODY_BYTES) {
       return problem(413, `Request body is larger than ${MAX_MCP_BODY_BYTES} bytes`);
@@ -160,13 +168,16 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     });
     await server.connect(transport);
     try {
-      // Invalid JSON goes to the transport as it came, so the client gets the protocol's parse error.
-      const response =
-        message === undefined
-          ? await transport.handleRequest(
-              new Request(request.url, { method: 'POST', headers: request.headers, body: text }),
-            )
-          : await transport.handleRequest(request, { parsedBody: message });
+      // The transport refuses an Accept without text/event-stream even in JSON mode: give it the one
+      // it wants once JSON is known to be acceptable. Invalid JSON goes to it as it came, so the
+      // client gets the protocol's parse error.
+      const headers = new Headers(request.headers);
+      headers.set('accept', TRANSPORT_ACCEPT);
+      const forwarded = new Request(request.url, { method: 'POST', headers, body: text });
+      const response = await transport.handleRequest(
+        forwarded,
+        message === undefined ? undefined : { parsedBody: message },
+      );
       return withBaseHeaders(response);
     } finally {
       await server.close();

@@ -30,6 +30,9 @@ export function createMcpServer(context: ToolContext): McpServer {
       (input) => runTool(tool, context, input),
     );
   }
+  // registerTool advertises tools.listChanged, but a stateless server that answers only JSON has no
+  // stream to send the notification on (and the list never changes): do not promise it.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

@@ -17,6 +17,7 @@ import {
   noteParams,
   transcriptionQuery,
   updateNoteBody,
+  uuidAsSent,
 } from '../http/schemas.ts';
 import type { McpScope } from '../oauth-scopes.ts';
 import type { AccessGrant } from '../ports/access-tokens.ts';
@@ -62,16 +63,24 @@ const READ_ONLY: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 };
-const STARTS_WORK: ToolAnnotations = {
+/**
+ * generateInsights and generateNoteArtifact: each call may start a new generation whose result
+ * replaces the earlier one (destructive, in the spec's sense of "not only additive"), and a repeat
+ * can start another (not idempotent).
+ */
+const REPLACES_RESULTS: ToolAnnotations = {
   readOnlyHint: false,
-  destructiveHint: false,
+  destructiveHint: true,
   idempotentHint: false,
   openWorldHint: false,
 };
-const DESTRUCTIVE: ToolAnnotations = {
+/**
+ * updateNote and the deletions: they overwrite or remove what was there, and a repeat with the same
+ * arguments has no further effect (the same state again, or nothing left to delete: 404).
+ */
+const OVERWRITES: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: true,
-  // A repeat finds nothing left to delete (404): no further effect.
   idempotentHint: true,
   openWorldHint: false,
 };
@@ -80,7 +89,7 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   note_id: 'The note ID (a UUID, from listNotes or an earlier result).',
   artifact_kind: 'epiphany, deep_research or podcast.',
   confirm_note_id:
-    'The note ID again, repeated exactly, to confirm that the user approved this deletion for this note just now.',
+    'The note ID again, repeated exactly as in note_id (character for character, same case), to confirm that the user approved this deletion for this note just now.',
   limit: 'Notes per page, 1 to 100 (default 20).',
   cursor: 'next_cursor of the previous page, unchanged (omit for the first page).',
   format: 'json (default: structured transcript), srt, vtt or md (the transcript as text).',
@@ -114,6 +123,11 @@ function inputOf<
 }
 
 const noteInput = inputOf(noteParams);
+
+/** Both IDs as sent, so that confirmedNoteId compares what the caller wrote. */
+const confirmedDeletionInput = inputOf(z.object({ note_id: uuidAsSent }), undefined, {
+  confirm_note_id: uuidAsSent,
+});
 
 const POLL_RULE =
   'A job status (status queued or processing) is never a result: keep the note ID and poll the matching get tool at intervals of at least 2 seconds until it returns the result or an error.';
@@ -188,7 +202,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'Generate Insights for a note',
     description: `Starts generating structured Insights (summary, key points, topics, action items, decisions, open questions, chapters, speakers) from the note's completed transcription. The result is ALWAYS a job status, never the Insights: keep the note ID and poll getInsights at intervals of at least 2 seconds until it returns the Insights or an error. While a job is queued or processing the same job is returned; otherwise a new generation starts and replaces earlier Insights when it completes. Runs inference in the background. Errors: 404 when there is no such note; 409 when the note has no completed transcription or is in the trash.`,
     inputSchema: inputOf(noteParams, generateInsightsBody),
-    annotations: STARTS_WORK,
+    annotations: REPLACES_RESULTS,
     scopes: ['notes:process'],
     async run(context, input) {
       const job = await requestInsights(context.services(), accountOf(context), input.note_id);
@@ -214,7 +228,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'Generate an artifact (epiphany, deep research, podcast)',
     description: `Generates content from the note's completed transcription: epiphany (non-obvious connections and ideas), deep_research (a researched report) or podcast (a two-host script with synthesized audio). Every statement is grounded in the transcript and cites it. Returns the artifact when one is already available and regenerate is false (an explicit language other than the existing artifact's counts as a new request); otherwise a job status, which is NOT a result: keep the note ID and poll getNoteArtifact with the same note_id and artifact_kind at intervals of at least 2 seconds until it returns the artifact or an error. regenerate true starts a new generation that replaces the existing artifact. Runs inference in the background. Errors: 404 when there is no such note; 409 when the note has no completed transcription or is in the trash; 422 when the language cannot be produced (the local engine writes only in the transcript's language; a podcast needs voices for the language).`,
     inputSchema: inputOf(artifactParams, generateArtifactBody),
-    annotations: STARTS_WORK,
+    annotations: REPLACES_RESULTS,
     scopes: ['notes:process'],
     async run(context, input) {
       const result = await requestArtifact(
@@ -283,7 +297,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), and/or names its transcript's speakers (speaker_names). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Errors: 400 for invalid input; 404 when there is no such note.",
     inputSchema: inputOf(noteParams, updateNoteBody),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
       const { note_id, ...changes } = input;
@@ -294,16 +308,16 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'deleteTranscription',
     title: "Remove a note's transcription and generated results",
     description:
-      "DESTRUCTIVE. Removes the note's transcription and everything derived from it (transcript, Insights, artifacts, its place in Ask); the note and its stored audio are kept, so it can be transcribed again (with the notes CLI). Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, otherwise nothing is deleted. A transcription still queued or running is cancelled. Errors: 404 when there is no such note or it has no transcription.",
-    inputSchema: inputOf(noteParams, undefined, { confirm_note_id: noteParams.shape.note_id }),
-    annotations: DESTRUCTIVE,
+      "DESTRUCTIVE. Removes the note's transcription and everything derived from it (transcript, Insights, artifacts, its place in Ask); the note and its stored audio are kept, so it can be transcribed again (with the notes CLI). Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, character for character and in the same case, otherwise nothing is deleted. A transcription still queued or running is cancelled. Errors: 404 when there is no such note or it has no transcription.",
+    inputSchema: confirmedDeletionInput,
+    annotations: OVERWRITES,
     scopes: ['notes:delete'],
     async run(context, input) {
-      const refused = confirmationRefused(input.note_id, input.confirm_note_id);
-      if (refused) return refused;
-      await deleteTranscription(context.services(), accountOf(context), input.note_id);
-      return resultOf({ note_id: input.note_id, deleted: 'transcription' }, [
-        `Removed the transcription and generated results of note ${input.note_id}; the note remains.`,
+      const noteId = confirmedNoteId(input);
+      if (typeof noteId !== 'string') return noteId;
+      await deleteTranscription(context.services(), accountOf(context), noteId);
+      return resultOf({ note_id: noteId, deleted: 'transcription' }, [
+        `Removed the transcription and generated results of note ${noteId}; the note remains.`,
       ]);
     },
   }),
@@ -311,26 +325,28 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'deleteNote',
     title: 'Permanently delete a note',
     description:
-      "DESTRUCTIVE AND PERMANENT. Deletes the note and everything that belongs to it (audio, transcription, Insights, artifacts, search entries), whatever its state; it cannot be undone. To remove a note reversibly use updateNote with state 'trashed'; to keep the note but remove its generated results use deleteTranscription. Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, otherwise nothing is deleted. Errors: 404 when there is no such note (also when repeated after success).",
-    inputSchema: inputOf(noteParams, undefined, { confirm_note_id: noteParams.shape.note_id }),
-    annotations: DESTRUCTIVE,
+      "DESTRUCTIVE AND PERMANENT. Deletes the note and everything that belongs to it (audio, transcription, Insights, artifacts, search entries), whatever its state; it cannot be undone. To remove a note reversibly use updateNote with state 'trashed'; to keep the note but remove its generated results use deleteTranscription. Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, character for character and in the same case, otherwise nothing is deleted. Errors: 404 when there is no such note (also when repeated after success).",
+    inputSchema: confirmedDeletionInput,
+    annotations: OVERWRITES,
     scopes: ['notes:delete'],
     async run(context, input) {
-      const refused = confirmationRefused(input.note_id, input.confirm_note_id);
-      if (refused) return refused;
-      await deleteNote(context.services(), accountOf(context), input.note_id);
-      return resultOf({ note_id: input.note_id, deleted: 'note' }, [
-        `Permanently deleted note ${input.note_id}.`,
-      ]);
+      const noteId = confirmedNoteId(input);
+      if (typeof noteId !== 'string') return noteId;
+      await deleteNote(context.services(), accountOf(context), noteId);
+      return resultOf({ note_id: noteId, deleted: 'note' }, [`Permanently deleted note ${noteId}.`]);
     },
   }),
 ];
 
-/** Both IDs come lower-cased from the UUID schema, so only a different note is a mismatch. */
-function confirmationRefused(noteId: string, confirmNoteId: string): ToolResult | null {
-  if (noteId === confirmNoteId) return null;
+/**
+ * The note ID of a confirmed deletion (lower-cased, as everywhere), or the refusal when
+ * confirm_note_id does not repeat note_id exactly: the docs promise an exact repetition, so a case
+ * variant of the same ID is refused too (a caller that copies the ID cannot get it wrong).
+ */
+function confirmedNoteId(input: z.output<typeof confirmedDeletionInput>): string | ToolResult {
+  if (input.note_id === input.confirm_note_id) return noteParams.parse(input).note_id;
   return failure(400, {
-    detail: `confirm_note_id (${confirmNoteId}) does not repeat note_id (${noteId}): nothing was deleted. Ask the user to confirm deleting this exact note, then call again with confirm_note_id equal to note_id.`,
+    detail: `confirm_note_id (${input.confirm_note_id}) does not repeat note_id (${input.note_id}) exactly: nothing was deleted. Ask the user to confirm deleting this exact note, then call again with confirm_note_id equal to note_id, character for character.`,
   });
 }
 

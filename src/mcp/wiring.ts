@@ -11,7 +11,14 @@ export function oauthAccessTokenVerifier(): AccessTokenVerifier {
   return { verify: (token, resource) => getAccessTokenVerifier().verify(token, resource) };
 }
 
-/** Notes a step-up on the token's grant in the OAuth store: its next refresh answers invalid_grant. */
-export function recordOAuthStepUp(grant: AccessGrant, scopes: McpScope[]): Promise<void> {
-  return getOAuthStore().recordStepUp(grant.accountId, grant.grantId, scopes);
+/**
+ * Notes a step-up on the token's grant in the OAuth store: its next refresh answers invalid_grant, so
+ * the client authorizes again. Not when the grant already holds the scopes (the token is older than a
+ * step-up the user approved): a refresh gives them.
+ */
+export async function recordOAuthStepUp(grant: AccessGrant, scopes: McpScope[]): Promise<void> {
+  const store = getOAuthStore();
+  const record = await store.getGrant(grant.accountId, grant.grantId);
+  const lacking = scopes.filter((scope) => !record?.scopes.includes(scope));
+  if (record && lacking.length > 0) await store.recordStepUp(grant.accountId, grant.grantId, lacking);
 }

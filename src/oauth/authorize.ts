@@ -6,10 +6,10 @@ import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { type ClientView, renderConsent, renderSignIn } from './pages.ts';
 import { isS256Challenge } from './pkce.ts';
 import { checkRedirectUri, isRegisteredRedirectUri } from './redirect-uris.ts';
-import { parseScopes } from './scopes.ts';
+import { parseScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret, sameHash } from './secrets.ts';
 import { lifetimes } from './settings.ts';
-import type { OAuthClient, PendingAuthorization } from './store.ts';
+import type { GrantRecord, OAuthClient, PendingAuthorization } from './store.ts';
 import { UpstreamSignInError } from './upstream.ts';
 
 /** What the browser gets: a redirect (to the client or the upstream provider) or one of our pages. */
@@ -75,8 +75,9 @@ export async function submitAuthorizationForm(deps: OAuthDeps, form: URLSearchPa
     case 'sign_in':
       return signInWithApiKey(deps, requestId, csrf, form.get('api_key') ?? '');
     case 'approve':
+      return decide(deps, requestId, csrf, form.getAll('scope'));
     case 'deny':
-      return decide(deps, requestId, csrf, action);
+      return decide(deps, requestId, csrf, null);
     default:
       throw new AuthorizationPageError('Bad request', 'Unknown form action.');
   }
@@ -176,23 +177,13 @@ function validateRequest(
   return { redirectUri, state, codeChallenge, resource: resources[0] ?? deps.settings.resource, scopes };
 }
 
-/** The scopes asked for (or the defaults), within what the client registered if it limited them. */
+/**
+ * The scopes asked for; a request naming none gets the scope the client registered, else the
+ * server's default. The registered scope is not a limit: the user approves each scope on consent.
+ */
 function allowedScopes(client: OAuthClient, scope: string | undefined): McpScope[] {
-  const asked = parseScopes(scope);
-  if (client.scope === null) return asked;
-  const registered = parseScopes(client.scope);
-  if (scope === undefined || scope.trim() === '') {
-    const within = asked.filter((s) => registered.includes(s));
-    if (within.length > 0) return within;
-    throw new OAuthError(
-      'invalid_scope',
-      'Ask for a scope: the defaults are outside what this client registered',
-    );
-  }
-  const outside = asked.find((s) => !registered.includes(s));
-  if (outside)
-    throw new OAuthError('invalid_scope', `Scope ${outside} is outside what this client registered`);
-  return asked;
+  if (scope === undefined || scope.trim() === '') return parseScopes(client.scope);
+  return parseScopes(scope);
 }
 
 async function startSignIn(deps: OAuthDeps, client: OAuthClient, valid: ValidRequest): Promise<WebResult> {
@@ -279,29 +270,55 @@ async function consentPage(
   if (!bound) throw staleForm();
   const client = knownClient ?? (await findClient(deps, request.client_id));
   const account = await deps.accounts.getAccount(accountId);
+  const held = (await grantAwaitingStepUp(deps, accountId, request))?.scopes ?? [];
   return page(
     200,
     renderConsent({
       client: clientView(client, request.redirect_uri),
       accountName: account?.name ?? accountId,
-      scopes: request.scopes,
+      held,
+      offered: request.scopes.filter((scope) => !held.includes(scope)),
       requestId: request.request_id,
       csrf,
     }),
   );
 }
 
+/**
+ * The grant this request steps up: the account's live grant to the same client and resource on which
+ * the MCP server recorded an insufficient_scope (the newest, if several). A client's first request, or
+ * one not preceded by a refused call, has none and gets a grant of its own.
+ */
+async function grantAwaitingStepUp(
+  deps: OAuthDeps,
+  accountId: string,
+  request: PendingAuthorization,
+): Promise<GrantRecord | null> {
+  const grants = await deps.store.grantsAwaitingStepUp(accountId, request.client_id, deps.now());
+  return (
+    grants
+      .filter((grant) => grant.resource === request.resource)
+      .sort((a, b) => b.created_at - a.created_at)[0] ?? null
+  );
+}
+
+/**
+ * The consent decision. `approved` holds the ticked scopes (null for Deny). The user may approve less
+ * than was asked; the code carries exactly what was approved. On a step-up the code carries the scopes
+ * the grant already holds plus the approved ones, and widens that grant when it is exchanged; a
+ * declined step-up only ends the step-up, so the grant and its refresh tokens work as before.
+ */
 async function decide(
   deps: OAuthDeps,
   requestId: string,
   csrf: string,
-  action: 'approve' | 'deny',
+  approved: string[] | null,
 ): Promise<WebResult> {
   const now = deps.now();
   const request = await deps.store.takePendingAuthorization(
     requestId,
     hashSecret(csrf),
-    action === 'approve',
+    approved !== null,
     now,
   );
   if (!request) {
@@ -310,44 +327,77 @@ async function decide(
       'This authorization request has expired, was already answered, or the form is out of date.',
     );
   }
-  if (action === 'deny' || request.account_id === null) {
-    return errorRedirect(
+  const accountId = request.account_id;
+  if (accountId === null) return denied(deps, request, 'The user did not sign in');
+  const stepUp = await grantAwaitingStepUp(deps, accountId, request);
+  const held = stepUp?.scopes ?? [];
+  const offered = request.scopes.filter((scope) => !held.includes(scope));
+  const added = approvedScopes(approved ?? [], offered);
+  if (approved === null || (offered.length > 0 && added.length === 0)) {
+    if (stepUp) await deps.store.settleStepUp(accountId, stepUp.grant_id);
+    return denied(
       deps,
-      request.redirect_uri,
-      request.state,
-      new OAuthError('access_denied', 'The user denied the request'),
+      request,
+      approved === null ? 'The user denied the request' : 'The user approved none of the requested scopes',
     );
   }
-  const grantId = randomUUID();
+  const scopes = unionScopes(held, added);
   const nowS = Math.floor(now / 1000);
-  await deps.store.putGrant({
-    grant_id: grantId,
-    account_id: request.account_id,
-    client_id: request.client_id,
-    scopes: request.scopes,
-    resource: request.resource,
-    created_at: now,
-    expires_at_s: nowS + lifetimes.grantAbsolute,
-    revoked_at: null,
-  });
+  let grantId: string;
+  if (stepUp) {
+    grantId = stepUp.grant_id;
+  } else {
+    grantId = randomUUID();
+    await deps.store.putGrant({
+      grant_id: grantId,
+      account_id: accountId,
+      client_id: request.client_id,
+      scopes,
+      resource: request.resource,
+      created_at: now,
+      expires_at_s: nowS + lifetimes.grantAbsolute,
+      revoked_at: null,
+    });
+  }
   const code = newSecret();
   await deps.store.putCode({
     code_hash: hashSecret(code),
     grant_id: grantId,
-    account_id: request.account_id,
+    account_id: accountId,
     client_id: request.client_id,
     redirect_uri: request.redirect_uri,
     code_challenge: request.code_challenge,
     resource: request.resource,
-    scopes: request.scopes,
+    scopes,
     created_at: now,
     expires_at_s: nowS + lifetimes.code,
     used_at: null,
+    ...(stepUp ? { widens_grant: true } : {}),
   });
   return {
     kind: 'redirect',
     location: withParams(request.redirect_uri, { code, state: request.state, iss: deps.settings.issuer }),
   };
+}
+
+/** The ticked scopes; a form can only tick what the page offered, so anything else is a forged form. */
+function approvedScopes(ticked: string[], offered: readonly McpScope[]): McpScope[] {
+  if (ticked.some((scope) => !(offered as readonly string[]).includes(scope))) {
+    throw new AuthorizationPageError(
+      'Bad request',
+      'The form approves a permission the application did not ask for. Start again from the application.',
+    );
+  }
+  return offered.filter((scope) => ticked.includes(scope));
+}
+
+function denied(deps: OAuthDeps, request: PendingAuthorization, description: string): WebResult {
+  return errorRedirect(
+    deps,
+    request.redirect_uri,
+    request.state,
+    new OAuthError('access_denied', description),
+  );
 }
 
 async function findClient(deps: OAuthDeps, clientId: string): Promise<OAuthClient> {
@@ -363,7 +413,11 @@ function clientView(client: OAuthClient, redirectUri: string): ClientView {
   return {
     name: client.client_name,
     verifiedHost: client.source === 'metadata_document' ? new URL(client.client_id).host : null,
-    redirectHost: check.ok && check.kind === 'private-use' ? `${url.protocol}` : url.host,
+    // An app scheme names the app (`cursor://anysphere.cursor-mcp`, `com.example.app:`), a URL its host.
+    redirectHost:
+      check.ok && check.kind === 'private-use'
+        ? `${url.protocol}${url.host ? `//${url.host}` : ''}`
+        : url.host,
   };
 }
 

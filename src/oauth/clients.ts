@@ -6,11 +6,25 @@ import {
 } from './client-metadata-document.ts';
 import { OAuthError } from './errors.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
-import { formatScopes, parseScopes, SUPPORTED_SCOPES } from './scopes.ts';
+import { formatScopes, parseScopes } from './scopes.ts';
 import type { OAuthClient, OAuthStore } from './store.ts';
 
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 const MAX_REDIRECT_URIS = 10;
+
+/**
+ * Client authentication methods of RFC 7591 section 2 and OpenID Connect Registration. A client
+ * asking for one of them is registered as public (`none`) and told so; an unknown value is refused.
+ */
+const KNOWN_AUTH_METHODS = new Set([
+  'none',
+  'client_secret_post',
+  'client_secret_basic',
+  'client_secret_jwt',
+  'private_key_jwt',
+  'tls_client_auth',
+  'self_signed_tls_client_auth',
+]);
 
 /** The RFC 7591 registration response (public clients: no secret). */
 export interface RegisteredClient {
@@ -21,13 +35,22 @@ export interface RegisteredClient {
   grant_types: string[];
   response_types: string[];
   token_endpoint_auth_method: 'none';
-  scope?: string;
+  scope: string;
 }
 
 /**
- * Dynamic client registration (RFC 7591) for public clients only: `token_endpoint_auth_method` must
- * be `none` (or left out), every redirect URI must pass the redirect policy. Other metadata
- * (client_uri, logo_uri, contacts, ...) is not kept, so it is not echoed either (section 3.2.1).
+ * Dynamic client registration (RFC 7591) for public clients only. The server may replace requested
+ * metadata with what it actually registers (section 3.2.1), and does so rather than refuse clients
+ * that work as public ones:
+ * - `token_endpoint_auth_method`: always `none`, whatever known method was asked for. Hosted
+ *   connectors (Claude's) ask for `client_secret_post`; no secret is issued, PKCE protects the code.
+ * - `grant_types`: the supported ones asked for (`authorization_code`, required, and
+ *   `refresh_token`); others (VS Code asks for the device code grant) are left out.
+ * - `scope`: the scopes asked for, or the default (`notes:read notes:process`). It is the scope an
+ *   authorization request naming none gets, not a limit: a later request may ask for more (step-up),
+ *   and the user approves every scope on the consent page.
+ * Every redirect URI must pass the redirect policy; the first one that does not is named. Other
+ * metadata (client_uri, logo_uri, contacts, ...) is not kept, so it is not echoed either.
  */
 export async function registerClient(
   store: OAuthStore,
@@ -38,35 +61,15 @@ export async function registerClient(
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
   }
   const m = metadata as Record<string, unknown>;
-  const uris = m.redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0) {
-    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of URIs');
-  }
-  if (uris.length > MAX_REDIRECT_URIS) {
-    throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris are accepted`);
-  }
-  uris.forEach((uri, index) => {
-    const check = checkRedirectUri(uri);
-    if (!check.ok) throw new OAuthError('invalid_redirect_uri', `redirect_uris[${index}] ${check.reason}`);
-  });
+  const redirectUris = checkedRedirectUris(m.redirect_uris);
   const method = m.token_endpoint_auth_method;
-  if (method !== undefined && method !== 'none') {
+  if (method !== undefined && (typeof method !== 'string' || !KNOWN_AUTH_METHODS.has(method))) {
     throw new OAuthError(
       'invalid_client_metadata',
-      'Only public clients can register: token_endpoint_auth_method must be "none" (use PKCE instead of a secret)',
+      `token_endpoint_auth_method ${JSON.stringify(String(method).slice(0, 64))} is unknown; clients are registered as public ("none") and use PKCE`,
     );
   }
-  const grantTypes = m.grant_types ?? GRANT_TYPES;
-  if (
-    !Array.isArray(grantTypes) ||
-    !grantTypes.includes('authorization_code') ||
-    grantTypes.some((type) => !GRANT_TYPES.includes(type))
-  ) {
-    throw new OAuthError(
-      'invalid_client_metadata',
-      'grant_types must include authorization_code and may include refresh_token, nothing else',
-    );
-  }
+  const grantTypes = supportedGrantTypes(m.grant_types);
   const responseTypes = m.response_types ?? ['code'];
   if (!Array.isArray(responseTypes) || responseTypes.some((type) => type !== 'code')) {
     throw new OAuthError('invalid_client_metadata', 'response_types may only contain "code"');
@@ -74,30 +77,13 @@ export async function registerClient(
   if (m.client_name !== undefined && typeof m.client_name !== 'string') {
     throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
   }
-  // A requested scope is checked but does not limit the client: MCP clients register the scope of
-  // their first authorization (the SDK's scope selection), and a limit would make every later
-  // step-up fail with invalid_scope. The server replaces it (section 2 allows that) with every
-  // supported scope, and says so in the response.
-  let scope: string | null = null;
-  if (m.scope !== undefined) {
-    if (typeof m.scope !== 'string')
-      throw new OAuthError('invalid_client_metadata', 'scope must be a string');
-    try {
-      parseScopes(m.scope);
-    } catch (error) {
-      throw new OAuthError(
-        'invalid_client_metadata',
-        error instanceof OAuthError ? error.description : 'bad scope',
-      );
-    }
-    scope = formatScopes(SUPPORTED_SCOPES);
-  }
+  const scope = registeredScope(m.scope);
   const client: OAuthClient = {
     client_id: randomUUID(),
     client_name: typeof m.client_name === 'string' ? cleanName(m.client_name) : null,
-    redirect_uris: uris as string[],
-    grant_types: [...new Set(grantTypes as string[])],
-    scope: null,
+    redirect_uris: redirectUris,
+    grant_types: grantTypes,
+    scope,
     source: 'registration',
     created_at: now,
   };
@@ -110,8 +96,54 @@ export async function registerClient(
     grant_types: client.grant_types,
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
-    ...(scope ? { scope } : {}),
+    scope,
   };
+}
+
+function checkedRedirectUris(uris: unknown): string[] {
+  if (!Array.isArray(uris) || uris.length === 0) {
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of URIs');
+  }
+  if (uris.length > MAX_REDIRECT_URIS) {
+    throw new OAuthError('invalid_redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect_uris are accepted`);
+  }
+  uris.forEach((uri, index) => {
+    const check = checkRedirectUri(uri);
+    if (!check.ok) {
+      const shown = typeof uri === 'string' ? ` (${JSON.stringify(uri.slice(0, 200))})` : '';
+      throw new OAuthError('invalid_redirect_uri', `redirect_uris[${index}]${shown} ${check.reason}`);
+    }
+  });
+  return uris as string[];
+}
+
+function supportedGrantTypes(asked: unknown): string[] {
+  const grantTypes = asked ?? GRANT_TYPES;
+  if (
+    !Array.isArray(grantTypes) ||
+    grantTypes.some((type) => typeof type !== 'string') ||
+    !grantTypes.includes('authorization_code')
+  ) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      'grant_types must include authorization_code (refresh_token is also supported)',
+    );
+  }
+  return GRANT_TYPES.filter((type) => grantTypes.includes(type));
+}
+
+function registeredScope(asked: unknown): string {
+  if (asked !== undefined && typeof asked !== 'string') {
+    throw new OAuthError('invalid_client_metadata', 'scope must be a string');
+  }
+  try {
+    return formatScopes(parseScopes(asked));
+  } catch (error) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      error instanceof OAuthError ? error.description : 'bad scope',
+    );
+  }
 }
 
 /** Finds a client by its ID: a registered one, or one described by a Client ID Metadata Document. */

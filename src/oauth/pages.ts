@@ -1,4 +1,5 @@
 import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
+import { tickedByDefault } from './scopes.ts';
 
 /**
  * The sign-in, consent and error pages: plain HTML forms, no script, every interpolated value
@@ -32,7 +33,10 @@ export interface SignInPage {
 export interface ConsentPage {
   client: ClientView;
   accountName: string;
-  scopes: McpScope[];
+  /** What the client's grant already holds (a step-up); kept whatever the user decides here. */
+  held: McpScope[];
+  /** What the request asks for beyond that: one checkbox each. */
+  offered: McpScope[];
   requestId: string;
   csrf: string;
 }
@@ -41,6 +45,8 @@ const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem
 h1{font-size:1.35rem}.box{border:1px solid #ccc;border-radius:8px;padding:1rem 1.25rem;margin:1rem 0}
 .muted{color:#555;font-size:.92rem}.error{color:#a00;font-weight:600}ul{padding-left:1.2rem}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}input[type=password]{width:100%;padding:.5rem;font-family:monospace;box-sizing:border-box}
+fieldset{border:0;padding:0;margin:.5rem 0}legend{font-weight:600;padding:0}.scope{display:flex;gap:.5rem;align-items:baseline;margin:.45rem 0}
+.scope input{margin:0}.scope label{display:inline;margin:0;font-weight:400}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}button{padding:.55rem 1.2rem;font-size:1rem;border-radius:6px;border:1px solid #888;background:#f4f4f4;cursor:pointer}
 button.primary{background:#1f5fbf;border-color:#1f5fbf;color:#fff}code{font-size:.9em}`;
 
@@ -96,24 +102,50 @@ ${hidden(page.requestId, page.csrf)}
   );
 }
 
+function scopeText(scope: McpScope): string {
+  return `<code>${escapeHtml(scope)}</code>: ${escapeHtml(mcpScopes[scope])}`;
+}
+
+/** One checkbox per scope, in a fieldset whose legend says what ticking means. */
+function scopeChoices(legend: string, scopes: McpScope[]): string {
+  const boxes = scopes.map((scope) => {
+    const id = `scope-${scope.replace(':', '-')}`;
+    const checked = tickedByDefault(scope) ? ' checked' : '';
+    return `<div class="scope"><input type="checkbox" id="${id}" name="scope" value="${escapeHtml(scope)}"${checked}>
+<label for="${id}">${scopeText(scope)}</label></div>`;
+  });
+  return `<fieldset>
+<legend>${escapeHtml(legend)}</legend>
+${boxes.join('\n')}
+</fieldset>`;
+}
+
 export function renderConsent(page: ConsentPage): string {
-  const scopes = page.scopes
-    .map((scope) => `<li><code>${escapeHtml(scope)}</code>: ${escapeHtml(mcpScopes[scope])}</li>`)
-    .join('\n');
+  const held =
+    page.held.length > 0
+      ? `<p>You already allowed it to:</p>
+<ul class="held">
+${page.held.map((scope) => `<li>${scopeText(scope)}</li>`).join('\n')}
+</ul>
+<p class="muted">That stays as it is whatever you choose here.</p>`
+      : '';
+  const offered =
+    page.offered.length > 0
+      ? `${scopeChoices(page.held.length > 0 ? 'It now also asks to:' : 'Allow it to:', page.offered)}
+<p class="muted">Only the ticked permissions are given. Permanent deletion is never ticked for you; the application can ask again when it needs more.</p>`
+      : '';
   return layout(
     'Allow access to your notes?',
     `<h1>Allow access to your notes?</h1>
+<form method="post" action="/oauth/authorize">
+${hidden(page.requestId, page.csrf)}
 <div class="box">
 <p>${clientLine(page.client)} asks for access to the notes of <strong>${escapeHtml(page.accountName)}</strong>.</p>
-<p>It will be able to:</p>
-<ul>
-${scopes}
-</ul>
+${held}
+${offered}
 <p class="muted">After you decide, your browser returns to <strong>${escapeHtml(page.client.redirectHost)}</strong>.
 Only allow applications you trust.</p>
 </div>
-<form method="post" action="/oauth/authorize">
-${hidden(page.requestId, page.csrf)}
 <div class="actions">
 <button class="primary" type="submit" name="action" value="approve">Allow</button>
 <button type="submit" name="action" value="deny">Deny</button>

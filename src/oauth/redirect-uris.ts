@@ -5,11 +5,16 @@
  * - loopback `http` URIs: host exactly `127.0.0.1`, `[::1]` or `localhost`, any port; matched ignoring
  *   the port (RFC 8252 section 7.3: native apps bind an ephemeral port per request). Every other
  *   `http` URI is refused.
- * - private-use schemes (RFC 8252 section 7.1) only in reverse-DNS form, e.g.
- *   `com.example.app:/oauth/callback`: the scheme must contain a dot, so `myapp:` and `cursor:` are
- *   refused. Matched exactly.
- * - never a fragment, never script or local-content schemes (`javascript:`, `data:`, `file:`,
- *   `vbscript:`, `blob:`, ...), at most 2,000 characters, no whitespace or control characters.
+ * - private-use schemes (RFC 8252 section 7.1) of desktop clients: any scheme that is not on the
+ *   forbidden list below and does not imitate http(s), either in reverse-DNS form
+ *   (`com.example.app:/oauth/callback`) or naming a host (`cursor://anysphere.cursor-mcp/oauth/callback`,
+ *   `vscode://publisher.extension/cb`). Matched exactly. A bare `myapp:/callback` is refused: it
+ *   names neither the app's domain nor a host, so the consent page could not say where the code goes.
+ *   Any app on the machine can claim a scheme; PKCE (required for every client here) is what keeps
+ *   an intercepted code useless (RFC 8252 section 8.1), as for loopback redirects.
+ * - never a fragment, never user information, never script, local-content, web-socket or
+ *   system-handler schemes (`javascript:`, `data:`, `file:`, `vbscript:`, `blob:`, `ms-msdt:`, ...),
+ *   at most 2,000 characters, no whitespace or control characters.
  */
 export type RedirectUriKind = 'https' | 'loopback' | 'private-use';
 
@@ -32,6 +37,14 @@ const FORBIDDEN_SCHEMES = new Set([
   'ws',
   'wss',
   'ftp',
+  'jar',
+  'mhtml',
+  'intent',
+  'ms-msdt',
+  'search-ms',
+  'mailto',
+  'tel',
+  'sms',
 ]);
 
 const REVERSE_DNS_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/;
@@ -57,21 +70,22 @@ export function checkRedirectUri(uri: unknown): RedirectUriCheck {
   } catch {
     return refuse('is not a valid URI');
   }
+  if (url.username || url.password) return refuse('must not contain user information');
   if (scheme === 'https') {
     if (!url.hostname) return refuse('must name a host');
-    if (url.username || url.password) return refuse('must not contain user information');
     return { ok: true, kind: 'https' };
   }
   if (scheme === 'http') {
-    if (url.username || url.password) return refuse('must not contain user information');
     if (!LOOPBACK_HOSTS.has(url.hostname)) {
       return refuse('must use https, unless it is a loopback address (127.0.0.1, [::1] or localhost)');
     }
     return { ok: true, kind: 'loopback' };
   }
-  if (!REVERSE_DNS_SCHEME.test(scheme)) {
+  // http and https were answered above: `https-app:`, `http.example:` only read like them.
+  if (scheme.startsWith('http')) return refuse(`must not use ${scheme}:, a look-alike of http(s)`);
+  if (!REVERSE_DNS_SCHEME.test(scheme) && !url.hostname) {
     return refuse(
-      'must use https, a loopback http address or a private-use scheme in reverse-DNS form (e.g. com.example.app:/callback)',
+      `uses the private-use scheme ${scheme}: without a host: use https, a loopback http address, a scheme with a host (e.g. cursor://app.example/callback) or a reverse-DNS scheme (e.g. com.example.app:/callback)`,
     );
   }
   return { ok: true, kind: 'private-use' };

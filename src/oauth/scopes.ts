@@ -39,6 +39,20 @@ export function narrowScopes(granted: readonly McpScope[], requested: string | u
   return asked;
 }
 
+/** Both sets, in canonical order: what a grant holds after a step-up adds to it. */
+export function unionScopes(held: readonly McpScope[], added: readonly McpScope[]): McpScope[] {
+  return canonical([...held, ...added]);
+}
+
+/**
+ * Whether the consent page ticks the scope before the user chooses. Only what cannot be undone is
+ * left for the user to tick: notes:delete removes notes and results for good, while a rename or a
+ * trashed note (notes:write) can be reverted, and what processing (notes:process) makes can be made again.
+ */
+export function tickedByDefault(scope: McpScope): boolean {
+  return scope !== 'notes:delete';
+}
+
 export function formatScopes(scopes: readonly McpScope[]): string {
   return scopes.join(' ');
 }

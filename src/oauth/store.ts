@@ -11,7 +11,10 @@ export interface OAuthClient {
   client_name: string | null;
   redirect_uris: string[];
   grant_types: string[];
-  /** Registered scope limit, space-delimited, or null for any supported scope. */
+  /**
+   * The registered scope, space-delimited: what an authorization request naming no scope gets (null:
+   * the server's default). Not a limit: a request may ask for any supported scope, the user decides.
+   */
   scope: string | null;
   /** `registration`: RFC 7591; `metadata_document`: the client_id is the URL of its metadata. */
   source: 'registration' | 'metadata_document';
@@ -49,7 +52,8 @@ export interface GrantRecord {
   /**
    * Scopes the MCP server refused a call for (403 insufficient_scope). A refresh cannot add scopes,
    * so while this is set the grant's refresh tokens answer `invalid_grant`: the client authorizes
-   * again (a new grant) and asks for them there. Absent until a step-up is recorded.
+   * again and asks for them there; the consent adds what the user approves to this grant. Absent until
+   * a step-up is recorded, and removed again once the user has decided on it (approved or declined).
    */
   step_up_scopes?: McpScope[];
 }
@@ -66,6 +70,11 @@ export interface AuthorizationCodeRecord {
   created_at: number;
   expires_at_s: number;
   used_at: number | null;
+  /**
+   * A step-up code: `grant_id` is the client's existing grant, which the exchange widens to `scopes`.
+   * A failed exchange then leaves that grant as it was (a fresh grant ends with its failed code).
+   */
+  widens_grant?: boolean;
 }
 
 export interface RefreshTokenRecord {
@@ -129,6 +138,13 @@ export interface OAuthStore {
   revokeGrant(accountId: string, grantId: string, now: number): Promise<void>;
   /** Sets the grant's `step_up_scopes` (the latest step-up wins); nothing when the grant is gone. */
   recordStepUp(accountId: string, grantId: string, scopes: McpScope[]): Promise<void>;
+  /** The account's live grants to the client that wait for a step-up (`step_up_scopes` set). */
+  grantsAwaitingStepUp(accountId: string, clientId: string, now: number): Promise<GrantRecord[]>;
+  /**
+   * Ends a step-up: removes `step_up_scopes` and, when `scopes` is given, sets the grant's scopes to
+   * it. Only on a grant that is not revoked; false when there is none.
+   */
+  settleStepUp(accountId: string, grantId: string, scopes?: McpScope[]): Promise<boolean>;
 
   putCode(code: AuthorizationCodeRecord): Promise<void>;
   /** Marks the code used, atomically: only the first caller gets `redeemed`. */

@@ -5,11 +5,11 @@ import { ACCESS_TOKEN_TYP, signAccessToken } from './access-token.ts';
 import type { OAuthDeps } from './deps.ts';
 import { OAuthError } from './errors.ts';
 import { verifyS256 } from './pkce.ts';
-import { formatScopes, narrowScopes } from './scopes.ts';
+import { formatScopes, narrowScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret } from './secrets.ts';
 import { lifetimes } from './settings.ts';
 import { SIGNING_ALG } from './signing-key.ts';
-import type { GrantRecord } from './store.ts';
+import type { AuthorizationCodeRecord, GrantRecord } from './store.ts';
 
 /** RFC 6749 section 5.1. */
 export interface TokenResponse {
@@ -38,15 +38,12 @@ export async function tokenRequest(deps: OAuthDeps, form: URLSearchParams): Prom
 
 /**
  * The code is marked used before anything else is checked (one atomic write), so a code is good for
- * exactly one attempt. Presenting a used code again revokes the grant, and with it every token the
- * first exchange issued (RFC 6749 section 4.1.2, RFC 9700 section 4.5).
+ * exactly one attempt, however that attempt fails (a missing or wrong code_verifier included).
+ * Presenting a used code again revokes the grant, and with it every token the first exchange issued
+ * (RFC 6749 section 4.1.2, RFC 9700 section 4.5).
  */
 async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<TokenResponse> {
   const code = required(form, 'code');
-  const clientId = required(form, 'client_id');
-  const redirectUri = required(form, 'redirect_uri');
-  const verifier = required(form, 'code_verifier');
-  const resource = optional(form, 'resource');
   const now = deps.now();
   const redemption = await deps.store.redeemCode(hashSecret(code), now);
   if (redemption.outcome === 'unknown') {
@@ -54,39 +51,68 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
   }
   const record = redemption.record;
   if (redemption.outcome === 'reused') {
-    await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+    if (await issuedTokens(deps, record))
+      await deps.store.revokeGrant(record.account_id, record.grant_id, now);
     throw new OAuthError(
       'invalid_grant',
       'The authorization code was already used; the tokens issued with it have been revoked',
     );
   }
-  // A failed exchange spends the code, and its grant ends with it: no second try.
-  const failure = async (
-    description: string,
-    error: 'invalid_grant' | 'invalid_target' = 'invalid_grant',
-  ) => {
-    await deps.store.revokeGrant(record.account_id, record.grant_id, now);
-    return new OAuthError(error, description);
-  };
-  if (record.expires_at_s * 1000 <= now) throw await failure('The authorization code has expired');
+  try {
+    checkCodeExchange(form, record, now);
+  } catch (error) {
+    // The code is spent. A grant made for it ends with it; a step-up code leaves the client's existing
+    // grant as it was, since nothing was issued from this code.
+    if (!record.widens_grant) await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+    throw error;
+  }
+  let grant = await activeGrant(deps, record.account_id, record.grant_id, now);
+  if (record.widens_grant) {
+    const scopes = unionScopes(grant.scopes, record.scopes);
+    if (!(await deps.store.settleStepUp(grant.account_id, grant.grant_id, scopes))) {
+      throw new OAuthError('invalid_grant', 'The authorization was revoked');
+    }
+    grant = { ...grant, scopes };
+  }
+  return issueTokens(deps, grant, record.scopes, now);
+}
+
+/**
+ * Whether the first exchange of a used code issued tokens, which its reuse then revokes. A step-up code
+ * whose first exchange failed issued none: its grant does not hold the code's scopes yet, and a client
+ * that retries a failed exchange must not lose the grant it already had.
+ */
+async function issuedTokens(deps: OAuthDeps, record: AuthorizationCodeRecord): Promise<boolean> {
+  if (!record.widens_grant) return true;
+  const grant = await deps.store.getGrant(record.account_id, record.grant_id);
+  return grant !== null && record.scopes.every((scope) => grant.scopes.includes(scope));
+}
+
+/** The checks of RFC 6749 section 4.1.3 and RFC 7636 section 4.6, on a code already spent. */
+function checkCodeExchange(form: URLSearchParams, record: AuthorizationCodeRecord, now: number): void {
+  const clientId = required(form, 'client_id');
+  const redirectUri = required(form, 'redirect_uri');
+  const verifier = required(form, 'code_verifier');
+  const resource = optional(form, 'resource');
+  if (record.expires_at_s * 1000 <= now)
+    throw new OAuthError('invalid_grant', 'The authorization code has expired');
   if (record.client_id !== clientId)
-    throw await failure('The authorization code was issued to another client');
+    throw new OAuthError('invalid_grant', 'The authorization code was issued to another client');
   if (record.redirect_uri !== redirectUri) {
-    throw await failure('redirect_uri does not match the one of the authorization request');
+    throw new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request');
   }
   if (!verifyS256(verifier, record.code_challenge))
-    throw await failure('PKCE verification failed (code_verifier)');
+    throw new OAuthError('invalid_grant', 'PKCE verification failed (code_verifier)');
   if (resource !== undefined && resource !== record.resource) {
-    throw await failure(`The code was issued for ${record.resource}`, 'invalid_target');
+    throw new OAuthError('invalid_target', `The code was issued for ${record.resource}`);
   }
-  const grant = await activeGrant(deps, record.account_id, record.grant_id, now);
-  return issueTokens(deps, grant, record.scopes, now);
 }
 
 /**
  * Rotating refresh tokens (OAuth 2.1 section 4.3.1): each use returns a new refresh token and retires
  * the old one; presenting a retired one again revokes the whole family (the grant). A grant the MCP
- * server recorded a step-up on is not refreshed (see `GrantRecord.step_up_scopes`).
+ * server recorded a step-up on is not refreshed until the user has decided on the step-up at the
+ * consent page (see `GrantRecord.step_up_scopes`).
  */
 async function refresh(deps: OAuthDeps, form: URLSearchParams): Promise<TokenResponse> {
   const token = required(form, 'refresh_token');
@@ -107,12 +133,13 @@ async function refresh(deps: OAuthDeps, form: URLSearchParams): Promise<TokenRes
   if (resource !== undefined && resource !== record.resource) {
     throw new OAuthError('invalid_target', `The refresh token is for ${record.resource}`);
   }
-  const scopes = narrowScopes(record.scopes, scope);
   const grant = await activeGrant(deps, record.account_id, record.grant_id, now);
+  // The grant, not the token, says what may be asked for: a step-up may have widened it since.
+  const scopes = narrowScopes(grant.scopes, scope);
   if (grant.step_up_scopes?.length) {
     // Step-up: a refresh cannot widen the grant, and clients (the MCP SDK) send no scope on refresh.
     // invalid_grant makes them drop their tokens and authorize again with the wider scope. Nothing is
-    // revoked, unlike reuse: the grant's access tokens work until they expire.
+    // revoked, unlike reuse: approved, the consent widens this grant; declined, it refreshes again.
     throw new OAuthError(
       'invalid_grant',
       `More scope was requested (${formatScopes(grant.step_up_scopes)}): authorize again`,

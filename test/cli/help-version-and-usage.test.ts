@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LAMBDA_NODE_VERSION } from '../support/node22.ts';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.ts';
-import { CLI_DIR, describeRun, runCli } from './run-cli.ts';
+import { CLI_DIR, cliNode, describeRun, runCli } from './run-cli.ts';
 
 const NOTE = '3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34';
 const OTHER = '8d0c6a52-1e7f-4b3a-9c2d-5f6e7a8b9c01';
@@ -96,6 +97,20 @@ describe('the cli package', () => {
       const value = manifest[field];
       expect(value === undefined || Object.keys(value as object).length === 0, field).toBe(true);
     }
+  });
+});
+
+describe('the Node the CLI runs on', () => {
+  it('is the one this test project selects (Node 22 in cli-on-node-22), named in its User-Agent', async () => {
+    const node = await cliNode();
+    const expected = node === process.execPath ? process.versions.node : LAMBDA_NODE_VERSION;
+    const before = server.received.length;
+    const result = await runCli(['auth', 'status'], {
+      NOTES_BASE_URL: server.baseUrl,
+      NOTES_API_KEY: 'svc_sk_node_version_test_key',
+    });
+    const [request] = server.received.slice(before);
+    expect(request?.headers['user-agent'], describeRun(result)).toMatch(new RegExp(` node/${expected}$`));
   });
 });
 

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { ensureLambdaNode } from '../support/node22.ts';
 
 export const CLI_DIR = resolve(import.meta.dirname, '..', '..', 'cli');
 export const CLI_BIN = resolve(CLI_DIR, 'bin', 'notes.mjs');
@@ -11,21 +12,30 @@ export interface CliResult {
 }
 
 /**
+ * The Node that runs the CLI: this process's (Node 20 here and in CI), or with
+ * NOTES_TEST_CLI_NODE=22 (the vitest project `cli-on-node-22`) Node 22 from the npm registry.
+ */
+export async function cliNode(): Promise<string> {
+  return process.env.NOTES_TEST_CLI_NODE === '22' ? ensureLambdaNode() : process.execPath;
+}
+
+/**
  * Runs the real CLI as a child process (`node cli/bin/notes.mjs ...`, no shell). The environment is
  * this process's without any NOTES_* variable, plus `env` (a value of undefined leaves it unset).
  */
-export function runCli(
+export async function runCli(
   args: string[],
   env: Record<string, string | undefined> = {},
   { timeoutMs = 120_000 }: { timeoutMs?: number } = {},
 ): Promise<CliResult> {
+  const node = await cliNode();
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith('NOTES_')) childEnv[name] = value;
   }
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], {
+    const child = spawn(node, [CLI_BIN, ...args], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: timeoutMs,

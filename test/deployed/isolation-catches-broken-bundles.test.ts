@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repositoryRoot } from '../../lib/paths.ts';
+import { ensureLambdaNode } from '../support/node22.ts';
 import { comparable } from './support/compare.ts';
 import { IsolatedBundle, resultOf } from './support/isolated-bundle.ts';
-import { ensureLambdaNode } from './support/node22.ts';
 
 let workDir: string;
 let nodeBinary: string;

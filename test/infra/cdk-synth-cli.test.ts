@@ -1,18 +1,17 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { handlerBundle } from '../../lib/bundling.ts';
-import { repositoryRoot } from '../../lib/paths.ts';
 import { diarizeFile } from '../../src/adapters/speech/diarization/diarize-file.ts';
 import type { SpeakerTurn } from '../../src/adapters/speech/diarization/types.ts';
 import { decodeToPcm } from '../../src/adapters/speech/ffmpeg.ts';
 import { StreamThreadPool } from '../../src/adapters/speech/threads/stream-thread-pool.ts';
 import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
+import { sharedCloudAssembly } from '../support/cloud-assembly.ts';
 
 const run = promisify(execFile);
 
@@ -24,29 +23,17 @@ interface TemplateResource {
 
 /**
  * The real thing, as CI runs it: `cdk synth` through the CLI, offline, with local esbuild bundling
- * (no Docker), telemetry, notices and the version check off. Reads what it wrote to a temp dir.
+ * (no Docker), telemetry, notices and the version check off (shared with the deployed-artifact tests).
  */
 describe('cdk synth (CLI, with bundling)', () => {
-  const outDir = mkdtempSync(join(tmpdir(), 'notes-cdk-out-'));
+  let outDir: string;
   let template: { Resources: Record<string, TemplateResource> };
   let output = '';
 
   beforeAll(async () => {
-    const result = await run(
-      join(repositoryRoot, 'node_modules', '.bin', 'cdk'),
-      ['synth', '--no-notices', '-q', '-o', outDir],
-      {
-        cwd: repositoryRoot,
-        env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', CDK_DISABLE_VERSION_CHECK: 'true' },
-        timeout: 150_000,
-        maxBuffer: 32 * 1024 * 1024,
-      },
-    );
-    output = result.stdout + result.stderr;
+    ({ outDir, output } = await sharedCloudAssembly());
     template = JSON.parse(readFileSync(join(outDir, 'notes-dev.template.json'), 'utf8'));
-  }, 180_000);
-
-  afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+  }, 300_000);
 
   const ourFunctions = () =>
     Object.values(template.Resources).filter(

@@ -1,18 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { auth, type OAuthClientProvider, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts.ts';
+import { HeadlessOAuthProvider, loggingFetch, type RequestLog } from '../support/headless-oauth.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 
 /**
@@ -22,142 +18,12 @@ import { type InProcessService, startInProcess } from '../support/in-process-run
  * with the account's API key (the local upstream), approves, and keeps the code from the redirect
  * back to the loopback redirect URI, where no server needs to listen.
  */
-const REDIRECT_URL = 'http://127.0.0.1:53682/callback';
-
 let service: InProcessService;
 let base: string;
 let mcpUrl: URL;
 let apiKey: string;
 let noteId: string;
 const clients: Client[] = [];
-
-/** What went over the wire, in order: `METHOD /path -> status`, the browser's lines marked. */
-type RequestLog = string[];
-
-function loggingFetch(log: RequestLog, who = ''): FetchLike {
-  return async (url, init) => {
-    const response = await fetch(url, init);
-    log.push(`${who}${init?.method ?? 'GET'} ${new URL(String(url)).pathname} -> ${response.status}`);
-    return response;
-  };
-}
-
-function hiddenFields(html: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)) {
-    fields[match[1] as string] = match[2] as string;
-  }
-  return fields;
-}
-
-/**
- * An in-memory OAuthClientProvider (as the SDK's examples have it) whose "browser" is headless:
- * redirectToAuthorization signs in and consents, then keeps the authorization code for finishAuth.
- */
-class HeadlessOAuthProvider implements OAuthClientProvider {
-  /** The code of the last approved authorization, until finishAuth takes it. */
-  code: string | undefined;
-  /** The scopes each consent page showed, one entry per authorization. */
-  readonly consents: string[][] = [];
-  private client: OAuthClientInformationMixed | undefined;
-  private saved: OAuthTokens | undefined;
-  private verifier: string | undefined;
-  private expectedState: string | undefined;
-
-  constructor(
-    private readonly signInKey: string,
-    readonly log: RequestLog,
-  ) {}
-
-  get redirectUrl(): string {
-    return REDIRECT_URL;
-  }
-
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'SDK end-to-end test',
-      redirect_uris: [REDIRECT_URL],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-
-  state(): string {
-    this.expectedState = randomBytes(16).toString('base64url');
-    return this.expectedState;
-  }
-
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    return this.client;
-  }
-
-  saveClientInformation(information: OAuthClientInformationMixed): void {
-    this.client = information;
-  }
-
-  tokens(): OAuthTokens | undefined {
-    return this.saved;
-  }
-
-  saveTokens(tokens: OAuthTokens): void {
-    this.saved = tokens;
-  }
-
-  saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
-  }
-
-  codeVerifier(): string {
-    if (!this.verifier) throw new Error('No code verifier saved');
-    return this.verifier;
-  }
-
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
-    if (scope === 'all' || scope === 'client') this.client = undefined;
-    if (scope === 'all' || scope === 'tokens') this.saved = undefined;
-    if (scope === 'all' || scope === 'verifier') this.verifier = undefined;
-  }
-
-  /** The user's part: sign-in page, API key, consent page, Allow; the code comes back on the redirect. */
-  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
-    const browse = loggingFetch(this.log, 'browser: ');
-    const form = (fields: Record<string, string>) =>
-      browse(`${base}/oauth/authorize`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(fields),
-        redirect: 'manual',
-      });
-    const signIn = await browse(authorizationUrl.href, { redirect: 'manual' });
-    // An error goes back to the client as a redirect: its location says which.
-    expect(signIn.status, signIn.headers.get('location') ?? '').toBe(200);
-    const consent = await form({
-      ...hiddenFields(await signIn.text()),
-      api_key: this.signInKey,
-      action: 'sign_in',
-    });
-    expect(consent.status).toBe(200);
-    const consentHtml = await consent.text();
-    this.consents.push([...consentHtml.matchAll(/<li><code>([^<]+)<\/code>/g)].map((m) => m[1] as string));
-    const decision = await form({ ...hiddenFields(consentHtml), action: 'approve' });
-    expect(decision.status).toBe(303);
-    const back = new URL(decision.headers.get('location') ?? '');
-    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URL);
-    expect(back.searchParams.get('state')).toBe(this.expectedState);
-    expect(back.searchParams.get('iss')).toBe(base);
-    this.code = back.searchParams.get('code') ?? undefined;
-    expect(this.code).toBeTruthy();
-  }
-
-  /** The code, once: as a redirect handler hands it to the app. */
-  takeCode(): string {
-    const code = this.code;
-    this.code = undefined;
-    if (!code) throw new Error('No authorization code: the authorization did not complete');
-    return code;
-  }
-}
 
 function transportFor(provider: HeadlessOAuthProvider): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(mcpUrl, {
@@ -173,7 +39,7 @@ function transportFor(provider: HeadlessOAuthProvider): StreamableHTTPClientTran
 async function connectWithOAuth(
   signInKey: string,
 ): Promise<{ client: Client; provider: HeadlessOAuthProvider; transport: StreamableHTTPClientTransport }> {
-  const provider = new HeadlessOAuthProvider(signInKey, []);
+  const provider = new HeadlessOAuthProvider({ base, signInKey });
   const client = new Client({ name: 'mcp-oauth-end-to-end', version: '1.0.0' });
   clients.push(client);
   const first = transportFor(provider);
@@ -278,7 +144,7 @@ describe('the official MCP SDK client, with its OAuth support, against the local
       'POST /mcp -> 200',
     ]);
     // The default grant, as the 401 asked for it.
-    expect(provider.consents).toEqual([['notes:read', 'notes:process']]);
+    expect(provider.consents).toEqual([{ held: [], offered: ['notes:read', 'notes:process'] }]);
     expect(provider.tokens()).toMatchObject({ token_type: expect.stringMatching(/^bearer$/i) });
     expect(provider.tokens()?.scope).toBe('notes:read notes:process');
     expect(client.getServerVersion()?.name).toBe('notes');
@@ -307,7 +173,7 @@ describe('the official MCP SDK client, with its OAuth support, against the local
     expect(note.structuredContent).toMatchObject({ note_id: noteId, title: 'Quarterly planning' });
   });
 
-  it('writes after a step-up: 403 insufficient_scope, the refresh answers invalid_grant, consent to notes:write', async () => {
+  it('writes after a step-up: 403 insufficient_scope, the refresh answers invalid_grant, consent adds notes:write to the grant', async () => {
     const before = provider.tokens() as OAuthTokens;
     provider.log.length = 0;
     const renamed = await callWithStepUp(client, transport, provider, 'updateNote', {
@@ -325,32 +191,39 @@ describe('the official MCP SDK client, with its OAuth support, against the local
       'POST /oauth/token -> 200',
       'POST /mcp -> 200',
     ]);
-    expect(provider.consents.at(-1)).toEqual(['notes:read', 'notes:write', 'notes:process']);
+    // The consent page showed what the grant held and offered only what is new.
+    expect(provider.consents.at(-1)).toEqual({
+      held: ['notes:read', 'notes:process'],
+      offered: ['notes:write'],
+    });
     expect(provider.tokens()?.scope).toBe('notes:read notes:write notes:process');
     expect((await service.api('GET', `/v1/notes/${noteId}`)).body.title).toBe('Quarterly planning (final)');
 
-    // The refresh token of the narrower grant keeps answering invalid_grant (authorize again) ...
-    const stale = await tokenRequest({
+    // The approval widened the grant the client had: its earlier access token still works, and its
+    // earlier refresh token refreshes again, now to the widened grant.
+    expect((await rawMcp(before.access_token)).status).toBe(200);
+    const earlier = await tokenRequest({
       grant_type: 'refresh_token',
       refresh_token: before.refresh_token as string,
     });
-    expect(stale.status).toBe(400);
-    expect(await stale.json()).toEqual({
-      error: 'invalid_grant',
-      error_description: expect.stringMatching(/more scope was requested.*authorize again/i),
-    });
-    // ... but that grant was not revoked as after a reuse: its access token works until it expires.
-    expect((await rawMcp(before.access_token)).status).toBe(200);
+    expect(earlier.status).toBe(200);
+    expect(((await earlier.json()) as { scope: string }).scope).toBe('notes:read notes:write notes:process');
   });
 
   it('deletes a note after a second step-up (notes:delete), only when confirm_note_id repeats its ID', async () => {
     const doomed = await createNote('To be deleted');
+    // Permanent deletion is never ticked for the user: here the user ticks it.
+    provider.tick = ['notes:delete'];
     const mismatch = await callWithStepUp(client, transport, provider, 'deleteNote', {
       note_id: doomed,
       confirm_note_id: noteId,
     });
     expect(provider.consents).toHaveLength(3);
-    expect(provider.consents.at(-1)).toEqual(['notes:read', 'notes:write', 'notes:process', 'notes:delete']);
+    expect(provider.consents.at(-1)).toEqual({
+      held: ['notes:read', 'notes:write', 'notes:process'],
+      offered: ['notes:delete'],
+    });
+    expect(provider.tokens()?.scope).toBe('notes:read notes:write notes:process notes:delete');
     expect(mismatch.isError).toBe(true);
     expect(JSON.stringify(mismatch.content)).toMatch(/nothing was deleted/);
     expect((await service.api('GET', `/v1/notes/${doomed}`)).status).toBe(200);
@@ -409,7 +282,7 @@ describe('tokens and keys where they do not belong', () => {
       'mcp-oauth-other',
     );
     const { client, provider } = await connectWithOAuth(other.api_key);
-    expect(provider.consents).toEqual([['notes:read', 'notes:process']]);
+    expect(provider.consents).toEqual([{ held: [], offered: ['notes:read', 'notes:process'] }]);
     const account = await call(client, 'getCurrentAccount');
     expect(account.structuredContent).toMatchObject({ account_id: other.account_id });
     const note = await call(client, 'getNote', { note_id: noteId });

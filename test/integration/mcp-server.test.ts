@@ -181,6 +181,16 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     ]);
     const deleteNote = tools.find((tool) => tool.name === 'deleteNote');
     expect(deleteNote?.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    for (const name of ['generateInsights', 'generateNoteArtifact']) {
+      // A new generation replaces the earlier results.
+      expect(tools.find((tool) => tool.name === name)?.annotations, name).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+      });
+    }
+    expect(client.getServerCapabilities()?.tools).toBeDefined();
+    expect(client.getServerCapabilities()?.tools?.listChanged).not.toBe(true);
     expect(tools.find((tool) => tool.name === 'getNote')?.annotations).toMatchObject({
       readOnlyHint: true,
       openWorldHint: false,
@@ -259,7 +269,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     expect(renamed.structuredContent).toMatchObject({ note_id: noteId, title: 'Renamed meeting' });
   });
 
-  it('deletes a note only when confirm_note_id repeats its ID', async () => {
+  it('deletes a note only when confirm_note_id repeats its ID exactly, case included', async () => {
     const doomed = randomUUID();
     const submitted = await service.api('POST', `/v1/notes/${doomed}/transcription`, {
       body: { title: 'To delete', content_type: 'audio/wav', size_bytes: 1000 },
@@ -272,7 +282,16 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     expect(texts(mismatch)[0]).toMatch(/nothing was deleted/);
     expect((await call(client, 'getNote', { note_id: doomed })).isError).toBeFalsy();
 
-    const deleted = await call(client, 'deleteNote', { note_id: doomed, confirm_note_id: doomed });
+    const caseVariant = await call(client, 'deleteNote', {
+      note_id: doomed,
+      confirm_note_id: doomed.toUpperCase(),
+    });
+    expect(caseVariant.isError).toBe(true);
+    expect(texts(caseVariant)[0]).toMatch(/exactly: nothing was deleted/);
+    expect((await call(client, 'getNote', { note_id: doomed })).isError).toBeFalsy();
+
+    const upper = doomed.toUpperCase();
+    const deleted = await call(client, 'deleteNote', { note_id: upper, confirm_note_id: upper });
     expect(deleted.isError).toBeFalsy();
     expect(deleted.structuredContent).toEqual({ note_id: doomed, deleted: 'note' });
     const gone = await call(client, 'getNote', { note_id: doomed });
@@ -330,5 +349,22 @@ describe('the MCP endpoint over raw HTTP', () => {
     });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('serves Accept: application/json alone with JSON, and answers 406 to an Accept without JSON', async () => {
+    const token = tokens.mint(accountId, ['notes:read']);
+    const jsonOnly = await post(initialize, { authorization: `Bearer ${token}`, accept: 'application/json' });
+    expect(jsonOnly.status).toBe(200);
+    expect(jsonOnly.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(
+      ((await jsonOnly.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name,
+    ).toBe('notes');
+
+    const streamOnly = await post(initialize, {
+      authorization: `Bearer ${token}`,
+      accept: 'text/event-stream',
+    });
+    expect(streamOnly.status).toBe(406);
+    expect(((await streamOnly.json()) as { detail: string }).detail).toMatch(/application\/json only/);
   });
 });

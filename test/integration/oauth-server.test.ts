@@ -6,6 +6,7 @@ import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { getAccessTokenVerifier } from '../../src/oauth/verifier.ts';
 import { InvalidAccessTokenError } from '../../src/ports/access-tokens.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { consentDecision, heldScopes, hiddenFields, scopeCheckboxes } from '../support/oauth-forms.ts';
 
 /**
  * The authorization server over real HTTP: the local runtime (in this process) serves the six OAuth
@@ -79,7 +80,7 @@ function postJson(path: string, body: unknown): Promise<Response> {
   });
 }
 
-function postForm(path: string, fields: Record<string, string>): Promise<Response> {
+function postForm(path: string, fields: Record<string, string> | URLSearchParams): Promise<Response> {
   return fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -90,14 +91,6 @@ function postForm(path: string, fields: Record<string, string>): Promise<Respons
 
 function get(url: string): Promise<Response> {
   return fetch(url.startsWith('http') ? url : `${base}${url}`, { redirect: 'manual' });
-}
-
-function hiddenFields(html: string): Record<string, string> {
-  const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="(\w+)" value="([^"]*)">/g)) {
-    fields[match[1] as string] = match[2] as string;
-  }
-  return fields;
 }
 
 const VERIFIER = 'a-test-code-verifier-that-is-long-enough-for-pkce-0123456789';
@@ -126,20 +119,31 @@ async function signIn(url: string, key = apiKey): Promise<Response> {
   return postForm('/oauth/authorize', { ...fields, api_key: key, action: 'sign_in' });
 }
 
+/** The user's choice on the consent page: boxes ticked or unticked beyond the page's defaults. */
+type Choice = Parameters<typeof consentDecision>[2];
+
 /** The whole browser part: authorize, sign in, approve. Returns the redirect back to the client. */
-async function authorize(client: Client, overrides: Record<string, string | null> = {}): Promise<URL> {
+async function authorize(
+  client: Client,
+  overrides: Record<string, string | null> = {},
+  choice: Choice = {},
+): Promise<URL> {
   const consent = await signIn(authorizeUrl(client, overrides));
   expect(consent.status).toBe(200);
-  const decision = await postForm('/oauth/authorize', {
-    ...hiddenFields(await consent.text()),
-    action: 'approve',
-  });
+  const decision = await postForm(
+    '/oauth/authorize',
+    consentDecision(await consent.text(), 'approve', choice),
+  );
   expect(decision.status).toBe(303);
   return new URL(decision.headers.get('location') ?? '');
 }
 
-async function codeFor(client: Client, overrides: Record<string, string | null> = {}): Promise<string> {
-  const back = await authorize(client, overrides);
+async function codeFor(
+  client: Client,
+  overrides: Record<string, string | null> = {},
+  choice: Choice = {},
+): Promise<string> {
+  const back = await authorize(client, overrides, choice);
   const code = back.searchParams.get('code');
   expect(code).toBeTruthy();
   return code as string;
@@ -275,13 +279,15 @@ describe('client registration', () => {
     }
   });
 
-  it('refuses confidential clients and bodies that are not JSON with invalid_client_metadata', async () => {
+  it('registers a client asking for client_secret_basic as public (none, no secret), and refuses bodies that are not JSON', async () => {
     const secret = await postJson('/oauth/register', {
       redirect_uris: [REDIRECT],
       token_endpoint_auth_method: 'client_secret_basic',
     });
-    expect(secret.status).toBe(400);
-    expect(((await secret.json()) as { error: string }).error).toBe('invalid_client_metadata');
+    expect(secret.status).toBe(201);
+    const body = (await secret.json()) as Record<string, unknown>;
+    expect(body.token_endpoint_auth_method).toBe('none');
+    expect(body).not.toHaveProperty('client_secret');
     const form = await postForm('/oauth/register', { redirect_uris: REDIRECT });
     expect(form.status).toBe(400);
     expect(((await form.json()) as { error: string }).error).toBe('invalid_client_metadata');
@@ -330,7 +336,7 @@ describe('authorization with sign-in by API key', () => {
     expect(consentHtml).not.toContain('<script');
     expect(consentHtml).not.toContain(apiKey);
 
-    const approved = await postForm('/oauth/authorize', { ...hiddenFields(consentHtml), action: 'approve' });
+    const approved = await postForm('/oauth/authorize', consentDecision(consentHtml, 'approve'));
     expect(approved.status).toBe(303);
     const back = new URL(approved.headers.get('location') ?? '');
     expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
@@ -387,7 +393,7 @@ describe('authorization with sign-in by API key', () => {
 
   it('grants the scopes asked for, and refuses unknown scopes with invalid_scope on the redirect', async () => {
     const client = await register();
-    const code = await codeFor(client, { scope: 'notes:read notes:delete' });
+    const code = await codeFor(client, { scope: 'notes:read notes:delete' }, { tick: ['notes:delete'] });
     const { body } = await exchange(client, code);
     expect(body.scope).toBe('notes:read notes:delete');
     expect((await getAccessTokenVerifier().verify(body.access_token as string)).scopes).toEqual([
@@ -520,12 +526,14 @@ describe('authorization with sign-in by API key', () => {
   it('refuses a consent form with a wrong CSRF token, and decides each request only once', async () => {
     const client = await register();
     const consent = await signIn(authorizeUrl(client));
-    const fields = hiddenFields(await consent.text());
+    const html = await consent.text();
+    const fields = hiddenFields(html);
     const forged = await postForm('/oauth/authorize', { ...fields, csrf: 'forged', action: 'approve' });
     expect(forged.status).toBe(400);
     expect(forged.headers.get('location')).toBeNull();
-    expect((await postForm('/oauth/authorize', { ...fields, action: 'approve' })).status).toBe(303);
-    const twice = await postForm('/oauth/authorize', { ...fields, action: 'approve' });
+    const approve = consentDecision(html, 'approve');
+    expect((await postForm('/oauth/authorize', approve)).status).toBe(303);
+    const twice = await postForm('/oauth/authorize', approve);
     expect(twice.status).toBe(400);
     expect(twice.headers.get('location')).toBeNull();
   });
@@ -547,6 +555,217 @@ describe('authorization with sign-in by API key', () => {
     const html = await consent.text();
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;Evil&quot;');
+  });
+});
+
+// ---- least privilege: partial approval and step-up -----------------------------------------------
+
+const ALL_SCOPES = 'notes:read notes:write notes:process notes:delete';
+
+/** A JSON-RPC call to /mcp with the access token. */
+function mcp(accessToken: string, body: unknown): Promise<Response> {
+  return fetch(`${base}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** updateNote needs notes:write; the scope check answers before the tool runs, so any note ID does. */
+function rename(accessToken: string): Promise<Response> {
+  return mcp(accessToken, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'updateNote', arguments: { note_id: crypto.randomUUID(), title: 'Renamed' } },
+  });
+}
+
+/** The client's tokens for the default grant, then a refused call that asks for notes:write (step-up). */
+async function refusedForWrite(client: Client): Promise<{ tokens: Record<string, string>; scope: string }> {
+  const { body: tokens } = await exchange(client, await codeFor(client));
+  expect(tokens.scope).toBe('notes:read notes:process');
+  const refused = await rename(tokens.access_token as string);
+  expect(refused.status).toBe(403);
+  const scope = /scope="([^"]+)"/.exec(refused.headers.get('www-authenticate') ?? '')?.[1];
+  expect(scope).toBe('notes:read notes:write notes:process');
+  // Until the user decides, the grant's refresh answers invalid_grant: the client must authorize again.
+  const held = await refresh(client, tokens.refresh_token as string);
+  expect(held.body).toEqual({
+    error: 'invalid_grant',
+    error_description: expect.stringMatching(/authorize again/),
+  });
+  return { tokens, scope: scope as string };
+}
+
+describe('least privilege on the consent page', () => {
+  it('shows every requested scope as a labelled checkbox in a fieldset, with notes:delete unticked', async () => {
+    const client = await register();
+    const consent = await signIn(authorizeUrl(client, { scope: ALL_SCOPES }));
+    const html = await consent.text();
+    expect(scopeCheckboxes(html)).toEqual([
+      { scope: 'notes:read', checked: true },
+      { scope: 'notes:write', checked: true },
+      { scope: 'notes:process', checked: true },
+      { scope: 'notes:delete', checked: false },
+    ]);
+    expect(heldScopes(html)).toEqual([]);
+    expect(html).toMatch(/<fieldset>\s*<legend>Allow it to:<\/legend>/);
+    for (const id of ['scope-notes-read', 'scope-notes-write', 'scope-notes-process', 'scope-notes-delete']) {
+      expect(html).toContain(`id="${id}"`);
+      expect(html).toContain(`<label for="${id}">`);
+    }
+    expect(html).not.toContain('<script');
+  });
+
+  it('issues a code and tokens with exactly the approved scopes when the user approves less than was asked', async () => {
+    const client = await register();
+    const code = await codeFor(client, { scope: ALL_SCOPES }, { untick: ['notes:write'] });
+    const { status, body } = await exchange(client, code);
+    expect(status).toBe(200);
+    // The scope differs from the request, so the token response says what was granted (RFC 6749 5.1).
+    expect(body.scope).toBe('notes:read notes:process');
+    expect((await getAccessTokenVerifier().verify(body.access_token as string)).scopes).toEqual([
+      'notes:read',
+      'notes:process',
+    ]);
+    expect((await rename(body.access_token as string)).status).toBe(403);
+    // A refresh cannot take back what the user left out.
+    const wider = await refresh(client, body.refresh_token as string, { scope: 'notes:read notes:write' });
+    expect(wider.body.error).toBe('invalid_scope');
+  });
+
+  it('redirects with access_denied, and no code, when the user approves with nothing ticked', async () => {
+    const client = await register();
+    const back = await authorize(
+      client,
+      { scope: 'notes:read notes:delete' },
+      { untick: ['notes:read', 'notes:delete'] },
+    );
+    expect(`${back.origin}${back.pathname}`).toBe(REDIRECT);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('state')).toBe('state-123');
+    expect(back.searchParams.get('iss')).toBe(base);
+    expect(back.searchParams.get('code')).toBeNull();
+  });
+
+  it('refuses a consent form that approves a scope the application did not ask for', async () => {
+    const client = await register();
+    const consent = await signIn(authorizeUrl(client, { scope: 'notes:read' }));
+    const forged = consentDecision(await consent.text(), 'approve');
+    forged.append('scope', 'notes:delete');
+    const response = await postForm('/oauth/authorize', forged);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toContain('did not ask for');
+  });
+
+  it('adds an approved step-up to the grant the client has: its earlier tokens keep working, now with the union', async () => {
+    const client = await register();
+    const { tokens, scope } = await refusedForWrite(client);
+
+    const consent = await signIn(authorizeUrl(client, { scope }));
+    const html = await consent.text();
+    expect(heldScopes(html)).toEqual(['notes:read', 'notes:process']);
+    expect(scopeCheckboxes(html)).toEqual([{ scope: 'notes:write', checked: true }]);
+    expect(html).toMatch(/<legend>It now also asks to:<\/legend>/);
+    const approved = await postForm('/oauth/authorize', consentDecision(html, 'approve'));
+    const code = new URL(approved.headers.get('location') ?? '').searchParams.get('code') as string;
+    const widened = await exchange(client, code);
+    expect(widened.body.scope).toBe('notes:read notes:write notes:process');
+    const grant = await getAccessTokenVerifier().verify(widened.body.access_token as string);
+    // The same grant, widened: not a second one beside it.
+    expect(grant.grantId).toBe(
+      (await getAccessTokenVerifier().verify(tokens.access_token as string)).grantId,
+    );
+    expect((await rename(widened.body.access_token as string)).status).toBe(200);
+
+    // The earlier access token still works with its own scope; the earlier refresh token works again.
+    expect(
+      (await mcp(tokens.access_token as string, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status,
+    ).toBe(200);
+    expect((await rename(tokens.access_token as string)).status).toBe(403);
+    const earlier = await refresh(client, tokens.refresh_token as string);
+    expect(earlier.status).toBe(200);
+    expect(earlier.body.scope).toBe('notes:read notes:write notes:process');
+    expect((await refresh(client, widened.body.refresh_token as string)).status).toBe(200);
+  });
+
+  it('leaves the grant as it was when the user declines a step-up: the old refresh token works, the old scope holds at /mcp', async () => {
+    const client = await register();
+    const { tokens, scope } = await refusedForWrite(client);
+
+    const consent = await signIn(authorizeUrl(client, { scope }));
+    const declined = await postForm('/oauth/authorize', consentDecision(await consent.text(), 'deny'));
+    expect(declined.status).toBe(303);
+    const back = new URL(declined.headers.get('location') ?? '');
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('code')).toBeNull();
+
+    expect(
+      (await mcp(tokens.access_token as string, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status,
+    ).toBe(200);
+    const refreshed = await refresh(client, tokens.refresh_token as string);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.scope).toBe('notes:read notes:process');
+    const access = refreshed.body.access_token as string;
+    expect((await mcp(access, { jsonrpc: '2.0', id: 2, method: 'tools/list' })).status).toBe(200);
+    expect((await rename(access)).status).toBe(403);
+    expect(
+      (await refresh(client, refreshed.body.refresh_token as string, { scope: 'notes:write' })).body.error,
+    ).toBe('invalid_scope');
+  });
+
+  it('treats a step-up approved with nothing new ticked as declined, and the grant refreshes as before', async () => {
+    const client = await register();
+    const { tokens, scope } = await refusedForWrite(client);
+    const back = await authorize(client, { scope }, { untick: ['notes:write'] });
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    const refreshed = await refresh(client, tokens.refresh_token as string);
+    expect(refreshed.body.scope).toBe('notes:read notes:process');
+  });
+});
+
+describe('a failed code exchange spends the code', () => {
+  it('spends the code when the code_verifier is missing: the retry with the right verifier fails', async () => {
+    const client = await register();
+    const code = await codeFor(client);
+    const { code_verifier: _left, ...withoutVerifier } = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: VERIFIER,
+      resource: `${base}/mcp`,
+    };
+    const missing = await token(withoutVerifier);
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({
+      error: 'invalid_request',
+      error_description: 'code_verifier is required',
+    });
+    const retry = await exchange(client, code);
+    expect(retry.status).toBe(400);
+    expect(retry.body.error).toBe('invalid_grant');
+  });
+
+  it('spends a step-up code that fails its exchange, and leaves the grant it would have widened as it was', async () => {
+    const client = await register();
+    const { tokens, scope } = await refusedForWrite(client);
+    const code = await codeFor(client, { scope });
+    const wrong = await exchange(client, code, { code_verifier: `${VERIFIER.slice(0, -1)}X` });
+    expect(wrong.body.error).toBe('invalid_grant');
+    expect((await exchange(client, code)).body.error).toBe('invalid_grant');
+    // Not revoked, and still held for the step-up: the client authorizes again.
+    expect(
+      (await mcp(tokens.access_token as string, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status,
+    ).toBe(200);
+    expect((await refresh(client, tokens.refresh_token as string)).body.error).toBe('invalid_grant');
   });
 });
 

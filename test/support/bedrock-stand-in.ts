@@ -8,10 +8,13 @@ export type ConverseReply =
   | { output: unknown }
   | { silent: true };
 
+/** A reply made from the request's JSON body (a Converse request), for answers that cite what was sent. */
+export type ConverseReplyTo = (request: unknown) => ConverseReply;
+
 export interface BedrockStandIn {
   endpoint: string;
   /** The replies still to give, in order. */
-  replies: ConverseReply[];
+  replies: Array<ConverseReply | ConverseReplyTo>;
   /** `POST /model/<id>/converse` paths received, decoded, oldest first. */
   calls: string[];
   /** Requests that were still waiting for an answer when their client went away. */
@@ -26,14 +29,17 @@ export interface BedrockStandIn {
 export async function startBedrockStandIn(): Promise<BedrockStandIn> {
   const standIn: Omit<BedrockStandIn, 'endpoint' | 'close'> = { replies: [], calls: [], abandoned: 0 };
   const server = createServer((request: Http2ServerRequest, response: Http2ServerResponse) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       standIn.calls.push(decodeURIComponent(request.url));
-      const reply = standIn.replies.shift() ?? {
+      const next = standIn.replies.shift() ?? {
         error: 'InternalServerException',
         status: 500,
         message: 'script ended',
       };
+      const reply =
+        typeof next === 'function' ? next(JSON.parse(Buffer.concat(chunks).toString('utf8'))) : next;
       if ('silent' in reply) {
         request.stream.on('close', () => {
           standIn.abandoned += 1;

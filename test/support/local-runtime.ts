@@ -26,6 +26,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Reuse a data directory (persistence tests); by default a fresh temporary one. */
   dataDir?: string;
+  /** The Node binary that runs the service; by default this process's. */
+  node?: string;
 }
 
 /**
@@ -39,11 +41,15 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   let info: RuntimeInfo;
 
   const launch = async () => {
-    child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawn(
+      options.node ?? process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir, ...options.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString('utf8');
     });

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { consentDecision, hiddenFields } from './oauth-forms.ts';
 
 export interface OAuthFlowOptions {
   /** Where the client reaches the service, e.g. `http://localhost:PORT` (the issuer it talks to). */
@@ -8,6 +9,8 @@ export interface OAuthFlowOptions {
   /** RFC 8707 `resource`; default `<baseUrl>/mcp`. */
   resource?: string;
   scope?: string;
+  /** The registered client's name (shown on the consent page). */
+  clientName?: string;
 }
 
 export interface FlowTokens {
@@ -34,7 +37,7 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        client_name: 'OAuth flow test helper',
+        client_name: options.clientName ?? 'OAuth flow test helper',
         redirect_uris: [redirectUri],
         token_endpoint_auth_method: 'none',
       }),
@@ -65,13 +68,17 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
     200,
     fetch(`${baseUrl}/oauth/authorize?${query}`, { redirect: 'manual' }),
   );
-  const signIn = formFields(await signInPage.text());
-  signIn.set('api_key', apiKey);
-  signIn.set('action', 'sign_in');
+  const signIn = new URLSearchParams({
+    ...hiddenFields(await signInPage.text()),
+    api_key: apiKey,
+    action: 'sign_in',
+  });
   const consentPage = await expectStatus('the consent page', 200, form(signIn));
-  const consent = formFields(await consentPage.text());
-  consent.set('action', 'approve');
-  const decision = await expectStatus('the approval', 303, form(consent));
+  const decision = await expectStatus(
+    'the approval',
+    303,
+    form(consentDecision(await consentPage.text(), 'approve')),
+  );
   const back = new URL(decision.headers.get('location') ?? '');
   const code = back.searchParams.get('code');
   if (!code) throw new Error(`The approval redirected without a code: ${back.search}`);
@@ -93,30 +100,6 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
     }),
   );
   return { ...((await tokens.json()) as Omit<FlowTokens, 'client_id'>), client_id: clientId };
-}
-
-/** The hidden fields and ticked checkboxes of a page's form, as the browser would post them. */
-function formFields(html: string): URLSearchParams {
-  const fields = new URLSearchParams();
-  for (const [input] of html.matchAll(/<input\b[^>]*>/g)) {
-    const attribute = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(input)?.[1];
-    const type = attribute('type');
-    const name = attribute('name');
-    if (!name) continue;
-    if (type === 'hidden' || (type === 'checkbox' && /\bchecked\b/.test(input))) {
-      fields.append(name, decodeHtml(attribute('value') ?? 'on'));
-    }
-  }
-  return fields;
-}
-
-function decodeHtml(text: string): string {
-  return text
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&amp;', '&');
 }
 
 async function expectStatus(step: string, status: number, pending: Promise<Response>): Promise<Response> {

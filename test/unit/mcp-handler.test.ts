@@ -227,6 +227,65 @@ describe('the MCP HTTP endpoint', () => {
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32700);
   });
+
+  it('serves a client that accepts only JSON, any media type, or sends no Accept', async () => {
+    const { handler, verifier } = setup();
+    const token = verifier.mint(['notes:read']);
+    for (const accept of ['application/json', 'application/*', '*/*', 'text/html, application/json;q=0.5']) {
+      const response = await handler(rpc(toolsList, { authorization: `Bearer ${token}`, accept }));
+      expect(response.status, accept).toBe(200);
+      expect(response.headers.get('content-type'), accept).toMatch(/^application\/json/);
+      expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools, accept).toHaveLength(
+        12,
+      );
+    }
+    const request = rpc(toolsList, { authorization: `Bearer ${token}` });
+    request.headers.delete('accept');
+    expect((await handler(request)).status).toBe(200);
+  });
+
+  it('answers 406 with a detail to an Accept that rules JSON out, before any tool runs', async () => {
+    const { handler, verifier } = setup();
+    const token = verifier.mint(['notes:read', 'notes:delete']);
+    const deletion = callTool('deleteNote', { note_id: randomUUID(), confirm_note_id: randomUUID() });
+    for (const accept of [
+      'text/event-stream',
+      'text/html',
+      'application/json;q=0',
+      '*/*, application/json;q=0',
+    ]) {
+      const response = await handler(rpc(deletion, { authorization: `Bearer ${token}`, accept }));
+      expect(response.status, accept).toBe(406);
+      expect(((await response.json()) as { detail: string }).detail, accept).toMatch(
+        /application\/json only/,
+      );
+    }
+  });
+
+  it('does not advertise tools.listChanged: a stateless JSON server cannot deliver the notification', async () => {
+    const { handler, verifier } = setup();
+    const response = await handler(
+      rpc(
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'unit', version: '1' },
+          },
+        },
+        { authorization: `Bearer ${verifier.mint(['notes:read'])}` },
+      ),
+    );
+    expect(response.status).toBe(200);
+    const { result } = (await response.json()) as {
+      result: { capabilities: { tools?: { listChanged?: boolean } } };
+    };
+    expect(result.capabilities.tools).toBeDefined();
+    expect(result.capabilities.tools?.listChanged).not.toBe(true);
+  });
 });
 
 describe('the MCP Lambda handler', () => {

@@ -94,7 +94,9 @@ describe('the MCP tool registry', () => {
     expect(MCP_TOOL_NAMES).not.toContain('submitTranscription');
   });
 
-  it('annotates every tool as read-only, work-starting, mutating or destructive, never open-world', () => {
+  // The MCP spec's ToolAnnotations: destructive means more than additive (replaces, overwrites or
+  // removes); idempotent means a repeat with the same arguments has no further effect.
+  it('annotates every tool by what it does: read-only, replacing earlier results, overwriting or removing; never open-world', () => {
     const kinds = Object.fromEntries(
       MCP_TOOLS.map((tool) => {
         const { readOnlyHint, destructiveHint, idempotentHint, openWorldHint } = tool.annotations;
@@ -103,8 +105,10 @@ describe('the MCP tool registry', () => {
       }),
     );
     const read = { readOnlyHint: true, destructiveHint: false, idempotentHint: true };
-    const starts = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
-    const destroys = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
+    // A new generation replaces the earlier Insights or artifact; a repeat can start another.
+    const replaces = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
+    // Overwrites (title, state, speaker names) or removes; the same call again changes nothing more.
+    const overwrites = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
     expect(kinds).toEqual({
       getCurrentAccount: read,
       listNotes: read,
@@ -113,11 +117,11 @@ describe('the MCP tool registry', () => {
       getInsights: read,
       getNoteArtifact: read,
       askWorkspace: read,
-      generateInsights: starts,
-      generateNoteArtifact: starts,
-      updateNote: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
-      deleteTranscription: destroys,
-      deleteNote: destroys,
+      generateInsights: replaces,
+      generateNoteArtifact: replaces,
+      updateNote: overwrites,
+      deleteTranscription: overwrites,
+      deleteNote: overwrites,
     });
   });
 
@@ -235,7 +239,26 @@ describe('destructive MCP tools', () => {
       expect(touched).toEqual([]);
     });
 
-    it(`${name} with the matching confirm_note_id (any case) reaches the domain for that note`, async () => {
+    it(`${name} with confirm_note_id in another case than note_id is refused and touches nothing`, async () => {
+      const tool = findTool(name);
+      if (!tool) throw new Error(`${name} missing`);
+      const { services, touched } = untouchableServices();
+      for (const [noteId, confirmNoteId] of [
+        [NOTE, NOTE.toUpperCase()],
+        [NOTE.toUpperCase(), NOTE],
+      ]) {
+        const input = tool.inputSchema.parse({ note_id: noteId, confirm_note_id: confirmNoteId });
+        const result = await runTool(tool, contextWith(services), input);
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toMatchObject({
+          status_code: 400,
+          detail: expect.stringMatching(/does not repeat note_id .* exactly: nothing was deleted/),
+        });
+      }
+      expect(touched).toEqual([]);
+    });
+
+    it(`${name} with confirm_note_id repeating note_id exactly reaches the domain for that note, lower-cased`, async () => {
       const tool = findTool(name);
       if (!tool) throw new Error(`${name} missing`);
       const asked: string[] = [];
@@ -248,12 +271,14 @@ describe('destructive MCP tools', () => {
           },
         },
       } as unknown as Services;
-      const input = tool.inputSchema.parse({ note_id: NOTE, confirm_note_id: NOTE.toUpperCase() });
-      const result = await runTool(tool, contextWith(services), input);
-      // The note does not exist in this fake: the same 404 as REST, as a tool error.
-      expect(result.isError).toBe(true);
-      expect(result.structuredContent).toEqual({ status_code: 404, detail: `No note with ID ${NOTE}` });
-      expect(asked).toEqual([`${grant.accountId}/${NOTE}`]);
+      for (const id of [NOTE, NOTE.toUpperCase()]) {
+        const input = tool.inputSchema.parse({ note_id: id, confirm_note_id: id });
+        const result = await runTool(tool, contextWith(services), input);
+        // The note does not exist in this fake: the same 404 as REST, as a tool error.
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toEqual({ status_code: 404, detail: `No note with ID ${NOTE}` });
+      }
+      expect(asked).toEqual([`${grant.accountId}/${NOTE}`, `${grant.accountId}/${NOTE}`]);
     });
   }
 });

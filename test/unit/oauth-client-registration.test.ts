@@ -46,21 +46,73 @@ describe('dynamic client registration (RFC 7591)', () => {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
+      scope: 'notes:read notes:process',
     });
     expect(registered).not.toHaveProperty('client_secret');
     expect(store.clients.get(registered.client_id)?.redirect_uris).toEqual(['http://127.0.0.1/callback']);
   });
 
-  it('checks a requested scope but does not limit the client to it: every supported scope, said in the response', async () => {
-    // The MCP SDK registers with the scope of its first authorization; a limit would block step-up.
+  it('registers the scope the client asked for, in canonical order, and keeps it as its default', async () => {
     const store = memoryStore();
     const registered = await registerClient(
       store,
-      { redirect_uris: ['http://127.0.0.1/callback'], scope: 'notes:read notes:process' },
+      { redirect_uris: ['http://127.0.0.1/callback'], scope: 'notes:process notes:read notes:read' },
       0,
     );
-    expect(registered.scope).toBe('notes:read notes:write notes:process notes:delete');
-    expect(store.clients.get(registered.client_id)?.scope).toBeNull();
+    expect(registered.scope).toBe('notes:read notes:process');
+    expect(store.clients.get(registered.client_id)?.scope).toBe('notes:read notes:process');
+  });
+
+  it('answers a client that asks for no scope (or an empty one) with the least-privilege default', async () => {
+    for (const scope of [undefined, '', '  ']) {
+      const registered = await registerClient(
+        memoryStore(),
+        { redirect_uris: ['http://127.0.0.1/callback'], ...(scope === undefined ? {} : { scope }) },
+        0,
+      );
+      expect(registered.scope).toBe('notes:read notes:process');
+    }
+  });
+
+  it.each(['client_secret_post', 'client_secret_basic', 'private_key_jwt'])(
+    'registers a client asking for %s as the public client it is: none, and no secret (RFC 7591 section 3.2.1)',
+    async (method) => {
+      const registered = await registerClient(
+        memoryStore(),
+        { redirect_uris: ['https://claude.ai/api/mcp/auth_callback'], token_endpoint_auth_method: method },
+        0,
+      );
+      expect(registered.token_endpoint_auth_method).toBe('none');
+      expect(registered).not.toHaveProperty('client_secret');
+    },
+  );
+
+  it('leaves out grant types it does not support, such as the device code grant VS Code asks for', async () => {
+    const registered = await registerClient(
+      memoryStore(),
+      {
+        redirect_uris: ['http://127.0.0.1/'],
+        grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      },
+      0,
+    );
+    expect(registered.grant_types).toEqual(['authorization_code', 'refresh_token']);
+    const codeOnly = await registerClient(
+      memoryStore(),
+      { redirect_uris: ['http://127.0.0.1/'], grant_types: ['client_credentials', 'authorization_code'] },
+      0,
+    );
+    expect(codeOnly.grant_types).toEqual(['authorization_code']);
+  });
+
+  it("registers Cursor's three redirect URIs, its cursor:// app scheme among them", async () => {
+    const uris = [
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      'https://www.cursor.com/agents/mcp/oauth/callback',
+      'http://localhost:8787/callback',
+    ];
+    const registered = await registerClient(memoryStore(), { redirect_uris: uris }, 0);
+    expect(registered.redirect_uris).toEqual(uris);
   });
 
   it('refuses bad redirect URIs with invalid_redirect_uri, naming the one at fault', async () => {
@@ -75,16 +127,19 @@ describe('dynamic client registration (RFC 7591)', () => {
       const error = await refusal({ redirect_uris: uris });
       expect(error.error).toBe('invalid_redirect_uri');
     }
-    expect(
-      (await refusal({ redirect_uris: ['https://ok.example.com/cb', 'data:,x'] })).description,
-    ).toContain('redirect_uris[1]');
+    expect((await refusal({ redirect_uris: ['https://ok.example.com/cb', 'data:,x'] })).description).toBe(
+      'redirect_uris[1] ("data:,x") must not use the data: scheme',
+    );
   });
 
-  it('refuses confidential clients and other grant or response types with invalid_client_metadata', async () => {
+  it('refuses unknown auth methods, grants without authorization_code and other response types with invalid_client_metadata', async () => {
     const redirect_uris = ['https://app.example.com/cb'];
     for (const metadata of [
-      { redirect_uris, token_endpoint_auth_method: 'client_secret_basic' },
+      { redirect_uris, token_endpoint_auth_method: 'magic' },
+      { redirect_uris, token_endpoint_auth_method: 7 },
       { redirect_uris, grant_types: ['client_credentials'] },
+      { redirect_uris, grant_types: 'authorization_code' },
+      { redirect_uris, grant_types: ['authorization_code', 7] },
       { redirect_uris, grant_types: ['refresh_token'] },
       { redirect_uris, response_types: ['token'] },
       { redirect_uris, client_name: 42 },

@@ -15,6 +15,9 @@ describe('the redirect URI policy at registration', () => {
     ['http://localhost:6274/oauth/callback', 'loopback'],
     ['com.example.app:/oauth/callback', 'private-use'],
     ['com.example.app://callback', 'private-use'],
+    ['cursor://anysphere.cursor-mcp/oauth/callback', 'private-use'],
+    ['vscode://vscode.github-authentication/did-authenticate', 'private-use'],
+    ['claude://claude.ai/oauth/callback', 'private-use'],
   ])('accepts %s as a %s redirect URI', (uri, kind) => {
     expect(checkRedirectUri(uri)).toEqual({ ok: true, kind });
   });
@@ -32,8 +35,18 @@ describe('the redirect URI policy at registration', () => {
     ['file:///etc/passwd', 'file'],
     ['vbscript:msgbox', 'vbscript'],
     ['blob:https://app.example.com/uuid', 'blob'],
-    ['myapp:/callback', 'reverse-DNS'],
-    ['cursor://anysphere.cursor-mcp/oauth/callback', 'reverse-DNS'],
+    ['myapp:/callback', 'without a host'],
+    ['cursor:///oauth/callback', 'without a host'],
+    ['https-app://app.example.com/cb', 'look-alike'],
+    ['http.example.com:/cb', 'look-alike'],
+    ['cursor://user:pass@anysphere.cursor-mcp/cb', 'user information'],
+    ['cursor://anysphere.cursor-mcp/cb#x', 'fragment'],
+    ['intent://scan/#Intent;scheme=zxing;end', 'fragment'],
+    ['intent://scan/', 'intent'],
+    ['ms-msdt:/id PCWDiagnostic', 'whitespace'],
+    ['ms-msdt:/id', 'ms-msdt'],
+    ['about:blank', 'about'],
+    ['ws://127.0.0.1/cb', 'ws'],
     ['https://user:pass@app.example.com/cb', 'user information'],
     ['/relative/callback', 'absolute'],
     ['https://app.example.com/a b', 'whitespace'],
@@ -61,6 +74,12 @@ describe('matching the redirect URI of an authorization request', () => {
     expect(redirectUriMatches('https://app.example.com/cb', 'https://APP.example.com/cb')).toBe(false);
     expect(redirectUriMatches('com.example.app:/cb', 'com.example.app:/cb')).toBe(true);
     expect(redirectUriMatches('com.example.app:/cb', 'com.example.app:/other')).toBe(false);
+    const cursor = 'cursor://anysphere.cursor-mcp/oauth/callback';
+    expect(redirectUriMatches(cursor, cursor)).toBe(true);
+    expect(redirectUriMatches(cursor, 'cursor://anysphere.cursor-mcp/oauth/callback/')).toBe(false);
+    expect(redirectUriMatches(cursor, 'cursor://evil.example/oauth/callback')).toBe(false);
+    expect(redirectUriMatches(cursor, `${cursor}?next=1`)).toBe(false);
+    expect(redirectUriMatches(cursor, 'CURSOR://anysphere.cursor-mcp/oauth/callback')).toBe(false);
   });
 
   it('matches loopback URIs on any port, but not another path, query, host or scheme', () => {

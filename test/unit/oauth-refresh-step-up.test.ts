@@ -30,6 +30,13 @@ function memoryStore() {
       const grant = grants.get(grantId);
       if (grant) grant.step_up_scopes = scopes;
     },
+    settleStepUp: async (_account: string, grantId: string, scopes?: McpScope[]) => {
+      const grant = grants.get(grantId);
+      if (!grant || grant.revoked_at !== null) return false;
+      delete grant.step_up_scopes;
+      if (scopes) grant.scopes = scopes;
+      return true;
+    },
     putRefreshToken: async (token: RefreshTokenRecord) => void refreshTokens.set(token.token_hash, token),
     getRefreshToken: async (hash: string) => refreshTokens.get(hash) ?? null,
     rotateRefreshToken: async (hash: string, now: number) => {
@@ -151,5 +158,21 @@ describe('a refresh after the MCP server asked for more scope (step-up)', () => 
     await store.recordStepUp(ACCOUNT, grantId, ['notes:delete']);
     expect((await refusal(refresh(refreshToken))).description).toMatch(/already used/);
     expect(grants.get(grantId)?.revoked_at).toBe(NOW);
+  });
+
+  it('refreshes with the old scopes once the user declined the step-up, and with the widened grant once approved', async () => {
+    const { consent, refresh, store } = setup();
+    const { grantId, refreshToken } = await consent(['notes:read', 'notes:process']);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:write']);
+    expect((await refusal(refresh(refreshToken))).error).toBe('invalid_grant');
+
+    await store.settleStepUp(ACCOUNT, grantId);
+    const declined = await refresh(refreshToken);
+    expect(declined.scope).toBe('notes:read notes:process');
+
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:write']);
+    await store.settleStepUp(ACCOUNT, grantId, ['notes:read', 'notes:write', 'notes:process']);
+    // The refresh token was issued before the grant widened: the grant decides what it gets.
+    expect((await refresh(declined.refresh_token)).scope).toBe('notes:read notes:write notes:process');
   });
 });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { OAuthError } from '../../src/oauth/errors.ts';
-import { DEFAULT_SCOPES, narrowScopes, parseScopes } from '../../src/oauth/scopes.ts';
+import {
+  DEFAULT_SCOPES,
+  narrowScopes,
+  parseScopes,
+  SUPPORTED_SCOPES,
+  tickedByDefault,
+  unionScopes,
+} from '../../src/oauth/scopes.ts';
 
 describe('OAuth scopes', () => {
   it('defaults to notes:read and notes:process when the scope is absent or blank', () => {
@@ -31,5 +38,17 @@ describe('OAuth scopes', () => {
     expect(narrowScopes(granted, undefined)).toEqual(['notes:read', 'notes:process']);
     expect(narrowScopes(granted, 'notes:read')).toEqual(['notes:read']);
     expect(() => narrowScopes(granted, 'notes:read notes:delete')).toThrow(/not granted/);
+  });
+
+  it('ticks every scope on the consent page by default except notes:delete, which cannot be undone', () => {
+    expect(SUPPORTED_SCOPES.filter(tickedByDefault)).toEqual(['notes:read', 'notes:write', 'notes:process']);
+  });
+
+  it('adds a step-up to what a grant holds, in canonical order without duplicates', () => {
+    expect(unionScopes(['notes:read', 'notes:process'], ['notes:delete', 'notes:read'])).toEqual([
+      'notes:read',
+      'notes:process',
+      'notes:delete',
+    ]);
   });
 });

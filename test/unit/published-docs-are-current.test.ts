@@ -165,14 +165,14 @@ describe('skill.json', () => {
     expect(Object.keys(mcp.not_tools)).toEqual(['submitTranscription']);
   });
 
-  it('makes the destructive MCP tools the confirmed deletions, each needing confirm_note_id', () => {
+  it('makes the confirmed deletions destructive notes:delete tools, each needing confirm_note_id', () => {
     const tools = skillJson.interfaces.mcp.tools;
-    const destructive = tools.filter((tool) => tool.annotations.destructiveHint).map((tool) => tool.name);
     const confirmed = tools.filter((tool) => tool.requires_confirm_note_id).map((tool) => tool.name);
-    expect(destructive.sort()).toEqual([...skillJson.rules.confirmation.operation_ids].sort());
-    expect(confirmed.sort()).toEqual(destructive.sort());
-    for (const name of destructive)
-      expect(tools.find((tool) => tool.name === name)?.scopes).toEqual(['notes:delete']);
+    expect(confirmed.sort()).toEqual([...skillJson.rules.confirmation.operation_ids].sort());
+    const deletions = tools.filter((tool) => tool.scopes.includes('notes:delete')).map((tool) => tool.name);
+    expect(deletions.sort()).toEqual(confirmed.sort());
+    for (const name of confirmed)
+      expect(tools.find((tool) => tool.name === name)?.annotations.destructiveHint, name).toBe(true);
   });
 
   it('requires --confirm with the note ID on both deletion commands', () => {

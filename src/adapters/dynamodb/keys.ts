@@ -37,6 +37,7 @@ export const GSI1 = 'gsi1';
 
 const ACCOUNT_PK_PREFIX = 'ACCOUNT#';
 const JOB_SK_MARKER = '#JOB#';
+const OAUTH_GRANT_SK_PREFIX = 'OAUTHGRANT#';
 const accountPk = (accountId: string) => `${ACCOUNT_PK_PREFIX}${accountId}`;
 const notePrefix = (noteId: string) => `NOTE#${noteId}`;
 
@@ -76,8 +77,10 @@ export const keys = {
   oauthRefreshToken: (tokenHash: string) => ({ pk: `OAUTHREFRESH#${tokenHash}`, sk: 'OAUTHREFRESH' }),
   oauthGrant: (accountId: string, grantId: string) => ({
     pk: accountPk(accountId),
-    sk: `OAUTHGRANT#${grantId}`,
+    sk: `${OAUTH_GRANT_SK_PREFIX}${grantId}`,
   }),
+  /** Every grant of one account. */
+  oauthGrantsPrefix: (accountId: string) => ({ pk: accountPk(accountId), skPrefix: OAUTH_GRANT_SK_PREFIX }),
   /** Hashed, so that any issuer URL and subject make a fixed-length key. */
   identity: (issuer: string, subject: string) => ({
     pk: `IDENTITY#${createHash('sha256').update(`${issuer}\n${subject}`, 'utf8').digest('hex')}`,

@@ -3,6 +3,7 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type {
@@ -150,6 +151,59 @@ export class DynamoOAuthStore implements OAuthStore {
       );
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  /** Reads only the account's grants (by sort-key prefix): one per consent, until it expires. */
+  async grantsAwaitingStepUp(accountId: string, clientId: string, now: number): Promise<GrantRecord[]> {
+    const { pk, skPrefix } = keys.oauthGrantsPrefix(accountId);
+    const grants: GrantRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          FilterExpression:
+            'client_id = :client AND attribute_exists(step_up_scopes) AND revoked_at = :null AND expires_at_s > :now',
+          ExpressionAttributeValues: {
+            ':pk': pk,
+            ':prefix': skPrefix,
+            ':client': clientId,
+            ':null': null,
+            ':now': seconds(now),
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) grants.push(withoutKeys<GrantRecord>(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return grants;
+  }
+
+  async settleStepUp(accountId: string, grantId: string, scopes?: McpScope[]): Promise<boolean> {
+    const values: Record<string, unknown> = { ':null': null };
+    let update = 'REMOVE step_up_scopes';
+    if (scopes) {
+      update = `SET scopes = :scopes ${update}`;
+      values[':scopes'] = scopes;
+    }
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.oauthGrant(accountId, grantId),
+          UpdateExpression: update,
+          ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
     }
   }
 

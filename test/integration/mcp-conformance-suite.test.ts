@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repositoryRoot } from '../../lib/paths.ts';
+import { type BearerProxy, startBearerProxy } from '../support/bearer-proxy.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { ensureLambdaNode } from '../support/node22.ts';
+import { accessTokenFor } from '../support/oauth-flow.ts';
+
+/**
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance`, a pinned devDependency)
+ * against the local runtime's /mcp. It needs Node 22 and sends no Authorization header, so it runs
+ * on the registry's Node 22 through a loopback proxy that adds a real access token from the OAuth
+ * flow (sign-in and consent). Which scenarios apply is the README's table: those must pass, and the
+ * ones the table calls not applicable must be exactly the rest, so a scenario added by a new version
+ * of the suite fails here until it is classified.
+ */
+
+const SUITE = join(repositoryRoot, 'node_modules', '@modelcontextprotocol', 'conformance');
+
+interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+}
+
+interface Scenario {
+  name: string;
+  applies: boolean;
+  why: string;
+}
+
+/** The README's table between `<!-- conformance-scenarios -->` markers: scenario, applies, why. */
+async function scenariosInReadme(): Promise<Scenario[]> {
+  const readme = await readFile(join(repositoryRoot, 'README.md'), 'utf8');
+  const table = /<!-- conformance-scenarios -->([\s\S]*?)<!-- \/conformance-scenarios -->/.exec(readme)?.[1];
+  if (!table) throw new Error('README.md has no conformance-scenarios table');
+  return [...table.matchAll(/^\| `([\w-]+)` \| (yes|no) \| (.+) \|$/gm)].map((row) => ({
+    name: row[1] as string,
+    applies: row[2] === 'yes',
+    why: (row[3] as string).trim(),
+  }));
+}
+
+/** Runs the suite; resolves with each scenario's checks (from its results folder) and the output. */
+async function runSuite(
+  node: string,
+  url: string,
+  selection: string[],
+): Promise<{ checks: Map<string, Check[]>; output: string }> {
+  const outputDir = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
+  try {
+    const bin = (
+      JSON.parse(await readFile(join(SUITE, 'package.json'), 'utf8')) as { bin: { conformance: string } }
+    ).bin.conformance;
+    const output = await new Promise<string>((resolve, reject) => {
+      const child = spawn(node, [join(SUITE, bin), 'server', '--url', url, ...selection, '-o', outputDir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 120_000,
+      });
+      let text = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+      });
+      child.on('error', reject);
+      // It exits 1 when any scenario fails (every non-applicable one does): the results decide.
+      child.on('close', (_code, signal) =>
+        signal ? reject(new Error(`The suite was stopped by ${signal}:\n${text}`)) : resolve(text),
+      );
+    });
+    const checks = new Map<string, Check[]>();
+    for (const folder of await readdir(outputDir)) {
+      const scenario = /^server-(.+)-\d{4}-\d\d-\d\dT[\d-]+Z$/.exec(folder)?.[1];
+      if (!scenario) continue;
+      checks.set(
+        scenario,
+        JSON.parse(await readFile(join(outputDir, folder, 'checks.json'), 'utf8')) as Check[],
+      );
+    }
+    return { checks, output };
+  } finally {
+    await rm(outputDir, { recursive: true, force: true });
+  }
+}
+
+/** The checks that did not pass: anything but SUCCESS, apart from the suite's INFO records. */
+function notPassed(checks: Check[]): string[] {
+  return checks
+    .filter((check) => check.status !== 'SUCCESS' && check.status !== 'INFO')
+    .map((check) => `${check.id}: ${check.status} ${check.errorMessage ?? ''}`.trim());
+}
+
+let service: InProcessService;
+let proxy: BearerProxy;
+let node: string;
+let scenarios: Scenario[];
+let run: { checks: Map<string, Check[]>; output: string };
+
+beforeAll(async () => {
+  node = await ensureLambdaNode();
+  scenarios = await scenariosInReadme();
+  service = await startInProcess({ workers: false });
+  const base = service.runtime.apiUrl;
+  const apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
+  const { access_token: accessToken, scope } = await accessTokenFor({
+    baseUrl: base,
+    apiKey,
+    scope: 'notes:read',
+    clientName: 'MCP conformance suite',
+  });
+  expect(scope).toBe('notes:read');
+  proxy = await startBearerProxy(base, accessToken);
+  run = await runSuite(node, `${proxy.url}/mcp`, ['--suite', 'all']);
+}, 300_000);
+
+afterAll(async () => {
+  await proxy?.close();
+  await service?.stop();
+});
+
+describe('the official MCP conformance suite against the local /mcp with a real access token', () => {
+  it('runs every scenario the README classifies, and the README classifies every scenario it ran', () => {
+    const ran = [...run.checks.keys()].sort();
+    expect(ran.length, run.output).toBeGreaterThan(0);
+    expect(ran).toEqual(scenarios.map((scenario) => scenario.name).sort());
+  });
+
+  it('passes server-initialize, ping, tools-list and dns-rebinding-protection, and every other scenario that applies', () => {
+    const applicable = scenarios.filter((scenario) => scenario.applies).map((scenario) => scenario.name);
+    expect(applicable).toEqual(
+      expect.arrayContaining(['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection']),
+    );
+    for (const name of applicable) {
+      const checks = run.checks.get(name) ?? [];
+      expect(
+        checks.filter((check) => check.status === 'SUCCESS').length,
+        `${name}: no passing check`,
+      ).toBeGreaterThan(0);
+      expect(notPassed(checks), name).toEqual([]);
+    }
+  });
+
+  it('skips exactly the scenarios the README lists as not applicable, each with its reason', () => {
+    const applicable = new Set(
+      scenarios.filter((scenario) => scenario.applies).map((scenario) => scenario.name),
+    );
+    const skipped = [...run.checks.keys()].filter((name) => !applicable.has(name)).sort();
+    const notApplicable = scenarios.filter((scenario) => !scenario.applies);
+    expect(notApplicable.map((scenario) => scenario.name).sort()).toEqual(skipped);
+    for (const scenario of notApplicable) expect(scenario.why, scenario.name).toMatch(/\w{3,}.*\w{3,}/);
+  });
+
+  it('fails server-initialize without the proxy: the suite alone gets 401, so the token is what lets it in', async () => {
+    const direct = await runSuite(node, `${service.runtime.apiUrl}/mcp`, ['--scenario', 'server-initialize']);
+    const checks = direct.checks.get('server-initialize') ?? [];
+    expect(checks.length, direct.output).toBeGreaterThan(0);
+    expect(notPassed(checks).join('\n')).toMatch(/401|Unauthorized|Missing access token/i);
+  });
+});
