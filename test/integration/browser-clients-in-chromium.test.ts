@@ -176,7 +176,7 @@ describe('a browser-based MCP client in Chromium', () => {
       expect(await fromPage(origin, 'oauth')).toEqual({
         metadataResource: `${base}/mcp`,
         registered: 201,
-        tokenError: 'invalid_request',
+        tokenError: 'invalid_grant',
         revoked: 200,
       });
     }
