@@ -1,5 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { HTTP_ORIGIN } from '../src/config.ts';
 
 /**
  * Deployment settings, read once from CDK context: `cdk.json` holds the defaults and
@@ -33,6 +34,11 @@ export interface NotesStackConfig {
   alarmEmail?: string;
   /** OAuth resource identifier of the MCP server; defaults to the HTTP API URL + `/mcp`. */
   mcpResourceUrl?: string;
+  /**
+   * Browser origins, besides the API's own, allowed to call /mcp (NOTES_MCP_ALLOWED_ORIGINS), e.g. a
+   * hosted MCP client's web app. Empty: desktop clients only (they send no Origin).
+   */
+  mcpAllowedOrigins: string[];
   /** Cognito managed-login domain prefix (globally unique per region); defaults to `notes-<stage>-<account>`. */
   authDomainPrefix?: string;
 }
@@ -69,6 +75,13 @@ export function readStackConfig(node: Node): NotesStackConfig {
   const mcpResourceUrl = readString(context('mcpResourceUrl'), 'mcpResourceUrl');
   const authDomainPrefix = readString(context('authDomainPrefix'), 'authDomainPrefix');
   const bedrockProfileRegions = readList(context('bedrockProfileRegions'), 'bedrockProfileRegions');
+  const mcpAllowedOrigins = readList(context('mcpAllowedOrigins'), 'mcpAllowedOrigins') ?? [];
+  const notAnOrigin = mcpAllowedOrigins.find((origin) => !HTTP_ORIGIN.test(origin));
+  if (notAnOrigin !== undefined) {
+    throw new Error(
+      `context mcpAllowedOrigins: "${notAnOrigin}" is not an http(s) origin such as https://app.example.com (no path, no wildcard)`,
+    );
+  }
   return {
     stage,
     logRetentionDays: logRetentionDays as RetentionDays,
@@ -88,6 +101,7 @@ export function readStackConfig(node: Node): NotesStackConfig {
       burstLimit:
         readNumber(context('apiThrottleBurst'), 'apiThrottleBurst') ?? contextDefaults.apiThrottleBurst,
     },
+    mcpAllowedOrigins,
     workerMaxConcurrency: {
       transcription: readMaxConcurrency(context, 'transcriptionMaxConcurrency'),
       generation: readMaxConcurrency(context, 'generationMaxConcurrency'),

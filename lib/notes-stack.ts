@@ -128,6 +128,12 @@ export class NotesStack extends Stack {
       };
       for (const [name, value] of Object.entries(environment)) fn.function.addEnvironment(name, value);
     }
+    if (config.mcpAllowedOrigins.length > 0) {
+      this.api.publicFunctions.mcp.function.addEnvironment(
+        'NOTES_MCP_ALLOWED_ORIGINS',
+        config.mcpAllowedOrigins.join(','),
+      );
+    }
 
     acknowledgeFrameworkFunctions(this);
     retainAllLogs(this, config.logRetentionDays);

@@ -5,7 +5,7 @@
  * Debian packages of the local engines (apt-get when root; otherwise a message naming the command).
  * Plain Node with no dependencies: it runs before node_modules exists.
  *
- * Usage: node scripts/ensure-deps.mjs (start and test need the same packages)
+ * Usage: node scripts/ensure-deps.mjs start|test (test also needs a browser)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -23,6 +23,9 @@ const SYSTEM_PACKAGES = {
   flite: '/usr/bin/flite',
 };
 
+/** Only for `test`: the browser that runs the browser-based MCP client test (driven by playwright-core). */
+const TEST_PACKAGES = { chromium: '/usr/bin/chromium' };
+
 function say(line) {
   process.stderr.write(`[setup] ${line}\n`);
 }
@@ -36,8 +39,8 @@ function ensureNpmPackages() {
   if (result.status !== 0) throw new Error('npm ci failed');
 }
 
-function ensureSystemPackages() {
-  const missing = Object.entries(SYSTEM_PACKAGES)
+function ensureSystemPackages(packages) {
+  const missing = Object.entries(packages)
     .filter(([, file]) => !existsSync(file))
     .map(([name]) => name);
   if (missing.length === 0) return;
@@ -63,7 +66,9 @@ function ensureSystemPackages() {
 
 try {
   ensureNpmPackages();
-  ensureSystemPackages();
+  ensureSystemPackages(
+    process.argv[2] === 'test' ? { ...SYSTEM_PACKAGES, ...TEST_PACKAGES } : SYSTEM_PACKAGES,
+  );
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));
   process.exit(1);

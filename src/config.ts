@@ -1,5 +1,8 @@
 import * as z from 'zod';
 
+/** An http(s) origin as browsers send it in `Origin`: no path, no wildcard. */
+export const HTTP_ORIGIN = /^https?:\/\/[^/?#*\s]+$/;
+
 /**
  * Typed configuration, read once from the environment and failing fast with a clear message.
  * On AWS the stack sets these; the local runtime sets them to its embedded stand-ins.
@@ -73,6 +76,29 @@ const schema = z.object({
     .regex(/^https?:\/\/[^/?#]+\/?$/, 'must be an http(s) origin, e.g. https://notes.example.com (no path)')
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
+  /**
+   * Browser origins, besides the service's own, allowed to call /mcp (comma-separated), e.g. the MCP
+   * Inspector's web UI `http://localhost:6274`. Each must be an origin: no wildcard, no path.
+   */
+  NOTES_MCP_ALLOWED_ORIGINS: z
+    .string()
+    .default('')
+    .transform((list) =>
+      list
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0),
+    )
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            HTTP_ORIGIN,
+            'each must be an http(s) origin such as http://localhost:6274 (no path, no wildcard)',
+          ),
+      ),
+    ),
   /** The access-token signing key: an EC P-256 private JWK, as JSON (see src/oauth/signing-key.ts). */
   NOTES_OAUTH_SIGNING_KEY: z.string().min(1).optional(),
   /** On AWS instead: the KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs access tokens. */

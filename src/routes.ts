@@ -3,7 +3,7 @@
  * routes and functions, and the contract test (every operationId in openapi.yaml has exactly one
  * route and one handler file `functions/<operationId>.ts`).
  */
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /**
  * What each function needs of the infrastructure. The CDK stack grants exactly this, so only the
@@ -95,7 +95,9 @@ export type OperationId = keyof typeof apiRoutes;
 /**
  * Routes that are not REST operations of the contract: the MCP endpoint (OAuth access tokens, not
  * API keys) and the OAuth authorization server in front of it. Each is one function
- * `functions/<name>.ts` serving the listed method/path pairs; none takes an API key.
+ * `functions/<name>.ts` serving the listed method/path pairs; none takes an API key. The `OPTIONS`
+ * endpoints answer browsers' CORS preflights in the handler (API Gateway has no CORS configuration,
+ * so it routes them like any request, and the local runtime does the same).
  */
 export interface PublicRoute {
   endpoints: ReadonlyArray<{ method: HttpMethod; path: string }>;
@@ -103,9 +105,16 @@ export interface PublicRoute {
 }
 
 export const publicRoutes = {
-  // Streamable HTTP, stateless, POST only (a GET would open a stream that never ends).
+  // Streamable HTTP, stateless, POST only (a GET would open a stream that never ends). GET and DELETE
+  // reach the handler only to be answered 405, as the MCP spec asks (SDK clients then carry on), with
+  // CORS headers for browser clients of allowed origins.
   mcp: {
-    endpoints: [{ method: 'POST', path: '/mcp' }],
+    endpoints: [
+      { method: 'POST', path: '/mcp' },
+      { method: 'GET', path: '/mcp' },
+      { method: 'DELETE', path: '/mcp' },
+      { method: 'OPTIONS', path: '/mcp' },
+    ],
     needs: {
       table: 'write',
       objects: ['read', 'delete'],
@@ -121,14 +130,22 @@ export const publicRoutes = {
       { method: 'GET', path: '/.well-known/oauth-protected-resource/mcp' },
       { method: 'GET', path: '/.well-known/oauth-authorization-server' },
       { method: 'GET', path: '/oauth/jwks' },
+      { method: 'OPTIONS', path: '/.well-known/oauth-protected-resource' },
+      { method: 'OPTIONS', path: '/.well-known/oauth-protected-resource/mcp' },
+      { method: 'OPTIONS', path: '/.well-known/oauth-authorization-server' },
+      { method: 'OPTIONS', path: '/oauth/jwks' },
     ],
     needs: { table: 'read', tokenKey: 'verify' },
   },
   oauthRegister: {
-    endpoints: [{ method: 'POST', path: '/oauth/register' }],
+    endpoints: [
+      { method: 'POST', path: '/oauth/register' },
+      { method: 'OPTIONS', path: '/oauth/register' },
+    ],
     needs: { table: 'write', tokenKey: 'verify' },
   },
-  // The authorization request, the sign-in and consent pages (GET) and their form posts (POST).
+  // The authorization request, the sign-in and consent pages (GET) and their form posts (POST): a
+  // top-level navigation of the user's browser, never a cross-origin fetch, so no CORS.
   oauthAuthorize: {
     endpoints: [
       { method: 'GET', path: '/oauth/authorize' },
@@ -143,11 +160,17 @@ export const publicRoutes = {
   },
   // The only function that signs access tokens.
   oauthToken: {
-    endpoints: [{ method: 'POST', path: '/oauth/token' }],
+    endpoints: [
+      { method: 'POST', path: '/oauth/token' },
+      { method: 'OPTIONS', path: '/oauth/token' },
+    ],
     needs: { table: 'write', tokenKey: 'sign' },
   },
   oauthRevoke: {
-    endpoints: [{ method: 'POST', path: '/oauth/revoke' }],
+    endpoints: [
+      { method: 'POST', path: '/oauth/revoke' },
+      { method: 'OPTIONS', path: '/oauth/revoke' },
+    ],
     needs: { table: 'write', tokenKey: 'verify' },
   },
 } as const satisfies Record<string, PublicRoute>;

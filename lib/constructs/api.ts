@@ -45,8 +45,9 @@ const PUBLIC_AUTH =
  * function `notes-<stage>-<operationId>`. The route table is the only input, so an operation cannot
  * get a route without a handler or a handler without a route.
  *
- * There is no CORS: no browser calls this API (browsers only PUT recordings
- * to the data bucket, whose CORS rule allows that). HTTP API caps request bodies at 10 MB; the
+ * API Gateway has no CORS configuration: the REST API is not for browsers (they only PUT recordings
+ * to the data bucket, whose CORS rule allows that), and the OAuth and MCP functions answer their own
+ * preflights (the `OPTIONS` endpoints of `publicRoutes`), which a CORS configuration would intercept. HTTP API caps request bodies at 10 MB; the
  * handlers validate every body with zod, and recordings never pass through the API.
  */
 export class Api extends Construct {

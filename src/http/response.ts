@@ -27,8 +27,11 @@ export function textResponse(
   return { statusCode, headers: { ...BASE_HEADERS, 'Content-Type': contentType, ...headers }, body };
 }
 
-export function emptyResponse(statusCode = 204): APIGatewayProxyStructuredResultV2 {
-  return { statusCode, headers: { ...BASE_HEADERS } };
+export function emptyResponse(
+  statusCode = 204,
+  headers: Record<string, string> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return { statusCode, headers: { ...BASE_HEADERS, ...headers } };
 }
 
 /** The same response as a Web `Response`, for handlers written against the Web standard (MCP). */

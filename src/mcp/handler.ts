@@ -1,10 +1,11 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { type AskServices, getAskServices } from '../ask-services.ts';
 import { API_KEY_PREFIX } from '../domain/accounts.ts';
-import { jsonResponse, toWebResponse, withBaseHeaders } from '../http/response.ts';
+import { emptyResponse, jsonResponse, toWebResponse, withBaseHeaders } from '../http/response.ts';
 import { logger } from '../logging.ts';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
 import { DEFAULT_SCOPES } from '../oauth/scopes.ts';
+import { mcpResource, publicUrlForHost } from '../oauth/settings.ts';
 import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 import {
   type AccessGrant,
@@ -13,6 +14,12 @@ import {
 } from '../ports/access-tokens.ts';
 import { getServices, type Services } from '../services.ts';
 import { acceptsJson, TRANSPORT_ACCEPT } from './accept.ts';
+import {
+  corsPreflightHeaders,
+  corsResponseHeaders,
+  mcpOriginPolicy,
+  type OriginVerdict,
+} from './origin-policy.ts';
 import { createMcpServer } from './server.ts';
 import { findTool } from './tools.ts';
 
@@ -24,7 +31,16 @@ export interface McpHandlerOptions {
    * `${publicUrl}/mcp`, its protected resource metadata `${publicUrl}/.well-known/oauth-protected-resource/mcp`.
    */
   publicUrl: string;
-  /** Origins a browser-based client may call from. A request without `Origin` is always allowed. */
+  /**
+   * Other base URLs that reach this same server (locally `http://localhost:PORT` besides
+   * `http://127.0.0.1:PORT`). A request is answered for the one whose host it reached: the challenge
+   * names that host's metadata, and only tokens for that host's resource are accepted.
+   */
+  otherPublicUrls?: readonly string[];
+  /**
+   * Origins a browser-based client may call from (src/mcp/origin-policy.ts). A request without
+   * `Origin` is always served; any other origin gets 403.
+   */
   allowedOrigins: readonly string[];
   /** Default: the API's services (src/services.ts), created on first use. */
   services?: () => Services;
@@ -46,18 +62,20 @@ export const MAX_MCP_BODY_BYTES = 64 * 1024;
 
 /**
  * The MCP endpoint: Streamable HTTP, stateless (a fresh server and transport per request), JSON
- * responses, POST only. Before the MCP server sees a request: the method, the Origin, the bearer
- * token (OAuth access tokens only; `svc_sk_` API keys are refused without being looked up), and the
- * scopes of every `tools/call` in it (403 `insufficient_scope` naming the scopes to ask for).
+ * responses, POST only. Before the MCP server sees a request: the Origin (a foreign one gets 403
+ * first; an allowed one gets CORS headers on every answer), the method (a CORS preflight is answered
+ * here), the bearer token (OAuth access tokens only; `svc_sk_` API keys are refused without being
+ * looked up), and the scopes of every `tools/call` in it (403 `insufficient_scope` naming the scopes
+ * to ask for).
  */
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
-  const resourceMetadataUrl = protectedResourceMetadataUrl(options.publicUrl);
-  const allowedOrigins = new Set(options.allowedOrigins.map(normalizeOrigin));
+  const publicUrls = [options.publicUrl, ...(options.otherPublicUrls ?? [])];
+  const originPolicy = mcpOriginPolicy(options.allowedOrigins);
   const services = options.services ?? getServices;
   const askServices = options.askServices ?? getAskServices;
 
   // Without a token, a client asks for the default grant.
-  const unauthorized = (detail: string, invalidToken: boolean) => {
+  const unauthorized = (resourceMetadataUrl: string, detail: string, invalidToken: boolean) => {
     const error = invalidToken ? 'error="invalid_token", ' : '';
     return problem(401, detail, {
       'WWW-Authenticate': `Bearer ${error}resource_metadata="${resourceMetadataUrl}", scope="${DEFAULT_SCOPES.join(' ')}"`,
@@ -65,6 +83,19 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   };
 
   return async function handleMcp(request: Request): Promise<Response> {
+    const verdict = originPolicy(request.headers.get('origin'));
+    if (verdict.kind === 'refused') {
+      return problem(403, `Origin ${verdict.origin} is not allowed to call this MCP server`, {
+        Vary: 'Origin',
+      });
+    }
+    if (request.method === 'OPTIONS') return preflight(verdict);
+    return withHeaders(await serve(request), corsResponseHeaders(verdict));
+  };
+
+  async function serve(request: Request): Promise<Response> {
+    const publicUrl = publicUrlForHost(publicUrls, new URL(request.url).host);
+    const resourceMetadataUrl = protectedResourceMetadataUrl(publicUrl);
     if (request.method !== 'POST') {
       return problem(
         405,
@@ -72,30 +103,28 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
         { Allow: 'POST' },
       );
     }
-    const origin = request.headers.get('origin');
-    if (origin !== null && !allowedOrigins.has(normalizeOrigin(origin))) {
-      return problem(403, `Origin ${origin} is not allowed to call this MCP server`);
-    }
 
     const token = bearerToken(request.headers.get('authorization'));
     if (token === null) {
       return unauthorized(
+        resourceMetadataUrl,
         'Missing access token: authorize with OAuth and send Authorization: Bearer <token>',
         false,
       );
     }
     if (token.startsWith(API_KEY_PREFIX)) {
       return unauthorized(
+        resourceMetadataUrl,
         'API keys (svc_sk_...) are not accepted by the MCP server: authorize with OAuth and send the access token',
         true,
       );
     }
     let grant: AccessGrant;
     try {
-      grant = await options.verifier.verify(token);
+      grant = await options.verifier.verify(token, mcpResource(publicUrl));
     } catch (error) {
       if (error instanceof InvalidAccessTokenError) {
-        return unauthorized(`Invalid access token: ${error.message}`, true);
+        return unauthorized(resourceMetadataUrl, `Invalid access token: ${error.message}`, true);
       }
       throw error;
     }
@@ -153,20 +182,24 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
     } finally {
       await server.close();
     }
-  };
+  }
+}
+
+/** An allowed origin's preflight gets the CORS rules; without Origin it is a plain OPTIONS. */
+function preflight(verdict: OriginVerdict): Response {
+  const headers =
+    verdict.kind === 'allowed' ? corsPreflightHeaders(verdict) : { Allow: 'POST, OPTIONS', Vary: 'Origin' };
+  return toWebResponse(emptyResponse(204, headers));
+}
+
+function withHeaders(response: Response, extra: Record<string, string>): Response {
+  for (const [name, value] of Object.entries(extra)) response.headers.set(name, value);
+  return response;
 }
 
 function bearerToken(authorization: string | null): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   return match?.[1] ?? null;
-}
-
-function normalizeOrigin(origin: string): string {
-  try {
-    return new URL(origin).origin;
-  } catch {
-    return origin.trim().toLowerCase();
-  }
 }
 
 function parseJson(text: string): unknown {

@@ -8,7 +8,7 @@ import type { AccessGrant, AccessTokenVerifier } from '../ports/access-tokens.ts
  * the MCP handler can be created, and answer 401, 403 and 405, before the signing key is read.
  */
 export function oauthAccessTokenVerifier(): AccessTokenVerifier {
-  return { verify: (token) => getAccessTokenVerifier().verify(token) };
+  return { verify: (token, resource) => getAccessTokenVerifier().verify(token, resource) };
 }
 
 /**

@@ -166,14 +166,15 @@ function validateRequest(
       'code_challenge must be a base64url SHA-256 value (43 characters)',
     );
   }
-  // RFC 8707: every resource asked for must be ours; the MCP server is the only one. Clients that
-  // omit it get tokens for it all the same.
-  const resources = query.getAll('resource');
-  if (resources.some((resource) => resource !== deps.settings.resource)) {
-    throw new OAuthError('invalid_target', `The only resource served here is ${deps.settings.resource}`);
+  // RFC 8707: the resource asked for must be ours: the MCP server, at one of its public URLs (locally
+  // both loopback names). Clients that omit it get tokens for the one at this host.
+  const served = deps.settings.sites.map((site) => site.resource);
+  const resources = [...new Set(query.getAll('resource'))];
+  if (resources.length > 1 || resources.some((resource) => !served.includes(resource))) {
+    throw new OAuthError('invalid_target', `Ask for one resource: ${served.join(' or ')}`);
   }
   const scopes = allowedScopes(client, single(query, 'scope'));
-  return { redirectUri, state, codeChallenge, resource: deps.settings.resource, scopes };
+  return { redirectUri, state, codeChallenge, resource: resources[0] ?? deps.settings.resource, scopes };
 }
 
 /**

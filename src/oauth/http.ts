@@ -1,13 +1,16 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ANY_ORIGIN, OAUTH_ALLOWED_HEADERS, preflightHeaders } from '../http/cors.ts';
 import { type HttpLambdaHandler, httpLambda } from '../http/http-lambda.ts';
 import { bodyText, header } from '../http/request.ts';
-import { jsonResponse, textResponse } from '../http/response.ts';
+import { emptyResponse, jsonResponse, textResponse } from '../http/response.ts';
 import { logger } from '../logging.ts';
+import { type PublicRouteName, publicRoutes } from '../routes.ts';
 import type { WebResult } from './authorize.ts';
 import type { OAuthDeps } from './deps.ts';
 import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { renderError } from './pages.ts';
 import { getOAuthDeps } from './services.ts';
+import { settingsForHost } from './settings.ts';
 
 export type OAuthLambdaHandler = HttpLambdaHandler;
 
@@ -17,11 +20,13 @@ export const MAX_BODY_BYTES = 16 * 1024;
 /**
  * Builds the Lambda handler of one OAuth endpoint: wires the dependencies, runs the endpoint, and maps
  * errors in one place: `json` endpoints answer `{ error, error_description }` (RFC 6749 section 5.2),
- * `page` endpoints (what a browser shows) answer an HTML error page. Logs carry the route, status and
- * request ID only: never parameters, codes, tokens, keys or verifiers.
+ * `page` endpoints (what a browser shows) answer an HTML error page. A CORS preflight (`OPTIONS`,
+ * routed here only where the route table lists it) is answered for any origin before anything is
+ * wired. Logs carry the route, status and request ID only: never parameters, codes, tokens, keys or
+ * verifiers.
  */
 export function oauthHandler(
-  route: string,
+  route: PublicRouteName,
   errors: 'json' | 'page',
   endpoint: (event: APIGatewayProxyEventV2, deps: OAuthDeps) => Promise<APIGatewayProxyStructuredResultV2>,
 ): OAuthLambdaHandler {
@@ -31,8 +36,27 @@ export function oauthHandler(
       onError: (error) => (errors === 'json' ? jsonError(error) : pageError(error)),
       errorLabel: (error) => (error instanceof OAuthError ? error.error : (error as Error | undefined)?.name),
     },
-    async (event) => endpoint(event, await getOAuthDeps()),
+    async (event) =>
+      event.requestContext.http.method === 'OPTIONS'
+        ? preflight(route, requestPath(event))
+        : endpoint(event, atHost(await getOAuthDeps(), header(event, 'host'))),
   );
+}
+
+/**
+ * The dependencies as seen from the host the request reached: locally `localhost` and `127.0.0.1` are
+ * each their own issuer and resource (src/oauth/settings.ts); on AWS there is one.
+ */
+function atHost(deps: OAuthDeps, host: string | undefined): OAuthDeps {
+  return { ...deps, settings: settingsForHost(deps.settings, host) };
+}
+
+/** 204 for any origin, with the methods the route table lists at this path. */
+function preflight(route: PublicRouteName, path: string): APIGatewayProxyStructuredResultV2 {
+  const methods = publicRoutes[route].endpoints
+    .filter((endpoint) => endpoint.path === path)
+    .map((endpoint) => endpoint.method);
+  return emptyResponse(204, preflightHeaders('*', { methods, allowHeaders: OAUTH_ALLOWED_HEADERS }));
 }
 
 function jsonError(error: unknown): APIGatewayProxyStructuredResultV2 {
@@ -62,16 +86,14 @@ function logUnexpected(error: unknown): void {
   });
 }
 
-const CORS = { 'Access-Control-Allow-Origin': '*' };
-
 /** JSON for OAuth clients: never cached (RFC 6749 section 5.1), readable by browser-based clients. */
 export function oauthJson(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
-  return jsonResponse(statusCode, body, { Pragma: 'no-cache', ...CORS });
+  return jsonResponse(statusCode, body, { Pragma: 'no-cache', ...ANY_ORIGIN });
 }
 
 /** Public metadata and keys: cacheable for a few minutes. */
 export function publicJson(body: unknown): APIGatewayProxyStructuredResultV2 {
-  return jsonResponse(200, body, { 'Cache-Control': 'public, max-age=300', ...CORS });
+  return jsonResponse(200, body, { 'Cache-Control': 'public, max-age=300', ...ANY_ORIGIN });
 }
 
 /** Our pages: no script, not frameable, not cached, no referrer. */

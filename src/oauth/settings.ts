@@ -22,11 +22,21 @@ export type UpstreamSettings =
   | { kind: 'local' }
   | { kind: 'oidc'; issuer: string; clientId: string; clientSecret: string | undefined };
 
-export interface OAuthSettings {
+/** One public base URL of the service: the issuer there and the MCP resource there. */
+export interface OAuthSite {
   /** Issuer identifier (RFC 8414): the public base URL, without a trailing slash. */
   issuer: string;
-  /** The MCP resource (RFC 8707 / RFC 9728): `<issuer>/mcp`, the `aud` of every access token. */
+  /** The MCP resource (RFC 8707 / RFC 9728): `<issuer>/mcp`, the `aud` of the tokens for it. */
   resource: string;
+}
+
+/**
+ * `issuer` and `resource` are those of the host a request reached (`settingsForHost`); outside a
+ * request, those of the primary public URL.
+ */
+export interface OAuthSettings extends OAuthSite {
+  /** Every public base URL that reaches this server, the primary (NOTES_PUBLIC_URL) first. */
+  sites: readonly OAuthSite[];
   /** `NOTES_OAUTH_SIGNING_KEY` (a private JWK, still JSON) or `NOTES_OAUTH_KMS_KEY_ID`. */
   signingKey: SigningKeySource;
   upstream: UpstreamSettings;
@@ -36,6 +46,41 @@ export type SigningKeySource = { kind: 'jwk'; json: string } | { kind: 'kms'; ke
 
 export function mcpResource(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/mcp`;
+}
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost'];
+
+/**
+ * The public base URLs of a deployment, the primary first. On AWS exactly `publicUrl`. Locally (a
+ * loopback `publicUrl`) every loopback spelling of its port, since people type `localhost` as often
+ * as `127.0.0.1`: each is its own issuer and resource, and a token for one is not accepted at the other.
+ */
+export function publicBaseUrls(publicUrl: string): string[] {
+  const primary = publicUrl.replace(/\/+$/, '');
+  const url = new URL(primary);
+  if (!LOOPBACK_NAMES.includes(url.hostname)) return [primary];
+  const others = LOOPBACK_NAMES.filter((name) => name !== url.hostname).map((name) => {
+    const alias = new URL(primary);
+    alias.hostname = name;
+    return alias.origin;
+  });
+  return [primary, ...others];
+}
+
+/** The public base URL among `publicUrls` whose host is `host` (a Host header); else the primary. */
+export function publicUrlForHost(publicUrls: readonly string[], host: string | null | undefined): string {
+  const wanted = host?.toLowerCase();
+  const match = publicUrls.find((url) => new URL(url).host === wanted);
+  return match ?? (publicUrls[0] as string);
+}
+
+/** The settings as seen from a request that reached `host`: that host's issuer and resource. */
+export function settingsForHost(settings: OAuthSettings, host: string | null | undefined): OAuthSettings {
+  const issuer = publicUrlForHost(
+    settings.sites.map((site) => site.issuer),
+    host,
+  );
+  return { ...settings, issuer, resource: mcpResource(issuer) };
 }
 
 /** The OAuth part of the configuration, or an error that says which variable to set. */
@@ -56,7 +101,8 @@ export function oauthSettings(config: Config): OAuthSettings {
       'The MCP OAuth server needs a signing key: NOTES_OAUTH_KMS_KEY_ID (an AWS KMS ECC_NIST_P256 key) or NOTES_OAUTH_SIGNING_KEY (an EC P-256 private JWK as JSON; generateSigningKey() in src/oauth/signing-key.ts makes one)',
     );
   }
-  return { issuer, resource: mcpResource(issuer), signingKey, upstream: upstreamSettings(config) };
+  const sites = publicBaseUrls(issuer).map((url) => ({ issuer: url, resource: mcpResource(url) }));
+  return { issuer, resource: mcpResource(issuer), sites, signingKey, upstream: upstreamSettings(config) };
 }
 
 function upstreamSettings(config: Config): UpstreamSettings {

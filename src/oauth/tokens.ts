@@ -247,7 +247,7 @@ async function ourAccessTokenClaims(
     const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [deps.signingKey.publicJwk] }), {
       algorithms: [SIGNING_ALG],
       typ: ACCESS_TOKEN_TYP,
-      issuer: deps.settings.issuer,
+      issuer: deps.settings.sites.map((site) => site.issuer),
       // Revoking an expired token is harmless and makes sure its grant ends.
       currentDate: new Date(0),
     });

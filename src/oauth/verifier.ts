@@ -10,13 +10,18 @@ import {
 import { ACCESS_TOKEN_TYP } from './access-token.ts';
 import { isMcpScope } from './scopes.ts';
 import { getOAuthStore } from './services.ts';
-import { lifetimes, oauthSettings } from './settings.ts';
+import { lifetimes, type OAuthSite, oauthSettings } from './settings.ts';
 import { publicSigningJwk, SIGNING_ALG, signingKeyFrom } from './signing-key.ts';
 
 export interface JwtAccessTokenVerifierOptions {
   issuer: string;
-  /** The MCP resource URL: the only audience accepted. */
+  /** The MCP resource URL: the audience a token must have when `verify` is not told another one. */
   resource: string;
+  /**
+   * The other public URLs of this same server (locally `localhost` besides `127.0.0.1`): their
+   * issuers are accepted, and `verify` may be asked for their resources.
+   */
+  otherSites?: readonly OAuthSite[];
   /** Public JWKs of our signing keys (ES256 only). */
   keys: JWK[];
   clockToleranceSeconds?: number;
@@ -33,21 +38,29 @@ const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'exp', 'iat', 'jti', 'client_id', 
 
 /**
  * Verifies the MCP server's access tokens: an ES256 signature by one of our keys (`alg: none`, HS*
- * and every other algorithm refused), header `typ: at+jwt` (so ID tokens, typ JWT, fail), iss, aud
- * exactly the MCP resource, exp / nbf / iat within a small skew, and the claims we issue. API keys
- * (`svc_sk_...`) are refused outright. Error messages say why, never repeat the token.
+ * and every other algorithm refused), header `typ: at+jwt` (so ID tokens, typ JWT, fail), iss one of
+ * ours, aud exactly the MCP resource the request reached, exp / nbf / iat within a small skew, and the
+ * claims we issue. API keys (`svc_sk_...`) are refused outright. Error messages say why, never
+ * repeat the token.
  */
 export class JwtAccessTokenVerifier implements AccessTokenVerifier {
   private readonly jwks: ReturnType<typeof createLocalJWKSet>;
+  private readonly issuers: string[];
+  private readonly resources: Set<string>;
 
   constructor(private readonly options: JwtAccessTokenVerifierOptions) {
+    const sites = [{ issuer: options.issuer, resource: options.resource }, ...(options.otherSites ?? [])];
+    this.issuers = sites.map((site) => site.issuer);
+    this.resources = new Set(sites.map((site) => site.resource));
     const keys = options.keys.filter((key) => key.kty === 'EC' && key.crv === 'P-256' && key.d === undefined);
     if (keys.length === 0)
       throw new Error('The access token verifier needs at least one public EC P-256 key');
     this.jwks = createLocalJWKSet({ keys: keys.map((key) => ({ ...key, alg: SIGNING_ALG })) });
   }
 
-  async verify(token: string): Promise<AccessGrant> {
+  async verify(token: string, resource = this.options.resource): Promise<AccessGrant> {
+    // A caller's mistake, not a bad token: the audience asked for must be one of ours.
+    if (!this.resources.has(resource)) throw new Error(`${resource} is not a resource of this server`);
     if (typeof token !== 'string' || token.length === 0) throw invalid('No access token');
     if (token.startsWith(API_KEY_PREFIX)) {
       throw invalid('API keys are not accepted here: the MCP server takes OAuth access tokens');
@@ -58,8 +71,8 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
       ({ payload } = await jwtVerify(token, this.jwks, {
         algorithms: [SIGNING_ALG],
         typ: ACCESS_TOKEN_TYP,
-        issuer: this.options.issuer,
-        audience: this.options.resource,
+        issuer: this.issuers,
+        audience: resource,
         clockTolerance: this.options.clockToleranceSeconds ?? lifetimes.clockSkew,
         // Also refuses an iat in the future; our tokens never live longer than this.
         maxTokenAge: lifetimes.accessToken,
@@ -71,11 +84,7 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
     }
     // aud must be the resource alone: a token for several audiences is not ours.
     const aud = payload.aud;
-    if (
-      Array.isArray(aud)
-        ? aud.length !== 1 || aud[0] !== this.options.resource
-        : aud !== this.options.resource
-    ) {
+    if (Array.isArray(aud) ? aud.length !== 1 || aud[0] !== resource : aud !== resource) {
       throw invalid('The access token is not for this resource (aud)');
     }
     const { sub, client_id: clientId, scope, grant_id: grantId } = payload as Record<string, unknown>;
@@ -126,7 +135,7 @@ let verifier: Promise<AccessTokenVerifier> | undefined;
 export function getAccessTokenVerifier(): AccessTokenVerifier {
   verifier ??= createVerifier();
   const ready = verifier;
-  return { verify: async (token) => (await ready).verify(token) };
+  return { verify: async (token, resource) => (await ready).verify(token, resource) };
 }
 
 async function createVerifier(): Promise<AccessTokenVerifier> {
@@ -139,6 +148,7 @@ async function createVerifier(): Promise<AccessTokenVerifier> {
   return new JwtAccessTokenVerifier({
     issuer: settings.issuer,
     resource: settings.resource,
+    otherSites: settings.sites.slice(1),
     keys,
     isGrantActive: async (accountId, grantId) => {
       const grant = await getOAuthStore().getGrant(accountId, grantId);

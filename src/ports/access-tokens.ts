@@ -14,8 +14,12 @@ export interface AccessGrant {
  * URL), expiry, token type. Never accepts `svc_sk_` API keys or ID tokens.
  */
 export interface AccessTokenVerifier {
-  /** The grant, or throws `InvalidAccessTokenError` (the message says why; never the token). */
-  verify(token: string): Promise<AccessGrant>;
+  /**
+   * The grant, or throws `InvalidAccessTokenError` (the message says why; never the token).
+   * `resource`: the MCP resource URL the request reached, the only audience accepted (default: the
+   * deployment's primary one).
+   */
+  verify(token: string, resource?: string): Promise<AccessGrant>;
 }
 
 export class InvalidAccessTokenError extends Error {

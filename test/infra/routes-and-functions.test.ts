@@ -43,11 +43,30 @@ describe('the API', () => {
     );
   });
 
-  it('has no authorizer and no CORS: the handlers check API keys, and browsers only talk to the bucket', () => {
+  it('has no authorizer and no API Gateway CORS: the handlers check credentials and answer preflights', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
     for (const route of routes) expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
     const [api] = Object.values(resourcesOfType(template, 'AWS::ApiGatewayV2::Api'));
+    // With a CorsConfiguration, API Gateway would answer preflights itself and never reach the handlers.
     expect(api?.Properties.CorsConfiguration).toBeUndefined();
+  });
+
+  it.each([
+    ['/mcp', 'mcp'],
+    ['/oauth/register', 'oauthRegister'],
+    ['/oauth/token', 'oauthToken'],
+    ['/oauth/revoke', 'oauthRevoke'],
+    ['/.well-known/oauth-protected-resource', 'oauthMetadata'],
+    ['/.well-known/oauth-protected-resource/mcp', 'oauthMetadata'],
+    ['/.well-known/oauth-authorization-server', 'oauthMetadata'],
+  ])('routes browser preflights (OPTIONS %s) to the function that serves the path, %s', (path, name) => {
+    expect(functionLogicalIdOfRoute(`OPTIONS ${path}`)).toBe(
+      functions.get(`notes-${STAGE}-${name}`)?.logicalId,
+    );
+  });
+
+  it('gives /oauth/authorize no preflight route: it is a top-level navigation', () => {
+    expect(routes.some((r) => r.Properties.RouteKey === 'OPTIONS /oauth/authorize')).toBe(false);
   });
 
   it('throttles the default stage and writes JSON access logs without headers', () => {

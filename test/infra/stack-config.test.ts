@@ -15,6 +15,7 @@ describe('stack configuration from CDK context', () => {
       bedrockModelIds: ['us.anthropic.claude-sonnet-4-6'],
       apiThrottle: { rateLimit: 50, burstLimit: 100 },
       workerMaxConcurrency: { transcription: 10, generation: 5 },
+      mcpAllowedOrigins: [],
     });
   });
 
@@ -28,6 +29,7 @@ describe('stack configuration from CDK context', () => {
       bedrockProfileRegions: 'eu-west-1,eu-central-1',
       apiThrottleRate: '10',
       alarmEmail: 'ops@example.com',
+      mcpAllowedOrigins: 'http://localhost:6274, https://app.example.com',
     });
     expect(config).toMatchObject({
       stage: 'prod',
@@ -38,6 +40,7 @@ describe('stack configuration from CDK context', () => {
       bedrockProfileRegions: ['eu-west-1', 'eu-central-1'],
       apiThrottle: { rateLimit: 10, burstLimit: 100 },
       alarmEmail: 'ops@example.com',
+      mcpAllowedOrigins: ['http://localhost:6274', 'https://app.example.com'],
     });
   });
 
@@ -46,6 +49,10 @@ describe('stack configuration from CDK context', () => {
     expect(() => configOf({ logRetentionDays: '31' })).toThrow(/context logRetentionDays/);
     expect(() => configOf({ deletionProtection: 'yes' })).toThrow(/context deletionProtection/);
     expect(() => configOf({ uploadCorsOrigins: [] })).toThrow(/context uploadCorsOrigins/);
+    expect(() => configOf({ mcpAllowedOrigins: '*' })).toThrow(/context mcpAllowedOrigins/);
+    expect(() => configOf({ mcpAllowedOrigins: 'https://app.example.com/' })).toThrow(
+      /context mcpAllowedOrigins/,
+    );
     // Lambda takes 2 to 1000 as an SQS event source's maximum concurrency.
     expect(() => configOf({ transcriptionMaxConcurrency: '1' })).toThrow(
       /context transcriptionMaxConcurrency/,

@@ -278,6 +278,20 @@ describe('MCP sign-in', () => {
       ]),
     );
     expect(variables.NOTES_OAUTH_SIGNING_KEY).toBeUndefined();
+    expect(variables.NOTES_MCP_ALLOWED_ORIGINS).toBeUndefined();
+  });
+
+  it('lets the browser origins of context mcpAllowedOrigins call /mcp, and only /mcp', () => {
+    const { template: custom } = buildNotesApp({
+      mcpAllowedOrigins: 'http://localhost:6274,https://app.example.com',
+    });
+    const origins = [...functionsByName(custom)].flatMap(([name, fn]) => {
+      const { Variables } = fn.resource.Properties.Environment as { Variables: Record<string, unknown> };
+      return Variables.NOTES_MCP_ALLOWED_ORIGINS === undefined
+        ? []
+        : [[name, Variables.NOTES_MCP_ALLOWED_ORIGINS]];
+    });
+    expect(origins).toEqual([[`notes-${STAGE}-mcp`, 'http://localhost:6274,https://app.example.com']]);
   });
 });
 

@@ -7,7 +7,7 @@ import { repositoryRoot } from '../../lib/paths.ts';
 import { type BearerProxy, startBearerProxy } from '../support/bearer-proxy.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { ensureLambdaNode } from '../support/node22.ts';
-import { accessTokenFor } from '../support/oauth-sign-in.ts';
+import { accessTokenFor } from '../support/oauth-flow.ts';
 
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, a pinned devDependency)
@@ -107,7 +107,9 @@ beforeAll(async () => {
   service = await startInProcess({ workers: false });
   const base = service.runtime.apiUrl;
   const apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
-  const { accessToken, scope } = await accessTokenFor(base, apiKey, {
+  const { access_token: accessToken, scope } = await accessTokenFor({
+    baseUrl: base,
+    apiKey,
     scope: 'notes:read',
     clientName: 'MCP conformance suite',
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.ts';
-import { oauthSettings } from '../../src/oauth/settings.ts';
+import { oauthSettings, publicBaseUrls, settingsForHost } from '../../src/oauth/settings.ts';
 import { generateSigningKey, loadSigningKey, publicSigningJwk } from '../../src/oauth/signing-key.ts';
 
 const base = { NOTES_OAUTH_UPSTREAM: 'local' } as Config;
@@ -17,6 +17,42 @@ describe('OAuth configuration', () => {
       resource: 'https://notes.example.com/mcp',
       upstream: { kind: 'local' },
     });
+  });
+
+  it('serves one public URL on AWS, and both loopback spellings of the port locally', () => {
+    expect(publicBaseUrls('https://notes.example.com/')).toEqual(['https://notes.example.com']);
+    expect(publicBaseUrls('http://127.0.0.1:8787')).toEqual([
+      'http://127.0.0.1:8787',
+      'http://localhost:8787',
+    ]);
+    expect(publicBaseUrls('http://localhost:8787')).toEqual([
+      'http://localhost:8787',
+      'http://127.0.0.1:8787',
+    ]);
+  });
+
+  it("answers with the issuer and resource of the host a request reached; unknown hosts get the primary's", () => {
+    const settings = oauthSettings({
+      ...base,
+      NOTES_PUBLIC_URL: 'http://127.0.0.1:8787',
+      NOTES_OAUTH_SIGNING_KEY: '{}',
+    });
+    expect(settingsForHost(settings, 'localhost:8787')).toMatchObject({
+      issuer: 'http://localhost:8787',
+      resource: 'http://localhost:8787/mcp',
+    });
+    for (const host of ['127.0.0.1:8787', 'localhost:9999', 'evil.example', undefined]) {
+      expect(settingsForHost(settings, host)).toMatchObject({
+        issuer: 'http://127.0.0.1:8787',
+        resource: 'http://127.0.0.1:8787/mcp',
+      });
+    }
+    const aws = oauthSettings({
+      ...base,
+      NOTES_PUBLIC_URL: 'https://notes.example.com',
+      NOTES_OAUTH_SIGNING_KEY: '{}',
+    });
+    expect(settingsForHost(aws, 'localhost:8787').issuer).toBe('https://notes.example.com');
   });
 
   it('says which variable is missing', () => {

@@ -188,6 +188,42 @@ describe('the MCP access token verifier', () => {
     expect(grant.scopes).toEqual(['notes:read']);
   });
 
+  it('accepts, at each public URL of the server, only tokens for the resource there', async () => {
+    const loopback = { issuer: 'http://127.0.0.1:8787', resource: 'http://127.0.0.1:8787/mcp' };
+    const localhost = { issuer: 'http://localhost:8787', resource: 'http://localhost:8787/mcp' };
+    const local = new JwtAccessTokenVerifier({
+      ...loopback,
+      otherSites: [localhost],
+      keys: [key.publicJwk],
+      now: () => NOW,
+    });
+    // Issued at localhost for 127.0.0.1's resource (RFC 8707 lets the client ask for it).
+    const crossIssued = await mint({ ...goodClaims, iss: localhost.issuer, aud: loopback.resource });
+    await expect(local.verify(crossIssued, loopback.resource)).resolves.toMatchObject({
+      accountId: 'account-1',
+    });
+    const forLocalhost = await mint({ ...goodClaims, iss: localhost.issuer, aud: localhost.resource });
+    await expect(local.verify(forLocalhost, localhost.resource)).resolves.toMatchObject({
+      accountId: 'account-1',
+    });
+    await expect(local.verify(forLocalhost, loopback.resource)).rejects.toThrow(
+      /not for this resource \(aud\)/,
+    );
+    await expect(local.verify(forLocalhost)).rejects.toThrow(/not for this resource \(aud\)/);
+    const foreignIssuer = await mint({
+      ...goodClaims,
+      iss: 'http://localhost:9999',
+      aud: localhost.resource,
+    });
+    await expect(local.verify(foreignIssuer, localhost.resource)).rejects.toThrow(
+      /not issued by this server/,
+    );
+    // Asking for a resource the server does not serve is the caller's bug, never a pass.
+    await expect(local.verify(forLocalhost, 'http://localhost:9999/mcp')).rejects.toThrow(
+      /not a resource of this server/,
+    );
+  });
+
   it('is never configured with a private key or a key of another type', () => {
     expect(
       () =>
