@@ -80,16 +80,20 @@ export const CLI = {
     {
       usage: 'notes notes get <id>',
       operationId: 'getNote',
-      description: 'One note with its completed transcription and Insights.',
+      description: 'One note with its completed transcription and Insights; its ETag on stderr.',
     },
-    { usage: 'notes notes rename <id> <title>', operationId: 'updateNote', description: 'Rename a note.' },
     {
-      usage: 'notes notes trash <id>',
+      usage: 'notes notes rename <id> <title> [--if-match <etag>]',
+      operationId: 'updateNote',
+      description: 'Rename a note; with --if-match only if it has not changed since you read it.',
+    },
+    {
+      usage: 'notes notes trash <id> [--if-match <etag>]',
       operationId: 'updateNote',
       description: 'Move a note to the trash (reversible).',
     },
     {
-      usage: 'notes notes restore <id>',
+      usage: 'notes notes restore <id> [--if-match <etag>]',
       operationId: 'updateNote',
       description: 'Restore a note from the trash.',
     },
@@ -152,7 +156,10 @@ export const CLI = {
     { code: 2, meaning: 'Usage error (bad arguments, missing or wrong --confirm); nothing was sent.' },
     { code: 3, meaning: 'Authentication: NOTES_API_KEY missing, or rejected (401).' },
     { code: 4, meaning: 'Not found (404).' },
-    { code: 5, meaning: 'Conflict (409), or a job that ended failed.' },
+    {
+      code: 5,
+      meaning: 'Conflict (409), a note changed since --if-match (412), or a job that ended failed.',
+    },
     { code: 6, meaning: 'Request rejected (400, 413, 415, 422, other 4xx).' },
     { code: 7, meaning: '--wait deadline reached; the job goes on in the background.' },
     { code: 8, meaning: 'Service unavailable (429, 5xx or network error after retries).' },
@@ -181,6 +188,12 @@ const RULES = {
     rule: 'Get explicit user confirmation immediately before each deletion; an earlier general request is not approval.',
     cli: 'deletion commands need --confirm <note_id> repeating the exact note ID (exit code 2 otherwise)',
     mcp: 'the deletion tools need confirm_note_id repeating note_id exactly, filled in only after the user confirmed that note; otherwise nothing is deleted',
+  },
+  no_lost_updates: {
+    operation_id: 'updateNote',
+    rule: 'Send the ETag of the note as you read it (getNote, updateNote) as If-Match; a 412 means someone changed it meanwhile and nothing was changed: read it again, show the user what changed if it matters, reapply the change, retry with the new ETag. Never retry a 412 blindly without If-Match.',
+    cli: 'notes notes get prints the ETag on stderr; rename, trash and restore take --if-match <etag> (exit code 5 on 412)',
+    mcp: 'getNote and updateNote results carry the etag; pass it as if_match to updateNote (Error 412 when the note changed)',
   },
   supporting_note_ids: {
     operation_id: 'askWorkspace',

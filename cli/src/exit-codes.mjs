@@ -20,7 +20,7 @@ export const EXIT_CODE_HELP = [
   [EXIT.USAGE, 'usage error (bad arguments, missing or wrong --confirm); nothing was sent'],
   [EXIT.AUTH, 'authentication: NOTES_API_KEY missing, or rejected (401, 403)'],
   [EXIT.NOT_FOUND, 'not found (404)'],
-  [EXIT.CONFLICT, 'conflict (409) or a job that ended failed'],
+  [EXIT.CONFLICT, 'conflict (409), a note changed since --if-match (412), or a job that ended failed'],
   [EXIT.REJECTED, 'request rejected (400, 413, 415, 422, other 4xx)'],
   [EXIT.TIMEOUT, '--wait deadline (--timeout) reached; the job is not cancelled'],
   [EXIT.UNAVAILABLE, 'service unavailable (429, 5xx or network error after retries)'],
@@ -34,7 +34,7 @@ export const EXIT_CODE_HELP = [
 export function exitCodeForStatus(status) {
   if (status === 401 || status === 403) return EXIT.AUTH;
   if (status === 404) return EXIT.NOT_FOUND;
-  if (status === 409) return EXIT.CONFLICT;
+  if (status === 409 || status === 412) return EXIT.CONFLICT;
   if (status === 429 || status >= 500) return EXIT.UNAVAILABLE;
   if (status >= 400) return EXIT.REJECTED;
   return EXIT.UNEXPECTED;

@@ -28,6 +28,7 @@ const REQUEST_TIMEOUT_MS = 90_000;
  * @property {number[]} [accept] error statuses returned to the caller instead of thrown
  * @property {number} [deadline] epoch ms: no retry waits past it
  * @property {string} [what] what the request does, for messages ("get note X")
+ * @property {Record<string, string>} [headers] extra request headers (e.g. If-Match)
  */
 
 /**
@@ -66,6 +67,7 @@ async function request(config, method, path, options) {
     authorization: `Bearer ${config.apiKey}`,
     accept: 'application/json',
     'user-agent': `notes-cli/${VERSION} node/${process.versions.node}`,
+    ...options.headers,
   };
   /** @type {string | undefined} */
   let body;

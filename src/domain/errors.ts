@@ -19,6 +19,10 @@ export class NotFoundError extends DomainError {
 export class ConflictError extends DomainError {
   readonly status = 409;
 }
+/** A precondition (If-Match) named a state of the resource that is no longer current. */
+export class PreconditionFailedError extends DomainError {
+  readonly status = 412;
+}
 export class PayloadTooLargeError extends DomainError {
   readonly status = 413;
 }

@@ -21,6 +21,11 @@ export interface Note {
   speakers_expected?: number;
   /** Names the user gave the transcript's speaker labels (`Speaker 1` -> `Alice`); absent when none. */
   speaker_names?: Record<string, string>;
+  /**
+   * Counts every write of the note (absent on notes stored before it existed: read as 0). Writes are
+   * conditional on it, so two writers that read the same version cannot both succeed.
+   */
+  version?: number;
 }
 
 export interface NoteChanges {

@@ -1,5 +1,6 @@
 import type { DomainDeps } from './deps.ts';
-import { NotFoundError } from './errors.ts';
+import { jsonEntityTag, matchesStrongly, type TagCondition } from './entity-tags.ts';
+import { NotFoundError, PreconditionFailedError } from './errors.ts';
 import { insightsLost } from './insights-jobs.ts';
 import { JOB_KINDS } from './job.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
@@ -34,7 +35,12 @@ export async function listNotes(
 }
 
 export async function getNote(deps: DomainDeps, accountId: string, noteId: string): Promise<NoteView> {
-  const note = await requireNote(deps, accountId, noteId);
+  return viewOfNote(deps, await requireNote(deps, accountId, noteId));
+}
+
+/** The note as getNote shows it: with its transcription job, transcription and Insights. */
+async function viewOfNote(deps: DomainDeps, note: Note): Promise<NoteView> {
+  const { account_id: accountId, note_id: noteId } = note;
   const [storedJob, insightsJob] = await Promise.all([
     deps.notes.getJob(accountId, noteId, 'transcription'),
     deps.notes.getJob(accountId, noteId, 'insights'),
@@ -54,18 +60,44 @@ export async function getNote(deps: DomainDeps, accountId: string, noteId: strin
   );
 }
 
+/**
+ * Applies the changes. With `ifMatch` (the If-Match precondition) only while the note's current
+ * representation still has one of the tags named, atomically: the write is conditional on the
+ * version the compared representation was built from, so of two updates sent with the same tag
+ * exactly one succeeds. Without it, changes apply to whatever is current (field by field).
+ */
 export async function updateNote(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
   changes: NoteChanges,
+  ifMatch?: TagCondition,
 ): Promise<NoteView> {
-  const updated = await deps.notes.updateNote(accountId, noteId, changes, deps.now());
+  const updated = ifMatch
+    ? await updateIfCurrent(deps, await requireNote(deps, accountId, noteId), changes, ifMatch)
+    : await deps.notes.updateNote(accountId, noteId, changes, deps.now());
   if (!updated) throw new NotFoundError(`No note with ID ${noteId}`);
   // Trashed notes leave the Ask index; restored ones return to it.
   if (changes.state !== undefined) await syncNoteIndex(deps, accountId, noteId);
   return getNote(deps, accountId, noteId);
 }
+
+async function updateIfCurrent(
+  deps: DomainDeps,
+  note: Note,
+  changes: NoteChanges,
+  ifMatch: TagCondition,
+): Promise<Note> {
+  const current = jsonEntityTag(await viewOfNote(deps, note));
+  const updated = matchesStrongly(ifMatch, current)
+    ? await deps.notes.updateNoteIf(note, changes, deps.now())
+    : null;
+  if (!updated) throw new PreconditionFailedError(NOTE_CHANGED);
+  return updated;
+}
+
+const NOTE_CHANGED =
+  'The note has changed since you read it (If-Match names an ETag that is no longer current), so nothing was changed. Read the note again (getNote), reapply your change to what it is now, and send its new ETag.';
 
 /**
  * Permanent deletion. The jobs go first: a worker still busy with the note loses its claim, stops, and

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import type { AskServices } from '../ask-services.ts';
 import { getArtifact, requestArtifact } from '../domain/artifact-jobs.ts';
 import { askWorkspace } from '../domain/ask.ts';
+import { entityTagOf, jsonEntityTag, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
@@ -100,6 +101,8 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   title: 'The new title, 1 to 200 characters.',
   state:
     "'active' or 'trashed'. listNotes: which notes to list (default active). updateNote: 'trashed' moves the note to the trash, 'active' restores it.",
+  if_match:
+    'Optional, recommended: the etag of the note as you last read it (from getNote or updateNote). When the note has changed since, nothing is changed and the tool answers 412: read the note again, reapply your change, retry with the new etag.',
   speaker_names:
     'Names for speaker labels, e.g. {"Speaker 1": "Alice"}; null removes a name. Merged into the names the note has.',
 };
@@ -123,6 +126,23 @@ function inputOf<
 }
 
 const noteInput = inputOf(noteParams);
+
+/**
+ * The etag an agent passes back. Quotes are part of an entity tag, but models often drop them from a
+ * value they copy: a bare tag is read as the quoted one.
+ */
+function tagConditionOf(ifMatch: string | undefined): TagCondition | undefined {
+  if (ifMatch === undefined) return undefined;
+  const bare = /^[\x21\x23-\x2b\x2d-\x7e]+$/.test(ifMatch) && ifMatch !== '*' && !ifMatch.startsWith('W/');
+  return parseTagCondition(bare ? `"${ifMatch}"` : ifMatch, 'if_match');
+}
+
+/** A note's result with its etag, which agents need to update it without overwriting others. */
+function noteResult(note: object) {
+  return resultOf(note, [
+    `etag of this note: ${jsonEntityTag(note)} (pass it as if_match to updateNote so that a change made meanwhile is not overwritten).`,
+  ]);
+}
 
 /** Both IDs as sent, so that confirmedNoteId compares what the caller wrote. */
 const confirmedDeletionInput = inputOf(z.object({ note_id: uuidAsSent }), undefined, {
@@ -179,7 +199,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
-      return resultOf(await getNote(context.services(), accountOf(context), input.note_id));
+      return noteResult(await getNote(context.services(), accountOf(context), input.note_id));
     },
   }),
   defineTool({
@@ -193,8 +213,19 @@ export const MCP_TOOLS: readonly McpTool[] = [
       const result = await getTranscription(context.services(), accountOf(context), input.note_id);
       if (result.kind !== 'ready') return notYet(result.job, 'getTranscription', { note_id: input.note_id });
       const format = input.format ?? 'json';
-      if (format === 'json') return resultOf(result.transcription);
-      return textOf(renderTranscript(result.transcription, format, result.title));
+      // The etag REST gives this representation: agents can tell whether the transcript changed.
+      if (format === 'json') {
+        return resultOf(result.transcription, [
+          `etag of this transcript: ${jsonEntityTag(result.transcription)}`,
+        ]);
+      }
+      const text = renderTranscript(result.transcription, format, result.title);
+      return {
+        content: [
+          ...textOf(text).content,
+          { type: 'text', text: `etag of this transcript: ${entityTagOf(text)}` },
+        ],
+      };
     },
   }),
   defineTool({
@@ -295,13 +326,15 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'updateNote',
     title: 'Rename, trash or restore a note',
     description:
-      "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), and/or names its transcript's speakers (speaker_names). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Errors: 400 for invalid input; 404 when there is no such note.",
-    inputSchema: inputOf(noteParams, updateNoteBody),
+      "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), and/or names its transcript's speakers (speaker_names). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Send if_match (the etag from getNote or an earlier updateNote) so that a change someone else made since you read the note is not overwritten; the result carries the note's new etag. Errors: 400 for invalid input; 404 when there is no such note; 412 when if_match is given and the note has changed since (nothing was changed: read it again, reapply, retry with the new etag).",
+    inputSchema: inputOf(noteParams, updateNoteBody, { if_match: z.string().min(1).max(1024).optional() }),
     annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
-      const { note_id, ...changes } = input;
-      return resultOf(await updateNote(context.services(), accountOf(context), note_id, changes));
+      const { note_id, if_match, ...changes } = input;
+      return noteResult(
+        await updateNote(context.services(), accountOf(context), note_id, changes, tagConditionOf(if_match)),
+      );
     },
   }),
   defineTool({

@@ -25,6 +25,11 @@ export interface NoteStore {
   ): Promise<NotePage>;
   /** Applies the changes to an existing note; null when there is none. */
   updateNote(accountId: string, noteId: string, changes: NoteChanges, now: number): Promise<Note | null>;
+  /**
+   * Applies the changes only if the stored note is still `expected` (same version), atomically; null
+   * when it changed or was removed meanwhile. The basis of If-Match (no lost updates).
+   */
+  updateNoteIf(expected: Note, changes: NoteChanges, now: number): Promise<Note | null>;
   setAudio(accountId: string, noteId: string, audio: AudioInfo | null, now: number): Promise<Note | null>;
   /** Removes the note and every item belonging to it. */
   deleteNoteItems(accountId: string, noteId: string): Promise<void>;

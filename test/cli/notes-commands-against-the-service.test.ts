@@ -116,6 +116,27 @@ describe('notes notes ...', () => {
     expect((await api('GET', `/v1/notes/${noteId}`)).status).toBe(404);
   });
 
+  it("prints the note's ETag on stderr; --if-match with it changes the note, a stale one exits 5 and changes nothing", async () => {
+    const noteId = await noteWithoutAudio('Draft agenda');
+    const etagIn = (stderr: string) => /^ETag: ("[^"]+")$/m.exec(stderr)?.[1];
+    const got = await runCli(['notes', 'get', noteId], env);
+    expect(got.code, describeRun(got)).toBe(0);
+    const seen = etagIn(got.stderr) as string;
+    expect(seen).toBe((await api('GET', `/v1/notes/${noteId}`)).headers.get('etag'));
+
+    const renamed = await runCli(['notes', 'rename', noteId, 'Agenda', '--if-match', seen], env);
+    expect(renamed.code, describeRun(renamed)).toBe(0);
+    expect(etagIn(renamed.stderr)).not.toBe(seen);
+
+    const stale = await runCli(['notes', 'trash', noteId, '--if-match', seen], env);
+    expect(stale.code, describeRun(stale)).toBe(5);
+    expect(stale.stderr).toMatch(/HTTP 412.*changed since you read it/s);
+    expect((await api('GET', `/v1/notes/${noteId}`)).body).toMatchObject({
+      title: 'Agenda',
+      state: 'active',
+    });
+  });
+
   it('exits 4 for a note that does not exist', async () => {
     const result = await runCli(['notes', 'get', randomUUID()], env);
     expect(result.code, describeRun(result)).toBe(4);

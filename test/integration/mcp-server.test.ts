@@ -269,6 +269,55 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     expect(renamed.structuredContent).toMatchObject({ note_id: noteId, title: 'Renamed meeting' });
   });
 
+  it("gives agents the note's etag and refuses an updateNote whose if_match is stale with 412, changing nothing", async () => {
+    const { api } = service;
+    const writer = await connect(tokens.mint(accountId, ['notes:read', 'notes:write']));
+    const etagIn = (result: CallToolResult) =>
+      /etag of this note: ("[^"]+")/.exec(texts(result).join('\n'))?.[1];
+    const read = await call(writer, 'getNote', { note_id: noteId });
+    const etag = etagIn(read);
+    // The same tag REST gives: a person in a browser and an agent share one notion of "current".
+    expect(etag).toBe((await api('GET', `/v1/notes/${noteId}`)).headers.get('etag'));
+
+    const updated = await call(writer, 'updateNote', {
+      note_id: noteId,
+      title: 'Agent title',
+      if_match: etag,
+    });
+    expect(updated.isError).toBeFalsy();
+    const fresh = etagIn(updated);
+    expect(fresh).not.toBe(etag);
+
+    const stale = await call(writer, 'updateNote', { note_id: noteId, title: 'Overwrite', if_match: etag });
+    expect(stale.isError).toBe(true);
+    expect(stale.structuredContent).toMatchObject({
+      status_code: 412,
+      detail: expect.stringMatching(/changed/),
+    });
+    // Models drop the quotes of a tag they copy: the bare tag is the same tag.
+    const bare = await call(writer, 'updateNote', {
+      note_id: noteId,
+      title: 'Agent title 2',
+      if_match: fresh?.slice(1, -1),
+    });
+    expect(bare.structuredContent).toMatchObject({ title: 'Agent title 2' });
+
+    // A person (REST) and the agent (MCP) update from the same read: one wins, the other is told.
+    for (let round = 0; round < 10; round += 1) {
+      const current = (await api('GET', `/v1/notes/${noteId}`)).headers.get('etag') as string;
+      const [person, agent] = await Promise.all([
+        api('PATCH', `/v1/notes/${noteId}`, {
+          body: { title: `Person ${round}` },
+          headers: { 'if-match': current },
+        }),
+        call(writer, 'updateNote', { note_id: noteId, title: `Agent ${round}`, if_match: current }),
+      ]);
+      expect([person.status === 200, !agent.isError].filter(Boolean)).toHaveLength(1);
+      const title = (await api('GET', `/v1/notes/${noteId}`)).body.title;
+      expect(title).toBe(person.status === 200 ? `Person ${round}` : `Agent ${round}`);
+    }
+  });
+
   it('deletes a note only when confirm_note_id repeats its ID exactly, case included', async () => {
     const doomed = randomUUID();
     const submitted = await service.api('POST', `/v1/notes/${doomed}/transcription`, {

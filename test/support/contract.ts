@@ -15,7 +15,7 @@ import { REPO_ROOT } from '../../src/local/runtime.ts';
 interface ResponseObject {
   $ref?: string;
   content?: Record<string, { schema?: unknown }>;
-  headers?: Record<string, { schema?: unknown }>;
+  headers?: Record<string, { schema?: unknown; $ref?: string }>;
 }
 
 interface Operation {
@@ -25,7 +25,7 @@ interface Operation {
 
 interface OpenApi {
   paths: Record<string, Record<string, Operation | unknown>>;
-  components: { responses: Record<string, ResponseObject> };
+  components: { responses: Record<string, ResponseObject>; headers?: Record<string, { schema?: unknown }> };
 }
 
 export interface ObservedResponse {
@@ -113,10 +113,17 @@ export function contractViolations(observed: ObservedResponse): string[] {
   }
 
   const problems: string[] = [];
-  for (const [name, header] of Object.entries(response.headers ?? {})) {
+  for (const [name, declared] of Object.entries(response.headers ?? {})) {
     const value = observed.headers.get(name);
+    // A header defined once under components/headers is checked against that definition.
+    const shared = declared.$ref?.replace('#/components/headers/', '');
+    const header = shared === undefined ? declared : (contract.components.headers?.[shared] ?? {});
     if (value === null || !header.schema) continue;
-    const validate = validatorAt(`${pointer}/headers/${pointerSegment(name)}/schema`);
+    const headerPointer =
+      shared === undefined
+        ? `${pointer}/headers/${pointerSegment(name)}`
+        : `/components/headers/${pointerSegment(shared)}`;
+    const validate = validatorAt(`${headerPointer}/schema`);
     if (!validate(value)) problems.push(`${where}: header ${name}: ${describeErrors(validate.errors)}`);
   }
 

@@ -66,10 +66,50 @@ export const notesGet = {
   examples: ['notes notes get 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34'],
   async run({ positionals, client }) {
     const noteId = noteIdArg(positionals[0], 'notes get');
-    const { body } = await client().request('GET', notePath(noteId), { what: `notes get ${noteId}` });
-    printJson(body);
+    const response = await client().request('GET', notePath(noteId), { what: `notes get ${noteId}` });
+    printJson(response.body);
+    printEtag(response);
   },
 };
+
+/**
+ * `--if-match`: the user passes the ETag of the note as they saw it (`notes get` prints it). The CLI
+ * does not read-then-write on its own: a tag it fetched a moment before the write would protect
+ * nothing the server's field-by-field update does not, only the tag of what the user saw does.
+ */
+const IF_MATCH_OPTION = {
+  type: /** @type {const} */ ('string'),
+  value: 'etag',
+  description: "Change the note only if it still has this ETag (printed by 'notes get'); else exit 5",
+};
+
+/**
+ * PATCHes the note, with If-Match when `--if-match` was given, and prints the updated note and its
+ * new ETag.
+ * @param {import('../types.mjs').CommandInput} context
+ * @param {string} noteId
+ * @param {Record<string, unknown>} body
+ * @param {string} what
+ */
+async function patchNote({ client, values }, noteId, body, what) {
+  const ifMatch = stringOption(values, 'if-match');
+  const response = await client().request('PATCH', notePath(noteId), {
+    body,
+    what,
+    ...(ifMatch === undefined ? {} : { headers: { 'if-match': ifMatch } }),
+  });
+  printJson(response.body);
+  printEtag(response);
+}
+
+/**
+ * The ETag on stderr, so stdout stays one JSON document.
+ * @param {import('../http.mjs').ApiResponse} response
+ */
+function printEtag(response) {
+  const etag = response.headers.get('etag');
+  if (etag) info(`ETag: ${etag}`);
+}
 
 /** @type {import('../types.mjs').CommandSpec} */
 export const notesRename = {
@@ -77,17 +117,16 @@ export const notesRename = {
   summary: 'Rename a note (1 to 200 characters)',
   operation: 'updateNote',
   args: ['<id>', '<title>'],
-  options: {},
-  examples: ["notes notes rename 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 'Weekly product sync, 12 January'"],
-  async run({ positionals, client }) {
-    const noteId = noteIdArg(positionals[0], 'notes rename');
-    const title = positionals[1] ?? '';
+  options: { 'if-match': IF_MATCH_OPTION },
+  examples: [
+    "notes notes rename 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 'Weekly product sync, 12 January'",
+    `notes notes rename 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 'Weekly sync' --if-match '"q7c1Zb4lWkqk3cF0m2D9aA"'`,
+  ],
+  async run(context) {
+    const noteId = noteIdArg(context.positionals[0], 'notes rename');
+    const title = context.positionals[1] ?? '';
     if (!title.trim()) throw new UsageError('the title must not be empty', 'notes rename');
-    const { body } = await client().request('PATCH', notePath(noteId), {
-      body: { title },
-      what: `notes rename ${noteId}`,
-    });
-    printJson(body);
+    await patchNote(context, noteId, { title }, `notes rename ${noteId}`);
   },
 };
 
@@ -106,15 +145,11 @@ function stateCommand(verb) {
         : 'Restore a note from the trash',
     operation: 'updateNote',
     args: ['<id>'],
-    options: {},
+    options: { 'if-match': IF_MATCH_OPTION },
     examples: [`notes notes ${verb} 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34`],
-    async run({ positionals, client }) {
-      const noteId = noteIdArg(positionals[0], `notes ${verb}`);
-      const { body } = await client().request('PATCH', notePath(noteId), {
-        body: { state },
-        what: `notes ${verb} ${noteId}`,
-      });
-      printJson(body);
+    async run(context) {
+      const noteId = noteIdArg(context.positionals[0], `notes ${verb}`);
+      await patchNote(context, noteId, { state }, `notes ${verb} ${noteId}`);
     },
   };
 }

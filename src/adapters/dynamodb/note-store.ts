@@ -26,11 +26,11 @@ export class DynamoNoteStore implements NoteStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: this.noteItem(note),
+          Item: this.noteItem({ ...note, version: 1 }),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
-      return { note, created: true };
+      return { note: { ...note, version: 1 }, created: true };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       const existing = await this.getNote(note.account_id, note.note_id);
@@ -77,15 +77,21 @@ export class DynamoNoteStore implements NoteStore {
   ): Promise<Note | null> {
     const current = await this.getNote(accountId, noteId);
     if (!current) return null;
-    const next: Note = { ...current, updated_at: now };
+    return (
+      (await this.updateNoteIf(current, changes, now)) ?? this.updateNote(accountId, noteId, changes, now)
+    );
+  }
+
+  async updateNoteIf(expected: Note, changes: NoteChanges, now: number): Promise<Note | null> {
+    const next: Note = { ...expected, updated_at: now };
     if (changes.title !== undefined) next.title = changes.title;
     if (changes.speaker_names !== undefined)
-      next.speaker_names = mergeNames(current.speaker_names, changes.speaker_names);
-    if (changes.state !== undefined && changes.state !== current.state) {
+      next.speaker_names = mergeNames(expected.speaker_names, changes.speaker_names);
+    if (changes.state !== undefined && changes.state !== expected.state) {
       next.state = changes.state;
       next.trashed_at = changes.state === 'trashed' ? now : null;
     }
-    return (await this.replaceNote(current, next)) ? next : this.updateNote(accountId, noteId, changes, now);
+    return (await this.replaceNote(expected, next)) ? { ...next, version: nextVersion(expected) } : null;
   }
 
   async setAudio(
@@ -97,7 +103,9 @@ export class DynamoNoteStore implements NoteStore {
     const current = await this.getNote(accountId, noteId);
     if (!current) return null;
     const next: Note = { ...current, audio, updated_at: now };
-    return (await this.replaceNote(current, next)) ? next : this.setAudio(accountId, noteId, audio, now);
+    return (await this.replaceNote(current, next))
+      ? { ...next, version: nextVersion(current) }
+      : this.setAudio(accountId, noteId, audio, now);
   }
 
   async deleteNoteItems(accountId: string, noteId: string): Promise<void> {
@@ -268,14 +276,24 @@ export class DynamoNoteStore implements NoteStore {
     };
   }
 
-  /** Optimistic write of a whole note: the index keys follow the state, so they are rewritten with it. */
+  /**
+   * Optimistic write of a whole note, fenced by its version (a timestamp could repeat within one
+   * millisecond and let two writers through). The index keys follow the state, so they are rewritten.
+   */
   private replaceNote(current: Note, next: Note): Promise<boolean> {
+    const fence =
+      current.version === undefined
+        ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#version)' }
+        : {
+            ConditionExpression: '#version = :version',
+            ExpressionAttributeValues: { ':version': current.version },
+          };
     return this.conditionally(
       new PutCommand({
         TableName: this.tableName,
-        Item: this.noteItem(next),
-        ConditionExpression: 'updated_at = :updatedAt',
-        ExpressionAttributeValues: { ':updatedAt': current.updated_at },
+        Item: this.noteItem({ ...next, version: nextVersion(current) }),
+        ExpressionAttributeNames: { '#version': 'version' },
+        ...fence,
       }),
     );
   }
@@ -290,6 +308,10 @@ export class DynamoNoteStore implements NoteStore {
       throw error;
     }
   }
+}
+
+function nextVersion(note: Note): number {
+  return (note.version ?? 0) + 1;
 }
 
 function mergeNames(
