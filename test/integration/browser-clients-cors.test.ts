@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { postMcp as postToMcp, TOOLS_LIST } from '../support/mcp-requests.ts';
 import { accessTokenFor } from '../support/oauth-flow.ts';
 
 /**
@@ -42,19 +43,8 @@ function preflight(path: string, origin: string, method: string, headers: string
 
 const listOf = (value: string | null) => (value ?? '').split(',').map((item) => item.trim().toLowerCase());
 
-const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
-
 function postMcp(headers: Record<string, string>): Promise<Response> {
-  return fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      ...headers,
-    },
-    body: JSON.stringify(toolsList),
-  });
+  return postToMcp(`${base}/mcp`, TOOLS_LIST, headers);
 }
 
 describe('the OAuth endpoints, for browser-based clients of any origin', () => {

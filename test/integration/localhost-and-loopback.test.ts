@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { postMcpWithToken, TOOLS_LIST } from '../support/mcp-requests.ts';
 import { accessTokenFor } from '../support/oauth-flow.ts';
 
 /**
@@ -37,17 +38,7 @@ async function json(url: string): Promise<Record<string, unknown>> {
 }
 
 function toolsList(base: string, token: string, origin?: string): Promise<Response> {
-  return fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      ...(origin ? { origin } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-  });
+  return postMcpWithToken(`${base}/mcp`, token, TOOLS_LIST, origin ? { origin } : {});
 }
 
 describe('http://localhost:PORT and http://127.0.0.1:PORT', () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts.ts';
 import { HeadlessOAuthProvider, loggingFetch, type RequestLog } from '../support/headless-oauth.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { postMcpWithToken } from '../support/mcp-requests.ts';
 
 /**
  * The issue's "must be shown": the official SDK client, with its OAuth support, against the local
@@ -89,17 +90,8 @@ function tokenRequest(fields: Record<string, string>): Promise<Response> {
   });
 }
 
-function rawMcp(token: string, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' }) {
-  return fetch(mcpUrl, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify(body),
-  });
+function rawMcp(token: string, body?: unknown) {
+  return postMcpWithToken(String(mcpUrl), token, body);
 }
 
 async function createNote(title: string): Promise<string> {

@@ -3,9 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../support/accounts.ts';
 import { type Api, type ApiResponse, client } from '../support/api.ts';
 import { assertMatchesContract } from '../support/contract.ts';
-import { speechFixture } from '../support/fixtures.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
-import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
+import { transcribedNote } from '../support/transcribe.ts';
 
 /** Strong (no W/), quoted, opaque. */
 const STRONG_ETAG = /^"[\x21\x23-\x7e]+"$/;
@@ -17,11 +16,7 @@ let transcribedNoteId: string;
 beforeAll(async () => {
   service = await startService();
   api = client(service.baseUrl, service.apiKey);
-  transcribedNoteId = randomUUID();
-  const fixture = await speechFixture('slt', 'wav');
-  await submitAndUpload(api, transcribedNoteId, fixture.file, fixture.contentType, 'Spoken');
-  const { final } = await pollUntilDone(api, `/v1/notes/${transcribedNoteId}/transcription`);
-  expect(final.status).toBe(200);
+  transcribedNoteId = await transcribedNote(api, 'Spoken');
 });
 afterAll(() => service?.stop());
 

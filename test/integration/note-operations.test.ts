@@ -5,7 +5,7 @@ import { type Api, client } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
 import { findEverywhere } from '../support/storage.ts';
-import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
+import { pollUntilDone, submitAndUpload, transcribedNote } from '../support/transcribe.ts';
 
 let service: RunningService;
 let api: Api;
@@ -14,11 +14,7 @@ let transcribedNoteId: string;
 beforeAll(async () => {
   service = await startService();
   api = client(service.baseUrl, service.apiKey);
-  transcribedNoteId = randomUUID();
-  const fixture = await speechFixture('slt', 'wav');
-  await submitAndUpload(api, transcribedNoteId, fixture.file, fixture.contentType, 'Transcribed');
-  const { final } = await pollUntilDone(api, `/v1/notes/${transcribedNoteId}/transcription`);
-  expect(final.status).toBe(200);
+  transcribedNoteId = await transcribedNote(api, 'Transcribed');
 });
 afterAll(() => service?.stop());
 

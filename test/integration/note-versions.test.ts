@@ -1,37 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
 import { keys } from '../../src/adapters/dynamodb/keys.ts';
 import { DynamoNoteStore } from '../../src/adapters/dynamodb/note-store.ts';
 import type { Note } from '../../src/domain/note.ts';
-import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
-import { emulatorClientConfig } from '../support/emulator-clients.ts';
+import { startTableUnderTest, type TableUnderTest } from '../support/emulator-clients.ts';
 
-let emulators: Emulators;
-let dataDir: string;
+let table: TableUnderTest;
 let db: DynamoDBDocumentClient;
 let store: DynamoNoteStore;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'notes-versions-'));
-  emulators = await startEmulators({
-    dataDir,
-    storagePort: 0,
-    queue: { visibilityTimeoutSeconds: 30, maxReceiveCount: 3 },
-    log: () => undefined,
-  });
-  db = createDocumentClient(await emulatorClientConfig(dataDir, emulators.endpoints.dynamodb));
-  store = new DynamoNoteStore(db, emulators.tableName);
+  table = await startTableUnderTest('versions');
+  db = table.db;
+  store = new DynamoNoteStore(db, table.emulators.tableName);
 });
 
-afterAll(async () => {
-  await emulators?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => table?.stop());
 
 function newNote(): Note {
   return {
@@ -75,7 +60,7 @@ describe('note versions in DynamoDB (the basis of If-Match)', () => {
     const legacy = newNote();
     await db.send(
       new PutCommand({
-        TableName: emulators.tableName,
+        TableName: table.emulators.tableName,
         Item: {
           ...keys.note(legacy.account_id, legacy.note_id),
           ...keys.noteIndex(legacy.account_id, legacy.state, legacy.created_at, legacy.note_id),

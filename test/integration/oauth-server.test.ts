@@ -6,6 +6,7 @@ import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { getAccessTokenVerifier } from '../../src/oauth/verifier.ts';
 import { InvalidAccessTokenError } from '../../src/ports/access-tokens.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { postMcpWithToken } from '../support/mcp-requests.ts';
 import { consentDecision, heldScopes, hiddenFields, scopeCheckboxes } from '../support/oauth-forms.ts';
 
 /**
@@ -564,16 +565,7 @@ const ALL_SCOPES = 'notes:read notes:write notes:process notes:delete';
 
 /** A JSON-RPC call to /mcp with the access token. */
 function mcp(accessToken: string, body: unknown): Promise<Response> {
-  return fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${accessToken}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-    },
-    body: JSON.stringify(body),
-  });
+  return postMcpWithToken(`${base}/mcp`, accessToken, body);
 }
 
 /** updateNote needs notes:write; the scope check answers before the tool runs, so any note ID does. */

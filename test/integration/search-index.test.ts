@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { type DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
 import { keys } from '../../src/adapters/dynamodb/keys.ts';
 import { DynamoSearchIndex } from '../../src/adapters/dynamodb/search-index.ts';
 import { searchTerms, termFrequencies } from '../../src/domain/search-terms.ts';
-import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
-import { emulatorClientConfig } from '../support/emulator-clients.ts';
+import { startTableUnderTest, type TableUnderTest } from '../support/emulator-clients.ts';
 
 const NOTES = {
   budget: 'We agreed to cut the cloud budget by ten percent. The budget review happens every quarter.',
@@ -18,27 +13,17 @@ const NOTES = {
   release: 'The release slips to March because the payment integration failed its security review.',
 };
 
-let emulators: Emulators;
-let dataDir: string;
+let table: TableUnderTest;
 let db: DynamoDBDocumentClient;
 let index: DynamoSearchIndex;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'notes-search-'));
-  emulators = await startEmulators({
-    dataDir,
-    storagePort: 0,
-    queue: { visibilityTimeoutSeconds: 30, maxReceiveCount: 3 },
-    log: () => undefined,
-  });
-  db = createDocumentClient(await emulatorClientConfig(dataDir, emulators.endpoints.dynamodb));
-  index = new DynamoSearchIndex(db, emulators.tableName);
+  table = await startTableUnderTest('search');
+  db = table.db;
+  index = new DynamoSearchIndex(db, table.emulators.tableName);
 });
 
-afterAll(async () => {
-  await emulators?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => table?.stop());
 
 async function accountWithNotes(): Promise<{ accountId: string; ids: Record<keyof typeof NOTES, string> }> {
   const accountId = randomUUID();
@@ -53,7 +38,7 @@ async function accountWithNotes(): Promise<{ accountId: string; ids: Record<keyo
 }
 
 async function itemsMentioning(value: string): Promise<number> {
-  const { Items = [] } = await db.send(new ScanCommand({ TableName: emulators.tableName }));
+  const { Items = [] } = await db.send(new ScanCommand({ TableName: table.emulators.tableName }));
   return Items.filter((item) => JSON.stringify(item).includes(value)).length;
 }
 
@@ -120,7 +105,7 @@ describe('the DynamoDB search index behind Ask', () => {
     // What a worker that died after claiming the entry leaves behind: the entry, no postings.
     await db.send(
       new PutCommand({
-        TableName: emulators.tableName,
+        TableName: table.emulators.tableName,
         Item: {
           ...keys.noteIndexEntry(accountId, noteId),
           terms: [...document.terms.keys()],

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'vitest';
 import type { Api, ApiResponse } from './api.ts';
+import { speechFixture } from './fixtures.ts';
 
 export interface UploadTarget {
   url: string;
@@ -53,4 +55,14 @@ export async function pollUntilDone(
       throw new Error(`still 202 after ${deadlineMs} ms: ${JSON.stringify(response.body)}`);
     await sleep(intervalMs);
   }
+}
+
+/** A new note with a spoken recording (flite's slt voice), uploaded and transcribed; its ID. */
+export async function transcribedNote(api: Api, title: string): Promise<string> {
+  const noteId = randomUUID();
+  const fixture = await speechFixture('slt', 'wav');
+  await submitAndUpload(api, noteId, fixture.file, fixture.contentType, title);
+  const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+  expect(final.status).toBe(200);
+  return noteId;
 }
