@@ -160,13 +160,16 @@ afterAll(async () => {
 });
 
 describe('the MCP server over Streamable HTTP with the SDK client', () => {
-  it('initializes and lists the twelve tools with their annotations, not submitTranscription', async () => {
+  it('initializes and lists the eighteen tools with their annotations, not submitTranscription', async () => {
     const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
     expect(client.getServerVersion()?.name).toBe('notes');
     expect(client.getInstructions()).toMatch(/notes CLI/);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'addNoteToCollection',
       'askWorkspace',
+      'createCollection',
+      'deleteCollection',
       'deleteNote',
       'deleteTranscription',
       'generateInsights',
@@ -176,7 +179,10 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       'getNote',
       'getNoteArtifact',
       'getTranscription',
+      'listCollections',
       'listNotes',
+      'removeNoteFromCollection',
+      'updateCollection',
       'updateNote',
     ]);
     const deleteNote = tools.find((tool) => tool.name === 'deleteNote');
