@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { syncNoteIndex } from '../../src/domain/note-index.ts';
+import { objectKeys } from '../../src/domain/object-keys.ts';
+import { getServices } from '../../src/services.ts';
 import { ensureAskFixtures } from '../fixtures/ask/generate.ts';
 import type { Api } from '../support/api.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
@@ -329,4 +332,67 @@ describe('bad input on the collection operations', () => {
     const note = await limits('GET', `/v1/notes/${crowded}`);
     expect(note.body.collections).toHaveLength(20);
   }, 120_000);
+});
+
+describe('Ask scoped to a collection of more than 100 notes', () => {
+  /**
+   * 110 more processed notes, each a copy of the budget note's transcript: recognising 110 recordings
+   * would take minutes, so the copies are written through the runtime's own stores (this process runs
+   * it), exactly as the transcription worker leaves a note: a completed job, the transcript, the index.
+   */
+  async function processedCopies(count: number): Promise<string[]> {
+    const services = getServices();
+    const accountId = String((await api('GET', '/v1/account')).body.account_id);
+    const source = idOf('budget');
+    const [job, transcript] = await Promise.all([
+      services.notes.getJob(accountId, source, 'transcription'),
+      services.blobs.getJson(objectKeys.transcription(accountId, source)),
+    ]);
+    expect(job?.status).toBe('completed');
+    const copies: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const noteId = randomUUID();
+      const submitted = await api('POST', `/v1/notes/${noteId}/transcription`, {
+        body: { title: `Budget copy ${i}`, content_type: 'audio/wav', size_bytes: 100 },
+      });
+      expect(submitted.status).toBe(202);
+      const waiting = await services.notes.getJob(accountId, noteId, 'transcription');
+      if (!job || !waiting) throw new Error('jobs missing');
+      await services.blobs.putJson(objectKeys.transcription(accountId, noteId), transcript);
+      expect(
+        await services.notes.replaceJob(waiting, { ...job, note_id: noteId, updated_at: Date.now() }),
+      ).toBe(true);
+      await syncNoteIndex(services, accountId, noteId);
+      copies.push(noteId);
+    }
+    return copies;
+  }
+
+  it('answers only from the collection, and finds the notes in it, beyond the 100 scored one by one', async () => {
+    const copies = await processedCopies(110);
+    const large = await create('Large');
+    for (const noteId of [...copies, idOf('hiring')])
+      expect((await file(large.collection_id, noteId)).status).toBe(200);
+
+    const hiring = await ask({
+      question: 'How many engineers do we need to hire?',
+      collection_id: large.collection_id,
+    });
+    expect(hiring.status).toBe(200);
+    expect(hiring.body.note_ids[0]).toBe(idOf('hiring'));
+    const budget = await ask({
+      question: 'How big is the marketing budget?',
+      collection_id: large.collection_id,
+    });
+    expect(budget.body.note_ids.length).toBeGreaterThan(0);
+    expect(budget.body.note_ids.every((id) => copies.includes(id))).toBe(true);
+    const planting = await ask({
+      question: 'What are we going to plant in the garden this spring?',
+      collection_id: large.collection_id,
+    });
+    expect(planting.body.note_ids).not.toContain(idOf('garden'));
+    // Outside the collection the garden note is still the answer.
+    const everywhere = await ask({ question: 'What are we going to plant in the garden this spring?' });
+    expect(everywhere.body.note_ids[0]).toBe(idOf('garden'));
+  }, 180_000);
 });
