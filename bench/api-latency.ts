@@ -1,5 +1,6 @@
 /**
- * Throughput and latency of getNote and listNotes with 200 notes in the store, under autocannon,
+ * Throughput and latency of getNote, listNotes (all notes, and one collection's) and listCollections
+ * with 200 notes in the store, every one filed in a collection, under autocannon,
  * next to a trivial Node HTTP server measured the same way in the same run.
  */
 import { spawn } from 'node:child_process';
@@ -22,6 +23,7 @@ import {
 
 const NOTES = 200;
 const WITH_TRANSCRIPT = 3;
+const COLLECTIONS = 10;
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 2;
 const DURATION_SECONDS = 10;
@@ -60,13 +62,19 @@ export async function apiLatency(): Promise<ApiResult> {
   });
   try {
     const [port] = (await once(baseline.stdout, 'data', { signal: AbortSignal.timeout(30_000) })) as [Buffer];
-    const { pendingId, transcribedId } = await seedNotes(service);
+    const { pendingId, transcribedId, collectionId } = await seedNotes(service);
     const auth = { authorization: `Bearer ${service.apiKey}` };
     const targets: Array<[string, string, Record<string, string>]> = [
       ['baseline: http.createServer, small JSON', `http://127.0.0.1:${port.toString().trim()}/`, {}],
       ['getNote (awaiting upload)', `${service.apiUrl}/v1/notes/${pendingId}`, auth],
       ['getNote (with 3 s transcript)', `${service.apiUrl}/v1/notes/${transcribedId}`, auth],
       ['listNotes ?limit=20', `${service.apiUrl}/v1/notes?limit=20`, auth],
+      [
+        'listNotes ?collection_id=&limit=20',
+        `${service.apiUrl}/v1/notes?collection_id=${collectionId}&limit=20`,
+        auth,
+      ],
+      ['listCollections (10 collections)', `${service.apiUrl}/v1/collections`, auth],
     ];
     const measurements: Measurement[] = [];
     for (const [name, url, headers] of targets) {
@@ -80,7 +88,10 @@ export async function apiLatency(): Promise<ApiResult> {
   }
 }
 
-/** 200 notes through submitTranscription; the first few get a real (short) transcript. */
+/**
+ * 200 notes through submitTranscription; the first few get a real (short) transcript. Every note is
+ * filed in the first of 10 collections (so a collection page reads as many notes as a listNotes page).
+ */
 async function seedNotes(service: Service) {
   await mkdir(OUT_DIR, { recursive: true });
   const clip = join(OUT_DIR, 'speech-short.wav');
@@ -101,7 +112,22 @@ async function seedNotes(service: Service) {
     );
   }
   for (const id of transcribed) await pollTranscription(service, id, 300_000);
-  return { pendingId: ids[NOTES - 1] as string, transcribedId: transcribed[0] as string };
+  const collectionIds: string[] = [];
+  for (let i = 0; i < COLLECTIONS; i++) {
+    const response = await service.api('POST', '/v1/collections', { name: `Collection ${i}` });
+    if (response.status !== 201) throw new Error(`seeding collections: ${response.status}`);
+    collectionIds.push(String((response.body as { collection_id: string }).collection_id));
+  }
+  const collectionId = collectionIds[0] as string;
+  for (let i = 0; i < NOTES; i += CONNECTIONS) {
+    await Promise.all(
+      ids.slice(i, i + CONNECTIONS).map(async (id) => {
+        const response = await service.api('POST', `/v1/collections/${collectionId}/notes`, { note_id: id });
+        if (response.status !== 200) throw new Error(`filing: ${response.status}`);
+      }),
+    );
+  }
+  return { pendingId: ids[NOTES - 1] as string, transcribedId: transcribed[0] as string, collectionId };
 }
 
 async function measure(name: string, url: string, headers: Record<string, string>) {

@@ -73,14 +73,14 @@ export const CLI = {
       description: "Check the key: the account it belongs to and the key's public ID.",
     },
     {
-      usage: 'notes notes list',
+      usage: 'notes notes list [--collection <collection>]',
       operationId: 'listNotes',
-      description: 'List notes (IDs and titles), newest first.',
+      description: 'List notes (IDs and titles), newest first; only those in a collection (ID or name).',
     },
     {
       usage: 'notes notes get <id>',
       operationId: 'getNote',
-      description: 'One note with its completed transcription and Insights; its ETag on stderr.',
+      description: 'One note with its collections, completed transcription and Insights; its ETag on stderr.',
     },
     {
       usage: 'notes notes rename <id> <title> [--if-match <etag>]',
@@ -103,6 +103,36 @@ export const CLI = {
       description:
         "Permanently delete a note and everything in it. Needs the user's explicit confirmation first.",
       confirm: true,
+    },
+    {
+      usage: 'notes collections list',
+      operationId: 'listCollections',
+      description: 'Every collection (ID and name), by name.',
+    },
+    {
+      usage: 'notes collections create <name>',
+      operationId: 'createCollection',
+      description: 'Create a collection (names are unique regardless of case).',
+    },
+    {
+      usage: 'notes collections rename <collection> <name>',
+      operationId: 'updateCollection',
+      description: 'Rename a collection (given by ID or name); its notes stay in it.',
+    },
+    {
+      usage: 'notes collections delete <collection>',
+      operationId: 'deleteCollection',
+      description: 'Delete a collection; its notes are kept.',
+    },
+    {
+      usage: 'notes collections add <collection> <id...>',
+      operationId: 'addNoteToCollection',
+      description: 'File notes in a collection (a note can be in several).',
+    },
+    {
+      usage: 'notes collections remove <collection> <id>',
+      operationId: 'removeNoteFromCollection',
+      description: 'Take a note out of a collection (the note is kept).',
     },
     {
       usage: 'notes transcribe <file> [--title <title>] [--wait]',
@@ -144,10 +174,10 @@ export const CLI = {
       description: 'The artifact, or the job status while it is generated.',
     },
     {
-      usage: 'notes ask <question> [--note <id>...]',
+      usage: 'notes ask <question> [--note <id>...] [--collection <collection>]',
       operationId: 'askWorkspace',
       description:
-        'Ask a question across processed notes (or only the given ones); keep the returned note_ids in the answer.',
+        'Ask a question across processed notes (or only the given ones, or those in a collection); keep the returned note_ids in the answer.',
     },
   ],
   exitCodes: [

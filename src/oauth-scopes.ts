@@ -4,7 +4,7 @@
  */
 export const mcpScopes = {
   'notes:read': 'Read notes, transcripts and Insights',
-  'notes:write': 'Rename, trash and restore notes',
+  'notes:write': 'Rename, trash and restore notes; organise them in collections',
   'notes:process': 'Start transcription, Insights and artifact generation',
   'notes:delete': 'Delete results and notes permanently',
 } as const;

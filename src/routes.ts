@@ -88,6 +88,21 @@ export const apiRoutes = {
     path: '/v1/ask',
     needs: { table: 'read', objects: ['read'], models: true },
   },
+  createCollection: { method: 'POST', path: '/v1/collections', needs: { table: 'write' } },
+  listCollections: { method: 'GET', path: '/v1/collections', needs: { table: 'read' } },
+  updateCollection: { method: 'PATCH', path: '/v1/collections/{collection_id}', needs: { table: 'write' } },
+  // Removes the collection and its filings, never the notes.
+  deleteCollection: { method: 'DELETE', path: '/v1/collections/{collection_id}', needs: { table: 'write' } },
+  addNoteToCollection: {
+    method: 'POST',
+    path: '/v1/collections/{collection_id}/notes',
+    needs: { table: 'write' },
+  },
+  removeNoteFromCollection: {
+    method: 'DELETE',
+    path: '/v1/collections/{collection_id}/notes/{note_id}',
+    needs: { table: 'write' },
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;

@@ -3,6 +3,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { configuredAwsClientConfig } from './adapters/aws-client-config.ts';
 import { DynamoAccountStore } from './adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from './adapters/dynamodb/client.ts';
+import { DynamoCollectionStore } from './adapters/dynamodb/collection-store.ts';
 import { DynamoNoteStore } from './adapters/dynamodb/note-store.ts';
 import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
 import { S3BlobStore } from './adapters/s3/blob-store.ts';
@@ -39,6 +40,7 @@ export function createServices(config: Config): Services {
   return {
     accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
+    collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
     blobs: new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS),
     search: new DynamoSearchIndex(db, config.NOTES_TABLE_NAME),
     queue: new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL),

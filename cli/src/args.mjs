@@ -130,13 +130,21 @@ export function timeoutOption(values, fallback, command) {
 }
 
 /**
+ * @param {string} value
+ * @returns {boolean}
+ */
+export function isUuid(value) {
+  return UUID.test(value);
+}
+
+/**
  * Checks that a note ID looks like a UUID (the API rejects anything else with 400).
  * @param {string | undefined} value
  * @param {string} command
  * @returns {string}
  */
 export function noteIdArg(value, command) {
-  if (value === undefined || !UUID.test(value)) {
+  if (value === undefined || !isUuid(value)) {
     throw new UsageError(`note ID must be a UUID, not '${value ?? ''}'`, command);
   }
   return value;

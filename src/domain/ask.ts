@@ -1,4 +1,5 @@
 import type { AnswerEngine, AskPassage } from '../ports/answer-engine.ts';
+import { requireCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { BadRequestError } from './errors.ts';
 import type { Note } from './note.ts';
@@ -12,8 +13,10 @@ export interface AskDeps extends DomainDeps {
 
 export interface AskQuestion {
   question: string;
-  /** Omitted or null: every processed note of the account. */
+  /** Omitted or null: every processed note of the account (or of the collection). */
   note_ids?: string[] | null | undefined;
+  /** Only the notes filed in this collection; with note_ids, only the listed notes that are in it. */
+  collection_id?: string | null | undefined;
 }
 
 export interface AskCitation {
@@ -31,6 +34,12 @@ export interface AskAnswer {
 
 /** Candidate notes taken from the index, then the notes whose passages are read. */
 const CANDIDATE_NOTES = 20;
+/**
+ * A scope of up to this many notes is searched note by note (a few reads per note and term); a larger
+ * one (a big collection) takes the account's best candidates and keeps those in scope.
+ */
+const NOTES_SCORED_ONE_BY_ONE = 100;
+const CANDIDATES_FOR_A_LARGE_SCOPE = 200;
 const NOTES_READ = 5;
 /** Passages given to the answer engine, and at most this many from one note. */
 const PASSAGES_SHOWN = 8;
@@ -51,18 +60,20 @@ export async function askWorkspace(
   accountId: string,
   request: AskQuestion,
 ): Promise<AskAnswer> {
-  const scope = request.note_ids ? [...new Set(request.note_ids.map((id) => id.toLowerCase()))] : null;
+  const scope = await scopeOf(deps, accountId, request);
   const inScope = scope ? await processedNotes(deps, accountId, scope) : null;
   if (inScope?.size === 0) {
+    const listed = request.collection_id ? 'notes in the collection' : 'listed notes';
     throw new BadRequestError(
-      'None of the listed notes is processed: Ask uses notes with a completed transcription that are not in the trash',
+      `None of the ${listed} is processed: Ask uses notes with a completed transcription that are not in the trash`,
     );
   }
   const { question } = request;
   const terms = searchTerms(question);
+  const oneByOne = inScope && inScope.size <= NOTES_SCORED_ONE_BY_ONE;
   const { hits, idf, indexedNotes } = await deps.search.search(accountId, terms, {
-    limit: CANDIDATE_NOTES,
-    ...(inScope ? { noteIds: [...inScope.keys()] } : {}),
+    limit: inScope && !oneByOne ? CANDIDATES_FOR_A_LARGE_SCOPE : CANDIDATE_NOTES,
+    ...(inScope && oneByOne ? { noteIds: [...inScope.keys()] } : {}),
   });
   if (!inScope && indexedNotes === 0) {
     throw new BadRequestError('There are no processed notes to ask about yet: transcribe a recording first');
@@ -100,6 +111,17 @@ export async function askWorkspace(
     note_ids: [...new Set(citations.map((citation) => citation.note_id))],
     citations,
   };
+}
+
+/** The note IDs a question is limited to, or null for the whole account. */
+async function scopeOf(deps: DomainDeps, accountId: string, request: AskQuestion): Promise<string[] | null> {
+  const listed = request.note_ids ? [...new Set(request.note_ids.map((id) => id.toLowerCase()))] : null;
+  if (!request.collection_id) return listed;
+  await requireCollection(deps, accountId, request.collection_id);
+  const filed = await deps.collections.allNotesIn(accountId, request.collection_id);
+  if (!listed) return filed;
+  const inCollection = new Set(filed);
+  return listed.filter((id) => inCollection.has(id));
 }
 
 /** The listed notes that are active and have a completed transcription, by ID. */

@@ -1,3 +1,4 @@
+import { collectionsOfNote, notesInCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { jsonEntityTag, matchesStrongly, type TagCondition } from './entity-tags.ts';
 import { NotFoundError, PreconditionFailedError } from './errors.ts';
@@ -20,9 +21,16 @@ export async function requireNote(deps: DomainDeps, accountId: string, noteId: s
 export async function listNotes(
   deps: DomainDeps,
   accountId: string,
-  query: { state: NoteState; limit: number; cursor?: string | undefined },
+  query: {
+    state: NoteState;
+    limit: number;
+    cursor?: string | undefined;
+    collection_id?: string | undefined;
+  },
 ): Promise<{ notes: NoteSummaryView[]; next_cursor: string | null }> {
-  const page = await deps.notes.listNotes(accountId, query.state, query.limit, query.cursor);
+  const page = query.collection_id
+    ? await notesInCollection(deps, accountId, query.collection_id, query)
+    : await deps.notes.listNotes(accountId, query.state, query.limit, query.cursor);
   const jobs = await deps.notes.getJobs(
     accountId,
     page.notes.map((note) => note.note_id),
@@ -45,9 +53,10 @@ async function viewOfNote(deps: DomainDeps, note: Note): Promise<NoteView> {
     deps.notes.getJob(accountId, noteId, 'transcription'),
     deps.notes.getJob(accountId, noteId, 'insights'),
   ]);
-  const [transcription, insights] = await Promise.all([
+  const [transcription, insights, collections] = await Promise.all([
     storedJob?.status === 'completed' ? readTranscription(deps, accountId, noteId) : null,
     insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
+    collectionsOfNote(deps, accountId, noteId),
   ]);
   // A result that can no longer be read shows as its job failed, with the way back in its detail.
   const job = storedJob && transcription === 'unreadable' ? await transcriptLost(deps, storedJob) : storedJob;
@@ -57,6 +66,7 @@ async function viewOfNote(deps: DomainDeps, note: Note): Promise<NoteView> {
     job,
     transcription === 'unreadable' ? null : transcription,
     insights === 'unreadable' ? null : insights,
+    collections,
   );
 }
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
+import { COLLECTION_LIMITS } from '../domain/collection.ts';
 
 /** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
 
@@ -112,7 +113,25 @@ export const listNotesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().min(1).max(1024).optional(),
   state: z.enum(['active', 'trashed']).default('active'),
+  collection_id: uuid.optional(),
 });
+
+export const collectionParams = z.object({ collection_id: uuid });
+export const collectionNoteParams = z.object({ collection_id: uuid, note_id: uuid });
+
+/** Shown in lists and terminals: one line, no control characters (the contract's CollectionName). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+const ONE_LINE = /^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$/;
+
+const collectionName = limitedText(COLLECTION_LIMITS.nameCharacters)
+  .regex(ONE_LINE, 'must not contain line breaks or control characters')
+  .trim()
+  .min(1, 'must not be empty');
+
+/** createCollection and updateCollection (a rename) take the same body. */
+export const collectionBody = z.strictObject({ name: collectionName });
+
+export const addNoteToCollectionBody = z.strictObject({ note_id: uuid });
 
 export const artifactParams = z.object({ note_id: uuid, artifact_kind: z.enum(ARTIFACT_KINDS) });
 
@@ -129,4 +148,5 @@ export const askBody = z.strictObject({
     .min(1, 'must not be empty')
     .refine((question) => question.trim() !== '', 'must not be blank'),
   note_ids: z.array(uuid).max(100, 'at most 100 note IDs').nullable().optional(),
+  collection_id: uuid.nullable().optional(),
 });

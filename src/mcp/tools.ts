@@ -3,6 +3,14 @@ import * as z from 'zod';
 import type { AskServices } from '../ask-services.ts';
 import { getArtifact, requestArtifact } from '../domain/artifact-jobs.ts';
 import { askWorkspace } from '../domain/ask.ts';
+import {
+  addNoteToCollection,
+  createCollection,
+  deleteCollection,
+  listCollections,
+  removeNoteFromCollection,
+  renameCollection,
+} from '../domain/collections.ts';
 import { entityTagOf, jsonEntityTag, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
@@ -10,8 +18,12 @@ import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
 import { renderTranscript } from '../domain/transcript-exports.ts';
 import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
 import {
+  addNoteToCollectionBody,
   artifactParams,
   askBody,
+  collectionBody,
+  collectionNoteParams,
+  collectionParams,
   generateArtifactBody,
   generateInsightsBody,
   listNotesQuery,
@@ -86,7 +98,25 @@ const OVERWRITES: ToolAnnotations = {
   openWorldHint: false,
 };
 
+/** createCollection: adds a collection; a repeat is refused (the name is taken), nothing is replaced. */
+const ADDS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+/** addNoteToCollection: only adds a filing; filing the same note again changes nothing. */
+const ADDS_ONCE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
 const FIELD_DESCRIPTIONS: Record<string, string> = {
+  collection_id:
+    'The collection ID (a UUID, from listCollections or createCollection). listNotes and askWorkspace: only the notes filed in this collection.',
+  name: 'The collection name, 1 to 100 characters on one line; unique in the account (case does not count).',
   note_id: 'The note ID (a UUID, from listNotes or an earlier result).',
   artifact_kind: 'epiphany, deep_research or podcast.',
   confirm_note_id:
@@ -97,7 +127,8 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   language: "'auto' (default: the transcript's language) or a language code such as 'en' or 'pt-BR'.",
   regenerate: 'true to generate again even when an artifact exists (default false).',
   question: 'The question, 1 to 2000 characters.',
-  note_ids: 'Up to 100 note IDs to search within; omit (or null) to search all processed notes.',
+  note_ids:
+    'Up to 100 note IDs to search within; omit (or null) to search all processed notes (of the collection, with collection_id).',
   title: 'The new title, 1 to 200 characters.',
   state:
     "'active' or 'trashed'. listNotes: which notes to list (default active). updateNote: 'trashed' moves the note to the trash, 'active' restores it.",
@@ -161,7 +192,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'getCurrentAccount',
     title: 'Get the current account',
     description:
-      'Returns the account this connection acts for (account_id, name, created_at) and the access token in use (client_id and the granted scopes). Read-only. Call it first to check the connection and which scopes were granted: notes:read (read tools), notes:process (askWorkspace, generateInsights, generateNoteArtifact), notes:write (updateNote), notes:delete (deleteTranscription, deleteNote).',
+      'Returns the account this connection acts for (account_id, name, created_at) and the access token in use (client_id and the granted scopes). Read-only. Call it first to check the connection and which scopes were granted: notes:read (read tools), notes:process (askWorkspace, generateInsights, generateNoteArtifact), notes:write (updateNote and the collection changes), notes:delete (deleteTranscription, deleteNote).',
     inputSchema: z.strictObject({}),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
@@ -182,7 +213,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'listNotes',
     title: 'List notes',
     description:
-      "Lists the account's notes, newest first, one page at a time: note IDs, titles, states and transcription status. Use it to discover note IDs, and keep them: the other note tools take note_id. Lists active notes by default; state 'trashed' lists the trash. For the next page pass next_cursor from the previous result as cursor, with the same state; next_cursor is null on the last page. Read-only. Errors: 400 for a malformed cursor.",
+      "Lists the account's notes, newest first, one page at a time: note IDs, titles, states and transcription status. Use it to discover note IDs, and keep them: the other note tools take note_id. Lists active notes by default; state 'trashed' lists the trash. For the next page pass next_cursor from the previous result as cursor, with the same state and collection_id; next_cursor is null on the last page. With collection_id only the notes filed in that collection are listed; such a page may hold fewer notes than limit while next_cursor still leads further. Read-only. Errors: 400 for a malformed cursor; 404 when there is no such collection.",
     inputSchema: inputOf(listNotesQuery),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
@@ -194,7 +225,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'getNote',
     title: 'Get a note',
     description:
-      'Returns one note: title, state, audio metadata, its transcription job and, once completed, its transcription and Insights. transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. Read-only. Errors: 404 when the account has no note with this ID.',
+      'Returns one note: title, state, audio metadata, the collections it is filed in, its transcription job and, once completed, its transcription and Insights. transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. Read-only. Errors: 404 when the account has no note with this ID.',
     inputSchema: noteInput,
     annotations: READ_ONLY,
     scopes: ['notes:read'],
@@ -303,7 +334,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'askWorkspace',
     title: 'Ask a question across processed notes',
     description:
-      "Answers a question using only the account's processed notes (completed transcriptions, not in the trash; never general knowledge). Returns the answer, the IDs of the supporting notes (note_ids) and citations (note_id, start_ms, end_ms, quote) into their transcripts. The supporting note IDs MUST be kept in the final answer shown to the user. Omit note_ids (or send null) to search all processed notes, or list up to 100 note IDs to narrow the scope. When no note covers the question the answer says so and note_ids is empty. Runs inference within the call (allow up to 30 seconds). Errors: 400 when no processed notes are available in the requested scope; 429 when the AI provider is rate-limited (back off and retry); 502 when no answer could be generated (retry later).",
+      "Answers a question using only the account's processed notes (completed transcriptions, not in the trash; never general knowledge). Returns the answer, the IDs of the supporting notes (note_ids) and citations (note_id, start_ms, end_ms, quote) into their transcripts. The supporting note IDs MUST be kept in the final answer shown to the user. Omit note_ids (or send null) to search all processed notes, or list up to 100 note IDs to narrow the scope; collection_id limits it to the notes filed in that collection (with note_ids too: the listed notes that are in the collection). When no note covers the question the answer says so and note_ids is empty. Runs inference within the call (allow up to 30 seconds). Errors: 400 when no processed notes are available in the requested scope; 404 when there is no such collection; 429 when the AI provider is rate-limited (back off and retry); 502 when no answer could be generated (retry later).",
     inputSchema: inputOf(askBody),
     annotations: READ_ONLY,
     scopes: ['notes:read', 'notes:process'],
@@ -334,6 +365,91 @@ export const MCP_TOOLS: readonly McpTool[] = [
       const { note_id, if_match, ...changes } = input;
       return noteResult(
         await updateNote(context.services(), accountOf(context), note_id, changes, tagConditionOf(if_match)),
+      );
+    },
+  }),
+  defineTool({
+    name: 'listCollections',
+    title: 'List collections',
+    description:
+      "Lists every collection of the account by name (at most 100, no paging): collection_id, name, created_at, updated_at. A note can be in several collections; getNote shows a note's collections, listNotes with collection_id lists a collection's notes, askWorkspace with collection_id asks only about them. Read-only.",
+    inputSchema: z.strictObject({}),
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context) {
+      return resultOf(await listCollections(context.services(), accountOf(context)));
+    },
+  }),
+  defineTool({
+    name: 'createCollection',
+    title: 'Create a collection',
+    description:
+      'Creates an empty collection with this name and returns it with its collection_id; file notes in it with addNoteToCollection. Names are unique in the account regardless of case: call listCollections first and reuse an existing collection rather than creating a near-duplicate. Errors: 400 for an invalid name; 409 when another collection has the name (its collection_id is in detail) or the account has 100 collections.',
+    inputSchema: inputOf(collectionBody),
+    annotations: ADDS,
+    scopes: ['notes:write'],
+    async run(context, input) {
+      return resultOf(await createCollection(context.services(), accountOf(context), input));
+    },
+  }),
+  defineTool({
+    name: 'updateCollection',
+    title: 'Rename a collection',
+    description:
+      'Renames a collection and returns it; the notes filed in it stay filed. Idempotent. Errors: 400 for an invalid name; 404 when there is no such collection; 409 when another collection has the name.',
+    inputSchema: inputOf(collectionParams, collectionBody),
+    annotations: OVERWRITES,
+    scopes: ['notes:write'],
+    async run(context, input) {
+      const { collection_id, ...changes } = input;
+      return resultOf(await renameCollection(context.services(), accountOf(context), collection_id, changes));
+    },
+  }),
+  defineTool({
+    name: 'deleteCollection',
+    title: 'Delete a collection (its notes stay)',
+    description:
+      'Deletes a collection. The notes filed in it are NOT deleted: they stay in the account, in their other collections and in Ask. Confirm with the user which collection they mean before calling. Errors: 404 when there is no such collection (also when repeated after success).',
+    inputSchema: inputOf(collectionParams),
+    annotations: OVERWRITES,
+    scopes: ['notes:write'],
+    async run(context, input) {
+      await deleteCollection(context.services(), accountOf(context), input.collection_id);
+      return resultOf({ collection_id: input.collection_id, deleted: 'collection' }, [
+        `Deleted collection ${input.collection_id}; its notes remain.`,
+      ]);
+    },
+  }),
+  defineTool({
+    name: 'addNoteToCollection',
+    title: 'File a note in a collection',
+    description:
+      'Files a note in a collection and returns every collection the note is now in; the note stays in its other collections (a note can be in up to 20). Filing a note that is already there changes nothing. Errors: 404 when there is no such note or collection; 409 when the note is already in 20 collections.',
+    inputSchema: inputOf(collectionParams, addNoteToCollectionBody),
+    annotations: ADDS_ONCE,
+    scopes: ['notes:write'],
+    async run(context, input) {
+      return resultOf(
+        await addNoteToCollection(context.services(), accountOf(context), input.collection_id, input.note_id),
+      );
+    },
+  }),
+  defineTool({
+    name: 'removeNoteFromCollection',
+    title: 'Take a note out of a collection',
+    description:
+      'Takes a note out of a collection (the note itself is not changed or deleted) and returns every collection the note is still in. Idempotent. Errors: 404 when there is no such note or collection.',
+    inputSchema: inputOf(collectionNoteParams),
+    annotations: OVERWRITES,
+    scopes: ['notes:write'],
+    async run(context, input) {
+      return resultOf(
+        await removeNoteFromCollection(
+          context.services(),
+          accountOf(context),
+          input.collection_id,
+          input.note_id,
+        ),
       );
     },
   }),

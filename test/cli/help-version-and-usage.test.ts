@@ -11,12 +11,18 @@ const OTHER = '8d0c6a52-1e7f-4b3a-9c2d-5f6e7a8b9c01';
 /** Every command and the options its --help must name. */
 const COMMANDS: Record<string, string[]> = {
   'auth status': [],
-  'notes list': ['--state', '--limit', '--cursor', '--all'],
+  'notes list': ['--state', '--limit', '--cursor', '--collection', '--all'],
   'notes get': [],
   'notes rename': [],
   'notes trash': [],
   'notes restore': [],
   'notes delete': ['--confirm'],
+  'collections list': [],
+  'collections create': [],
+  'collections rename': [],
+  'collections delete': [],
+  'collections add': [],
+  'collections remove': [],
   transcribe: ['--title', '--note-id', '--content-type', '--speakers', '--wait', '--timeout'],
   'transcription get': ['--format', '--wait', '--timeout'],
   'transcription delete': ['--confirm'],
@@ -24,9 +30,9 @@ const COMMANDS: Record<string, string[]> = {
   'insights get': ['--wait', '--timeout'],
   'artifacts generate': ['--language', '--regenerate', '--wait', '--timeout'],
   'artifacts get': ['--wait', '--timeout'],
-  ask: ['--note'],
+  ask: ['--note', '--collection'],
 };
-const GROUPS = ['auth', 'notes', 'transcription', 'insights', 'artifacts'];
+const GROUPS = ['auth', 'notes', 'collections', 'transcription', 'insights', 'artifacts'];
 
 /** Answers 200 to anything: a request reaching it is the failure these tests look for. */
 let server: ScriptedServer<unknown>;
@@ -150,6 +156,12 @@ describe('usage errors exit 2 and send nothing', () => {
       ['transcribe', 'no-such-file.wav'],
       ['transcribe', resolve(CLI_DIR, 'package.json')],
       ['ask', '--note', NOTE],
+      ['collections', 'create', ' '],
+      ['collections', 'rename', NOTE, ''],
+      ['collections', 'add', NOTE],
+      ['collections', 'add', NOTE, 'not-a-uuid'],
+      ['collections', 'remove', NOTE, 'not-a-uuid'],
+      ['collections', 'delete'],
     ];
     const results = await Promise.all(cases.map((args) => runCli(args, env())));
     results.forEach((result, i) => {

@@ -145,6 +145,57 @@ describe('notes notes ...', () => {
   });
 });
 
+describe('notes collections ...', () => {
+  it('creates a collection, files notes by collection name, lists them, renames, takes out and deletes it (notes kept)', async () => {
+    const first = await noteWithoutAudio('Roadmap review');
+    const second = await noteWithoutAudio('Pricing call');
+    const created = await runCli(['collections', 'create', 'Roadmap CLI'], env);
+    expect(created.code, describeRun(created)).toBe(0);
+    const { collection_id } = stdoutJson<{ collection_id: string }>(created);
+
+    const added = await runCli(['collections', 'add', 'roadmap cli', first, second], env);
+    expect(added.code, describeRun(added)).toBe(0);
+    expect(stdoutJson<{ note_id: string }[]>(added).map((r) => r.note_id)).toEqual([first, second]);
+
+    const listed = await runCli(['notes', 'list', '--collection', 'Roadmap CLI', '--all'], env);
+    expect(listed.code, describeRun(listed)).toBe(0);
+    expect(
+      stdoutJson<{ notes: { note_id: string }[] }>(listed)
+        .notes.map((n) => n.note_id)
+        .sort(),
+    ).toEqual([first, second].sort());
+
+    const renamed = await runCli(['collections', 'rename', collection_id, 'Roadmap 2027'], env);
+    expect(renamed.code, describeRun(renamed)).toBe(0);
+    expect(stdoutJson(renamed)).toMatchObject({ collection_id, name: 'Roadmap 2027' });
+    const all = await runCli(['collections', 'list'], env);
+    expect(stdoutJson<{ collections: { name: string }[] }>(all).collections.map((c) => c.name)).toContain(
+      'Roadmap 2027',
+    );
+
+    const removed = await runCli(['collections', 'remove', 'Roadmap 2027', second], env);
+    expect(removed.code, describeRun(removed)).toBe(0);
+    expect(stdoutJson(removed)).toEqual({ note_id: second, collections: [] });
+
+    const deleted = await runCli(['collections', 'delete', 'Roadmap 2027'], env);
+    expect(deleted.code, describeRun(deleted)).toBe(0);
+    expect(deleted.stdout).toBe('');
+    expect(deleted.stderr).toMatch(/notes remain/);
+    const kept = await runCli(['notes', 'get', first], env);
+    expect(kept.code, describeRun(kept)).toBe(0);
+    expect(stdoutJson(kept)).toMatchObject({ note_id: first, collections: [] });
+  });
+
+  it('exits 2 for a collection name that does not exist and 4 for an unknown collection ID', async () => {
+    const byName = await runCli(['notes', 'list', '--collection', 'No such collection'], env);
+    expect(byName.code, describeRun(byName)).toBe(2);
+    expect(byName.stderr).toMatch(/no collection named/);
+    const byId = await runCli(['collections', 'delete', randomUUID()], env);
+    expect(byId.code, describeRun(byId)).toBe(4);
+    expect(byId.stderr).toMatch(/HTTP 404/);
+  });
+});
+
 describe('waiting for a job', () => {
   it('prints the job status of a 202 and says on stderr it is not a result and how to poll', async () => {
     const noteId = await noteWithoutAudio('Not uploaded');

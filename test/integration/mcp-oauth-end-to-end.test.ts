@@ -142,9 +142,9 @@ describe('the official MCP SDK client, with its OAuth support, against the local
     expect(client.getServerVersion()?.name).toBe('notes');
   });
 
-  it('lists the twelve tools, without submitTranscription', async () => {
+  it('lists the eighteen tools, without submitTranscription', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(12);
+    expect(tools).toHaveLength(18);
     expect(tools.map((tool) => tool.name)).not.toContain('submitTranscription');
     expect(tools.map((tool) => tool.name)).toEqual(
       expect.arrayContaining(['listNotes', 'getNote', 'deleteNote']),

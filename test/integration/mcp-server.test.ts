@@ -160,13 +160,16 @@ afterAll(async () => {
 });
 
 describe('the MCP server over Streamable HTTP with the SDK client', () => {
-  it('initializes and lists the twelve tools with their annotations, not submitTranscription', async () => {
+  it('initializes and lists the eighteen tools with their annotations, not submitTranscription', async () => {
     const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
     expect(client.getServerVersion()?.name).toBe('notes');
     expect(client.getInstructions()).toMatch(/notes CLI/);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'addNoteToCollection',
       'askWorkspace',
+      'createCollection',
+      'deleteCollection',
       'deleteNote',
       'deleteTranscription',
       'generateInsights',
@@ -176,7 +179,10 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       'getNote',
       'getNoteArtifact',
       'getTranscription',
+      'listCollections',
       'listNotes',
+      'removeNoteFromCollection',
+      'updateCollection',
       'updateNote',
     ]);
     const deleteNote = tools.find((tool) => tool.name === 'deleteNote');
@@ -346,6 +352,64 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     const gone = await call(client, 'getNote', { note_id: doomed });
     expect(gone.isError).toBe(true);
     expect(gone.structuredContent).toEqual({ status_code: 404, detail: `No note with ID ${doomed}` });
+  });
+
+  it('organises notes in collections under notes:write, scopes Ask to one, and refuses them to a read-only grant', async () => {
+    const reader = tokens.mint(accountId, ['notes:read', 'notes:process']);
+    const refused = await post(toolCall('createCollection', { name: 'Meetings' }), {
+      authorization: `Bearer ${reader}`,
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('www-authenticate')).toMatch(/insufficient_scope.*notes:write required/);
+
+    const writer = await connect(tokens.mint(accountId, ['notes:read', 'notes:write', 'notes:process']));
+    const created = await call(writer, 'createCollection', { name: 'Meetings' });
+    expect(created.isError).toBeFalsy();
+    const { collection_id } = created.structuredContent as { collection_id: string };
+    const filed = await call(writer, 'addNoteToCollection', { collection_id, note_id: noteId });
+    expect(filed.structuredContent).toEqual({
+      note_id: noteId,
+      collections: [{ collection_id, name: 'Meetings' }],
+    });
+    const duplicate = await call(writer, 'createCollection', { name: 'MEETINGS' });
+    expect(duplicate.structuredContent).toMatchObject({ status_code: 409 });
+    expect(texts(duplicate)[0]).toContain(collection_id);
+
+    const readerClient = await connect(reader);
+    const listed = await call(readerClient, 'listNotes', { collection_id });
+    expect(
+      (listed.structuredContent as { notes: { note_id: string }[] }).notes.map((n) => n.note_id),
+    ).toEqual([noteId]);
+    const asked = await call(readerClient, 'askWorkspace', {
+      question: 'How many engineers will we hire?',
+      collection_id,
+    });
+    expect((asked.structuredContent as { note_ids: string[] }).note_ids).toEqual([noteId]);
+    const collections = await call(readerClient, 'listCollections');
+    expect((collections.structuredContent as { collections: { name: string }[] }).collections).toContainEqual(
+      expect.objectContaining({ collection_id, name: 'Meetings' }),
+    );
+
+    const stranger = await connect(
+      tokens.mint(otherAccountId, ['notes:read', 'notes:write', 'notes:process']),
+    );
+    for (const [tool, args] of [
+      ['updateCollection', { collection_id, name: 'Mine now' }],
+      ['deleteCollection', { collection_id }],
+      ['addNoteToCollection', { collection_id, note_id: noteId }],
+      ['removeNoteFromCollection', { collection_id, note_id: noteId }],
+      ['listNotes', { collection_id }],
+      ['askWorkspace', { question: 'Who?', collection_id }],
+    ] as const) {
+      const result = await call(stranger, tool, args);
+      expect(result.structuredContent, tool).toMatchObject({ status_code: 404 });
+    }
+
+    const removed = await call(writer, 'removeNoteFromCollection', { collection_id, note_id: noteId });
+    expect(removed.structuredContent).toEqual({ note_id: noteId, collections: [] });
+    const deleted = await call(writer, 'deleteCollection', { collection_id });
+    expect(deleted.structuredContent).toEqual({ collection_id, deleted: 'collection' });
+    expect((await call(writer, 'getNote', { note_id: noteId })).isError).toBeFalsy();
   });
 
   it("never shows one account's note to another account's grant (a 404 tool error)", async () => {

@@ -36,11 +36,14 @@ function contractOperations(): ContractOperation[] {
 describe('the contract, the route table and the handlers agree', () => {
   const operations = contractOperations();
 
-  it("lists the spec's twelve operationIds and getNoteArtifact (the artifact's read), each once", () => {
+  it("lists the spec's twelve operationIds, getNoteArtifact (the artifact's read) and the collection operations, each once", () => {
     const ids = operations.map((operation) => operation.operationId).sort();
     expect(ids).toEqual(
       [
+        'addNoteToCollection',
         'askWorkspace',
+        'createCollection',
+        'deleteCollection',
         'deleteNote',
         'deleteTranscription',
         'generateInsights',
@@ -50,8 +53,11 @@ describe('the contract, the route table and the handlers agree', () => {
         'getNote',
         'getNoteArtifact',
         'getTranscription',
+        'listCollections',
         'listNotes',
+        'removeNoteFromCollection',
         'submitTranscription',
+        'updateCollection',
         'updateNote',
       ].sort(),
     );

@@ -26,6 +26,12 @@ const VALID_INPUT: Record<string, Record<string, unknown>> = {
   updateNote: { note_id: NOTE, title: 'Renamed' },
   deleteTranscription: { note_id: NOTE, confirm_note_id: NOTE },
   deleteNote: { note_id: NOTE, confirm_note_id: NOTE },
+  listCollections: {},
+  createCollection: { name: 'Product' },
+  updateCollection: { collection_id: NOTE, name: 'Product 2027' },
+  deleteCollection: { collection_id: NOTE },
+  addNoteToCollection: { collection_id: NOTE, note_id: NOTE },
+  removeNoteFromCollection: { collection_id: NOTE, note_id: NOTE },
 };
 
 const grant: AccessGrant = {
@@ -72,7 +78,10 @@ describe('the MCP tool registry', () => {
   it('names one tool per REST operationId except submitTranscription', () => {
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
       [
+        'addNoteToCollection',
         'askWorkspace',
+        'createCollection',
+        'deleteCollection',
         'deleteNote',
         'deleteTranscription',
         'generateInsights',
@@ -82,7 +91,10 @@ describe('the MCP tool registry', () => {
         'getNote',
         'getNoteArtifact',
         'getTranscription',
+        'listCollections',
         'listNotes',
+        'removeNoteFromCollection',
+        'updateCollection',
         'updateNote',
       ].sort(),
     );
@@ -109,8 +121,17 @@ describe('the MCP tool registry', () => {
     const replaces = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
     // Overwrites (title, state, speaker names) or removes; the same call again changes nothing more.
     const overwrites = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
+    // Only adds: a collection (a repeat is refused), a note's filing (a repeat changes nothing).
+    const adds = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
+    const addsOnce = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
     expect(kinds).toEqual({
       getCurrentAccount: read,
+      listCollections: read,
+      createCollection: adds,
+      addNoteToCollection: addsOnce,
+      updateCollection: overwrites,
+      deleteCollection: overwrites,
+      removeNoteFromCollection: overwrites,
       listNotes: read,
       getNote: read,
       getTranscription: read,
@@ -137,6 +158,12 @@ describe('the MCP tool registry', () => {
       generateInsights: ['notes:process'],
       generateNoteArtifact: ['notes:process'],
       updateNote: ['notes:write'],
+      listCollections: ['notes:read'],
+      createCollection: ['notes:write'],
+      updateCollection: ['notes:write'],
+      deleteCollection: ['notes:write'],
+      addNoteToCollection: ['notes:write'],
+      removeNoteFromCollection: ['notes:write'],
       deleteTranscription: ['notes:delete'],
       deleteNote: ['notes:delete'],
     });

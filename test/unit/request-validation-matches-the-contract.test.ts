@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { askBody, submitTranscriptionBody, updateNoteBody } from '../../src/http/schemas.ts';
+import { askBody, collectionBody, submitTranscriptionBody, updateNoteBody } from '../../src/http/schemas.ts';
 import { satisfiesContract } from '../support/contract.ts';
 
 const EMOJI = '\u{1F600}';
@@ -32,6 +32,20 @@ const SPEAKER_NAMES = [
   'Line\u2028separator',
   '',
   '  ',
+];
+const COLLECTION_NAMES = [
+  'Product',
+  'Q3 / Kunden & Partner -> 2027',
+  EMOJI.repeat(100),
+  ` ${'x'.repeat(99)}`,
+  'x'.repeat(101),
+  EMOJI.repeat(101),
+  'two\nlines',
+  'Tab\there',
+  'Next\u0085line',
+  'Line\u2028separator',
+  '',
+  '   ',
 ];
 const QUESTIONS = ['Why?', EMOJI.repeat(2000), EMOJI.repeat(2001), 'x'.repeat(2001), '', '   '];
 
@@ -76,6 +90,16 @@ describe('request validation accepts exactly what the contract accepts', () => {
           satisfiesContract('/components/schemas/UpdateNoteRequest', {
             speaker_names: { 'Speaker 1': name },
           }),
+      ),
+    );
+  });
+
+  it('for collection names on createCollection and updateCollection: one line, 1 to 100 characters', () => {
+    expectAgreement(
+      agreement(
+        COLLECTION_NAMES,
+        (name) => collectionBody.safeParse({ name }).success,
+        (name) => satisfiesContract('/components/schemas/CollectionRequest', { name }),
       ),
     );
   });

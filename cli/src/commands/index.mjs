@@ -2,6 +2,7 @@
 import { artifactsGroup } from './artifacts.mjs';
 import { ask } from './ask.mjs';
 import { authGroup } from './auth.mjs';
+import { collectionsGroup } from './collections.mjs';
 import { insightsGroup } from './insights.mjs';
 import { notesGroup } from './notes.mjs';
 import { transcribe } from './transcribe.mjs';
@@ -11,4 +12,11 @@ import { transcriptionGroup } from './transcription.mjs';
 export const TOP_LEVEL = [transcribe, ask];
 
 /** `notes <group> <command>`. */
-export const GROUPS = [authGroup, notesGroup, transcriptionGroup, insightsGroup, artifactsGroup];
+export const GROUPS = [
+  authGroup,
+  notesGroup,
+  collectionsGroup,
+  transcriptionGroup,
+  insightsGroup,
+  artifactsGroup,
+];

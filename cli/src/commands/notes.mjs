@@ -2,6 +2,7 @@
 import { flag, integerOption, noteIdArg, oneOf, requireConfirmation, stringOption } from '../args.mjs';
 import { UsageError } from '../errors.mjs';
 import { info, printJson } from '../output.mjs';
+import { collectionIdOf } from './collections.mjs';
 import { notePath } from './shared.mjs';
 
 /** @type {import('../types.mjs').CommandSpec} */
@@ -18,9 +19,18 @@ export const notesList = {
       value: 'C',
       description: 'Start at this page: next_cursor of the previous page',
     },
+    collection: {
+      type: 'string',
+      value: 'C',
+      description: 'Only the notes in this collection (its ID or name)',
+    },
     all: { type: 'boolean', description: 'Follow next_cursor and print every note in one document' },
   },
-  examples: ['notes notes list --limit 5', 'notes notes list --state trashed --all'],
+  examples: [
+    'notes notes list --limit 5',
+    'notes notes list --state trashed --all',
+    'notes notes list --collection Product --all',
+  ],
   async run({ values, client }) {
     const command = 'notes list';
     const stateValue = stringOption(values, 'state');
@@ -30,10 +40,13 @@ export const notesList = {
     const cursor = stringOption(values, 'cursor');
     if (cursor === '') throw new UsageError('--cursor must not be empty', command);
     const api = client();
+    const collection = stringOption(values, 'collection');
+    const collectionId =
+      collection === undefined ? undefined : await collectionIdOf(api, collection, command);
     /** @param {string | undefined} pageCursor */
     const page = async (pageCursor) => {
       const { body } = await api.request('GET', '/v1/notes', {
-        query: { state, limit, cursor: pageCursor },
+        query: { state, limit, cursor: pageCursor, collection_id: collectionId },
         what: 'notes list',
       });
       return /** @type {{ notes: unknown[], next_cursor: string | null }} */ (body);
@@ -59,7 +72,7 @@ export const notesList = {
 /** @type {import('../types.mjs').CommandSpec} */
 export const notesGet = {
   name: 'notes get',
-  summary: 'Show a note: audio, transcription job, transcription and Insights',
+  summary: 'Show a note: audio, collections, transcription job, transcription and Insights',
   operation: 'getNote',
   args: ['<id>'],
   options: {},

@@ -15,6 +15,9 @@ import type { NoteState } from '../../domain/note.ts';
  * | indexed       | ACCOUNT#<acc>               | NOTE#<note>#INDEX       |                             |                         |
  * | posting       | ACCOUNT#<acc>               | TERM#<term>#NOTE#<note> | ACCOUNT#<acc>#TERM#<term>   | <impact 8d>#<note>      |
  * | term df       | ACCOUNT#<acc>               | TERMSTAT#<term>         |                             |                         |
+ * | collection    | ACCOUNT#<acc>               | COLLECTION#<coll>       | ACCOUNT#<acc>#COLLECTIONS   | <coll>                  |
+ * | coll. name    | ACCOUNT#<acc>               | COLLECTIONNAME#<name>   |                             |                         |
+ * | filing        | ACCOUNT#<acc>               | NOTE#<note>#COLLECTION#<coll> | ACCOUNT#<acc>#COLLECTION#<coll> | <created_at 13d>#<note> |
  * | index         | ACCOUNT#<acc>               | INDEXSTATS              |                             |                         |
  * | oauth client  | OAUTHCLIENT#<client_id>     | OAUTHCLIENT             |                             |                         |
  * | oauth request | OAUTHREQUEST#<request_id>   | OAUTHREQUEST            |                             |                         |
@@ -27,6 +30,11 @@ import type { NoteState } from '../../domain/note.ts';
  * note; gsi1 orders a term's postings by their BM25 weight, so a question reads only the best few
  * hundred notes per term. "indexed" records which terms a note added, to take them out again.
  *
+ * Collections (src/adapters/dynamodb/collection-store.ts): a filing puts one note in one collection. Its
+ * sort key starts with the note's prefix, so deleting a note deletes its filings; gsi1 lists a
+ * collection's notes newest first, like listNotes. A name item reserves a collection name (lower-cased)
+ * for the collection that holds it, so two collections of one account never share a name.
+ *
  * OAuth (src/oauth, src/adapters/dynamodb/oauth-store.ts): codes and refresh tokens are found by the
  * SHA-256 of the secret, as API keys are; requests, codes and refresh tokens expire through the
  * `expires_at_s` TTL attribute. A grant (one consent, the family of every token issued from it) lives
@@ -38,6 +46,7 @@ export const GSI1 = 'gsi1';
 const ACCOUNT_PK_PREFIX = 'ACCOUNT#';
 const JOB_SK_MARKER = '#JOB#';
 const OAUTH_GRANT_SK_PREFIX = 'OAUTHGRANT#';
+const COLLECTION_SK_PREFIX = 'COLLECTION#';
 const accountPk = (accountId: string) => `${ACCOUNT_PK_PREFIX}${accountId}`;
 const notePrefix = (noteId: string) => `NOTE#${noteId}`;
 
@@ -70,6 +79,31 @@ export const keys = {
   postingIndex: (accountId: string, term: string, weight: number, noteId: string) => ({
     gsi1pk: postingsByWeight(accountId, term),
     gsi1sk: `${String(Math.min(Math.max(Math.round(weight), 0), 99_999_999)).padStart(8, '0')}#${noteId}`,
+  }),
+  collection: (accountId: string, collectionId: string) => ({
+    pk: accountPk(accountId),
+    sk: `${COLLECTION_SK_PREFIX}${collectionId}`,
+  }),
+  collectionIndex: (accountId: string, collectionId: string) => ({
+    gsi1pk: collectionsOf(accountId),
+    gsi1sk: collectionId,
+  }),
+  collectionName: (accountId: string, nameKey: string) => ({
+    pk: accountPk(accountId),
+    sk: `COLLECTIONNAME#${nameKey}`,
+  }),
+  filing: (accountId: string, noteId: string, collectionId: string) => ({
+    pk: accountPk(accountId),
+    sk: `${notePrefix(noteId)}#${COLLECTION_SK_PREFIX}${collectionId}`,
+  }),
+  filingIndex: (accountId: string, collectionId: string, noteCreatedAt: number, noteId: string) => ({
+    gsi1pk: notesInCollection(accountId, collectionId),
+    gsi1sk: `${String(noteCreatedAt).padStart(13, '0')}#${noteId}`,
+  }),
+  /** Every filing of one note. */
+  filingsOfNote: (accountId: string, noteId: string) => ({
+    pk: accountPk(accountId),
+    skPrefix: `${notePrefix(noteId)}#${COLLECTION_SK_PREFIX}`,
   }),
   oauthClient: (clientId: string) => ({ pk: `OAUTHCLIENT#${clientId}`, sk: 'OAUTHCLIENT' }),
   oauthRequest: (requestId: string) => ({ pk: `OAUTHREQUEST#${requestId}`, sk: 'OAUTHREQUEST' }),
@@ -104,4 +138,12 @@ export function notesByState(accountId: string, state: NoteState): string {
 
 export function postingsByWeight(accountId: string, term: string): string {
   return `${accountPk(accountId)}#TERM#${term}`;
+}
+
+export function collectionsOf(accountId: string): string {
+  return `${accountPk(accountId)}#COLLECTIONS`;
+}
+
+export function notesInCollection(accountId: string, collectionId: string): string {
+  return `${accountPk(accountId)}#COLLECTION#${collectionId}`;
 }

@@ -7,12 +7,12 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError } from '../../domain/errors.ts';
 import type { Job, JobKind } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
 import type { NotePage, NoteStore } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
 import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
 import { GSI1, jobItemPattern, keys, notesByState } from './keys.ts';
 
 export class DynamoNoteStore implements NoteStore {
@@ -60,7 +60,14 @@ export class DynamoNoteStore implements NoteStore {
         ExpressionAttributeValues: { ':pk': notesByState(accountId, state) },
         ScanIndexForward: false,
         Limit: limit,
-        ExclusiveStartKey: cursor === undefined ? undefined : decodeCursor(cursor, accountId, state),
+        ExclusiveStartKey:
+          cursor === undefined
+            ? undefined
+            : decodeCursor(
+                cursor,
+                (noteId) => ({ ...keys.note(accountId, noteId), gsi1pk: notesByState(accountId, state) }),
+                'listNotes',
+              ),
       }),
     );
     return {
@@ -324,28 +331,4 @@ function mergeNames(
     else names[label] = name;
   }
   return names;
-}
-
-/**
- * Cursors carry only the position (sort key and note ID); the partition comes from the caller's
- * account, so a cursor crafted from another account's data cannot cross accounts.
- */
-function encodeCursor(lastKey: Record<string, unknown>): string {
-  return Buffer.from(JSON.stringify({ s: lastKey.gsi1sk, n: lastKey.sk }), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string, accountId: string, state: NoteState): Record<string, unknown> {
-  try {
-    const { s, n } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
-      s: unknown;
-      n: unknown;
-    };
-    if (typeof s !== 'string' || typeof n !== 'string' || !/^\d{13}#[0-9a-f-]{36}$/.test(s))
-      throw new Error();
-    const noteId = s.slice(14);
-    if (n !== `NOTE#${noteId}`) throw new Error();
-    return { ...keys.note(accountId, noteId), gsi1pk: notesByState(accountId, state), gsi1sk: s };
-  } catch {
-    throw new BadRequestError('cursor is not valid: pass the next_cursor of a previous listNotes response');
-  }
 }

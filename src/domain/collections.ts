@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import {
+  byName,
+  COLLECTION_LIMITS,
+  type Collection,
+  type CollectionRef,
+  type CollectionView,
+  collectionView,
+} from './collection.ts';
+import type { DomainDeps } from './deps.ts';
+import { ConflictError, NotFoundError } from './errors.ts';
+import type { Note, NoteState } from './note.ts';
+import { requireNote } from './notes.ts';
+
+/** Where a note is filed, as the filing operations answer. */
+export interface NoteCollections {
+  note_id: string;
+  collections: CollectionRef[];
+}
+
+export async function requireCollection(
+  deps: DomainDeps,
+  accountId: string,
+  collectionId: string,
+): Promise<Collection> {
+  const collection = await deps.collections.getCollection(accountId, collectionId);
+  if (!collection) throw new NotFoundError(`No collection with ID ${collectionId}`);
+  return collection;
+}
+
+export async function createCollection(
+  deps: DomainDeps,
+  accountId: string,
+  request: { name: string },
+): Promise<CollectionView> {
+  const existing = await deps.collections.listCollections(accountId);
+  if (existing.length >= COLLECTION_LIMITS.perAccount) {
+    throw new ConflictError(
+      `An account can have at most ${COLLECTION_LIMITS.perAccount} collections; delete one (deleteCollection keeps its notes) before creating another`,
+    );
+  }
+  const now = deps.now();
+  const collection: Collection = {
+    account_id: accountId,
+    collection_id: randomUUID(),
+    name: request.name,
+    created_at: now,
+    updated_at: now,
+  };
+  await deps.collections.createCollection(collection);
+  return collectionView(collection);
+}
+
+export async function listCollections(
+  deps: DomainDeps,
+  accountId: string,
+): Promise<{ collections: CollectionView[] }> {
+  const collections = await deps.collections.listCollections(accountId);
+  return { collections: collections.sort(byName).map(collectionView) };
+}
+
+export async function renameCollection(
+  deps: DomainDeps,
+  accountId: string,
+  collectionId: string,
+  changes: { name: string },
+): Promise<CollectionView> {
+  const renamed = await deps.collections.renameCollection(accountId, collectionId, changes.name, deps.now());
+  if (!renamed) throw new NotFoundError(`No collection with ID ${collectionId}`);
+  return collectionView(renamed);
+}
+
+/** Removes the collection and its filings; the notes themselves stay as they are. */
+export async function deleteCollection(
+  deps: DomainDeps,
+  accountId: string,
+  collectionId: string,
+): Promise<void> {
+  await requireCollection(deps, accountId, collectionId);
+  await deps.collections.deleteCollection(accountId, collectionId);
+}
+
+export async function addNoteToCollection(
+  deps: DomainDeps,
+  accountId: string,
+  collectionId: string,
+  noteId: string,
+): Promise<NoteCollections> {
+  const [collection, note, filed] = await Promise.all([
+    requireCollection(deps, accountId, collectionId),
+    requireNote(deps, accountId, noteId),
+    collectionsOfNote(deps, accountId, noteId),
+  ]);
+  const already = filed.some((ref) => ref.collection_id === collection.collection_id);
+  if (!already && filed.length >= COLLECTION_LIMITS.perNote) {
+    throw new ConflictError(
+      `A note can be in at most ${COLLECTION_LIMITS.perNote} collections; remove it from one first (removeNoteFromCollection)`,
+    );
+  }
+  if (!already) await deps.collections.addNote(accountId, collectionId, note, deps.now());
+  return noteCollections(deps, accountId, noteId);
+}
+
+export async function removeNoteFromCollection(
+  deps: DomainDeps,
+  accountId: string,
+  collectionId: string,
+  noteId: string,
+): Promise<NoteCollections> {
+  await Promise.all([requireCollection(deps, accountId, collectionId), requireNote(deps, accountId, noteId)]);
+  await deps.collections.removeNote(accountId, collectionId, noteId);
+  return noteCollections(deps, accountId, noteId);
+}
+
+async function noteCollections(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+): Promise<NoteCollections> {
+  return { note_id: noteId, collections: await collectionsOfNote(deps, accountId, noteId) };
+}
+
+/** The collections a note is filed in, by name. A filing whose collection is being deleted is not shown. */
+export async function collectionsOfNote(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+): Promise<CollectionRef[]> {
+  const ids = await deps.collections.collectionIdsOf(accountId, noteId);
+  if (ids.length === 0) return [];
+  const found = await deps.collections.getCollections(accountId, ids);
+  return [...found.values()]
+    .map((collection) => ({ collection_id: collection.collection_id, name: collection.name }))
+    .sort(byName);
+}
+
+/** Enough pages of filings are read to fill the page with notes in the requested state, at most this many. */
+const MAX_FILING_READS = 10;
+
+/**
+ * One page of the collection's notes in the given state, newest first. Filings do not know a note's
+ * state, so notes in the other state are skipped; a page may then hold fewer than `limit` notes while
+ * `next_cursor` still leads further.
+ */
+export async function notesInCollection(
+  deps: DomainDeps,
+  accountId: string,
+  collectionId: string,
+  query: { state: NoteState; limit: number; cursor?: string | undefined },
+): Promise<{ notes: Note[]; nextCursor: string | null }> {
+  await requireCollection(deps, accountId, collectionId);
+  const notes: Note[] = [];
+  let cursor = query.cursor;
+  let nextCursor: string | null = null;
+  for (let read = 0; read < MAX_FILING_READS && notes.length < query.limit; read++) {
+    const page = await deps.collections.notesIn(accountId, collectionId, query.limit - notes.length, cursor);
+    const found = await deps.notes.getNotes(accountId, page.noteIds);
+    for (const noteId of page.noteIds) {
+      const note = found.get(noteId);
+      if (note?.state === query.state) notes.push(note);
+    }
+    nextCursor = page.nextCursor;
+    if (!nextCursor) break;
+    cursor = nextCursor;
+  }
+  return { notes, nextCursor };
+}
