@@ -16,8 +16,8 @@ export interface Gaussian {
 
 /**
  * Weight of the parameter penalty. 10 ms frames are far from independent, so the textbook 1 splits one
- * voice into phonetic classes; 3-5 gets every fixture's speaker count right on both families, 5.5 joins
- * two of three real voices (bench/transcript-quality.ts).
+ * voice into phonetic classes; 3-5 gets every fixture's speaker count right on flite and real voices
+ * (with the over-clustering distance at 0.62, diarize.ts; bench/transcript-quality.ts).
  */
 export const BIC_PENALTY_WEIGHT = 4;
 
@@ -56,16 +56,16 @@ export function deltaBic(a: Gaussian, b: Gaussian, penaltyWeight = BIC_PENALTY_W
 
 /**
  * Merges the clusters of `blockLabels` (one label per 250 ms block) pairwise, lowest ΔBIC first, while
- * ΔBIC is negative. Returns the new block labels (merged clusters take the lower label).
+ * ΔBIC is negative. Returns each cluster's new label (merged clusters take the lower label); clusters
+ * with no speech in any block are left out.
  */
 export function mergeByBic(
   blockLabels: readonly number[],
   stats: BlockStats,
   penaltyWeight = BIC_PENALTY_WEIGHT,
-): number[] {
-  const labels = blockLabels.slice();
+): Map<number, number> {
   const models = new Map<number, Gaussian>();
-  labels.forEach((label, block) => {
+  blockLabels.forEach((label, block) => {
     let model = models.get(label);
     if (!model) {
       model = emptyGaussian();
@@ -74,6 +74,7 @@ export function mergeByBic(
     stats.addCepstra(block, model);
   });
   for (const [label, model] of models) if (model.n < 2) models.delete(label);
+  const mapping = new Map([...models.keys()].map((label) => [label, label]));
   for (;;) {
     let best = 0;
     let pair: [number, number] | undefined;
@@ -89,10 +90,10 @@ export function mergeByBic(
         }
       }
     }
-    if (!pair) return labels;
+    if (!pair) return mapping;
     const [keep, gone] = pair;
     models.set(keep, merged(models.get(keep) as Gaussian, models.get(gone) as Gaussian));
     models.delete(gone);
-    for (let block = 0; block < labels.length; block++) if (labels[block] === gone) labels[block] = keep;
+    for (const [label, target] of mapping) if (target === gone) mapping.set(label, keep);
   }
 }

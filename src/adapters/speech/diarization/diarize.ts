@@ -35,7 +35,7 @@ export const LABELLING_WINDOWS: WindowOptions = {
  * Without a hint the windows are first clustered up to this average-linkage distance (in units of the
  * recording's within-window spread), where a voice may be split but two voices are rarely joined; BIC
  * then decides which clusters are one speaker (bic.ts). Measured on flite and real voices
- * (bench/transcript-quality.ts): 0.58-0.68 gets every fixture's speaker count right; a single fixed
+ * (bench/transcript-quality.ts): 0.58-0.66 gets every fixture's speaker count right (BIC weight 4); a single fixed
  * distance (0.82 before) joined a reader and a short-turn speaker into one.
  */
 export const OVERCLUSTER_THRESHOLD = 0.62;
@@ -105,24 +105,32 @@ export class Diarizer {
         : { threshold: this.tuning.overclusterThreshold },
       coarse.windows.map((w) => w.speechFrames),
     );
-    const centres = centroids(
-      coarse.windows.map((w) => w.vector),
-      labels,
-    );
+    const vectors = coarse.windows.map((w) => w.vector);
     const fine = windowEmbeddings(this.stats, LABELLING_WINDOWS, coarse.scale).windows;
-    const placed =
-      fine.length > 0
-        ? labelBlocks(
-            this.stats.count,
-            fine,
-            nearestCentroid(
-              fine.map((w) => w.vector),
-              centres,
-            ),
-          )
-        : labelBlocks(this.stats.count, coarse.windows, labels);
-    const blockLabels =
-      speakersExpected !== undefined ? placed : mergeByBic(placed, this.stats, this.tuning.bicPenaltyWeight);
+    /** Block labels from the centroids of the coarse windows labelled `coarseLabels` (-1: left out). */
+    const place = (coarseLabels: number[]) => {
+      if (fine.length === 0) return labelBlocks(this.stats.count, coarse.windows, coarseLabels);
+      const counted = coarseLabels.flatMap((label, i) => (label >= 0 ? [i] : []));
+      const centres = centroids(
+        counted.map((i) => vectors[i] as Float64Array),
+        counted.map((i) => coarseLabels[i] as number),
+      );
+      return labelBlocks(
+        this.stats.count,
+        fine,
+        nearestCentroid(
+          fine.map((w) => w.vector),
+          centres,
+        ),
+      );
+    };
+    let blockLabels = place(labels);
+    if (speakersExpected === undefined) {
+      // Clusters BIC finds to be one speaker are merged, and the changes placed again against the
+      // merged centroids, so a window at a change point has no in-between cluster to go to.
+      const mapping = mergeByBic(blockLabels, this.stats, this.tuning.bicPenaltyWeight);
+      blockLabels = place(labels.map((label) => mapping.get(label) ?? -1));
+    }
     const runs: LabelledRun[] = [];
     for (const region of speechRegions(this.flags, this.framesDecided)) {
       for (let frame = region.start; frame < region.end; frame++) {
