@@ -1,7 +1,8 @@
 /**
- * Transcript quality of the local engine on the generated conversations: the real recogniser
- * (pocketsphinx) plus diarization, scored against the scripts' ground truth.
- * Run: npx tsx bench/transcript-quality.ts   (prints a table; no transcript text or audio is logged).
+ * Transcript quality of the local engine: the real recogniser (pocketsphinx) plus diarization, scored
+ * against the ground truth of two fixture families side by side: flite conversations (synthetic
+ * voices) and real human voices (Debian recordings, test/fixtures/real-voices/).
+ * Run: npm run bench -- quality   (prints tables; no transcript text or audio is logged).
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,6 +17,7 @@ import type { SpeakerTurn } from '../src/adapters/speech/diarization/types.ts';
 import { PocketsphinxSpeechToText } from '../src/adapters/speech/pocketsphinx.ts';
 import type { RecognizedWord } from '../src/ports/speech-to-text.ts';
 import { type ConversationFixture, ensureConversations } from '../test/fixtures/conversations/generate.ts';
+import { ensureRealVoices } from '../test/fixtures/real-voices/generate.ts';
 
 export interface QualityRow {
   fixture: string;
@@ -114,15 +116,42 @@ export function qualityTable(rows: readonly QualityRow[]): string {
 }
 
 export async function main(): Promise<QualityRow[]> {
-  const fixtures = await ensureConversations();
+  const fixtures = [...(await ensureConversations()), ...(await ensureRealVoices())];
   const rows: QualityRow[] = [];
   // One at a time: the RTFs are per file on an otherwise idle core, not shared with a neighbour.
   for (const fixture of fixtures) rows.push((await evaluateConversation(fixture)).row);
-  console.log('Transcript quality on generated flite conversations (pocketsphinx + local diarization)\n');
+  console.log('Transcript quality: flite conversations and real voices (pocketsphinx + local diarization)\n');
   console.log(qualityTable(rows));
+  console.log(`\n${speakerCountSummary(rows)}`);
+  const hinted: QualityRow[] = [];
+  for (const fixture of fixtures.filter((f) => f.truth.speakers.length > 1))
+    hinted.push(
+      (
+        await evaluateConversation(fixture, {
+          recognise: false,
+          speakersExpected: fixture.truth.speakers.length,
+        })
+      ).row,
+    );
+  console.log('\nWith speakers_expected given (diarization only)\n');
+  console.log(qualityTable(hinted));
   const peakMiB = process.resourceUsage().maxRSS / 1024;
   console.log(`\nPeak RSS of this process: ${peakMiB.toFixed(0)} MiB`);
   return rows;
+}
+
+/** Speaker-count accuracy per family: real-voice fixtures are named `real-...`. */
+export function speakerCountSummary(rows: readonly QualityRow[]): string {
+  const families = [
+    { label: 'flite', rows: rows.filter((row) => !row.fixture.startsWith('real-')) },
+    { label: 'real voices', rows: rows.filter((row) => row.fixture.startsWith('real-')) },
+  ];
+  return families
+    .map(({ label, rows: family }) => {
+      const right = family.filter((row) => row.speakers_found === row.speakers_expected).length;
+      return `Speaker count right (${label}): ${right}/${family.length}`;
+    })
+    .join('\n');
 }
 
 const isMain =

@@ -1,6 +1,7 @@
 /**
  * Speaker diarization of a recording, in plain TypeScript: energy voice activity, MFCC + pitch
- * statistics per 1.5 s window, agglomerative clustering with an automatic speaker count, smoothing.
+ * statistics per 1.5 s window, agglomerative clustering that over-splits on purpose, placement on 1 s
+ * windows every 250 ms, then a BIC decision on which clusters are one speaker (bic.ts), smoothing.
  * Streams: memory is per-block statistics (about 1 KB per second of audio) plus fixed buffers.
  *
  * Overlap: not detected. Every moment goes to one speaker; with MFCC means of a window there is no
@@ -8,7 +9,8 @@
  * overlapping speech to measure a detector on), so `has_overlap` stays false for this engine rather
  * than being guessed.
  */
-import { centroids, cluster, DEFAULT_CLUSTER_OPTIONS, nearestCentroid } from './cluster.ts';
+import { BIC_PENALTY_WEIGHT, mergeByBic } from './bic.ts';
+import { centroids, cluster, nearestCentroid } from './cluster.ts';
 import { ANALYSIS_SAMPLES, FRAME_MS, FrameAnalyser, HOP_SAMPLES, MFCC_COUNT } from './features.ts';
 import { type LabelledRun, smoothTurns } from './smooth.ts';
 import type { SpeakerLabel, SpeakerTurn } from './types.ts';
@@ -21,18 +23,31 @@ import {
   windowEmbeddings,
 } from './windows.ts';
 
-/**
- * Average-linkage distance above which two groups of windows are different speakers, in units of the
- * recording's within-window spread. Measured on the flite fixtures: see bench/transcript-quality.ts.
- */
-export const SPEAKER_DISTANCE_THRESHOLD = DEFAULT_CLUSTER_OPTIONS.threshold;
-
 /** 1 s windows every 250 ms for placing speaker changes; at least 0.3 s of speech each. */
 export const LABELLING_WINDOWS: WindowOptions = {
   ...DEFAULT_WINDOW_OPTIONS,
   windowBlocks: 4,
   hopBlocks: 1,
   minSpeechFrames: 30,
+};
+
+/**
+ * Without a hint the windows are first clustered up to this average-linkage distance (in units of the
+ * recording's within-window spread), where a voice may be split but two voices are rarely joined; BIC
+ * then decides which clusters are one speaker (bic.ts). Measured on flite and real voices
+ * (bench/transcript-quality.ts): 0.58-0.66 gets every fixture's speaker count right (BIC weight 4); a single fixed
+ * distance (0.82 before) joined a reader and a short-turn speaker into one.
+ */
+export const OVERCLUSTER_THRESHOLD = 0.62;
+
+export interface DiarizerTuning {
+  overclusterThreshold: number;
+  bicPenaltyWeight: number;
+}
+
+export const DEFAULT_TUNING: DiarizerTuning = {
+  overclusterThreshold: OVERCLUSTER_THRESHOLD,
+  bicPenaltyWeight: BIC_PENALTY_WEIGHT,
 };
 
 /**
@@ -53,6 +68,8 @@ export class Diarizer {
   private sampleCount = (ANALYSIS_SAMPLES - 400) / 2;
   private totalSamples = 0;
   private oddByte: number | undefined;
+
+  constructor(private readonly tuning: DiarizerTuning = DEFAULT_TUNING) {}
 
   push(chunk: Buffer): void {
     let bytes = chunk;
@@ -83,25 +100,37 @@ export class Diarizer {
     if (coarse.windows.length === 0) return [];
     const labels = cluster(
       coarse.windows.map((w) => w.vector),
-      speakersExpected !== undefined ? { clusters: speakersExpected } : {},
+      speakersExpected !== undefined
+        ? { clusters: speakersExpected }
+        : { threshold: this.tuning.overclusterThreshold },
       coarse.windows.map((w) => w.speechFrames),
     );
-    const centres = centroids(
-      coarse.windows.map((w) => w.vector),
-      labels,
-    );
+    const vectors = coarse.windows.map((w) => w.vector);
     const fine = windowEmbeddings(this.stats, LABELLING_WINDOWS, coarse.scale).windows;
-    const blockLabels =
-      fine.length > 0
-        ? labelBlocks(
-            this.stats.count,
-            fine,
-            nearestCentroid(
-              fine.map((w) => w.vector),
-              centres,
-            ),
-          )
-        : labelBlocks(this.stats.count, coarse.windows, labels);
+    /** Block labels from the centroids of the coarse windows labelled `coarseLabels` (-1: left out). */
+    const place = (coarseLabels: number[]) => {
+      if (fine.length === 0) return labelBlocks(this.stats.count, coarse.windows, coarseLabels);
+      const counted = coarseLabels.flatMap((label, i) => (label >= 0 ? [i] : []));
+      const centres = centroids(
+        counted.map((i) => vectors[i] as Float64Array),
+        counted.map((i) => coarseLabels[i] as number),
+      );
+      return labelBlocks(
+        this.stats.count,
+        fine,
+        nearestCentroid(
+          fine.map((w) => w.vector),
+          centres,
+        ),
+      );
+    };
+    let blockLabels = place(labels);
+    if (speakersExpected === undefined) {
+      // Clusters BIC finds to be one speaker are merged, and the changes placed again against the
+      // merged centroids, so a window at a change point has no in-between cluster to go to.
+      const mapping = mergeByBic(blockLabels, this.stats, this.tuning.bicPenaltyWeight);
+      blockLabels = place(labels.map((label) => mapping.get(label) ?? -1));
+    }
     const runs: LabelledRun[] = [];
     for (const region of speechRegions(this.flags, this.framesDecided)) {
       for (let frame = region.start; frame < region.end; frame++) {

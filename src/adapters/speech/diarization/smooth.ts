@@ -17,7 +17,7 @@ export interface SmoothOptions {
   joinGapMs: number;
 }
 
-export const DEFAULT_SMOOTH_OPTIONS: SmoothOptions = { minTurnMs: 1000, joinGapMs: 1000 };
+export const DEFAULT_SMOOTH_OPTIONS: SmoothOptions = { minTurnMs: 600, joinGapMs: 1000 };
 
 export function smoothTurns(
   runs: readonly LabelledRun[],

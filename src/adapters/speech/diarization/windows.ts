@@ -7,7 +7,7 @@ import { MFCC_COUNT } from './features.ts';
 
 export const BLOCK_FRAMES = 25;
 /** c1..c12: c0 is loudness, which says more about the microphone distance than the speaker. */
-const CEPSTRA = MFCC_COUNT - 1;
+export const CEPSTRA = MFCC_COUNT - 1;
 const N = 0;
 const SUM = 1;
 const SUMSQ = SUM + CEPSTRA;
@@ -53,6 +53,20 @@ export class BlockStats {
 
   speechFrames(block: number): number {
     return this.data[block * STRIDE + N] ?? 0;
+  }
+
+  /**
+   * Adds block `block`'s speech frames to a diagonal Gaussian's sufficient statistics over c1..c12
+   * (`sum` and `sumsq` of length CEPSTRA): what a model-based criterion such as BIC works on.
+   */
+  addCepstra(block: number, into: { n: number; sum: Float64Array; sumsq: Float64Array }): void {
+    if (block < 0 || block >= this.count) return;
+    const base = block * STRIDE;
+    into.n += this.data[base + N] ?? 0;
+    for (let c = 0; c < CEPSTRA; c++) {
+      into.sum[c] = (into.sum[c] ?? 0) + (this.data[base + SUM + c] ?? 0);
+      into.sumsq[c] = (into.sumsq[c] ?? 0) + (this.data[base + SUMSQ + c] ?? 0);
+    }
   }
 
   /** Adds blocks [from, to) into `into` (length STRIDE). */
