@@ -21,6 +21,9 @@ const SYSTEM_PACKAGES = {
   'pocketsphinx-en-us': '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin',
   // The podcast artifact's voices (and the tests' speech fixtures).
   flite: '/usr/bin/flite',
+  // Real human speech with reference transcripts (LibriVox and others): the recogniser's tuning and
+  // judging recordings.
+  'pocketsphinx-testdata': '/usr/share/pocketsphinx/test/data/librivox/transcription',
 };
 
 function say(line) {

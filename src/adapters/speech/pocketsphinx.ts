@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { UnreadableAudioError } from '../../domain/errors.ts';
+import { readableWords } from '../../domain/readable-words.ts';
 import type {
   RecognitionHints,
   RecognitionResult,
@@ -121,7 +122,8 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const words = mergeChunkWords(results);
     throwIfAborted(signal);
     await progress.report({ stage: 'recognizing', fraction: 1 });
-    return { words: words.map((word) => clampWord(word, duration_ms)), duration_ms };
+    // pocketsphinx spells every number out; figures read better where the reading is certain.
+    return { words: readableWords(words).map((word) => clampWord(word, duration_ms)), duration_ms };
   }
 
   private async modelArgs(): Promise<string[]> {
