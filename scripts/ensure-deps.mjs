@@ -21,9 +21,10 @@ const SYSTEM_PACKAGES = {
   'pocketsphinx-en-us': '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin',
   // The podcast artifact's voices (and the tests' speech fixtures).
   flite: '/usr/bin/flite',
-  // Real human speech with reference transcripts (LibriVox and others): the recogniser's tuning and
-  // judging recordings.
-  'pocketsphinx-testdata': '/usr/share/pocketsphinx/test/data/librivox/transcription',
+  // Real human speech for the quality tests (test/fixtures/real-voices/): LibriVox and "cards" recordings,
+  // and the voice of ALSA's channel test.
+  'pocketsphinx-testdata': '/usr/share/pocketsphinx/test/data/librivox/fileids',
+  'alsa-utils': '/usr/share/sounds/alsa/Front_Left.wav',
 };
 
 function say(line) {
