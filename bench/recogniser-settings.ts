@@ -26,7 +26,7 @@ export interface Setting {
 /** Candidates: search passes and their language weights, Gaussians scored, beams, penalties, front end. */
 export const SETTINGS: readonly Setting[] = [
   { name: 'pocketsphinx defaults', args: [] },
-  { name: '-lw 5 (the default before tuning on real speech)', args: ['-lw', '5'] },
+  { name: '-lw 5 (the default before this tuning)', args: ['-lw', '5'] },
   { name: '-lw 10', args: ['-lw', '10'] },
   { name: '-bestpathlw 6.5', args: ['-bestpathlw', '6.5'] },
   { name: '-bestpath no -fwdflatlw 6.5', args: ['-bestpath', 'no', '-fwdflatlw', '6.5'] },

@@ -53,12 +53,15 @@ export interface PocketsphinxOptions extends FfmpegOptions {
 }
 
 /**
- * Measured on flite speech (3 voices x 2 scripts, 159 s, ~520 words): default flags 11.9 % WER at
- * 0.17 CPU-RTF, `-lw 5` 11.1 % at 0.20, `-lw 5 -topn 8` 11.3 % at 0.25, so `-topn 8` is not used.
- * `-vad_postspeech 100` scored 10.2 % on flite's short pauses but makes utterances (and pocketsphinx's
- * memory) longer on real speech, so it is left at the default.
+ * Chosen on real speech (`npm run bench -- recogniser`, bench/recogniser-settings.ts; table in
+ * docs/transcripts.md): on the LibriVox tuning set no decoder setting gained more than one word
+ * (2.2 %) over pocketsphinx's defaults, so the cheapest setting that ties was taken: without the
+ * second, flat-lexicon search pass the tuning WER stays 31.1 %, flite stays 9.0 %, and CPU per second
+ * of audio falls by about a quarter (0.26 -> 0.17 on the tuning set, best of three). The former
+ * `-lw 5` changed no output: the final hypothesis comes from the lattice pass, which has its own
+ * weight (`-bestpathlw`). `-topn 8` cost 0.27-0.31 CPU-RTF for no gain here.
  */
-export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '5'];
+export const DEFAULT_DECODER_ARGS: readonly string[] = ['-fwdflat', 'no'];
 
 /**
  * Local, offline recogniser: ffmpeg decodes to PCM which is streamed into pocketsphinx_continuous.
