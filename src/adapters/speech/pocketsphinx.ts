@@ -56,10 +56,10 @@ export interface PocketsphinxOptions extends FfmpegOptions {
  * Chosen on real speech (`npm run bench -- recogniser`, bench/recogniser-settings.ts; table in
  * docs/transcripts.md): on the LibriVox tuning set no decoder setting gained more than one word
  * (2.2 %) over pocketsphinx's defaults, so the cheapest setting that ties was taken: without the
- * second, flat-lexicon search pass the tuning WER stays 31.1 %, flite stays 9.0 %, and CPU per second
- * of audio falls by about a quarter (0.26 -> 0.17 on the tuning set, best of three). The former
- * `-lw 5` changed no output: the final hypothesis comes from the lattice pass, which has its own
- * weight (`-bestpathlw`). `-topn 8` cost 0.27-0.31 CPU-RTF for no gain here.
+ * second, flat-lexicon search pass the tuning WER stays 28.9 %, flite stays 9.0 %, and CPU per second
+ * of audio falls (against pocketsphinx's defaults, best of three runs: 0.26 -> 0.17 on the tuning
+ * set, 0.19 -> 0.16 on flite). The former `-lw 5` changed no output: the final hypothesis comes from
+ * the lattice pass, which has its own weight (`-bestpathlw`). `-topn 8` cost more CPU for no gain.
  */
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-fwdflat', 'no'];
 
