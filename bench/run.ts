@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- api | transcription | quality | ask | long | under-work | bundles | storage]` (`long`: a 60-minute
+ * `npm run bench [-- api | transcription | quality | recogniser | ask | long | under-work | bundles | storage]`
+ * (`recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
  * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
@@ -12,13 +13,25 @@ import { main as apiUnderWork } from './api-under-work.ts';
 import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { main as longRecording } from './long-recording.ts';
+import { main as recogniserSettings } from './recogniser-settings.ts';
 import { storageFrontBench, storageFrontTable } from './storage-front.ts';
 import { OUT_DIR } from './support.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
 const which = process.argv[2] ?? 'all';
-const NAMES = ['all', 'api', 'transcription', 'quality', 'ask', 'long', 'under-work', 'bundles', 'storage'];
+const NAMES = [
+  'all',
+  'api',
+  'transcription',
+  'quality',
+  'recogniser',
+  'ask',
+  'long',
+  'under-work',
+  'bundles',
+  'storage',
+];
 if (!NAMES.includes(which)) {
   console.error(`usage: npm run bench [-- ${NAMES.slice(1).join(' | ')}]`);
   process.exit(2);
@@ -82,6 +95,10 @@ if (which === 'all' || which === 'storage') {
 
 if (which === 'all' || which === 'quality') {
   results.transcript_quality = await transcriptQuality();
+}
+
+if (which === 'all' || which === 'recogniser') {
+  results.recogniser_settings = await recogniserSettings();
 }
 
 if (which === 'all' || which === 'long') {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { UnreadableAudioError } from '../../domain/errors.ts';
+import { readableWords } from '../../domain/readable-words.ts';
 import type {
   RecognitionHints,
   RecognitionResult,
@@ -52,12 +53,15 @@ export interface PocketsphinxOptions extends FfmpegOptions {
 }
 
 /**
- * Measured on flite speech (3 voices x 2 scripts, 159 s, ~520 words): default flags 11.9 % WER at
- * 0.17 CPU-RTF, `-lw 5` 11.1 % at 0.20, `-lw 5 -topn 8` 11.3 % at 0.25, so `-topn 8` is not used.
- * `-vad_postspeech 100` scored 10.2 % on flite's short pauses but makes utterances (and pocketsphinx's
- * memory) longer on real speech, so it is left at the default.
+ * Chosen on real speech (`npm run bench -- recogniser`, bench/recogniser-settings.ts; table in
+ * docs/transcripts.md): on the LibriVox tuning set no decoder setting gained more than one word
+ * (2.2 %) over pocketsphinx's defaults, so the cheapest setting that ties was taken: without the
+ * second, flat-lexicon search pass the tuning WER stays 28.9 %, flite stays 9.0 %, and CPU per second
+ * of audio falls (against pocketsphinx's defaults, best of three runs: 0.26 -> 0.17 on the tuning
+ * set, 0.19 -> 0.16 on flite). The former `-lw 5` changed no output: the final hypothesis comes from
+ * the lattice pass, which has its own weight (`-bestpathlw`). `-topn 8` cost more CPU for no gain.
  */
-export const DEFAULT_DECODER_ARGS: readonly string[] = ['-lw', '5'];
+export const DEFAULT_DECODER_ARGS: readonly string[] = ['-fwdflat', 'no'];
 
 /**
  * Local, offline recogniser: ffmpeg decodes to PCM which is streamed into pocketsphinx_continuous.
@@ -121,7 +125,8 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const words = mergeChunkWords(results);
     throwIfAborted(signal);
     await progress.report({ stage: 'recognizing', fraction: 1 });
-    return { words: words.map((word) => clampWord(word, duration_ms)), duration_ms };
+    // pocketsphinx spells every number out; figures read better where the reading is certain.
+    return { words: readableWords(words).map((word) => clampWord(word, duration_ms)), duration_ms };
   }
 
   private async modelArgs(): Promise<string[]> {

@@ -3,6 +3,7 @@
  * share of words put on the right speaker. Used by the benchmark and the quality tests; plain
  * functions of reference and hypothesis, no audio.
  */
+import { comparableWords } from '../../../domain/comparable-words.ts';
 import type { RecognizedWord } from '../../../ports/speech-to-text.ts';
 
 export interface TimedSpeaker {
@@ -11,15 +12,20 @@ export interface TimedSpeaker {
   speaker: string;
 }
 
-/** Lower-case words without punctuation; apostrophes inside words are kept (`don't`). */
+/**
+ * Lower-case words without punctuation; apostrophes inside words are kept (`don't`); one form for
+ * what reads the same (`comparableWords`: "mister" = "Mr.", "twenty five" = "25", "12,000" = "12000").
+ */
 export function normaliseWords(text: string): string[] {
-  return text
+  const tokens = text
     .toLowerCase()
     .replace(/[\u2018\u2019]/g, "'")
+    .replace(/(\d),(?=\d{3}\b)/g, '$1')
     .replace(/[^a-z0-9']+/g, ' ')
     .split(' ')
     .map((word) => word.replace(/^'+|'+$/g, ''))
     .filter((word) => word !== '');
+  return comparableWords(tokens);
 }
 
 /** (substitutions + deletions + insertions) / reference words, by Levenshtein on normalised words. */
