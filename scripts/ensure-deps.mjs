@@ -21,14 +21,17 @@ const SYSTEM_PACKAGES = {
   'pocketsphinx-en-us': '/usr/share/pocketsphinx/model/en-us/en-us.lm.bin',
   // The podcast artifact's voices (and the tests' speech fixtures).
   flite: '/usr/bin/flite',
-  // Real human speech for the quality tests (test/fixtures/real-voices/): LibriVox and "cards" recordings,
-  // and the voice of ALSA's channel test.
+};
+
+/** Only for `test`. */
+const TEST_PACKAGES = {
+  // The browser that runs the browser-based MCP client test (driven by playwright-core).
+  chromium: '/usr/bin/chromium',
+  // Real human speech for the quality tests (test/fixtures/real-voices/, test/fixtures/real-speech.ts):
+  // LibriVox and "cards" recordings, and the voice of ALSA's channel test.
   'pocketsphinx-testdata': '/usr/share/pocketsphinx/test/data/librivox/fileids',
   'alsa-utils': '/usr/share/sounds/alsa/Front_Left.wav',
 };
-
-/** Only for `test`: the browser that runs the browser-based MCP client test (driven by playwright-core). */
-const TEST_PACKAGES = { chromium: '/usr/bin/chromium' };
 
 function say(line) {
   process.stderr.write(`[setup] ${line}\n`);
