@@ -5,7 +5,7 @@ import type { OAuthDeps } from './deps.ts';
 import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { type ClientView, renderConsent, renderSignIn } from './pages.ts';
 import { isS256Challenge } from './pkce.ts';
-import { checkRedirectUri, isRegisteredRedirectUri } from './redirect-uris.ts';
+import { checkRedirectUri, isRegisteredRedirectUri, redirectsAutomatically } from './redirect-uris.ts';
 import { parseScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret, sameHash } from './secrets.ts';
 import { lifetimes } from './settings.ts';
@@ -55,13 +55,13 @@ export async function beginAuthorization(deps: OAuthDeps, query: URLSearchParams
   try {
     state = single(query, 'state') ?? null;
   } catch (error) {
-    return errorRedirect(deps, redirectUri, null, error);
+    return earlyErrorRedirect(deps, redirectUri, null, error);
   }
   try {
     const request = validateRequest(deps, client, query, redirectUri, state);
     return await startSignIn(deps, client, request);
   } catch (error) {
-    return errorRedirect(deps, redirectUri, state, error);
+    return earlyErrorRedirect(deps, redirectUri, state, error);
   }
 }
 
@@ -419,6 +419,26 @@ function clientView(client: OAuthClient, redirectUri: string): ClientView {
         ? `${url.protocol}${url.host ? `//${url.host}` : ''}`
         : url.host,
   };
+}
+
+/**
+ * An error found before the user signed in and approved anything: redirected only to https and
+ * loopback URIs (RFC 9700 section 4.11.2); an app's private-use scheme gets a page instead, so that a
+ * crafted link cannot launch the app without the user having done anything.
+ */
+function earlyErrorRedirect(
+  deps: OAuthDeps,
+  redirectUri: string,
+  state: string | null,
+  error: unknown,
+): WebResult {
+  if (error instanceof OAuthError && !redirectsAutomatically(redirectUri)) {
+    throw new AuthorizationPageError(
+      'Request not valid',
+      `The application's request cannot be answered (${error.error}: ${error.description}).`,
+    );
+  }
+  return errorRedirect(deps, redirectUri, state, error);
 }
 
 function errorRedirect(

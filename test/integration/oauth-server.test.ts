@@ -280,6 +280,17 @@ describe('client registration', () => {
     }
   });
 
+  it('refuses app schemes that are not a known MCP client or reverse-DNS, and registers those that are', async () => {
+    for (const uri of ['ms-settings://x/', 'steam://run/1', 'x-safari-https://evil.example/cb']) {
+      const response = await postJson('/oauth/register', { redirect_uris: [uri] });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    }
+    await register({
+      redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'com.example.app:/oauth/callback'],
+    });
+  });
+
   it('registers a client asking for client_secret_basic as public (none, no secret), and refuses bodies that are not JSON', async () => {
     const secret = await postJson('/oauth/register', {
       redirect_uris: [REDIRECT],
@@ -470,6 +481,25 @@ describe('authorization with sign-in by API key', () => {
       const response = await get(authorizeUrl(client, overrides));
       expect(response.status).toBe(302);
       expect(new URL(response.headers.get('location') ?? '').searchParams.get('error')).toBe(error);
+    }
+  });
+
+  it('shows an error page, and does not launch the app, for an invalid request to an app scheme redirect URI', async () => {
+    for (const redirect of [
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      'com.example.app:/oauth/callback',
+    ]) {
+      const client = await register({ redirect_uris: [redirect] });
+      for (const overrides of [
+        { response_type: 'x' },
+        { code_challenge: null },
+        { resource: 'https://other.example/mcp' },
+      ] as Array<Record<string, string | null>>) {
+        const response = await get(authorizeUrl(client, overrides));
+        expect(response.status).toBe(400);
+        expect(response.headers.get('location')).toBeNull();
+        expect(response.headers.get('content-type')).toContain('text/html');
+      }
     }
   });
 
