@@ -8,6 +8,11 @@ export const lifetimes = {
   code: 120,
   /** A pending authorization request: long enough to sign in upstream and read the consent page. */
   pendingRequest: 600,
+  /**
+   * A step-up mark on a grant (its refreshes answer invalid_grant): long enough for the client to
+   * start an authorization and the user to reach its consent page, then refreshes work again.
+   */
+  stepUpMark: 1200,
   /** A refresh token is replaced on every use; unused for this long, it expires. */
   refreshTokenIdle: 30 * 86_400,
   /** However often it is refreshed, a grant ends after this and the user consents again. */
