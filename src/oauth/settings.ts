@@ -88,6 +88,14 @@ export function settingsForHost(settings: OAuthSettings, host: string | null | u
   return { ...settings, issuer, resource: mcpResource(issuer) };
 }
 
+/**
+ * The issuer of the site that serves `resource`: tokens for a resource are signed in its site's name,
+ * since that site's protected resource metadata lists only that issuer (RFC 9068 section 4).
+ */
+export function issuerOfResource(settings: OAuthSettings, resource: string): string {
+  return settings.sites.find((site) => site.resource === resource)?.issuer ?? settings.issuer;
+}
+
 /** The OAuth part of the configuration, or an error that says which variable to set. */
 export function oauthSettings(config: Config): OAuthSettings {
   const issuer = config.NOTES_PUBLIC_URL;

@@ -7,7 +7,7 @@ import { OAuthError } from './errors.ts';
 import { verifyS256 } from './pkce.ts';
 import { formatScopes, narrowScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret } from './secrets.ts';
-import { lifetimes } from './settings.ts';
+import { issuerOfResource, lifetimes } from './settings.ts';
 import { SIGNING_ALG } from './signing-key.ts';
 import type { AuthorizationCodeRecord, GrantRecord } from './store.ts';
 
@@ -189,7 +189,7 @@ async function issueTokens(
 ): Promise<TokenResponse> {
   const accessToken = await signAccessToken(
     deps.signingKey,
-    { issuer: deps.settings.issuer, resource: grant.resource },
+    { issuer: issuerOfResource(deps.settings, grant.resource), resource: grant.resource },
     { accountId: grant.account_id, clientId: grant.client_id, scopes, grantId: grant.grant_id },
     now,
   );
