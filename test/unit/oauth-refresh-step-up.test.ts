@@ -63,7 +63,11 @@ function setup() {
   const memory = memoryStore();
   const clock = { now: NOW };
   const deps = {
-    settings: { issuer: ISSUER, resource: RESOURCE } as OAuthSettings,
+    settings: {
+      issuer: ISSUER,
+      resource: RESOURCE,
+      sites: [{ issuer: ISSUER, resource: RESOURCE }],
+    } as OAuthSettings,
     store: memory.store,
     signingKey,
     now: () => clock.now,
