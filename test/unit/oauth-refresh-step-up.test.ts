@@ -67,7 +67,7 @@ function setup() {
       issuer: ISSUER,
       resource: RESOURCE,
       sites: [{ issuer: ISSUER, resource: RESOURCE }],
-    } as OAuthSettings,
+    } satisfies Pick<OAuthSettings, 'issuer' | 'resource' | 'sites'>,
     store: memory.store,
     signingKey,
     now: () => clock.now,
