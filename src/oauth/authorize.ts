@@ -5,11 +5,11 @@ import type { OAuthDeps } from './deps.ts';
 import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { type ClientView, renderConsent, renderSignIn } from './pages.ts';
 import { isS256Challenge } from './pkce.ts';
-import { checkRedirectUri, isRegisteredRedirectUri } from './redirect-uris.ts';
+import { checkRedirectUri, isRegisteredRedirectUri, redirectsAutomatically } from './redirect-uris.ts';
 import { parseScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret, sameHash } from './secrets.ts';
 import { lifetimes } from './settings.ts';
-import type { GrantRecord, OAuthClient, PendingAuthorization } from './store.ts';
+import type { GrantRecord, OAuthClient, PendingAuthorization, StepUpShown } from './store.ts';
 import { UpstreamSignInError } from './upstream.ts';
 
 /** What the browser gets: a redirect (to the client or the upstream provider) or one of our pages. */
@@ -55,13 +55,13 @@ export async function beginAuthorization(deps: OAuthDeps, query: URLSearchParams
   try {
     state = single(query, 'state') ?? null;
   } catch (error) {
-    return errorRedirect(deps, redirectUri, null, error);
+    return earlyErrorRedirect(deps, redirectUri, null, error);
   }
   try {
     const request = validateRequest(deps, client, query, redirectUri, state);
     return await startSignIn(deps, client, request);
   } catch (error) {
-    return errorRedirect(deps, redirectUri, state, error);
+    return earlyErrorRedirect(deps, redirectUri, state, error);
   }
 }
 
@@ -260,17 +260,19 @@ async function consentPage(
   knownClient?: OAuthClient,
 ): Promise<WebResult> {
   const csrf = newSecret();
+  const stepUp = await grantAwaitingStepUp(deps, accountId, request);
+  const held = stepUp?.scopes ?? [];
   const bound = await deps.store.bindAccount(
     request.request_id,
     accountId,
     hashSecret(csrf),
     expectedCsrfHash,
     deps.now(),
+    stepUp ? { grant_id: stepUp.grant_id, held } : null,
   );
   if (!bound) throw staleForm();
   const client = knownClient ?? (await findClient(deps, request.client_id));
   const account = await deps.accounts.getAccount(accountId);
-  const held = (await grantAwaitingStepUp(deps, accountId, request))?.scopes ?? [];
   return page(
     200,
     renderConsent({
@@ -304,9 +306,11 @@ async function grantAwaitingStepUp(
 
 /**
  * The consent decision. `approved` holds the ticked scopes (null for Deny). The user may approve less
- * than was asked; the code carries exactly what was approved. On a step-up the code carries the scopes
- * the grant already holds plus the approved ones, and widens that grant when it is exchanged; a
- * declined step-up only ends the step-up, so the grant and its refresh tokens work as before.
+ * than was asked; the code carries exactly what was approved. A step-up applies to the grant the page
+ * showed (`request.step_up`): the code carries the scopes that grant holds plus the approved ones and
+ * widens it when exchanged; Allow with nothing new ticked keeps what the client has (a code for the
+ * held scopes, nothing added). Any decision ends the step-up, so the grant's refreshes work again;
+ * Deny answers access_denied and leaves the grant as it was.
  */
 async function decide(
   deps: OAuthDeps,
@@ -329,23 +333,35 @@ async function decide(
   }
   const accountId = request.account_id;
   if (accountId === null) return denied(deps, request, 'The user did not sign in');
-  const stepUp = await grantAwaitingStepUp(deps, accountId, request);
-  const held = stepUp?.scopes ?? [];
+  const shown = request.step_up ?? null;
+  const held = shown?.held ?? [];
   const offered = request.scopes.filter((scope) => !held.includes(scope));
-  const added = approvedScopes(approved ?? [], offered);
-  if (approved === null || (offered.length > 0 && added.length === 0)) {
-    if (stepUp) await deps.store.settleStepUp(accountId, stepUp.grant_id);
-    return denied(
-      deps,
-      request,
-      approved === null ? 'The user denied the request' : 'The user approved none of the requested scopes',
-    );
+  const nowS = Math.floor(now / 1000);
+  // The user decided: the grant refreshes again, and is not asked for the declined scopes for a while.
+  const settle = (added: McpScope[]) =>
+    shown
+      ? deps.store.decideStepUp(
+          accountId,
+          shown.grant_id,
+          offered.filter((scope) => !added.includes(scope)),
+          nowS + lifetimes.stepUpMark,
+        )
+      : Promise.resolve();
+  if (approved === null) {
+    await settle([]);
+    return denied(deps, request, 'The user denied the request');
+  }
+  const added = approvedScopes(approved, offered);
+  if (!shown && added.length === 0) {
+    return denied(deps, request, 'The user approved none of the requested scopes');
   }
   const scopes = unionScopes(held, added);
-  const nowS = Math.floor(now / 1000);
   let grantId: string;
-  if (stepUp) {
-    grantId = stepUp.grant_id;
+  if (shown) {
+    await requireUnchangedGrant(deps, accountId, shown, now);
+    grantId = shown.grant_id;
+    // Refreshes work again whether or not the code is exchanged.
+    await settle(added);
   } else {
     grantId = randomUUID();
     await deps.store.putGrant({
@@ -372,12 +388,37 @@ async function decide(
     created_at: now,
     expires_at_s: nowS + lifetimes.code,
     used_at: null,
-    ...(stepUp ? { widens_grant: true } : {}),
+    ...(shown ? { widens_grant: true } : {}),
   });
   return {
     kind: 'redirect',
     location: withParams(request.redirect_uri, { code, state: request.state, iss: deps.settings.issuer }),
   };
+}
+
+/**
+ * The step-up grant the consent page showed must still be live and hold what the page said: a page
+ * left open while the grant was revoked, or widened from another tab, is out of date.
+ */
+async function requireUnchangedGrant(
+  deps: OAuthDeps,
+  accountId: string,
+  shown: StepUpShown,
+  now: number,
+): Promise<void> {
+  const grant = await deps.store.getGrant(accountId, shown.grant_id);
+  const unchanged =
+    grant !== null &&
+    grant.revoked_at === null &&
+    grant.expires_at_s * 1000 > now &&
+    grant.scopes.length === shown.held.length &&
+    shown.held.every((scope) => grant.scopes.includes(scope));
+  if (!unchanged) {
+    throw new AuthorizationPageError(
+      'Permissions changed',
+      'What this application may do changed since this page was shown. Start again from the application.',
+    );
+  }
 }
 
 /** The ticked scopes; a form can only tick what the page offered, so anything else is a forged form. */
@@ -419,6 +460,26 @@ function clientView(client: OAuthClient, redirectUri: string): ClientView {
         ? `${url.protocol}${url.host ? `//${url.host}` : ''}`
         : url.host,
   };
+}
+
+/**
+ * An error found before the user signed in and approved anything: redirected only to https and
+ * loopback URIs (RFC 9700 section 4.11.2); an app's private-use scheme gets a page instead, so that a
+ * crafted link cannot launch the app without the user having done anything.
+ */
+function earlyErrorRedirect(
+  deps: OAuthDeps,
+  redirectUri: string,
+  state: string | null,
+  error: unknown,
+): WebResult {
+  if (error instanceof OAuthError && !redirectsAutomatically(redirectUri)) {
+    throw new AuthorizationPageError(
+      'Request not valid',
+      `The application's request cannot be answered (${error.error}: ${error.description}).`,
+    );
+  }
+  return errorRedirect(deps, redirectUri, state, error);
 }
 
 function errorRedirect(

@@ -127,7 +127,7 @@ export function renderConsent(page: ConsentPage): string {
 <ul class="held">
 ${page.held.map((scope) => `<li>${scopeText(scope)}</li>`).join('\n')}
 </ul>
-<p class="muted">That stays as it is whatever you choose here.</p>`
+<p class="muted">To keep just that, leave the new permissions unticked and press Allow. Deny may leave the application signed out until you sign in again.</p>`
       : '';
   const offered =
     page.offered.length > 0

@@ -5,13 +5,14 @@
  * - loopback `http` URIs: host exactly `127.0.0.1`, `[::1]` or `localhost`, any port; matched ignoring
  *   the port (RFC 8252 section 7.3: native apps bind an ephemeral port per request). Every other
  *   `http` URI is refused.
- * - private-use schemes (RFC 8252 section 7.1) of desktop clients: any scheme that is not on the
- *   forbidden list below and does not imitate http(s), either in reverse-DNS form
- *   (`com.example.app:/oauth/callback`) or naming a host (`cursor://anysphere.cursor-mcp/oauth/callback`,
- *   `vscode://publisher.extension/cb`). Matched exactly. A bare `myapp:/callback` is refused: it
- *   names neither the app's domain nor a host, so the consent page could not say where the code goes.
- *   Any app on the machine can claim a scheme; PKCE (required for every client here) is what keeps
- *   an intercepted code useless (RFC 8252 section 8.1), as for loopback redirects.
+ * - private-use schemes (RFC 8252 section 7.1) of desktop clients, only in two forms: the reverse-DNS
+ *   form of RFC 8252 (`com.example.app:/oauth/callback`), or the scheme of a known MCP desktop client
+ *   (KNOWN_CLIENT_SCHEMES below) naming a host (`cursor://anysphere.cursor-mcp/oauth/callback`).
+ *   Any other scheme is refused: an arbitrary scheme launches whatever app claims it (`ms-settings:`,
+ *   `steam:`, `x-safari-https:`), which is not a callback. Matched exactly. Any app on the machine can
+ *   claim a scheme; PKCE (required for every client here) is what keeps an intercepted code useless
+ *   (RFC 8252 section 8.1), as for loopback redirects. Errors found before the user approved are not
+ *   redirected to these at all (see `redirectsAutomatically`).
  * - never a fragment, never user information, never script, local-content, web-socket or
  *   system-handler schemes (`javascript:`, `data:`, `file:`, `vbscript:`, `blob:`, `ms-msdt:`, ...),
  *   at most 2,000 characters, no whitespace or control characters.
@@ -45,6 +46,18 @@ const FORBIDDEN_SCHEMES = new Set([
   'mailto',
   'tel',
   'sms',
+]);
+
+/**
+ * URL schemes of MCP desktop clients that register a callback with a host, and where each was found.
+ * Reverse-DNS schemes need no entry: they name their owner's domain.
+ */
+const KNOWN_CLIENT_SCHEMES: ReadonlyMap<string, string> = new Map([
+  ['cursor', 'Cursor: test/fixtures/mcp-clients/cursor.json, https://cursor.com/docs/mcp'],
+  ['vscode', 'VS Code: urlProtocol in product.json, https://github.com/microsoft/vscode'],
+  ['vscode-insiders', 'VS Code Insiders: urlProtocol of the Insiders build (same source)'],
+  ['windsurf', 'Windsurf: https://github.com/trypostit/trypost/pull/336'],
+  ['claude', 'Claude Desktop: https://github.com/trypostit/trypost/pull/336'],
 ]);
 
 const REVERSE_DNS_SCHEME = /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/;
@@ -83,11 +96,13 @@ export function checkRedirectUri(uri: unknown): RedirectUriCheck {
   }
   // http and https were answered above: `https-app:`, `http.example:` only read like them.
   if (scheme.startsWith('http')) return refuse(`must not use ${scheme}:, a look-alike of http(s)`);
-  if (!REVERSE_DNS_SCHEME.test(scheme) && !url.hostname) {
+  if (REVERSE_DNS_SCHEME.test(scheme)) return { ok: true, kind: 'private-use' };
+  if (!KNOWN_CLIENT_SCHEMES.has(scheme)) {
     return refuse(
-      `uses the private-use scheme ${scheme}: without a host: use https, a loopback http address, a scheme with a host (e.g. cursor://app.example/callback) or a reverse-DNS scheme (e.g. com.example.app:/callback)`,
+      `uses the scheme ${scheme}:, which is not a known MCP client's: use https, a loopback http address or a reverse-DNS scheme (e.g. com.example.app:/callback)`,
     );
   }
+  if (!url.hostname) return refuse(`uses the scheme ${scheme}: without a host`);
   return { ok: true, kind: 'private-use' };
 }
 
@@ -106,6 +121,17 @@ export function redirectUriMatches(registered: string, requested: string): boole
     a.pathname === b.pathname &&
     a.search === b.search
   );
+}
+
+/**
+ * Whether an error found before the user signed in and approved may be redirected to this URI without
+ * asking (RFC 9700 section 4.11.2): only to https and loopback URIs, which open a page in the browser
+ * or reach the client's own listener. A private-use scheme launches an app, so those errors are shown
+ * as a page instead.
+ */
+export function redirectsAutomatically(uri: string): boolean {
+  const check = checkRedirectUri(uri);
+  return check.ok && check.kind !== 'private-use';
 }
 
 export function isRegisteredRedirectUri(registered: readonly string[], requested: string): boolean {

@@ -8,6 +8,11 @@ export const lifetimes = {
   code: 120,
   /** A pending authorization request: long enough to sign in upstream and read the consent page. */
   pendingRequest: 600,
+  /**
+   * A step-up mark on a grant (its refreshes answer invalid_grant): long enough for the client to
+   * start an authorization and the user to reach its consent page, then refreshes work again.
+   */
+  stepUpMark: 1200,
   /** A refresh token is replaced on every use; unused for this long, it expires. */
   refreshTokenIdle: 30 * 86_400,
   /** However often it is refreshed, a grant ends after this and the user consents again. */
@@ -81,6 +86,14 @@ export function settingsForHost(settings: OAuthSettings, host: string | null | u
     host,
   );
   return { ...settings, issuer, resource: mcpResource(issuer) };
+}
+
+/**
+ * The issuer of the site that serves `resource`: tokens for a resource are signed in its site's name,
+ * since that site's protected resource metadata lists only that issuer (RFC 9068 section 4).
+ */
+export function issuerOfResource(settings: OAuthSettings, resource: string): string {
+  return settings.sites.find((site) => site.resource === resource)?.issuer ?? settings.issuer;
 }
 
 /** The OAuth part of the configuration, or an error that says which variable to set. */

@@ -36,8 +36,18 @@ export interface PendingAuthorization {
   account_id: string | null;
   /** What the upstream sign-in needs back at the callback (PKCE verifier, nonce). */
   upstream: Record<string, string> | null;
+  /**
+   * Set with the account when the consent page is drawn for a step-up: the grant it offers to widen
+   * and the scopes that grant held then. The decision applies to exactly this (null: a new grant).
+   */
+  step_up?: StepUpShown | null;
   created_at: number;
   expires_at_s: number;
+}
+
+export interface StepUpShown {
+  grant_id: string;
+  held: McpScope[];
 }
 
 export interface GrantRecord {
@@ -56,6 +66,18 @@ export interface GrantRecord {
    * a step-up is recorded, and removed again once the user has decided on it (approved or declined).
    */
   step_up_scopes?: McpScope[];
+  /**
+   * Until when (epoch seconds) `step_up_scopes` holds: a client that never completes the
+   * authorization does not leave the grant's refreshes blocked for good.
+   */
+  step_up_until_s?: number;
+  /**
+   * Scopes the user left unticked (or denied) on this grant's step-up consent, and until when (epoch
+   * seconds) the MCP server does not ask for them again: the refused call that follows a decision
+   * must not hold back the grant's refreshes once more (the MCP SDK would then drop its tokens).
+   */
+  step_up_declined?: McpScope[];
+  step_up_declined_until_s?: number;
 }
 
 export interface AuthorizationCodeRecord {
@@ -75,6 +97,8 @@ export interface AuthorizationCodeRecord {
    * A failed exchange then leaves that grant as it was (a fresh grant ends with its failed code).
    */
   widens_grant?: boolean;
+  /** Set when the exchange passed its checks and tokens were issued: only then does a reuse revoke. */
+  issued_at?: number;
 }
 
 export interface RefreshTokenRecord {
@@ -121,6 +145,7 @@ export interface OAuthStore {
     csrfHash: string,
     expectedCsrfHash: string | null,
     now: number,
+    stepUp: StepUpShown | null,
   ): Promise<boolean>;
   /**
    * Removes and returns the request if its CSRF hash matches (and, with `signedIn`, an account is
@@ -136,19 +161,29 @@ export interface OAuthStore {
   putGrant(grant: GrantRecord): Promise<void>;
   getGrant(accountId: string, grantId: string): Promise<GrantRecord | null>;
   revokeGrant(accountId: string, grantId: string, now: number): Promise<void>;
-  /** Sets the grant's `step_up_scopes` (the latest step-up wins); nothing when the grant is gone. */
-  recordStepUp(accountId: string, grantId: string, scopes: McpScope[]): Promise<void>;
-  /** The account's live grants to the client that wait for a step-up (`step_up_scopes` set). */
+  /**
+   * Sets the grant's `step_up_scopes` until `untilS` (the latest step-up wins); nothing when the
+   * grant is gone.
+   */
+  recordStepUp(accountId: string, grantId: string, scopes: McpScope[], untilS: number): Promise<void>;
+  /** The account's live grants to the client that wait for a step-up (`step_up_scopes` set, not past). */
   grantsAwaitingStepUp(accountId: string, clientId: string, now: number): Promise<GrantRecord[]>;
   /**
-   * Ends a step-up: removes `step_up_scopes` and, when `scopes` is given, sets the grant's scopes to
+   * Ends a step-up: removes `step_up_scopes` (and its time) and, when `scopes` is given, sets the grant's scopes to
    * it. Only on a grant that is not revoked; false when there is none.
    */
   settleStepUp(accountId: string, grantId: string, scopes?: McpScope[]): Promise<boolean>;
+  /**
+   * The user decided on a step-up: removes `step_up_scopes` and records what was declined (possibly
+   * nothing) until `untilS`. Nothing when the grant is gone.
+   */
+  decideStepUp(accountId: string, grantId: string, declined: McpScope[], untilS: number): Promise<void>;
 
   putCode(code: AuthorizationCodeRecord): Promise<void>;
   /** Marks the code used, atomically: only the first caller gets `redeemed`. */
   redeemCode(codeHash: string, now: number): Promise<Redemption<AuthorizationCodeRecord>>;
+  /** Records that the code's exchange succeeded (`issued_at`). */
+  markCodeIssued(codeHash: string, now: number): Promise<void>;
 
   putRefreshToken(token: RefreshTokenRecord): Promise<void>;
   getRefreshToken(tokenHash: string): Promise<RefreshTokenRecord | null>;

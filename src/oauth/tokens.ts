@@ -7,7 +7,7 @@ import { OAuthError } from './errors.ts';
 import { verifyS256 } from './pkce.ts';
 import { formatScopes, narrowScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret } from './secrets.ts';
-import { lifetimes } from './settings.ts';
+import { issuerOfResource, lifetimes } from './settings.ts';
 import { SIGNING_ALG } from './signing-key.ts';
 import type { AuthorizationCodeRecord, GrantRecord } from './store.ts';
 
@@ -51,8 +51,7 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
   }
   const record = redemption.record;
   if (redemption.outcome === 'reused') {
-    if (await issuedTokens(deps, record))
-      await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+    if (issuedTokens(record)) await deps.store.revokeGrant(record.account_id, record.grant_id, now);
     throw new OAuthError(
       'invalid_grant',
       'The authorization code was already used; the tokens issued with it have been revoked',
@@ -67,6 +66,8 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
     throw error;
   }
   let grant = await activeGrant(deps, record.account_id, record.grant_id, now);
+  // Recorded before the tokens exist: a reuse after a failure past this point still revokes.
+  await deps.store.markCodeIssued(record.code_hash, now);
   if (record.widens_grant) {
     const scopes = unionScopes(grant.scopes, record.scopes);
     if (!(await deps.store.settleStepUp(grant.account_id, grant.grant_id, scopes))) {
@@ -79,13 +80,11 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
 
 /**
  * Whether the first exchange of a used code issued tokens, which its reuse then revokes. A step-up code
- * whose first exchange failed issued none: its grant does not hold the code's scopes yet, and a client
- * that retries a failed exchange must not lose the grant it already had.
+ * whose first exchange failed issued none (the code records a success), and a client that retries a
+ * failed exchange must not lose the grant it already had. A new grant's failed code already ended it.
  */
-async function issuedTokens(deps: OAuthDeps, record: AuthorizationCodeRecord): Promise<boolean> {
-  if (!record.widens_grant) return true;
-  const grant = await deps.store.getGrant(record.account_id, record.grant_id);
-  return grant !== null && record.scopes.every((scope) => grant.scopes.includes(scope));
+function issuedTokens(record: AuthorizationCodeRecord): boolean {
+  return !record.widens_grant || record.issued_at !== undefined;
 }
 
 /** The checks of RFC 6749 section 4.1.3 and RFC 7636 section 4.6, on a code already spent. */
@@ -136,18 +135,22 @@ async function refresh(deps: OAuthDeps, form: URLSearchParams): Promise<TokenRes
   const grant = await activeGrant(deps, record.account_id, record.grant_id, now);
   // The grant, not the token, says what may be asked for: a step-up may have widened it since.
   const scopes = narrowScopes(grant.scopes, scope);
-  if (grant.step_up_scopes?.length) {
+  if (awaitsStepUp(grant, now)) {
     // Step-up: a refresh cannot widen the grant, and clients (the MCP SDK) send no scope on refresh.
     // invalid_grant makes them drop their tokens and authorize again with the wider scope. Nothing is
-    // revoked, unlike reuse: approved, the consent widens this grant; declined, it refreshes again.
+    // revoked, unlike reuse: once the user decided (or the mark expired), it refreshes again.
     throw new OAuthError(
       'invalid_grant',
-      `More scope was requested (${formatScopes(grant.step_up_scopes)}): authorize again`,
+      `More scope was requested (${formatScopes(grant.step_up_scopes ?? [])}): authorize again`,
     );
   }
   const rotation = await deps.store.rotateRefreshToken(hash, now);
   if (rotation.outcome !== 'redeemed') await reuseDetected(deps, record.account_id, record.grant_id, now);
   return issueTokens(deps, grant, scopes, now);
+}
+
+function awaitsStepUp(grant: GrantRecord, now: number): boolean {
+  return Boolean(grant.step_up_scopes?.length) && (grant.step_up_until_s ?? 0) * 1000 > now;
 }
 
 async function reuseDetected(
@@ -186,7 +189,7 @@ async function issueTokens(
 ): Promise<TokenResponse> {
   const accessToken = await signAccessToken(
     deps.signingKey,
-    { issuer: deps.settings.issuer, resource: grant.resource },
+    { issuer: issuerOfResource(deps.settings, grant.resource), resource: grant.resource },
     { accountId: grant.account_id, clientId: grant.client_id, scopes, grantId: grant.grant_id },
     now,
   );

@@ -18,8 +18,8 @@ export interface JwtAccessTokenVerifierOptions {
   /** The MCP resource URL: the audience a token must have when `verify` is not told another one. */
   resource: string;
   /**
-   * The other public URLs of this same server (locally `localhost` besides `127.0.0.1`): their
-   * issuers are accepted, and `verify` may be asked for their resources.
+   * The other public URLs of this same server (locally `localhost` besides `127.0.0.1`): `verify`
+   * may be asked for their resources, whose tokens then carry their issuers.
    */
   otherSites?: readonly OAuthSite[];
   /** Public JWKs of our signing keys (ES256 only). */
@@ -38,20 +38,19 @@ const REQUIRED_CLAIMS = ['iss', 'aud', 'sub', 'exp', 'iat', 'jti', 'client_id', 
 
 /**
  * Verifies the MCP server's access tokens: an ES256 signature by one of our keys (`alg: none`, HS*
- * and every other algorithm refused), header `typ: at+jwt` (so ID tokens, typ JWT, fail), iss one of
- * ours, aud exactly the MCP resource the request reached, exp / nbf / iat within a small skew, and the
+ * and every other algorithm refused), header `typ: at+jwt` (so ID tokens, typ JWT, fail), iss the
+ * issuer of the site whose resource is asked for, aud exactly the MCP resource the request reached, exp / nbf / iat within a small skew, and the
  * claims we issue. API keys (`svc_sk_...`) are refused outright. Error messages say why, never
  * repeat the token.
  */
 export class JwtAccessTokenVerifier implements AccessTokenVerifier {
   private readonly jwks: ReturnType<typeof createLocalJWKSet>;
-  private readonly issuers: string[];
-  private readonly resources: Set<string>;
+  /** Each resource and the issuer of its site: a token for a resource must come from that issuer. */
+  private readonly issuerOf: Map<string, string>;
 
   constructor(private readonly options: JwtAccessTokenVerifierOptions) {
     const sites = [{ issuer: options.issuer, resource: options.resource }, ...(options.otherSites ?? [])];
-    this.issuers = sites.map((site) => site.issuer);
-    this.resources = new Set(sites.map((site) => site.resource));
+    this.issuerOf = new Map(sites.map((site) => [site.resource, site.issuer]));
     const keys = options.keys.filter((key) => key.kty === 'EC' && key.crv === 'P-256' && key.d === undefined);
     if (keys.length === 0)
       throw new Error('The access token verifier needs at least one public EC P-256 key');
@@ -60,7 +59,8 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
 
   async verify(token: string, resource = this.options.resource): Promise<AccessGrant> {
     // A caller's mistake, not a bad token: the audience asked for must be one of ours.
-    if (!this.resources.has(resource)) throw new Error(`${resource} is not a resource of this server`);
+    const issuer = this.issuerOf.get(resource);
+    if (!issuer) throw new Error(`${resource} is not a resource of this server`);
     if (typeof token !== 'string' || token.length === 0) throw invalid('No access token');
     if (token.startsWith(API_KEY_PREFIX)) {
       throw invalid('API keys are not accepted here: the MCP server takes OAuth access tokens');
@@ -71,7 +71,6 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
       ({ payload } = await jwtVerify(token, this.jwks, {
         algorithms: [SIGNING_ALG],
         typ: ACCESS_TOKEN_TYP,
-        issuer: this.issuers,
         audience: resource,
         clockTolerance: this.options.clockToleranceSeconds ?? lifetimes.clockSkew,
         // Also refuses an iat in the future; our tokens never live longer than this.
@@ -87,6 +86,9 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
     if (Array.isArray(aud) ? aud.length !== 1 || aud[0] !== resource : aud !== resource) {
       throw invalid('The access token is not for this resource (aud)');
     }
+    // RFC 9068 section 4: the issuer the resource's metadata names, not any issuer of ours. Checked
+    // after aud, so that a token for the other site is refused for what it is.
+    if (payload.iss !== issuer) throw invalid('The access token was not issued by this server (iss)');
     const { sub, client_id: clientId, scope, grant_id: grantId } = payload as Record<string, unknown>;
     if (typeof sub !== 'string' || sub.length === 0) throw invalid('The access token has no subject');
     if (typeof clientId !== 'string' || clientId.length === 0)

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { postMcpWithToken, TOOLS_LIST } from '../support/mcp-requests.ts';
@@ -80,13 +81,14 @@ describe('http://localhost:PORT and http://127.0.0.1:PORT', () => {
     }
   });
 
-  it("issue a token for the resource the client asks for (RFC 8707), good only at that resource's host", async () => {
-    // Reached at localhost, asked for 127.0.0.1's resource.
+  it("issue a token for the resource the client asks for (RFC 8707), in that resource's issuer's name, good only at that resource's host", async () => {
+    // Reached at localhost, asked for 127.0.0.1's resource: 127.0.0.1's metadata lists only its issuer.
     const { access_token: token } = await accessTokenFor({
       baseUrl: localhost,
       apiKey,
       resource: `${loopback}/mcp`,
     });
+    expect(decodeJwt(token)).toMatchObject({ iss: loopback, aud: `${loopback}/mcp` });
     expect((await toolsList(loopback, token)).status).toBe(200);
     expect((await toolsList(localhost, token)).status).toBe(401);
   });

@@ -173,7 +173,7 @@ describe('registration answers', () => {
     expect(await response.json()).toEqual({
       error: 'invalid_redirect_uri',
       error_description: expect.stringMatching(
-        /^redirect_uris\[3\] \("myapp:\/callback"\) uses the private-use scheme myapp: without a host/,
+        /^redirect_uris\[3\] \("myapp:\/callback"\) uses the scheme myapp:, which is not a known MCP client's/,
       ),
     });
     for (const [uri, why] of [

@@ -251,6 +251,38 @@ describe('the official MCP SDK client, with its OAuth support, against the local
   });
 });
 
+describe('a step-up the user allows with nothing new ticked, through the SDK client', () => {
+  it('keeps the rights the client had: the tool still answers 403, and reads and refreshes go on without a browser', async () => {
+    const { client, provider, transport } = await connectWithOAuth(apiKey);
+    provider.untick = ['notes:write'];
+    provider.log.length = 0;
+    await expect(
+      call(client, 'updateNote', { note_id: noteId, title: 'Not renamed' }),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    await transport.finishAuth(provider.takeCode());
+    expect(provider.consents.at(-1)).toEqual({
+      held: ['notes:read', 'notes:process'],
+      offered: ['notes:write'],
+    });
+    expect(provider.tokens()?.scope).toBe('notes:read notes:process');
+    // The SDK tries the call once more and stops at the same 403, with its tokens kept.
+    await expect(call(client, 'updateNote', { note_id: noteId, title: 'Not renamed' })).rejects.toThrow(
+      /403/,
+    );
+    expect(provider.tokens()?.refresh_token).toEqual(expect.any(String));
+    expect((await call(client, 'getNote', { note_id: noteId })).isError).toBeFalsy();
+    expect((await service.api('GET', `/v1/notes/${noteId}`)).body.title).not.toBe('Not renamed');
+
+    provider.log.length = 0;
+    expect(await auth(provider, { serverUrl: mcpUrl, fetchFn: loggingFetch(provider.log) })).toBe(
+      'AUTHORIZED',
+    );
+    expect(provider.log.filter((line) => line.startsWith('browser:'))).toEqual([]);
+    expect(provider.tokens()?.scope).toBe('notes:read notes:process');
+    expect((await call(client, 'getNote', { note_id: noteId })).isError).toBeFalsy();
+  });
+});
+
 describe('tokens and keys where they do not belong', () => {
   it('REST refuses the MCP access token', async () => {
     const { provider } = await connectWithOAuth(apiKey);

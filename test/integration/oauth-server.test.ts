@@ -280,6 +280,17 @@ describe('client registration', () => {
     }
   });
 
+  it('refuses app schemes that are not a known MCP client or reverse-DNS, and registers those that are', async () => {
+    for (const uri of ['ms-settings://x/', 'steam://run/1', 'x-safari-https://evil.example/cb']) {
+      const response = await postJson('/oauth/register', { redirect_uris: [uri] });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    }
+    await register({
+      redirect_uris: ['cursor://anysphere.cursor-mcp/oauth/callback', 'com.example.app:/oauth/callback'],
+    });
+  });
+
   it('registers a client asking for client_secret_basic as public (none, no secret), and refuses bodies that are not JSON', async () => {
     const secret = await postJson('/oauth/register', {
       redirect_uris: [REDIRECT],
@@ -470,6 +481,25 @@ describe('authorization with sign-in by API key', () => {
       const response = await get(authorizeUrl(client, overrides));
       expect(response.status).toBe(302);
       expect(new URL(response.headers.get('location') ?? '').searchParams.get('error')).toBe(error);
+    }
+  });
+
+  it('shows an error page, and does not launch the app, for an invalid request to an app scheme redirect URI', async () => {
+    for (const redirect of [
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      'com.example.app:/oauth/callback',
+    ]) {
+      const client = await register({ redirect_uris: [redirect] });
+      for (const overrides of [
+        { response_type: 'x' },
+        { code_challenge: null },
+        { resource: 'https://other.example/mcp' },
+      ] as Array<Record<string, string | null>>) {
+        const response = await get(authorizeUrl(client, overrides));
+        expect(response.status).toBe(400);
+        expect(response.headers.get('location')).toBeNull();
+        expect(response.headers.get('content-type')).toContain('text/html');
+      }
     }
   });
 
@@ -713,13 +743,41 @@ describe('least privilege on the consent page', () => {
     ).toBe('invalid_scope');
   });
 
-  it('treats a step-up approved with nothing new ticked as declined, and the grant refreshes as before', async () => {
+  it('keeps what the client has when a step-up is allowed with nothing new ticked: a code for the held scopes, on the same grant', async () => {
     const client = await register();
     const { tokens, scope } = await refusedForWrite(client);
     const back = await authorize(client, { scope }, { untick: ['notes:write'] });
-    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('error')).toBeNull();
+    const kept = await exchange(client, back.searchParams.get('code') as string);
+    expect(kept.status).toBe(200);
+    expect(kept.body.scope).toBe('notes:read notes:process');
+    const verify = (token: string) => getAccessTokenVerifier().verify(token);
+    expect((await verify(kept.body.access_token as string)).grantId).toBe(
+      (await verify(tokens.access_token as string)).grantId,
+    );
+    expect((await rename(kept.body.access_token as string)).status).toBe(403);
+    // Nothing was added, and the step-up is over: the earlier refresh token refreshes again.
     const refreshed = await refresh(client, tokens.refresh_token as string);
     expect(refreshed.body.scope).toBe('notes:read notes:process');
+  });
+
+  it('shows an error page, and issues no code, when the step-up grant changed after its consent page was drawn', async () => {
+    const client = await register();
+    const { tokens, scope } = await refusedForWrite(client);
+    const consent = await signIn(authorizeUrl(client, { scope }));
+    const html = await consent.text();
+    expect(heldScopes(html)).toEqual(['notes:read', 'notes:process']);
+    // Widened from another tab: this page's "already granted" list is now out of date.
+    await authorize(client, { scope }).then(async (back) =>
+      exchange(client, back.searchParams.get('code') as string),
+    );
+    const stale = await postForm('/oauth/authorize', consentDecision(html, 'approve'));
+    expect(stale.status).toBe(400);
+    expect(stale.headers.get('location')).toBeNull();
+    expect(await stale.text()).toContain('changed since this page was shown');
+    expect((await refresh(client, tokens.refresh_token as string)).body.scope).toBe(
+      'notes:read notes:write notes:process',
+    );
   });
 });
 
@@ -746,18 +804,36 @@ describe('a failed code exchange spends the code', () => {
     expect(retry.body.error).toBe('invalid_grant');
   });
 
-  it('spends a step-up code that fails its exchange, and leaves the grant it would have widened as it was', async () => {
+  it('spends a step-up code that fails its exchange, and leaves the grant it would have widened as it was, refreshing again', async () => {
     const client = await register();
     const { tokens, scope } = await refusedForWrite(client);
     const code = await codeFor(client, { scope });
     const wrong = await exchange(client, code, { code_verifier: `${VERIFIER.slice(0, -1)}X` });
     expect(wrong.body.error).toBe('invalid_grant');
     expect((await exchange(client, code)).body.error).toBe('invalid_grant');
-    // Not revoked, and still held for the step-up: the client authorizes again.
+    // Not revoked, not widened, and not held back: the user decided, so the grant refreshes as before.
     expect(
       (await mcp(tokens.access_token as string, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status,
     ).toBe(200);
-    expect((await refresh(client, tokens.refresh_token as string)).body.error).toBe('invalid_grant');
+    expect((await refresh(client, tokens.refresh_token as string)).body.scope).toBe(
+      'notes:read notes:process',
+    );
+  });
+
+  it('leaves the grant alone when a failed step-up code that adds nothing is retried', async () => {
+    const client = await register();
+    const { tokens, scope } = await refusedForWrite(client);
+    const back = await authorize(client, { scope }, { untick: ['notes:write'] });
+    const code = back.searchParams.get('code') as string;
+    expect(code).toBeTruthy();
+    expect((await exchange(client, code, { code_verifier: `${VERIFIER.slice(0, -1)}X` })).body.error).toBe(
+      'invalid_grant',
+    );
+    expect((await exchange(client, code)).body.error).toBe('invalid_grant');
+    expect(
+      (await mcp(tokens.access_token as string, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status,
+    ).toBe(200);
+    expect((await refresh(client, tokens.refresh_token as string)).status).toBe(200);
   });
 });
 

@@ -49,6 +49,8 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
   readonly consents: Array<{ held: string[]; offered: string[] }> = [];
   /** Scopes the user ticks beyond those the consent page ticks by default. */
   tick: string[] = [];
+  /** Scopes the consent page ticks by default that the user unticks (all new ones: "keep what I have"). */
+  untick: string[] = [];
   /** Where each consent page said the browser returns to. */
   readonly returnsTo: string[] = [];
   /** Every redirect back to the client, whole (code, state and iss included). */
@@ -141,7 +143,9 @@ export class HeadlessOAuthProvider implements OAuthClientProvider {
       offered: scopeCheckboxes(consentHtml).map((box) => box.scope),
     });
     this.returnsTo.push(/returns to <strong>([^<]+)<\/strong>/.exec(consentHtml)?.[1] ?? '');
-    const decision = await form(consentDecision(consentHtml, 'approve', { tick: this.tick }));
+    const decision = await form(
+      consentDecision(consentHtml, 'approve', { tick: this.tick, untick: this.untick }),
+    );
     expect(decision.status).toBe(303);
     const location = decision.headers.get('location') ?? '';
     this.redirects.push(location);

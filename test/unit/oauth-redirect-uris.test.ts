@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkRedirectUri,
   isRegisteredRedirectUri,
+  redirectsAutomatically,
   redirectUriMatches,
 } from '../../src/oauth/redirect-uris.ts';
 
@@ -35,7 +36,10 @@ describe('the redirect URI policy at registration', () => {
     ['file:///etc/passwd', 'file'],
     ['vbscript:msgbox', 'vbscript'],
     ['blob:https://app.example.com/uuid', 'blob'],
-    ['myapp:/callback', 'without a host'],
+    ['myapp:/callback', 'not a known'],
+    ['ms-settings://x/', 'not a known'],
+    ['steam://run/1', 'not a known'],
+    ['x-safari-https://evil.example/cb', 'not a known'],
     ['cursor:///oauth/callback', 'without a host'],
     ['https-app://app.example.com/cb', 'look-alike'],
     ['http.example.com:/cb', 'look-alike'],
@@ -98,5 +102,14 @@ describe('matching the redirect URI of an authorization request', () => {
     expect(isRegisteredRedirectUri(['http://127.0.0.1/cb'], 'http://127.0.0.1:80/cb#frag')).toBe(false);
     expect(isRegisteredRedirectUri(['http://127.0.0.1/cb'], 'http://127.0.0.1:8080/cb')).toBe(true);
     expect(isRegisteredRedirectUri(['https://a.example/cb'], 'https://b.example/cb')).toBe(false);
+  });
+});
+
+describe('errors before approval', () => {
+  it('are redirected automatically only to https and loopback URIs, never to an app scheme', () => {
+    expect(redirectsAutomatically('https://app.example.com/cb')).toBe(true);
+    expect(redirectsAutomatically('http://127.0.0.1:8080/cb')).toBe(true);
+    expect(redirectsAutomatically('cursor://anysphere.cursor-mcp/oauth/callback')).toBe(false);
+    expect(redirectsAutomatically('com.example.app:/oauth/callback')).toBe(false);
   });
 });

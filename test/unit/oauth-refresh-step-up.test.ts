@@ -14,6 +14,8 @@ const RESOURCE = `${ISSUER}/mcp`;
 const NOW = 1_750_000_000_000;
 const ACCOUNT = 'account-1';
 const CLIENT = 'client-1';
+/** When a step-up recorded now stops holding back refreshes. */
+const UNTIL = NOW / 1000 + 1200;
 
 /** The grant and refresh-token part of the store, in memory. */
 function memoryStore() {
@@ -26,14 +28,15 @@ function memoryStore() {
       const grant = grants.get(grantId);
       if (grant && grant.revoked_at === null) grant.revoked_at = now;
     },
-    recordStepUp: async (_account: string, grantId: string, scopes: McpScope[]) => {
+    recordStepUp: async (_account: string, grantId: string, scopes: McpScope[], untilS: number) => {
       const grant = grants.get(grantId);
-      if (grant) grant.step_up_scopes = scopes;
+      if (grant) Object.assign(grant, { step_up_scopes: scopes, step_up_until_s: untilS });
     },
     settleStepUp: async (_account: string, grantId: string, scopes?: McpScope[]) => {
       const grant = grants.get(grantId);
       if (!grant || grant.revoked_at !== null) return false;
       delete grant.step_up_scopes;
+      delete grant.step_up_until_s;
       if (scopes) grant.scopes = scopes;
       return true;
     },
@@ -58,11 +61,16 @@ beforeAll(async () => {
 
 function setup() {
   const memory = memoryStore();
+  const clock = { now: NOW };
   const deps = {
-    settings: { issuer: ISSUER, resource: RESOURCE } as OAuthSettings,
+    settings: {
+      issuer: ISSUER,
+      resource: RESOURCE,
+      sites: [{ issuer: ISSUER, resource: RESOURCE }],
+    } satisfies Pick<OAuthSettings, 'issuer' | 'resource' | 'sites'>,
     store: memory.store,
     signingKey,
-    now: () => NOW,
+    now: () => clock.now,
   } as unknown as OAuthDeps;
   /** A grant as consent creates it, with one refresh token. */
   const consent = async (scopes: McpScope[]) => {
@@ -102,7 +110,7 @@ function setup() {
         resource: RESOURCE,
       }),
     );
-  return { ...memory, consent, refresh };
+  return { ...memory, clock, consent, refresh };
 }
 
 async function refusal(promise: Promise<TokenResponse>): Promise<OAuthError> {
@@ -118,7 +126,7 @@ describe('a refresh after the MCP server asked for more scope (step-up)', () => 
   it('answers 400 invalid_grant "authorize again", and revokes and rotates nothing', async () => {
     const { consent, refresh, store, grants, refreshTokens } = setup();
     const { grantId, refreshToken } = await consent(['notes:read', 'notes:process']);
-    await store.recordStepUp(ACCOUNT, grantId, ['notes:write']);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:write'], UNTIL);
 
     const error = await refusal(refresh(refreshToken));
     expect(error.status).toBe(400);
@@ -141,7 +149,7 @@ describe('a refresh after the MCP server asked for more scope (step-up)', () => 
     const rotated = await refresh(first.refreshToken);
     expect(rotated.scope).toBe('notes:read notes:process');
 
-    await store.recordStepUp(ACCOUNT, first.grantId, ['notes:write']);
+    await store.recordStepUp(ACCOUNT, first.grantId, ['notes:write'], UNTIL);
     expect((await refusal(refresh(rotated.refresh_token))).error).toBe('invalid_grant');
 
     // The client authorizes again for the wider scope: a new grant, for the same client and account.
@@ -155,7 +163,7 @@ describe('a refresh after the MCP server asked for more scope (step-up)', () => 
     const { consent, refresh, store, grants } = setup();
     const { grantId, refreshToken } = await consent(['notes:read']);
     await refresh(refreshToken);
-    await store.recordStepUp(ACCOUNT, grantId, ['notes:delete']);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:delete'], UNTIL);
     expect((await refusal(refresh(refreshToken))).description).toMatch(/already used/);
     expect(grants.get(grantId)?.revoked_at).toBe(NOW);
   });
@@ -163,16 +171,25 @@ describe('a refresh after the MCP server asked for more scope (step-up)', () => 
   it('refreshes with the old scopes once the user declined the step-up, and with the widened grant once approved', async () => {
     const { consent, refresh, store } = setup();
     const { grantId, refreshToken } = await consent(['notes:read', 'notes:process']);
-    await store.recordStepUp(ACCOUNT, grantId, ['notes:write']);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:write'], UNTIL);
     expect((await refusal(refresh(refreshToken))).error).toBe('invalid_grant');
 
     await store.settleStepUp(ACCOUNT, grantId);
     const declined = await refresh(refreshToken);
     expect(declined.scope).toBe('notes:read notes:process');
 
-    await store.recordStepUp(ACCOUNT, grantId, ['notes:write']);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:write'], UNTIL);
     await store.settleStepUp(ACCOUNT, grantId, ['notes:read', 'notes:write', 'notes:process']);
     // The refresh token was issued before the grant widened: the grant decides what it gets.
     expect((await refresh(declined.refresh_token)).scope).toBe('notes:read notes:write notes:process');
+  });
+
+  it('refreshes again once the step-up mark has expired, when the client never finished authorizing', async () => {
+    const { consent, refresh, store, clock } = setup();
+    const { grantId, refreshToken } = await consent(['notes:read', 'notes:process']);
+    await store.recordStepUp(ACCOUNT, grantId, ['notes:write'], UNTIL);
+    expect((await refusal(refresh(refreshToken))).error).toBe('invalid_grant');
+    clock.now = UNTIL * 1000;
+    expect((await refresh(refreshToken)).scope).toBe('notes:read notes:process');
   });
 });

@@ -197,9 +197,11 @@ describe('the MCP access token verifier', () => {
       keys: [key.publicJwk],
       now: () => NOW,
     });
-    // Issued at localhost for 127.0.0.1's resource (RFC 8707 lets the client ask for it).
+    // 127.0.0.1's resource, in localhost's name: 127.0.0.1's metadata names only its own issuer.
     const crossIssued = await mint({ ...goodClaims, iss: localhost.issuer, aud: loopback.resource });
-    await expect(local.verify(crossIssued, loopback.resource)).resolves.toMatchObject({
+    await expect(local.verify(crossIssued, loopback.resource)).rejects.toThrow(/not issued by this server/);
+    const forLoopback = await mint({ ...goodClaims, iss: loopback.issuer, aud: loopback.resource });
+    await expect(local.verify(forLoopback, loopback.resource)).resolves.toMatchObject({
       accountId: 'account-1',
     });
     const forLocalhost = await mint({ ...goodClaims, iss: localhost.issuer, aud: localhost.resource });

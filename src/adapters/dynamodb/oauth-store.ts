@@ -15,6 +15,7 @@ import type {
   PendingAuthorization,
   Redemption,
   RefreshTokenRecord,
+  StepUpShown,
 } from '../../oauth/store.ts';
 import type { McpScope } from '../../oauth-scopes.ts';
 import { isConditionalCheckFailed, withoutKeys } from './client.ts';
@@ -55,12 +56,14 @@ export class DynamoOAuthStore implements OAuthStore {
     csrfHash: string,
     expectedCsrfHash: string | null,
     now: number,
+    stepUp: StepUpShown | null,
   ): Promise<boolean> {
     const values: Record<string, unknown> = {
       ':account': accountId,
       ':csrf': csrfHash,
       ':null': null,
       ':now': seconds(now),
+      ':step_up': stepUp,
     };
     let condition = 'attribute_exists(pk) AND account_id = :null AND expires_at_s > :now';
     if (expectedCsrfHash !== null) {
@@ -72,7 +75,7 @@ export class DynamoOAuthStore implements OAuthStore {
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.oauthRequest(requestId),
-          UpdateExpression: 'SET account_id = :account, csrf_hash = :csrf',
+          UpdateExpression: 'SET account_id = :account, csrf_hash = :csrf, step_up = :step_up',
           ConditionExpression: condition,
           ExpressionAttributeValues: values,
         }),
@@ -138,15 +141,15 @@ export class DynamoOAuthStore implements OAuthStore {
     }
   }
 
-  async recordStepUp(accountId: string, grantId: string, scopes: McpScope[]): Promise<void> {
+  async recordStepUp(accountId: string, grantId: string, scopes: McpScope[], untilS: number): Promise<void> {
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.oauthGrant(accountId, grantId),
-          UpdateExpression: 'SET step_up_scopes = :scopes',
+          UpdateExpression: 'SET step_up_scopes = :scopes, step_up_until_s = :until',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':scopes': scopes },
+          ExpressionAttributeValues: { ':scopes': scopes, ':until': untilS },
         }),
       );
     } catch (error) {
@@ -165,7 +168,7 @@ export class DynamoOAuthStore implements OAuthStore {
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           FilterExpression:
-            'client_id = :client AND attribute_exists(step_up_scopes) AND revoked_at = :null AND expires_at_s > :now',
+            'client_id = :client AND attribute_exists(step_up_scopes) AND step_up_until_s > :now AND revoked_at = :null AND expires_at_s > :now',
           ExpressionAttributeValues: {
             ':pk': pk,
             ':prefix': skPrefix,
@@ -183,9 +186,31 @@ export class DynamoOAuthStore implements OAuthStore {
     return grants;
   }
 
+  async decideStepUp(
+    accountId: string,
+    grantId: string,
+    declined: McpScope[],
+    untilS: number,
+  ): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.oauthGrant(accountId, grantId),
+          UpdateExpression:
+            'SET step_up_declined = :declined, step_up_declined_until_s = :until REMOVE step_up_scopes, step_up_until_s',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':declined': declined, ':until': untilS },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
   async settleStepUp(accountId: string, grantId: string, scopes?: McpScope[]): Promise<boolean> {
     const values: Record<string, unknown> = { ':null': null };
-    let update = 'REMOVE step_up_scopes';
+    let update = 'REMOVE step_up_scopes, step_up_until_s';
     if (scopes) {
       update = `SET scopes = :scopes ${update}`;
       values[':scopes'] = scopes;
@@ -213,6 +238,17 @@ export class DynamoOAuthStore implements OAuthStore {
 
   async redeemCode(codeHash: string, now: number): Promise<Redemption<AuthorizationCodeRecord>> {
     return this.markUsed<AuthorizationCodeRecord>(keys.oauthCode(codeHash), 'used_at', now);
+  }
+
+  async markCodeIssued(codeHash: string, now: number): Promise<void> {
+    await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthCode(codeHash),
+        UpdateExpression: 'SET issued_at = :now',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
   }
 
   async putRefreshToken(token: RefreshTokenRecord): Promise<void> {
