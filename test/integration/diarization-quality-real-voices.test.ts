@@ -6,7 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateConversation } from '../../bench/transcript-quality.ts';
-import type { ConversationFixture } from '../fixtures/conversations/generate.ts';
+import { type ConversationFixture, fixtureNamed } from '../fixtures/conversations/generate.ts';
 import { ensureRealVoices } from '../fixtures/real-voices/generate.ts';
 
 /** Measured (docs/transcripts.md): DER 2.5 %, 98.0 % of words on the right speaker. */
@@ -18,11 +18,7 @@ const DER_FLOOR_THREE = 0.12;
 const DER_FLOOR_SHORT = 0.06;
 
 let fixtures: ConversationFixture[];
-const fixture = (name: string): ConversationFixture => {
-  const found = fixtures.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no fixture ${name}`);
-  return found;
-};
+const fixture = (name: string): ConversationFixture => fixtureNamed(fixtures, name);
 
 beforeAll(async () => {
   fixtures = await ensureRealVoices();

@@ -5,14 +5,14 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateConversation } from '../../bench/transcript-quality.ts';
-import { type ConversationFixture, ensureConversations } from '../fixtures/conversations/generate.ts';
+import {
+  type ConversationFixture,
+  ensureConversations,
+  fixtureNamed,
+} from '../fixtures/conversations/generate.ts';
 
 let fixtures: ConversationFixture[];
-const fixture = (name: string): ConversationFixture => {
-  const found = fixtures.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no fixture ${name}`);
-  return found;
-};
+const fixture = (name: string): ConversationFixture => fixtureNamed(fixtures, name);
 
 beforeAll(async () => {
   fixtures = await ensureConversations();

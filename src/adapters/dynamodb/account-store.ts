@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Account, ApiKeyRecord } from '../../domain/account.ts';
 import type { AccountStore } from '../../ports/account-store.ts';
-import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { withoutKeys, writeIf } from './client.ts';
 import { GSI1, keys } from './keys.ts';
 
 export class DynamoAccountStore implements AccountStore {
@@ -62,20 +62,17 @@ export class DynamoAccountStore implements AccountStore {
     );
     const record = Items[0];
     if (!record) return false;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { pk: record.pk, sk: record.sk },
-          // revoked_at is null until revoked; the condition keeps the first revocation time.
-          UpdateExpression: 'SET revoked_at = :now',
-          ConditionExpression: 'revoked_at = :null',
-          ExpressionAttributeValues: { ':now': now, ':null': null },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { pk: record.pk, sk: record.sk },
+        // revoked_at is null until revoked; the condition keeps the first revocation time.
+        UpdateExpression: 'SET revoked_at = :now',
+        ConditionExpression: 'revoked_at = :null',
+        ExpressionAttributeValues: { ':now': now, ':null': null },
+      }),
+    );
     return true;
   }
 }

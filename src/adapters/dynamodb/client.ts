@@ -1,5 +1,10 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  type DeleteCommand,
+  DynamoDBDocumentClient,
+  type PutCommand,
+  type UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 
 export function createDocumentClient(config: DynamoDBClientConfig): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
@@ -9,6 +14,24 @@ export function createDocumentClient(config: DynamoDBClientConfig): DynamoDBDocu
 
 export function isConditionalCheckFailed(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * Sends a conditional write: true when it was written, false when its condition did not hold (and
+ * nothing was written). Any other failure is thrown.
+ */
+export async function writeIf(
+  db: DynamoDBDocumentClient,
+  command: PutCommand | UpdateCommand | DeleteCommand,
+): Promise<boolean> {
+  try {
+    // The union of command types has no common `send` overload; each member is a valid command.
+    await db.send(command as PutCommand);
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 }
 
 /** Strips the key attributes so an item reads back as the domain record it stores. */

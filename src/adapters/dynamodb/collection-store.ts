@@ -11,7 +11,7 @@ import { ConflictError } from '../../domain/errors.ts';
 import type { Note } from '../../domain/note.ts';
 import type { CollectionStore, MemberPage } from '../../ports/collection-store.ts';
 import { batchGetAll, batchWriteAll } from './batch.ts';
-import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { collectionsOf, GSI1, keys, notesInCollection } from './keys.ts';
 
@@ -91,19 +91,18 @@ export class DynamoCollectionStore implements CollectionStore {
     if (!current) return null;
     const renamesKey = nameKey(name) !== nameKey(current.name);
     if (renamesKey) await this.reserveName(accountId, name, collectionId, now);
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.collection(accountId, collectionId),
-          UpdateExpression: 'SET #name = :name, updated_at = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: { ':name': name, ':now': now },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
+    const renamed = await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.collection(accountId, collectionId),
+        UpdateExpression: 'SET #name = :name, updated_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': name, ':now': now },
+      }),
+    );
+    if (!renamed) {
       // Deleted meanwhile: give the new name back.
       if (renamesKey) await this.releaseName(accountId, name, collectionId);
       return null;
@@ -134,24 +133,21 @@ export class DynamoCollectionStore implements CollectionStore {
   }
 
   async addNote(accountId: string, collectionId: string, note: Note, now: number): Promise<void> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...keys.filing(accountId, note.note_id, collectionId),
-            ...keys.filingIndex(accountId, collectionId, note.created_at, note.note_id),
-            note_id: note.note_id,
-            collection_id: collectionId,
-            filed_at: now,
-          },
-          // Filing twice keeps the first filing as it was.
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.filing(accountId, note.note_id, collectionId),
+          ...keys.filingIndex(accountId, collectionId, note.created_at, note.note_id),
+          note_id: note.note_id,
+          collection_id: collectionId,
+          filed_at: now,
+        },
+        // Filing twice keeps the first filing as it was.
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   async removeNote(accountId: string, collectionId: string, noteId: string): Promise<void> {
@@ -258,36 +254,28 @@ export class DynamoCollectionStore implements CollectionStore {
     condition: string,
     values: Record<string, unknown>,
   ): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...key, ...item },
-          ConditionExpression: condition,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...key, ...item },
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   /** Frees the name only if this collection still holds it. */
   private async releaseName(accountId: string, name: string, collectionId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: keys.collectionName(accountId, nameKey(name)),
-          ConditionExpression: 'collection_id = :mine',
-          ExpressionAttributeValues: { ':mine': collectionId },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.collectionName(accountId, nameKey(name)),
+        ConditionExpression: 'collection_id = :mine',
+        ExpressionAttributeValues: { ':mine': collectionId },
+      }),
+    );
   }
 
   private async queryAll(

@@ -11,7 +11,7 @@ import type { Job, JobKind } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
 import type { NotePage, NoteStore } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
-import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { GSI1, jobItemPattern, keys, notesByState } from './keys.ts';
 
@@ -189,7 +189,8 @@ export class DynamoNoteStore implements NoteStore {
   }
 
   async replaceJob(expected: Job, next: Job): Promise<boolean> {
-    return this.conditionally(
+    return writeIf(
+      this.db,
       new PutCommand({
         TableName: this.tableName,
         Item: { ...keys.job(next.account_id, next.note_id, next.kind), ...next },
@@ -247,7 +248,8 @@ export class DynamoNoteStore implements NoteStore {
    * attempt of this job may make it.
    */
   private updateHeldJob(held: Job, update: string, values: Record<string, unknown>): Promise<boolean> {
-    return this.conditionally(
+    return writeIf(
+      this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.job(held.account_id, held.note_id, held.kind),
@@ -265,7 +267,8 @@ export class DynamoNoteStore implements NoteStore {
   }
 
   async deleteJob(expected: Job): Promise<boolean> {
-    return this.conditionally(
+    return writeIf(
+      this.db,
       new DeleteCommand({
         TableName: this.tableName,
         Key: keys.job(expected.account_id, expected.note_id, expected.kind),
@@ -295,7 +298,8 @@ export class DynamoNoteStore implements NoteStore {
             ConditionExpression: '#version = :version',
             ExpressionAttributeValues: { ':version': current.version },
           };
-    return this.conditionally(
+    return writeIf(
+      this.db,
       new PutCommand({
         TableName: this.tableName,
         Item: this.noteItem({ ...next, version: nextVersion(current) }),
@@ -303,17 +307,6 @@ export class DynamoNoteStore implements NoteStore {
         ...fence,
       }),
     );
-  }
-
-  private async conditionally(command: PutCommand | UpdateCommand | DeleteCommand): Promise<boolean> {
-    try {
-      // The union of command types has no common `send` overload; each member is a valid command.
-      await this.db.send(command as PutCommand);
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
   }
 }
 

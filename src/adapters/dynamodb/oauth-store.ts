@@ -18,7 +18,7 @@ import type {
   StepUpShown,
 } from '../../oauth/store.ts';
 import type { McpScope } from '../../oauth-scopes.ts';
-import { isConditionalCheckFailed, withoutKeys } from './client.ts';
+import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
 import { keys } from './keys.ts';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -70,21 +70,16 @@ export class DynamoOAuthStore implements OAuthStore {
       condition += ' AND csrf_hash = :expected';
       values[':expected'] = expectedCsrfHash;
     }
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.oauthRequest(requestId),
-          UpdateExpression: 'SET account_id = :account, csrf_hash = :csrf, step_up = :step_up',
-          ConditionExpression: condition,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthRequest(requestId),
+        UpdateExpression: 'SET account_id = :account, csrf_hash = :csrf, step_up = :step_up',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   async takePendingAuthorization(
@@ -125,36 +120,30 @@ export class DynamoOAuthStore implements OAuthStore {
   }
 
   async revokeGrant(accountId: string, grantId: string, now: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.oauthGrant(accountId, grantId),
-          // The first revocation time stays.
-          UpdateExpression: 'SET revoked_at = :now',
-          ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
-          ExpressionAttributeValues: { ':now': now, ':null': null },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthGrant(accountId, grantId),
+        // The first revocation time stays.
+        UpdateExpression: 'SET revoked_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+        ExpressionAttributeValues: { ':now': now, ':null': null },
+      }),
+    );
   }
 
   async recordStepUp(accountId: string, grantId: string, scopes: McpScope[], untilS: number): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.oauthGrant(accountId, grantId),
-          UpdateExpression: 'SET step_up_scopes = :scopes, step_up_until_s = :until',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':scopes': scopes, ':until': untilS },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthGrant(accountId, grantId),
+        UpdateExpression: 'SET step_up_scopes = :scopes, step_up_until_s = :until',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':scopes': scopes, ':until': untilS },
+      }),
+    );
   }
 
   /** Reads only the account's grants (by sort-key prefix): one per consent, until it expires. */
@@ -192,20 +181,17 @@ export class DynamoOAuthStore implements OAuthStore {
     declined: McpScope[],
     untilS: number,
   ): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.oauthGrant(accountId, grantId),
-          UpdateExpression:
-            'SET step_up_declined = :declined, step_up_declined_until_s = :until REMOVE step_up_scopes, step_up_until_s',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':declined': declined, ':until': untilS },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthGrant(accountId, grantId),
+        UpdateExpression:
+          'SET step_up_declined = :declined, step_up_declined_until_s = :until REMOVE step_up_scopes, step_up_until_s',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':declined': declined, ':until': untilS },
+      }),
+    );
   }
 
   async settleStepUp(accountId: string, grantId: string, scopes?: McpScope[]): Promise<boolean> {
@@ -215,21 +201,16 @@ export class DynamoOAuthStore implements OAuthStore {
       update = `SET scopes = :scopes ${update}`;
       values[':scopes'] = scopes;
     }
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.oauthGrant(accountId, grantId),
-          UpdateExpression: update,
-          ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthGrant(accountId, grantId),
+        UpdateExpression: update,
+        ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   async putCode(code: AuthorizationCodeRecord): Promise<void> {

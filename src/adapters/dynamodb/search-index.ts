@@ -9,7 +9,7 @@ import {
 import { inverseDocumentFrequency, termWeight } from '../../domain/bm25.ts';
 import type { IndexedDocument, SearchIndex, SearchResult } from '../../ports/search-index.ts';
 import { batchGetAll, batchWriteAll, forEachLimited } from './batch.ts';
-import { isConditionalCheckFailed } from './client.ts';
+import { writeIf } from './client.ts';
 import { GSI1, keys, postingsByWeight } from './keys.ts';
 
 /** Postings read per question term: the notes where the term weighs most. */
@@ -233,19 +233,14 @@ export class DynamoSearchIndex implements SearchIndex {
   }
 
   private async createEntry(accountId: string, noteId: string, entry: IndexEntry): Promise<boolean> {
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...keys.noteIndexEntry(accountId, noteId), note_id: noteId, ...entry },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: { ...keys.noteIndexEntry(accountId, noteId), note_id: noteId, ...entry },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   /** `writing` -> `indexed` (and counted); false when the entry was removed meanwhile. */
@@ -265,26 +260,21 @@ export class DynamoSearchIndex implements SearchIndex {
     update: string,
     next: EntryState,
   ): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.noteIndexEntry(accountId, noteId),
-          UpdateExpression: update,
-          ConditionExpression: from ? '#state = :from' : 'attribute_exists(pk) AND #state <> :next',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: {
-            ':next': next,
-            ...(from ? { ':from': from } : {}),
-            ...(update.includes(':true') ? { ':true': true } : {}),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.noteIndexEntry(accountId, noteId),
+        UpdateExpression: update,
+        ConditionExpression: from ? '#state = :from' : 'attribute_exists(pk) AND #state <> :next',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: {
+          ':next': next,
+          ...(from ? { ':from': from } : {}),
+          ...(update.includes(':true') ? { ':true': true } : {}),
+        },
+      }),
+    );
   }
 
   private deletePostings(accountId: string, noteId: string, terms: string[]): Promise<void> {
