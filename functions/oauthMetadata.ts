@@ -6,6 +6,8 @@ export const handler = oauthHandler('oauthMetadata', 'json', async (event, { set
     case '/.well-known/oauth-protected-resource':
     case '/.well-known/oauth-protected-resource/mcp':
       return publicJson(protectedResourceMetadata(settings));
+    case '/.well-known/oauth-protected-resource/v1':
+      return publicJson(protectedResourceMetadata(settings, 'v1'));
     case '/.well-known/oauth-authorization-server':
       return publicJson(authorizationServerMetadata(settings));
     case '/oauth/jwks':

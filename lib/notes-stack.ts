@@ -111,14 +111,16 @@ export class NotesStack extends Stack {
       stage: config.stage,
       deletionProtection: config.deletionProtection,
       resourceUrl: config.mcpResourceUrl ?? `${this.api.url}/mcp`,
+      restResourceUrl: `${this.api.url}/v1`,
       // The account ID makes the prefix unique without writing an account ID into the repository.
       domainPrefix: config.authDomainPrefix ?? `${prefix}${Aws.ACCOUNT_ID}`,
       callbackUrl: `${this.api.url}/oauth/callback`,
       signOutUrl: this.docs.url,
     });
-    // The MCP endpoint and its authorization server: issuer = the API's URL, tokens signed with KMS,
-    // users signing in through Cognito managed login (OpenID Connect).
-    for (const fn of Object.values(this.api.publicFunctions)) {
+    // The MCP endpoint, its authorization server and the REST operations (which accept the server's
+    // tokens for the REST API beside API keys): issuer = the API's URL, tokens signed with KMS, users
+    // signing in through Cognito managed login (OpenID Connect).
+    for (const fn of [...Object.values(this.api.publicFunctions), ...Object.values(this.api.functions)]) {
       const environment: Record<string, string> = {
         NOTES_PUBLIC_URL: this.api.url,
         NOTES_OAUTH_KMS_KEY_ID: tokenSigningKey.keyArn,

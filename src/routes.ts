@@ -9,7 +9,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
  * What each function needs of the infrastructure. The CDK stack grants exactly this, so only the
  * handlers that delete can delete. The reads of stored results write too: a result that can no
  * longer be read fails its job (src/domain/stored-results.ts). Every API function also reads
- * the table to check the caller's API key.
+ * the table to check the caller's API key, and the signing key's public half (`tokenKey: 'verify'`,
+ * added by lib/constructs/api.ts) to verify OAuth access tokens.
  *
  * - table: `read` (get, query) or `write` (read plus put, update, delete items)
  * - objects: any of `read` (get), `write` (put; presigned uploads are signed with it), `delete` (list, delete)
@@ -138,15 +139,17 @@ export const publicRoutes = {
       tokenKey: 'verify',
     },
   },
-  // RFC 9728 (root and path forms), RFC 8414, and the token signing keys.
+  // RFC 9728 (root and path forms; /v1 is the REST API's), RFC 8414, and the token signing keys.
   oauthMetadata: {
     endpoints: [
       { method: 'GET', path: '/.well-known/oauth-protected-resource' },
       { method: 'GET', path: '/.well-known/oauth-protected-resource/mcp' },
+      { method: 'GET', path: '/.well-known/oauth-protected-resource/v1' },
       { method: 'GET', path: '/.well-known/oauth-authorization-server' },
       { method: 'GET', path: '/oauth/jwks' },
       { method: 'OPTIONS', path: '/.well-known/oauth-protected-resource' },
       { method: 'OPTIONS', path: '/.well-known/oauth-protected-resource/mcp' },
+      { method: 'OPTIONS', path: '/.well-known/oauth-protected-resource/v1' },
       { method: 'OPTIONS', path: '/.well-known/oauth-authorization-server' },
       { method: 'OPTIONS', path: '/oauth/jwks' },
     ],

@@ -106,7 +106,8 @@ export class Api extends Construct {
       const route = apiRoutes[operationId];
       const fn = new NotesFunction(this, operationId, {
         handler: operationId,
-        needs: route.needs,
+        // Every operation verifies OAuth access tokens (the public half of the signing key) beside API keys.
+        needs: { ...route.needs, tokenKey: 'verify' },
         shared: props.shared,
         ...apiSizingOf(operationId),
       });

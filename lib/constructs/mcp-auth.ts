@@ -22,6 +22,8 @@ export interface McpAuthProps {
   deletionProtection: boolean;
   /** The MCP resource URL: access tokens carry it as `aud`, and it is the resource server identifier. */
   resourceUrl: string;
+  /** The REST API as a protected resource (`<api>/v1`): the `aud` of the web app's access tokens. */
+  restResourceUrl: string;
   /** Managed-login domain prefix: unique per region across all of AWS. */
   domainPrefix: string;
   /** Where Cognito returns users to the service's authorization server (`<api>/oauth/callback`). */
@@ -39,6 +41,8 @@ export class McpAuth extends Construct {
   readonly userPool: UserPool;
   readonly domain: UserPoolDomain;
   readonly resourceServer: UserPoolResourceServer;
+  /** The REST API's resource server: same scopes, its own identifier (RFC 8707 resource). */
+  readonly restResourceServer: UserPoolResourceServer;
   /** The service's own authorization server signs users in through this client (OIDC, code + PKCE). */
   readonly signInClient: UserPoolClient;
   /** Managed login v2 shows "Login pages unavailable" for a client without a branding style. */
@@ -86,13 +90,23 @@ export class McpAuth extends Construct {
       managedLoginVersion: ManagedLoginVersion.NEWER_MANAGED_LOGIN,
     });
 
+    const scopes = () =>
+      Object.entries(mcpScopes).map(
+        ([scopeName, scopeDescription]) => new ResourceServerScope({ scopeName, scopeDescription }),
+      );
     this.resourceServer = new UserPoolResourceServer(this, 'McpResourceServer', {
       userPool: this.userPool,
       identifier: props.resourceUrl,
       userPoolResourceServerName: `notes-${props.stage}-mcp`,
-      scopes: Object.entries(mcpScopes).map(
-        ([scopeName, scopeDescription]) => new ResourceServerScope({ scopeName, scopeDescription }),
-      ),
+      scopes: scopes(),
+    });
+    // The tokens are the service's own (src/oauth), for either resource; Cognito is the upstream
+    // identity only. The resource servers record both resources and their scopes in the pool.
+    this.restResourceServer = new UserPoolResourceServer(this, 'RestResourceServer', {
+      userPool: this.userPool,
+      identifier: props.restResourceUrl,
+      userPoolResourceServerName: `notes-${props.stage}-rest`,
+      scopes: scopes(),
     });
 
     // A public client (no secret to keep in a function's environment): PKCE protects its codes.

@@ -1,3 +1,5 @@
+import type { McpScope } from '../oauth-scopes.ts';
+
 export interface Account {
   account_id: string;
   name: string;
@@ -13,9 +15,16 @@ export interface ApiKeyRecord {
   revoked_at: number | null;
 }
 
-/** Who is calling: resolved from the bearer key before any handler runs. */
+/** Who is calling: resolved from the bearer credential before any handler runs. */
 export interface Caller {
   account: Account;
-  /** The key of this request: its public identifier and when it was issued, never the secret. */
-  api_key: Pick<ApiKeyRecord, 'key_id' | 'created_at'>;
+  /** The key of this request: its public identifier and when it was issued, never the secret. Null for a token. */
+  api_key: Pick<ApiKeyRecord, 'key_id' | 'created_at'> | null;
+  /** The OAuth access token of this request (audience: the REST API): its client and scopes. Null for a key. */
+  access_token: AccessTokenUse | null;
+}
+
+export interface AccessTokenUse {
+  client_id: string;
+  scopes: McpScope[];
 }

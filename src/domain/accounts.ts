@@ -64,5 +64,5 @@ export async function authenticate(store: AccountStore, authorization: string | 
   }
   const account = await store.getAccount(record.account_id);
   if (!account) throw new UnauthorizedError(INVALID_KEY);
-  return { account, api_key: { key_id: record.key_id, created_at: record.created_at } };
+  return { account, api_key: { key_id: record.key_id, created_at: record.created_at }, access_token: null };
 }

@@ -12,6 +12,23 @@ export class BadRequestError extends DomainError {
 }
 export class UnauthorizedError extends DomainError {
   readonly status = 401;
+  /** The `WWW-Authenticate` challenge, when it says more than "send a credential" (RFC 6750 section 3). */
+  constructor(
+    message: string,
+    readonly challenge?: string,
+  ) {
+    super(message);
+  }
+}
+/** The credential is good but does not allow this operation (an OAuth token short of a scope). */
+export class ForbiddenError extends DomainError {
+  readonly status = 403;
+  constructor(
+    message: string,
+    readonly challenge?: string,
+  ) {
+    super(message);
+  }
 }
 export class NotFoundError extends DomainError {
   readonly status = 404;

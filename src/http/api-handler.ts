@@ -1,10 +1,11 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Caller } from '../domain/account.ts';
-import { authenticate } from '../domain/accounts.ts';
+import type { OperationId } from '../routes.ts';
 import { getServices, type Services } from '../services.ts';
 import { toErrorResponse } from './error-mapper.ts';
 import { type HttpLambdaHandler, httpLambda } from './http-lambda.ts';
-import { header, type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
+import { type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
+import { authenticateRest } from './rest-auth.ts';
 
 export type ApiRequest<S extends RequestSchemas> = ParsedInput<S> & {
   caller: Caller;
@@ -15,18 +16,18 @@ export type ApiRequest<S extends RequestSchemas> = ParsedInput<S> & {
 export type ApiLambdaHandler = HttpLambdaHandler;
 
 /**
- * Builds the Lambda handler of one REST operation: authenticate the key, validate the input at the
- * edge, run the operation, map any error in one place. Authentication comes first so that an
- * unauthenticated caller learns nothing from validation messages.
+ * Builds the Lambda handler of one REST operation: authenticate the API key or access token (and the
+ * token's scopes), validate the input at the edge, run the operation, map any error in one place.
+ * Authentication comes first so that an unauthenticated caller learns nothing from validation messages.
  */
 export function apiHandler<S extends RequestSchemas>(
-  operationId: string,
+  operationId: OperationId,
   schemas: S,
   operation: (request: ApiRequest<S>) => Promise<APIGatewayProxyStructuredResultV2>,
 ): ApiLambdaHandler {
   return httpLambda(operationId, { onError: toErrorResponse }, async (event) => {
     const services = getServices();
-    const caller = await authenticate(services.accounts, header(event, 'authorization'));
+    const caller = await authenticateRest(services, event, operationId);
     const input = parseInput(event, schemas);
     return operation({ ...input, caller, services, event });
   });

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
 import { FailedJobError } from '../domain/transcription.ts';
 import { logger } from '../logging.ts';
 import {
@@ -20,8 +20,14 @@ export function toErrorResponse(error: unknown): APIGatewayProxyStructuredResult
     });
   }
   if (error instanceof DomainError) {
+    const challenge =
+      error instanceof UnauthorizedError || error instanceof ForbiddenError ? error.challenge : undefined;
     const headers: Record<string, string> =
-      error.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="notes"' } : {};
+      challenge !== undefined
+        ? { 'WWW-Authenticate': challenge }
+        : error.status === 401
+          ? { 'WWW-Authenticate': 'Bearer realm="notes"' }
+          : {};
     return jsonResponse(error.status, { detail: error.message }, headers);
   }
   // Provider errors (Ask runs inference in the request): their messages name the provider and the

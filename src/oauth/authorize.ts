@@ -8,7 +8,7 @@ import { isS256Challenge } from './pkce.ts';
 import { checkRedirectUri, isRegisteredRedirectUri, redirectsAutomatically } from './redirect-uris.ts';
 import { parseScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret, sameHash } from './secrets.ts';
-import { lifetimes } from './settings.ts';
+import { lifetimes, servedResources } from './settings.ts';
 import type { GrantRecord, OAuthClient, PendingAuthorization, StepUpShown } from './store.ts';
 import { UpstreamSignInError } from './upstream.ts';
 
@@ -166,9 +166,9 @@ function validateRequest(
       'code_challenge must be a base64url SHA-256 value (43 characters)',
     );
   }
-  // RFC 8707: the resource asked for must be ours: the MCP server, at one of its public URLs (locally
-  // both loopback names). Clients that omit it get tokens for the one at this host.
-  const served = deps.settings.sites.map((site) => site.resource);
+  // RFC 8707: the resource asked for must be ours: the MCP server or the REST API, at one of its public
+  // URLs (locally both loopback names). Clients that omit it get tokens for the MCP server at this host.
+  const served = servedResources(deps.settings.sites);
   const resources = [...new Set(query.getAll('resource'))];
   if (resources.length > 1 || resources.some((resource) => !served.includes(resource))) {
     throw new OAuthError('invalid_target', `Ask for one resource: ${served.join(' or ')}`);

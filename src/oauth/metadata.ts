@@ -2,19 +2,25 @@ import { SUPPORTED_SCOPES } from './scopes.ts';
 import type { OAuthSettings } from './settings.ts';
 import type { SigningKey } from './signing-key.ts';
 
-/** The MCP endpoint's protected resource metadata URL (RFC 9728 path form), for `WWW-Authenticate`. */
-export function protectedResourceMetadataUrl(publicUrl: string): string {
-  return `${publicUrl.replace(/\/+$/, '')}/.well-known/oauth-protected-resource/mcp`;
+/** The protected resources: the MCP endpoint and the REST API, named by their path. */
+export type ProtectedResource = 'mcp' | 'v1';
+
+/** A resource's protected resource metadata URL (RFC 9728 path form), for `WWW-Authenticate`. */
+export function protectedResourceMetadataUrl(publicUrl: string, path: ProtectedResource = 'mcp'): string {
+  return `${publicUrl.replace(/\/+$/, '')}/.well-known/oauth-protected-resource/${path}`;
 }
 
-/** RFC 9728: served at /.well-known/oauth-protected-resource and .../mcp. */
-export function protectedResourceMetadata(settings: OAuthSettings): Record<string, unknown> {
+/** RFC 9728: the MCP server's at /.well-known/oauth-protected-resource and .../mcp, the REST API's at .../v1. */
+export function protectedResourceMetadata(
+  settings: OAuthSettings,
+  path: ProtectedResource = 'mcp',
+): Record<string, unknown> {
   return {
-    resource: settings.resource,
+    resource: path === 'mcp' ? settings.resource : settings.restResource,
     authorization_servers: [settings.issuer],
     scopes_supported: SUPPORTED_SCOPES,
     bearer_methods_supported: ['header'],
-    resource_name: 'Notes MCP server',
+    resource_name: path === 'mcp' ? 'Notes MCP server' : 'Notes REST API',
   };
 }
 

@@ -27,12 +27,14 @@ export type UpstreamSettings =
   | { kind: 'local' }
   | { kind: 'oidc'; issuer: string; clientId: string; clientSecret: string | undefined };
 
-/** One public base URL of the service: the issuer there and the MCP resource there. */
+/** One public base URL of the service: the issuer there and the resources there. */
 export interface OAuthSite {
   /** Issuer identifier (RFC 8414): the public base URL, without a trailing slash. */
   issuer: string;
   /** The MCP resource (RFC 8707 / RFC 9728): `<issuer>/mcp`, the `aud` of the tokens for it. */
   resource: string;
+  /** The REST API as a protected resource: `<issuer>/v1`, the `aud` of the web app's tokens. */
+  restResource: string;
 }
 
 /**
@@ -51,6 +53,22 @@ export type SigningKeySource = { kind: 'jwk'; json: string } | { kind: 'kms'; ke
 
 export function mcpResource(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}/mcp`;
+}
+
+/** The REST API's resource identifier: its path prefix, so a token for it names what it opens. */
+export function restResource(publicUrl: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/v1`;
+}
+
+/** Both resources of the site at `publicUrl`. */
+export function siteAt(publicUrl: string): OAuthSite {
+  const issuer = publicUrl.replace(/\/+$/, '');
+  return { issuer, resource: mcpResource(issuer), restResource: restResource(issuer) };
+}
+
+/** Every resource this server issues tokens for, at every site. */
+export function servedResources(sites: readonly OAuthSite[]): string[] {
+  return sites.flatMap((site) => [site.resource, site.restResource]);
 }
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost'];
@@ -85,7 +103,7 @@ export function settingsForHost(settings: OAuthSettings, host: string | null | u
     settings.sites.map((site) => site.issuer),
     host,
   );
-  return { ...settings, issuer, resource: mcpResource(issuer) };
+  return { ...settings, ...siteAt(issuer) };
 }
 
 /**
@@ -93,7 +111,10 @@ export function settingsForHost(settings: OAuthSettings, host: string | null | u
  * since that site's protected resource metadata lists only that issuer (RFC 9068 section 4).
  */
 export function issuerOfResource(settings: OAuthSettings, resource: string): string {
-  return settings.sites.find((site) => site.resource === resource)?.issuer ?? settings.issuer;
+  return (
+    settings.sites.find((site) => site.resource === resource || site.restResource === resource)?.issuer ??
+    settings.issuer
+  );
 }
 
 /** The OAuth part of the configuration, or an error that says which variable to set. */
@@ -114,8 +135,8 @@ export function oauthSettings(config: Config): OAuthSettings {
       'The MCP OAuth server needs a signing key: NOTES_OAUTH_KMS_KEY_ID (an AWS KMS ECC_NIST_P256 key) or NOTES_OAUTH_SIGNING_KEY (an EC P-256 private JWK as JSON; generateSigningKey() in src/oauth/signing-key.ts makes one)',
     );
   }
-  const sites = publicBaseUrls(issuer).map((url) => ({ issuer: url, resource: mcpResource(url) }));
-  return { issuer, resource: mcpResource(issuer), sites, signingKey, upstream: upstreamSettings(config) };
+  const sites = publicBaseUrls(issuer).map(siteAt);
+  return { ...siteAt(issuer), sites, signingKey, upstream: upstreamSettings(config) };
 }
 
 function upstreamSettings(config: Config): UpstreamSettings {

@@ -10,7 +10,7 @@ import {
 import { ACCESS_TOKEN_TYP } from './access-token.ts';
 import { isMcpScope } from './scopes.ts';
 import { getOAuthStore } from './services.ts';
-import { lifetimes, type OAuthSite, oauthSettings } from './settings.ts';
+import { lifetimes, oauthSettings } from './settings.ts';
 import { publicSigningJwk, SIGNING_ALG, signingKeyFrom } from './signing-key.ts';
 
 export interface JwtAccessTokenVerifierOptions {
@@ -18,10 +18,10 @@ export interface JwtAccessTokenVerifierOptions {
   /** The MCP resource URL: the audience a token must have when `verify` is not told another one. */
   resource: string;
   /**
-   * The other public URLs of this same server (locally `localhost` besides `127.0.0.1`): `verify`
-   * may be asked for their resources, whose tokens then carry their issuers.
+   * The other resources of this same server, each with the issuer of its site: the REST API, and
+   * locally the resources at `localhost` besides `127.0.0.1`. `verify` may be asked for any of them.
    */
-  otherSites?: readonly OAuthSite[];
+  otherSites?: ReadonlyArray<{ issuer: string; resource: string }>;
   /** Public JWKs of our signing keys (ES256 only). */
   keys: JWK[];
   clockToleranceSeconds?: number;
@@ -63,7 +63,7 @@ export class JwtAccessTokenVerifier implements AccessTokenVerifier {
     if (!issuer) throw new Error(`${resource} is not a resource of this server`);
     if (typeof token !== 'string' || token.length === 0) throw invalid('No access token');
     if (token.startsWith(API_KEY_PREFIX)) {
-      throw invalid('API keys are not accepted here: the MCP server takes OAuth access tokens');
+      throw invalid('API keys are not accepted here: this endpoint takes OAuth access tokens');
     }
     if (token.length > 8192) throw invalid('The access token is too long');
     let payload: JWTPayload;
@@ -150,7 +150,10 @@ async function createVerifier(): Promise<AccessTokenVerifier> {
   return new JwtAccessTokenVerifier({
     issuer: settings.issuer,
     resource: settings.resource,
-    otherSites: settings.sites.slice(1),
+    otherSites: [
+      ...settings.sites.slice(1),
+      ...settings.sites.map((site) => ({ issuer: site.issuer, resource: site.restResource })),
+    ],
     keys,
     isGrantActive: async (accountId, grantId) => {
       const grant = await getOAuthStore().getGrant(accountId, grantId);

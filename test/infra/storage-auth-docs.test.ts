@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DocsSite } from '../../lib/constructs/docs-site.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../../src/published-docs.ts';
+import { apiRoutes } from '../../src/routes.ts';
 import {
   asList,
   buildNotesApp,
@@ -209,8 +210,9 @@ describe('MCP sign-in', () => {
   });
 
   it('has a resource server for the MCP URL (the API URL + /mcp by default) with the four scopes', () => {
-    const [server] = Object.values(resourcesOfType(template, 'AWS::Cognito::UserPoolResourceServer'));
-    expect(JSON.stringify(server?.Properties.Identifier)).toContain('/mcp');
+    const server = Object.values(resourcesOfType(template, 'AWS::Cognito::UserPoolResourceServer')).find(
+      (candidate) => JSON.stringify(candidate.Properties.Identifier).includes('/mcp'),
+    );
     const scopes = defined(server, 'the resource server').Properties.Scopes as Array<{ ScopeName: string }>;
     expect(scopes.map((s) => s.ScopeName)).toEqual([
       'notes:read',
@@ -222,6 +224,40 @@ describe('MCP sign-in', () => {
     configured.hasResourceProperties('AWS::Cognito::UserPoolResourceServer', {
       Identifier: 'https://mcp.example.com/mcp',
     });
+  });
+
+  it('has a resource server for the REST API (the API URL + /v1) with the same scopes', () => {
+    const servers = Object.values(resourcesOfType(template, 'AWS::Cognito::UserPoolResourceServer'));
+    expect(servers).toHaveLength(2);
+    const rest = defined(
+      servers.find((server) => JSON.stringify(server.Properties.Identifier).includes('/v1')),
+      'the REST resource server',
+    );
+    expect(JSON.stringify(rest.Properties.Identifier)).toBe(
+      JSON.stringify({ 'Fn::Join': ['', [stack.resolve(stack.api.url), '/v1']] }),
+    );
+    const scopes = rest.Properties.Scopes as Array<{ ScopeName: string }>;
+    expect(scopes.map((s) => s.ScopeName)).toEqual([
+      'notes:read',
+      'notes:write',
+      'notes:process',
+      'notes:delete',
+    ]);
+  });
+
+  it('lets every REST operation verify access tokens: the public key and the issuer, never signing', () => {
+    const functions = functionsByName(template);
+    for (const operationId of Object.keys(apiRoutes)) {
+      const name = `notes-${STAGE}-${operationId}`;
+      const fn = defined(functions.get(name), name);
+      const { Variables } = fn.resource.Properties.Environment as { Variables: Record<string, unknown> };
+      expect(Object.keys(Variables), name).toEqual(
+        expect.arrayContaining(['NOTES_PUBLIC_URL', 'NOTES_OAUTH_KMS_KEY_ID', 'NOTES_OAUTH_UPSTREAM']),
+      );
+      const actions = statementsOfFunction(template, name).flatMap((statement) => asList(statement.Action));
+      expect(actions, name).toContain('kms:GetPublicKey');
+      expect(actions, name).not.toContain('kms:Sign');
+    }
   });
 
   it('signs users in for the authorization server through a public Cognito client (code flow, PKCE, no secret)', () => {

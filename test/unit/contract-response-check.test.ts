@@ -7,6 +7,7 @@ const ACCOUNT = {
   name: 'local',
   created_at: 1767000000000,
   api_key: { key_id: 'key_01', created_at: 1767000000000 },
+  access_token: null,
 };
 
 function observed(

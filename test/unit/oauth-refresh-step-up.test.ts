@@ -66,7 +66,7 @@ function setup() {
     settings: {
       issuer: ISSUER,
       resource: RESOURCE,
-      sites: [{ issuer: ISSUER, resource: RESOURCE }],
+      sites: [{ issuer: ISSUER, resource: RESOURCE, restResource: `${ISSUER}/v1` }],
     } satisfies Pick<OAuthSettings, 'issuer' | 'resource' | 'sites'>,
     store: memory.store,
     signingKey,

@@ -1,0 +1,79 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { loadConfig } from '../config.ts';
+import type { Caller } from '../domain/account.ts';
+import { API_KEY_PREFIX, authenticate } from '../domain/accounts.ts';
+import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
+import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
+import { publicBaseUrls, publicUrlForHost, restResource } from '../oauth/settings.ts';
+import { getAccessTokenVerifier } from '../oauth/verifier.ts';
+import { missingScopes, operationScopes } from '../operation-scopes.ts';
+import { type AccessGrant, InvalidAccessTokenError } from '../ports/access-tokens.ts';
+import type { OperationId } from '../routes.ts';
+import type { Services } from '../services.ts';
+import { header } from './request.ts';
+
+/**
+ * Resolves the caller of a REST operation from `Authorization: Bearer ...`: an API key (`svc_sk_`,
+ * full access to its account), or an OAuth access token of this service whose audience is the REST
+ * API (`<public URL>/v1`), verified as the MCP server verifies its own (signature, issuer of the host
+ * the request reached, expiry, audience, revocation) and limited to the operations its scopes allow.
+ * A token for the MCP server is refused here, as a REST token is at /mcp.
+ */
+export async function authenticateRest(
+  services: Services,
+  event: APIGatewayProxyEventV2,
+  operationId: OperationId,
+): Promise<Caller> {
+  const authorization = header(event, 'authorization');
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  if (token === undefined || !isJwtShaped(token)) return authenticate(services.accounts, authorization);
+
+  const publicUrl = restPublicUrl(header(event, 'host'));
+  if (publicUrl === null) {
+    throw new UnauthorizedError(
+      'This deployment accepts API keys only (its OAuth server is not configured): send Authorization: Bearer svc_sk_...',
+    );
+  }
+  const metadata = protectedResourceMetadataUrl(publicUrl, 'v1');
+  let grant: AccessGrant;
+  try {
+    grant = await getAccessTokenVerifier().verify(token, restResource(publicUrl));
+  } catch (error) {
+    if (!(error instanceof InvalidAccessTokenError)) throw error;
+    throw new UnauthorizedError(
+      `Invalid access token: ${error.message}`,
+      `Bearer error="invalid_token", error_description="${error.message}", resource_metadata="${metadata}"`,
+    );
+  }
+  const account = await services.accounts.getAccount(grant.accountId);
+  if (!account) {
+    throw new UnauthorizedError(
+      'Invalid access token: its account no longer exists',
+      `Bearer error="invalid_token", resource_metadata="${metadata}"`,
+    );
+  }
+  const missing = missingScopes(operationId, grant.scopes);
+  if (missing.length > 0) {
+    const wanted = [...new Set([...grant.scopes, ...operationScopes[operationId]])].join(' ');
+    throw new ForbiddenError(
+      `Insufficient scope: ${operationId} needs ${missing.join(' and ')}, which this access token was not granted. Sign in again with scope "${wanted}".`,
+      `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${metadata}"`,
+    );
+  }
+  return { account, api_key: null, access_token: { client_id: grant.clientId, scopes: grant.scopes } };
+}
+
+/** A JWS compact serialization (three dot-separated parts); anything else is treated as an API key. */
+function isJwtShaped(token: string): boolean {
+  return !token.startsWith(API_KEY_PREFIX) && token.split('.').length === 3;
+}
+
+/**
+ * The public base URL the request reached (locally `localhost` or `127.0.0.1`), or null when the
+ * OAuth server is not configured (no NOTES_PUBLIC_URL): then no token can be ours.
+ */
+function restPublicUrl(host: string | undefined): string | null {
+  const configured = loadConfig().NOTES_PUBLIC_URL;
+  if (!configured) return null;
+  return publicUrlForHost(publicBaseUrls(configured), host);
+}

@@ -1,0 +1,36 @@
+import type { McpScope } from './oauth-scopes.ts';
+import type { OperationId } from './routes.ts';
+
+/**
+ * The scopes an OAuth access token must hold to call each REST operation (DESIGN.md section 4): reads
+ * need notes:read, renaming and organising notes:write, transcription and generation notes:process,
+ * permanent deletion notes:delete. API keys are not limited by it (full access to their account). The
+ * MCP tools of the same names ask for the same scopes (checked by test/unit/operation-scopes.test.ts).
+ */
+export const operationScopes = {
+  getCurrentAccount: ['notes:read'],
+  listNotes: ['notes:read'],
+  getNote: ['notes:read'],
+  updateNote: ['notes:write'],
+  deleteNote: ['notes:delete'],
+  submitTranscription: ['notes:process'],
+  getTranscription: ['notes:read'],
+  deleteTranscription: ['notes:delete'],
+  generateInsights: ['notes:process'],
+  getInsights: ['notes:read'],
+  generateNoteArtifact: ['notes:process'],
+  getNoteArtifact: ['notes:read'],
+  // Reads notes and runs inference for the answer.
+  askWorkspace: ['notes:read', 'notes:process'],
+  createCollection: ['notes:write'],
+  listCollections: ['notes:read'],
+  updateCollection: ['notes:write'],
+  deleteCollection: ['notes:write'],
+  addNoteToCollection: ['notes:write'],
+  removeNoteFromCollection: ['notes:write'],
+} as const satisfies Record<OperationId, readonly McpScope[]>;
+
+/** The scopes of `operationId` that `granted` lacks; empty when the token may call it. */
+export function missingScopes(operationId: OperationId, granted: readonly McpScope[]): McpScope[] {
+  return operationScopes[operationId].filter((scope) => !granted.includes(scope));
+}

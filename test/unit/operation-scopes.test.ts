@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { findTool } from '../../src/mcp/tools.ts';
+import { missingScopes, operationScopes } from '../../src/operation-scopes.ts';
+import { apiRoutes, type OperationId } from '../../src/routes.ts';
+
+describe('the scopes each operation needs', () => {
+  it('names every REST operation of the route table', () => {
+    expect(Object.keys(operationScopes).sort()).toEqual(Object.keys(apiRoutes).sort());
+  });
+
+  it.each(Object.keys(operationScopes) as OperationId[])(
+    'asks the same scopes of a token at REST and at the MCP tool %s',
+    (operationId) => {
+      const tool = findTool(operationId);
+      if (tool) expect([...tool.scopes].sort()).toEqual([...operationScopes[operationId]].sort());
+      else expect(operationId).toBe('submitTranscription');
+    },
+  );
+
+  it('maps reads, changes, processing and deletion to their scopes', () => {
+    expect(operationScopes.listNotes).toEqual(['notes:read']);
+    expect(operationScopes.updateNote).toEqual(['notes:write']);
+    expect(operationScopes.submitTranscription).toEqual(['notes:process']);
+    expect(operationScopes.deleteNote).toEqual(['notes:delete']);
+  });
+
+  it('lists what a token lacks for an operation, nothing when it holds the scopes', () => {
+    expect(missingScopes('askWorkspace', ['notes:read'])).toEqual(['notes:process']);
+    expect(missingScopes('askWorkspace', ['notes:process', 'notes:read'])).toEqual([]);
+  });
+});
