@@ -41,6 +41,11 @@ export interface NotesStackConfig {
   mcpAllowedOrigins: string[];
   /** Cognito managed-login domain prefix (globally unique per region); defaults to `notes-<stage>-<account>`. */
   authDomainPrefix?: string;
+  /**
+   * The web app's origin when it is served apart from the API (the CloudFront distribution): its
+   * `/app/callback` becomes a redirect URI of the first-party OAuth client (NOTES_WEB_APP_URL).
+   */
+  webAppUrl?: string;
 }
 
 export const contextDefaults = {
@@ -82,6 +87,12 @@ export function readStackConfig(node: Node): NotesStackConfig {
       `context mcpAllowedOrigins: "${notAnOrigin}" is not an http(s) origin such as https://app.example.com (no path, no wildcard)`,
     );
   }
+  const webAppUrl = readString(context('webAppUrl'), 'webAppUrl');
+  if (webAppUrl !== undefined && !HTTP_ORIGIN.test(webAppUrl)) {
+    throw new Error(
+      `context webAppUrl: "${webAppUrl}" is not an http(s) origin such as https://app.example.com`,
+    );
+  }
   return {
     stage,
     logRetentionDays: logRetentionDays as RetentionDays,
@@ -109,6 +120,7 @@ export function readStackConfig(node: Node): NotesStackConfig {
     ...(alarmEmail ? { alarmEmail } : {}),
     ...(mcpResourceUrl ? { mcpResourceUrl } : {}),
     ...(authDomainPrefix ? { authDomainPrefix } : {}),
+    ...(webAppUrl ? { webAppUrl } : {}),
     ...(bedrockProfileRegions ? { bedrockProfileRegions } : {}),
   };
 }

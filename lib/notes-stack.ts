@@ -127,6 +127,8 @@ export class NotesStack extends Stack {
         NOTES_OAUTH_UPSTREAM: 'oidc',
         NOTES_OIDC_ISSUER: this.mcpAuth.userPool.userPoolProviderUrl,
         NOTES_OIDC_CLIENT_ID: this.mcpAuth.signInClient.userPoolClientId,
+        // The first-party web app client's extra redirect origin (src/oauth/first-party.ts).
+        ...(config.webAppUrl ? { NOTES_WEB_APP_URL: config.webAppUrl } : {}),
       };
       for (const [name, value] of Object.entries(environment)) fn.function.addEnvironment(name, value);
     }

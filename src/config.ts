@@ -99,6 +99,14 @@ const schema = z.object({
           ),
       ),
     ),
+  /**
+   * The web app's origin when it is not the service's own (on AWS: the CloudFront distribution that
+   * serves it). Its `/app/callback` becomes a redirect URI of the first-party client `notes-web`.
+   */
+  NOTES_WEB_APP_URL: z
+    .string()
+    .regex(HTTP_ORIGIN, 'must be an http(s) origin, e.g. https://app.example.com (no path)')
+    .optional(),
   /** The access-token signing key: an EC P-256 private JWK, as JSON (see src/oauth/signing-key.ts). */
   NOTES_OAUTH_SIGNING_KEY: z.string().min(1).optional(),
   /** On AWS instead: the KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs access tokens. */

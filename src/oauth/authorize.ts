@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { logger } from '../logging.ts';
 import type { McpScope } from '../oauth-scopes.ts';
+import { acceptsRedirectUri } from './clients.ts';
 import type { OAuthDeps } from './deps.ts';
 import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { type ClientView, renderConsent, renderSignIn } from './pages.ts';
 import { isS256Challenge } from './pkce.ts';
-import { checkRedirectUri, isRegisteredRedirectUri, redirectsAutomatically } from './redirect-uris.ts';
+import { checkRedirectUri, redirectsAutomatically } from './redirect-uris.ts';
 import { parseScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret, sameHash } from './secrets.ts';
 import { lifetimes, servedResources } from './settings.ts';
@@ -44,7 +45,7 @@ export async function beginAuthorization(deps: OAuthDeps, query: URLSearchParams
   const redirectUri = single(query, 'redirect_uri');
   if (!redirectUri)
     throw new AuthorizationPageError('Missing redirect URI', 'The request names no redirect_uri.');
-  if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri)) {
+  if (!acceptsRedirectUri(client, redirectUri)) {
     throw new AuthorizationPageError(
       'Unregistered redirect URI',
       'The redirect_uri is not one the application registered, so the request cannot be answered.',
@@ -453,7 +454,12 @@ function clientView(client: OAuthClient, redirectUri: string): ClientView {
   const url = new URL(redirectUri);
   return {
     name: client.client_name,
-    verifiedHost: client.source === 'metadata_document' ? new URL(client.client_id).host : null,
+    verifiedHost:
+      client.source === 'metadata_document'
+        ? new URL(client.client_id).host
+        : client.source === 'first_party'
+          ? url.host
+          : null,
     // An app scheme names the app (`cursor://anysphere.cursor-mcp`, `com.example.app:`), a URL its host.
     redirectHost:
       check.ok && check.kind === 'private-use'

@@ -5,7 +5,7 @@ import {
   isMetadataDocumentClientId,
 } from './client-metadata-document.ts';
 import { OAuthError } from './errors.ts';
-import { checkRedirectUri } from './redirect-uris.ts';
+import { checkRedirectUri, isRegisteredRedirectUri } from './redirect-uris.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 import type { OAuthClient, OAuthStore } from './store.ts';
 
@@ -100,6 +100,13 @@ export async function registerClient(
   };
 }
 
+/** Whether `client` may be sent back to `redirectUri`: a first-party client exactly, others by RFC 8252 too. */
+export function acceptsRedirectUri(client: OAuthClient, redirectUri: string): boolean {
+  return client.source === 'first_party'
+    ? client.redirect_uris.includes(redirectUri)
+    : isRegisteredRedirectUri(client.redirect_uris, redirectUri);
+}
+
 function checkedRedirectUris(uris: unknown): string[] {
   if (!Array.isArray(uris) || uris.length === 0) {
     throw new OAuthError('invalid_redirect_uri', 'redirect_uris must be a non-empty array of URIs');
@@ -146,16 +153,22 @@ function registeredScope(asked: unknown): string {
   }
 }
 
-/** Finds a client by its ID: a registered one, or one described by a Client ID Metadata Document. */
+/**
+ * Finds a client by its ID: one built into the server (the web app), a registered one, or one
+ * described by a Client ID Metadata Document.
+ */
 export class ClientDirectory {
   constructor(
     private readonly store: OAuthStore,
     private readonly documents: ClientMetadataFetcher,
+    private readonly builtIn: readonly OAuthClient[] = [],
   ) {}
 
   /** The client, or null when the ID is unknown; a bad metadata document throws `invalid_client`. */
   async find(clientId: string): Promise<OAuthClient | null> {
     if (clientId.length === 0 || clientId.length > 2000) return null;
+    const own = this.builtIn.find((client) => client.client_id === clientId);
+    if (own) return own;
     if (isMetadataDocumentClientId(clientId)) return this.documents.resolve(clientId);
     return this.store.getClient(clientId);
   }

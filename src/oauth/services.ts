@@ -8,6 +8,7 @@ import { traced } from '../observability.ts';
 import { ClientMetadataFetcher } from './client-metadata-document.ts';
 import { ClientDirectory } from './clients.ts';
 import type { OAuthDeps } from './deps.ts';
+import { webAppClient } from './first-party.ts';
 import { OidcSignIn } from './oidc-upstream.ts';
 import { oauthSettings } from './settings.ts';
 import { signingKeyFrom } from './signing-key.ts';
@@ -65,7 +66,12 @@ export async function createOAuthDeps(config: Config): Promise<OAuthDeps> {
     settings,
     store: oauthStore,
     accounts,
-    clients: new ClientDirectory(oauthStore, new ClientMetadataFetcher()),
+    clients: new ClientDirectory(oauthStore, new ClientMetadataFetcher(), [
+      webAppClient(
+        settings.sites.map((site) => site.issuer),
+        config.NOTES_WEB_APP_URL,
+      ),
+    ]),
     signingKey: await signingKeyFrom(settings.signingKey),
     upstream,
     now,

@@ -16,8 +16,11 @@ export interface OAuthClient {
    * the server's default). Not a limit: a request may ask for any supported scope, the user decides.
    */
   scope: string | null;
-  /** `registration`: RFC 7591; `metadata_document`: the client_id is the URL of its metadata. */
-  source: 'registration' | 'metadata_document';
+  /**
+   * `registration`: RFC 7591; `metadata_document`: the client_id is the URL of its metadata;
+   * `first_party`: built into the server (the web app, src/oauth/first-party.ts).
+   */
+  source: 'registration' | 'metadata_document' | 'first_party';
   created_at: number;
 }
 

@@ -317,6 +317,18 @@ describe('MCP sign-in', () => {
     expect(variables.NOTES_MCP_ALLOWED_ORIGINS).toBeUndefined();
   });
 
+  it('gives the authorization server the web app origin of context webAppUrl, for the notes-web client', () => {
+    const oauthAuthorize = `notes-${STAGE}-oauthAuthorize`;
+    const variablesOf = (t: typeof template) => {
+      const fn = defined(functionsByName(t).get(oauthAuthorize), oauthAuthorize);
+      return (fn.resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    };
+    expect(variablesOf(template).NOTES_WEB_APP_URL).toBeUndefined();
+    const { template: custom } = buildNotesApp({ webAppUrl: 'https://app.example.com' });
+    expect(variablesOf(custom).NOTES_WEB_APP_URL).toBe('https://app.example.com');
+    expect(() => buildNotesApp({ webAppUrl: 'https://app.example.com/path' })).toThrow(/webAppUrl/);
+  });
+
   it('lets the browser origins of context mcpAllowedOrigins call /mcp, and only /mcp', () => {
     const { template: custom } = buildNotesApp({
       mcpAllowedOrigins: 'http://localhost:6274,https://app.example.com',

@@ -11,6 +11,10 @@ export interface OAuthFlowOptions {
   scope?: string;
   /** The registered client's name (shown on the consent page). */
   clientName?: string;
+  /** A client the server already knows (the web app's `notes-web`): no registration. */
+  client?: { clientId: string; redirectUri: string };
+  /** Scopes to tick on the consent page beyond those it ticks by default. */
+  tick?: string[];
 }
 
 export interface FlowTokens {
@@ -29,21 +33,8 @@ export interface FlowTokens {
 export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTokens> {
   const { baseUrl, apiKey } = options;
   const resource = options.resource ?? `${baseUrl}/mcp`;
-  const redirectUri = 'http://127.0.0.1:53682/callback';
-  const registration = await expectStatus(
-    'registration',
-    201,
-    fetch(`${baseUrl}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: options.clientName ?? 'OAuth flow test helper',
-        redirect_uris: [redirectUri],
-        token_endpoint_auth_method: 'none',
-      }),
-    }),
-  );
-  const { client_id: clientId } = (await registration.json()) as { client_id: string };
+  const redirectUri = options.client?.redirectUri ?? 'http://127.0.0.1:53682/callback';
+  const clientId = options.client?.clientId ?? (await register(baseUrl, redirectUri, options.clientName));
 
   const verifier = randomBytes(32).toString('base64url');
   const query = new URLSearchParams({
@@ -77,7 +68,7 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
   const decision = await expectStatus(
     'the approval',
     303,
-    form(consentDecision(await consentPage.text(), 'approve')),
+    form(consentDecision(await consentPage.text(), 'approve', { tick: options.tick ?? [] })),
   );
   const back = new URL(decision.headers.get('location') ?? '');
   const code = back.searchParams.get('code');
@@ -100,6 +91,23 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
     }),
   );
   return { ...((await tokens.json()) as Omit<FlowTokens, 'client_id'>), client_id: clientId };
+}
+
+async function register(baseUrl: string, redirectUri: string, clientName?: string): Promise<string> {
+  const registration = await expectStatus(
+    'registration',
+    201,
+    fetch(`${baseUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: clientName ?? 'OAuth flow test helper',
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: 'none',
+      }),
+    }),
+  );
+  return ((await registration.json()) as { client_id: string }).client_id;
 }
 
 async function expectStatus(step: string, status: number, pending: Promise<Response>): Promise<Response> {
