@@ -21,6 +21,8 @@ import { parse } from 'yaml';
 import { MCP_TOOLS } from '../src/mcp/tools.ts';
 import { DEFAULT_SCOPES } from '../src/oauth/scopes.ts';
 import { mcpScopes } from '../src/oauth-scopes.ts';
+import { firstPartyOnlyOperations } from '../src/operation-scopes.ts';
+import type { OperationId } from '../src/routes.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 /** Where the published files go (repository-relative, POSIX separators). */
@@ -593,7 +595,9 @@ function skillJson(frontMatter: Json, contract: Contract, sources: DocsSources):
               id,
               id === 'submitTranscription'
                 ? 'audio is uploaded with the CLI (notes transcribe) or REST, not through MCP'
-                : 'not exposed',
+                : firstPartyOnlyOperations.has(id as OperationId)
+                  ? 'API keys are managed with an API key (CLI: notes keys) or in the web app, never by an MCP client'
+                  : 'not exposed',
             ]),
         ),
       },

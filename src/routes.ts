@@ -104,6 +104,10 @@ export const apiRoutes = {
     path: '/v1/collections/{collection_id}/notes/{note_id}',
     needs: { table: 'write' },
   },
+  // API key management (issue 15): API keys and the web app's own tokens only (src/operation-scopes.ts).
+  listApiKeys: { method: 'GET', path: '/v1/account/keys', needs: { table: 'read' } },
+  createApiKey: { method: 'POST', path: '/v1/account/keys', needs: { table: 'write' } },
+  revokeApiKey: { method: 'DELETE', path: '/v1/account/keys/{key_id}', needs: { table: 'write' } },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;

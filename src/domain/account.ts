@@ -13,6 +13,19 @@ export interface ApiKeyRecord {
   key_hash: string;
   created_at: number;
   revoked_at: number | null;
+  /** The owner's label for the key (keys made before labels existed have none). */
+  name?: string | null;
+  /** The key's first characters (`svc_sk_` and 4 more), so its owner can tell keys apart; never enough to use. */
+  prefix?: string | null;
+}
+
+/** An API key as its owner sees it: never the secret nor its hash. */
+export interface ApiKeyView {
+  key_id: string;
+  name: string | null;
+  prefix: string | null;
+  created_at: number;
+  revoked_at: number | null;
 }
 
 /** Who is calling: resolved from the bearer credential before any handler runs. */

@@ -1,13 +1,15 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AccountStore } from '../ports/account-store.ts';
-import type { Account, Caller } from './account.ts';
-import { UnauthorizedError } from './errors.ts';
+import type { Account, ApiKeyRecord, ApiKeyView, Caller } from './account.ts';
+import { NotFoundError, UnauthorizedError } from './errors.ts';
 
 export const API_KEY_PREFIX = 'svc_sk_';
 /** The one answer to a well-formed key that does not authenticate (unknown or revoked). */
 const INVALID_KEY = 'Invalid API key: it is unknown or has been revoked';
 /** 32 random bytes, base64url: 43 characters after the prefix. */
 const API_KEY_PATTERN = /^svc_sk_[A-Za-z0-9_-]{43}$/;
+/** What stays readable of a key: the prefix and 4 of its 43 random characters (24 of 256 bits). */
+const SHOWN_KEY_CHARACTERS = API_KEY_PREFIX.length + 4;
 
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey, 'utf8').digest('hex');
@@ -18,6 +20,9 @@ export interface IssuedKey {
   key_id: string;
   /** Shown once; only its hash is stored. */
   api_key: string;
+  name: string | null;
+  prefix: string;
+  created_at: number;
 }
 
 export async function createAccount(store: AccountStore, name: string, now = Date.now()): Promise<IssuedKey> {
@@ -30,17 +35,52 @@ export async function issueApiKey(
   store: AccountStore,
   account: Account,
   now = Date.now(),
+  name: string | null = null,
 ): Promise<IssuedKey> {
   const apiKey = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const keyId = `key_${randomBytes(8).toString('hex')}`;
+  const prefix = apiKey.slice(0, SHOWN_KEY_CHARACTERS);
   await store.putApiKey({
     key_id: keyId,
     account_id: account.account_id,
     key_hash: hashApiKey(apiKey),
     created_at: now,
     revoked_at: null,
+    name,
+    prefix,
   });
-  return { account, key_id: keyId, api_key: apiKey };
+  return { account, key_id: keyId, api_key: apiKey, name, prefix, created_at: now };
+}
+
+/** The account's keys, newest first, revoked ones included (with revoked_at). */
+export async function listApiKeys(store: AccountStore, accountId: string): Promise<ApiKeyView[]> {
+  const records = await store.listApiKeys(accountId);
+  return records.map(apiKeyView).sort((a, b) => b.created_at - a.created_at);
+}
+
+/**
+ * Revokes one of the account's keys; requests with it answer 401 from then on (every request looks
+ * the key up). Revoking a revoked key again changes nothing. Another account's key is not found.
+ */
+export async function revokeAccountApiKey(
+  store: AccountStore,
+  accountId: string,
+  keyId: string,
+  now = Date.now(),
+): Promise<void> {
+  if (!(await store.revokeApiKey(accountId, keyId, now))) {
+    throw new NotFoundError('No such API key in this account');
+  }
+}
+
+export function apiKeyView(record: ApiKeyRecord): ApiKeyView {
+  return {
+    key_id: record.key_id,
+    name: record.name ?? null,
+    prefix: record.prefix ?? null,
+    created_at: record.created_at,
+    revoked_at: record.revoked_at,
+  };
 }
 
 /** Resolves the caller from an `Authorization` header value, or throws UnauthorizedError. */

@@ -3,10 +3,11 @@ import { loadConfig } from '../config.ts';
 import type { Caller } from '../domain/account.ts';
 import { API_KEY_PREFIX, authenticate } from '../domain/accounts.ts';
 import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
+import { WEB_APP_CLIENT_ID } from '../oauth/first-party.ts';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
 import { publicBaseUrls, publicUrlForHost, restResource } from '../oauth/settings.ts';
 import { getAccessTokenVerifier } from '../oauth/verifier.ts';
-import { missingScopes, operationScopes } from '../operation-scopes.ts';
+import { firstPartyOnlyOperations, missingScopes, operationScopes } from '../operation-scopes.ts';
 import { type AccessGrant, InvalidAccessTokenError } from '../ports/access-tokens.ts';
 import type { OperationId } from '../routes.ts';
 import type { Services } from '../services.ts';
@@ -50,6 +51,11 @@ export async function authenticateRest(
     throw new UnauthorizedError(
       'Invalid access token: its account no longer exists',
       `Bearer error="invalid_token", resource_metadata="${metadata}"`,
+    );
+  }
+  if (firstPartyOnlyOperations.has(operationId) && grant.clientId !== WEB_APP_CLIENT_ID) {
+    throw new ForbiddenError(
+      `${operationId} is reserved to API keys and the service's web app: tokens of other OAuth clients (MCP clients included) cannot manage API keys`,
     );
   }
   const missing = missingScopes(operationId, grant.scopes);

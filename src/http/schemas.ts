@@ -131,6 +131,18 @@ const collectionName = limitedText(COLLECTION_LIMITS.nameCharacters)
 /** createCollection and updateCollection (a rename) take the same body. */
 export const collectionBody = z.strictObject({ name: collectionName });
 
+/** A label for an API key, shown in lists: one line, 1 to 100 characters. */
+const apiKeyName = limitedText(100)
+  .regex(ONE_LINE, 'must not contain line breaks or control characters')
+  .trim()
+  .min(1, 'must not be empty');
+
+export const createApiKeyBody = z.strictObject({ name: apiKeyName });
+
+export const apiKeyParams = z.object({
+  key_id: z.string().regex(/^key_[0-9a-f]{16}$/, 'must be a key ID such as key_0123456789abcdef'),
+});
+
 export const addNoteToCollectionBody = z.strictObject({ note_id: uuid });
 
 export const artifactParams = z.object({ note_id: uuid, artifact_kind: z.enum(ARTIFACT_KINDS) });

@@ -5,6 +5,8 @@ export interface AccountStore {
   getAccount(accountId: string): Promise<Account | null>;
   putApiKey(key: ApiKeyRecord): Promise<void>;
   getApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Every key of the account, revoked ones included. */
+  listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /** Marks the key revoked; false when the account has no key with this ID. */
   revokeApiKey(accountId: string, keyId: string, now: number): Promise<boolean>;
 }

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { Account, ApiKeyRecord } from '../../src/domain/account.ts';
-import { authenticate, createAccount, hashApiKey } from '../../src/domain/accounts.ts';
+import {
+  authenticate,
+  createAccount,
+  hashApiKey,
+  issueApiKey,
+  listApiKeys,
+} from '../../src/domain/accounts.ts';
 import { UnauthorizedError } from '../../src/domain/errors.ts';
 import type { AccountStore } from '../../src/ports/account-store.ts';
 
@@ -14,6 +20,7 @@ function memoryStore(): AccountStore & { keys: ApiKeyRecord[] } {
     getAccount: async (id) => accounts.get(id) ?? null,
     putApiKey: async (key) => void keys.push(key),
     getApiKeyByHash: async (hash) => keys.find((key) => key.key_hash === hash) ?? null,
+    listApiKeys: async (accountId) => keys.filter((key) => key.account_id === accountId),
     revokeApiKey: async (accountId, keyId, now) => {
       const key = keys.find((k) => k.account_id === accountId && k.key_id === keyId);
       if (key) key.revoked_at = now;
@@ -70,5 +77,31 @@ describe('API keys', () => {
     expect(revoked).toBeInstanceOf(UnauthorizedError);
     expect(unknown).toBeInstanceOf(UnauthorizedError);
     expect((revoked as Error).message).toBe((unknown as Error).message);
+  });
+
+  it('are listed for their account only, newest first, by name and prefix, never the secret or its hash', async () => {
+    const store = memoryStore();
+    const first = await createAccount(store, 'someone', 1000);
+    const laptop = await issueApiKey(store, first.account, 2000, 'Laptop CLI');
+    await createAccount(store, 'someone else', 3000);
+    const listed = await listApiKeys(store, first.account.account_id);
+    expect(listed).toEqual([
+      {
+        key_id: laptop.key_id,
+        name: 'Laptop CLI',
+        prefix: laptop.api_key.slice(0, 11),
+        created_at: 2000,
+        revoked_at: null,
+      },
+      {
+        key_id: first.key_id,
+        name: null,
+        prefix: first.api_key.slice(0, 11),
+        created_at: 1000,
+        revoked_at: null,
+      },
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(hashApiKey(laptop.api_key));
+    expect(JSON.stringify(listed)).not.toContain(laptop.api_key);
   });
 });

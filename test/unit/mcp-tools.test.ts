@@ -74,8 +74,11 @@ function contextWith(services: Services): ToolContext {
   };
 }
 
+/** Operations with no MCP tool: uploads go through the CLI; an agent must not manage API keys. */
+const REST_ONLY = ['submitTranscription', 'listApiKeys', 'createApiKey', 'revokeApiKey'];
+
 describe('the MCP tool registry', () => {
-  it('names one tool per REST operationId except submitTranscription', () => {
+  it('names one tool per REST operationId except submitTranscription and API key management', () => {
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
       [
         'addNoteToCollection',
@@ -100,7 +103,7 @@ describe('the MCP tool registry', () => {
     );
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
       Object.keys(apiRoutes)
-        .filter((operationId) => operationId !== 'submitTranscription')
+        .filter((operationId) => !REST_ONLY.includes(operationId))
         .sort(),
     );
     expect(MCP_TOOL_NAMES).not.toContain('submitTranscription');

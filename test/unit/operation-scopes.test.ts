@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { findTool } from '../../src/mcp/tools.ts';
-import { missingScopes, operationScopes } from '../../src/operation-scopes.ts';
+import { firstPartyOnlyOperations, missingScopes, operationScopes } from '../../src/operation-scopes.ts';
 import { apiRoutes, type OperationId } from '../../src/routes.ts';
 
 describe('the scopes each operation needs', () => {
@@ -13,7 +13,7 @@ describe('the scopes each operation needs', () => {
     (operationId) => {
       const tool = findTool(operationId);
       if (tool) expect([...tool.scopes].sort()).toEqual([...operationScopes[operationId]].sort());
-      else expect(operationId).toBe('submitTranscription');
+      else expect(['submitTranscription', ...firstPartyOnlyOperations]).toContain(operationId);
     },
   );
 
@@ -22,6 +22,17 @@ describe('the scopes each operation needs', () => {
     expect(operationScopes.updateNote).toEqual(['notes:write']);
     expect(operationScopes.submitTranscription).toEqual(['notes:process']);
     expect(operationScopes.deleteNote).toEqual(['notes:delete']);
+  });
+
+  it('keeps API key management from MCP: no tool, and only the web app client among OAuth clients', () => {
+    expect([...firstPartyOnlyOperations].sort()).toEqual(['createApiKey', 'listApiKeys', 'revokeApiKey']);
+    for (const operationId of firstPartyOnlyOperations) expect(findTool(operationId)).toBeUndefined();
+    expect(operationScopes.createApiKey).toEqual([
+      'notes:read',
+      'notes:write',
+      'notes:process',
+      'notes:delete',
+    ]);
   });
 
   it('lists what a token lacks for an operation, nothing when it holds the scopes', () => {

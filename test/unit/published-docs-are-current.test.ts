@@ -160,9 +160,12 @@ describe('skill.json', () => {
         tool.name,
       ).toBe(true);
     }
-    // Tools are operationIds; the one left out is the upload, which MCP does not do.
+    // Tools are operationIds; left out: the upload, which MCP does not do, and API key management,
+    // which an agent must not do (it could mint itself a full-access key).
     expect(mcp.tool_names.filter((name) => !contractIds.includes(name))).toEqual([]);
-    expect(Object.keys(mcp.not_tools)).toEqual(['submitTranscription']);
+    expect(Object.keys(mcp.not_tools).sort()).toEqual(
+      ['createApiKey', 'listApiKeys', 'revokeApiKey', 'submitTranscription'].sort(),
+    );
   });
 
   it('makes the confirmed deletions destructive notes:delete tools, each needing confirm_note_id', () => {

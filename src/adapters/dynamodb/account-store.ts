@@ -50,6 +50,26 @@ export class DynamoAccountStore implements AccountStore {
     return Item ? withoutKeys<ApiKeyRecord>(Item) : null;
   }
 
+  async listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    const { gsi1pk } = keys.apiKeyIndex(accountId, '');
+    const records: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: GSI1,
+          KeyConditionExpression: 'gsi1pk = :pk',
+          ExpressionAttributeValues: { ':pk': gsi1pk },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) records.push(withoutKeys<ApiKeyRecord>(item));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return records;
+  }
+
   async revokeApiKey(accountId: string, keyId: string, now: number): Promise<boolean> {
     const index = keys.apiKeyIndex(accountId, keyId);
     const { Items = [] } = await this.db.send(
