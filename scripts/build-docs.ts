@@ -181,6 +181,22 @@ export const CLI = {
       description:
         'Ask a question across processed notes (or only the given ones, or those in a collection); keep the returned note_ids in the answer.',
     },
+    {
+      usage: 'notes keys list',
+      operationId: 'listApiKeys',
+      description: "The account's API keys: ID, name, prefix, created, revoked; never a secret.",
+    },
+    {
+      usage: 'notes keys create <name>',
+      operationId: 'createApiKey',
+      description:
+        'Create a named API key; its secret is printed this once. Only when the user asks for a key.',
+    },
+    {
+      usage: 'notes keys revoke <key_id>',
+      operationId: 'revokeApiKey',
+      description: 'Revoke an API key by its ID (from keys list): requests with it are refused at once.',
+    },
   ],
   exitCodes: [
     { code: 0, meaning: 'Success.' },

@@ -31,8 +31,11 @@ const COMMANDS: Record<string, string[]> = {
   'artifacts generate': ['--language', '--regenerate', '--wait', '--timeout'],
   'artifacts get': ['--wait', '--timeout'],
   ask: ['--note', '--collection'],
+  'keys list': [],
+  'keys create': [],
+  'keys revoke': [],
 };
-const GROUPS = ['auth', 'notes', 'collections', 'transcription', 'insights', 'artifacts'];
+const GROUPS = ['auth', 'notes', 'collections', 'transcription', 'insights', 'artifacts', 'keys'];
 
 /** Answers 200 to anything: a request reaching it is the failure these tests look for. */
 let server: ScriptedServer<unknown>;

@@ -4,6 +4,7 @@ import { ask } from './ask.mjs';
 import { authGroup } from './auth.mjs';
 import { collectionsGroup } from './collections.mjs';
 import { insightsGroup } from './insights.mjs';
+import { keysGroup } from './keys.mjs';
 import { notesGroup } from './notes.mjs';
 import { transcribe } from './transcribe.mjs';
 import { transcriptionGroup } from './transcription.mjs';
@@ -19,4 +20,5 @@ export const GROUPS = [
   transcriptionGroup,
   insightsGroup,
   artifactsGroup,
+  keysGroup,
 ];
