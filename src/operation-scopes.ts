@@ -33,6 +33,7 @@ export const operationScopes = {
   listApiKeys: ['notes:read'],
   createApiKey: ['notes:read', 'notes:write', 'notes:process', 'notes:delete'],
   revokeApiKey: ['notes:write'],
+  getNoteAudio: ['notes:read'],
 } as const satisfies Record<OperationId, readonly McpScope[]>;
 
 /**

@@ -108,6 +108,12 @@ export const apiRoutes = {
   listApiKeys: { method: 'GET', path: '/v1/account/keys', needs: { table: 'read' } },
   createApiKey: { method: 'POST', path: '/v1/account/keys', needs: { table: 'write' } },
   revokeApiKey: { method: 'DELETE', path: '/v1/account/keys/{key_id}', needs: { table: 'write' } },
+  // Signs a short-lived playback link to the note's recording (issue 15).
+  getNoteAudio: {
+    method: 'GET',
+    path: '/v1/notes/{note_id}/audio',
+    needs: { table: 'read', objects: ['read'] },
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;

@@ -14,6 +14,7 @@ import {
 import { entityTagOf, jsonEntityTag, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
+import { noteAudioLink } from '../domain/note-audio.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
 import { renderTranscript } from '../domain/transcript-exports.ts';
 import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
@@ -483,6 +484,18 @@ export const MCP_TOOLS: readonly McpTool[] = [
       if (typeof noteId !== 'string') return noteId;
       await deleteNote(context.services(), accountOf(context), noteId);
       return resultOf({ note_id: noteId, deleted: 'note' }, [`Permanently deleted note ${noteId}.`]);
+    },
+  }),
+  defineTool({
+    name: 'getNoteAudio',
+    title: "Get a link to a note's recording",
+    description:
+      "Returns a short-lived link (url, expires_at, content_type, size_bytes) to the note's uploaded recording, valid about 10 minutes, for the user to listen to (the link is a credential while it lasts: do not store it). Read-only. Errors: 404 when there is no such note; 409 when no audio has been uploaded.",
+    inputSchema: noteInput,
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      return resultOf(await noteAudioLink(context.services(), accountOf(context), input.note_id));
     },
   }),
 ];

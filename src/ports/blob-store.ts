@@ -19,6 +19,15 @@ export interface BlobStore {
   presignUpload(key: string, contentType: string, sizeBytes: number): Promise<UploadTarget>;
   /** A URL that downloads the object for a limited time (generated audio goes straight to the client). */
   presignDownload(key: string, fileName: string): Promise<{ url: string; expires_at: number }>;
+  /**
+   * A URL a browser's media element plays the object from (inline, served as `contentType`, Range
+   * requests allowed), valid for `expiresInSeconds`.
+   */
+  presignPlayback(
+    key: string,
+    contentType: string,
+    expiresInSeconds: number,
+  ): Promise<{ url: string; expires_at: number }>;
   putJson(key: string, value: unknown): Promise<void>;
   /** Uploads a local file. */
   putFile(key: string, path: string, contentType: string): Promise<void>;

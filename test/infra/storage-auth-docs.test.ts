@@ -260,6 +260,25 @@ describe('MCP sign-in', () => {
     }
   });
 
+  it('lets getNoteAudio read objects (to sign playback links) and nothing more of the bucket; key management no objects at all', () => {
+    const actionsOf = (operationId: string) =>
+      statementsOfFunction(template, `notes-${STAGE}-${operationId}`).flatMap((statement) =>
+        asList(statement.Action),
+      );
+    const audio = actionsOf('getNoteAudio');
+    expect(audio).toContain('s3:GetObject');
+    expect(audio).not.toContain('s3:PutObject');
+    expect(audio).not.toContain('s3:DeleteObject');
+    for (const operationId of ['listApiKeys', 'createApiKey', 'revokeApiKey']) {
+      expect(
+        actionsOf(operationId).filter((action) => action.startsWith('s3:')),
+        operationId,
+      ).toEqual([]);
+    }
+    expect(actionsOf('listApiKeys')).not.toContain('dynamodb:PutItem');
+    expect(actionsOf('createApiKey')).toContain('dynamodb:PutItem');
+  });
+
   it('signs users in for the authorization server through a public Cognito client (code flow, PKCE, no secret)', () => {
     template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
       GenerateSecret: false,

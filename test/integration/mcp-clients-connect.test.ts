@@ -10,6 +10,7 @@ import type {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/local/runtime.ts';
+import { MCP_TOOL_NAMES } from '../../src/mcp/tools.ts';
 import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { HeadlessOAuthProvider, loggingFetch } from '../support/headless-oauth.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
@@ -141,7 +142,7 @@ describe('the registrations of real MCP clients, each completing the flow with t
       expect(tokenRequests[0]?.authorization).toBeNull();
 
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(18);
+      expect(tools).toHaveLength(MCP_TOOL_NAMES.length);
       expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['listNotes', 'getNote']));
     },
   );

@@ -160,7 +160,7 @@ afterAll(async () => {
 });
 
 describe('the MCP server over Streamable HTTP with the SDK client', () => {
-  it('initializes and lists the eighteen tools with their annotations, not submitTranscription', async () => {
+  it('initializes and lists the nineteen tools with their annotations, not submitTranscription', async () => {
     const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
     expect(client.getServerVersion()?.name).toBe('notes');
     expect(client.getInstructions()).toMatch(/notes CLI/);
@@ -178,6 +178,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       'getInsights',
       'getNote',
       'getNoteArtifact',
+      'getNoteAudio',
       'getTranscription',
       'listCollections',
       'listNotes',

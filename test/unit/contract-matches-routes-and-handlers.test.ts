@@ -53,6 +53,7 @@ describe('the contract, the route table and the handlers agree', () => {
         'getInsights',
         'getNote',
         'getNoteArtifact',
+        'getNoteAudio',
         'getTranscription',
         'listApiKeys',
         'listCollections',

@@ -6,6 +6,7 @@ import type { AskServices } from '../../src/ask-services.ts';
 import { toApiGatewayResult, toWebRequest } from '../../src/mcp/api-gateway.ts';
 import { createMcpHandler } from '../../src/mcp/handler.ts';
 import { mcpLambdaHandler } from '../../src/mcp/lambda.ts';
+import { MCP_TOOL_NAMES } from '../../src/mcp/tools.ts';
 import type { McpScope } from '../../src/oauth-scopes.ts';
 import {
   type AccessGrant,
@@ -140,7 +141,7 @@ describe('the MCP HTTP endpoint', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { result: { tools: { name: string }[] } };
     expect(body.result.tools.map((tool) => tool.name)).toContain('deleteNote');
-    expect(body.result.tools).toHaveLength(18);
+    expect(body.result.tools).toHaveLength(MCP_TOOL_NAMES.length);
   });
 
   it('labels its JSON UTF-8 and forbids sniffing, on protocol results and on HTTP errors alike', async () => {
@@ -236,7 +237,7 @@ describe('the MCP HTTP endpoint', () => {
       expect(response.status, accept).toBe(200);
       expect(response.headers.get('content-type'), accept).toMatch(/^application\/json/);
       expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools, accept).toHaveLength(
-        18,
+        MCP_TOOL_NAMES.length,
       );
     }
     const request = rpc(toolsList, { authorization: `Bearer ${token}` });

@@ -53,6 +53,22 @@ export class S3BlobStore implements BlobStore {
     return { url, expires_at: Date.now() + this.uploadUrlTtlSeconds * 1000 };
   }
 
+  async presignPlayback(
+    key: string,
+    contentType: string,
+    expiresInSeconds: number,
+  ): Promise<{ url: string; expires_at: number }> {
+    // Only the host is signed, so the browser may add Range (seeking) without breaking the signature.
+    const command = new GetObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ResponseContentDisposition: 'inline',
+      ResponseContentType: contentType,
+    });
+    const url = await getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds });
+    return { url, expires_at: Date.now() + expiresInSeconds * 1000 };
+  }
+
   async putFile(key: string, path: string, contentType: string): Promise<void> {
     const { size } = await stat(path);
     await this.s3.send(
