@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { WEB_APP_CLIENT_ID } from '../src/oauth/web-app-client.ts';
 import { handlerNodeOptions } from './bundling.ts';
 import type { NotesStackConfig } from './config.ts';
 import { Alerts } from './constructs/alerts.ts';
@@ -10,6 +11,7 @@ import { McpAuth } from './constructs/mcp-auth.ts';
 import type { SharedFunctionProps } from './constructs/notes-function.ts';
 import { Queues } from './constructs/queues.ts';
 import { Storage } from './constructs/storage.ts';
+import { WebApp } from './constructs/web-app.ts';
 import { Workers } from './constructs/workers.ts';
 import { acknowledgeFrameworkFunctions } from './framework-functions.ts';
 import { retainAllLogs } from './log-retention.ts';
@@ -31,6 +33,7 @@ export class NotesStack extends Stack {
   readonly workers: Workers;
   readonly mcpAuth: McpAuth;
   readonly docs: DocsSite;
+  readonly webApp: WebApp;
 
   constructor(scope: Construct, id: string, props: NotesStackProps) {
     super(scope, id, props);
@@ -106,6 +109,16 @@ export class NotesStack extends Stack {
     });
 
     this.docs = new DocsSite(this, 'Docs', { accessLogsBucket: this.storage.accessLogsBucket });
+    this.webApp = new WebApp(this, 'WebApp', {
+      accessLogsBucket: this.storage.accessLogsBucket,
+      apiUrl: this.api.url,
+      dataBucket: this.storage.dataBucket,
+      clientId: WEB_APP_CLIENT_ID,
+    });
+    // REST answers the app's CORS requests (the app is on CloudFront, the API on API Gateway).
+    for (const fn of [...Object.values(this.api.functions), this.api.publicFunctions.restPreflight]) {
+      fn.function.addEnvironment('NOTES_WEB_APP_URL', this.webApp.url);
+    }
 
     this.mcpAuth = new McpAuth(this, 'McpAuth', {
       stage: config.stage,
@@ -148,6 +161,7 @@ export class NotesStack extends Stack {
       value: this.storage.table.tableName,
       description: 'NOTES_TABLE_NAME for npm run account:create -- --aws',
     });
+    new CfnOutput(this, 'WebAppUrl', { value: this.webApp.url, description: 'The web app' });
     new CfnOutput(this, 'DocsUrl', { value: this.docs.url, description: 'Public docs ({docs_url})' });
     new CfnOutput(this, 'UserPoolId', { value: this.mcpAuth.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolDomain', {

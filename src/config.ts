@@ -99,6 +99,15 @@ const schema = z.object({
           ),
       ),
     ),
+  /**
+   * The web app's origin when it is served from another origin than the API (on AWS, its CloudFront
+   * distribution): REST answers that origin's CORS requests, and only that one's. Unset locally, where
+   * the app and the API share one origin.
+   */
+  NOTES_WEB_APP_URL: z
+    .string()
+    .regex(HTTP_ORIGIN, 'must be an http(s) origin such as https://d111.cloudfront.net (no path)')
+    .optional(),
   /** The access-token signing key: an EC P-256 private JWK, as JSON (see src/oauth/signing-key.ts). */
   NOTES_OAUTH_SIGNING_KEY: z.string().min(1).optional(),
   /** On AWS instead: the KMS key (ECC_NIST_P256, SIGN_VERIFY) that signs access tokens. */

@@ -1,7 +1,9 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { loadConfig } from '../config.ts';
 import type { Caller } from '../domain/account.ts';
 import { authenticate } from '../domain/accounts.ts';
 import { getServices, type Services } from '../services.ts';
+import { webAppCorsHeaders } from './cors.ts';
 import { toErrorResponse } from './error-mapper.ts';
 import { type HttpLambdaHandler, httpLambda } from './http-lambda.ts';
 import { header, type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
@@ -24,7 +26,12 @@ export function apiHandler<S extends RequestSchemas>(
   schemas: S,
   operation: (request: ApiRequest<S>) => Promise<APIGatewayProxyStructuredResultV2>,
 ): ApiLambdaHandler {
-  return httpLambda(operationId, { onError: toErrorResponse }, async (event) => {
+  const options = {
+    onError: toErrorResponse,
+    responseHeaders: (event: APIGatewayProxyEventV2) =>
+      webAppCorsHeaders(header(event, 'origin'), loadConfig().NOTES_WEB_APP_URL),
+  };
+  return httpLambda(operationId, options, async (event) => {
     const services = getServices();
     const caller = await authenticate(services.accounts, header(event, 'authorization'));
     const input = parseInput(event, schemas);

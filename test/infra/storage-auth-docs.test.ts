@@ -297,7 +297,9 @@ describe('MCP sign-in', () => {
 
 describe('the docs site', () => {
   it('serves a private bucket through CloudFront with origin access control, HTTPS only, security headers', () => {
-    const [distribution] = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'));
+    const distribution = resourcesOfType(template, 'AWS::CloudFront::Distribution')[
+      stack.getLogicalId(stack.docs.distribution.node.defaultChild as never)
+    ];
     const config = defined(distribution, 'the distribution').Properties.DistributionConfig as Record<
       string,
       unknown
