@@ -83,9 +83,9 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
 
   return (
     <AppContextProvider.Provider value={context}>
-      <a class="skip" href="#main" onClick={skipToMain}>
+      <button type="button" class="skip" onClick={skipToMain}>
         Skip to content
-      </a>
+      </button>
       <header class="bar">
         <a class="brand" href={href('')}>
           Notes
@@ -127,9 +127,15 @@ function Page({ route }: { route: Route }) {
     case 'trash':
       return <NotesPage state="trashed" collectionId={null} />;
     case 'notes':
-      return id ? <NotePage noteId={id} startAt={Number(route.query.get('t') ?? Number.NaN)} /> : <NotFound />;
+      return id ? (
+        <NotePage noteId={id} startAt={Number(route.query.get('t') ?? Number.NaN)} />
+      ) : (
+        <NotFound />
+      );
     case 'search':
-      return <SearchPage query={route.query.get('q') ?? ''} includeTrashed={route.query.get('trashed') === '1'} />;
+      return (
+        <SearchPage query={route.query.get('q') ?? ''} includeTrashed={route.query.get('trashed') === '1'} />
+      );
     case 'ask':
       return <AskPage />;
     case 'account':
@@ -143,25 +149,25 @@ function SearchBox({ initial }: { initial: string }) {
   const [query, setQuery] = useState(initial);
   useEffect(() => setQuery(initial), [initial]);
   return (
-    <form
-      role="search"
-      class="search"
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (query.trim()) navigate(href('search', { q: query.trim() }));
-      }}
-    >
-      <label for="search-notes" class="visually-hidden">
-        Search notes
-      </label>
-      <input
-        id="search-notes"
-        type="search"
-        placeholder="Search what was said"
-        value={query}
-        onInput={(event) => setQuery(event.currentTarget.value)}
-      />
-    </form>
+    <search class="search">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (query.trim()) navigate(href('search', { q: query.trim() }));
+        }}
+      >
+        <label for="search-notes" class="visually-hidden">
+          Search notes
+        </label>
+        <input
+          id="search-notes"
+          type="search"
+          placeholder="Search what was said"
+          value={query}
+          onInput={(event) => setQuery(event.currentTarget.value)}
+        />
+      </form>
+    </search>
   );
 }
 
@@ -180,8 +186,7 @@ function current(route: Route, section: string): 'page' | undefined {
   return (route.path[0] ?? '') === section ? 'page' : undefined;
 }
 
-function skipToMain(event: Event) {
-  // The hash is the router's; move focus without changing it.
-  event.preventDefault();
+/** A button, not a `#main` link: the hash is the router's. */
+function skipToMain() {
   document.getElementById('main')?.focus();
 }

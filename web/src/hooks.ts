@@ -51,3 +51,10 @@ export function messageOf(error: unknown): string {
     return 'The service could not be reached. Check your connection and try again.';
   return error instanceof Error ? error.message : 'Something went wrong';
 }
+
+/** Focus for a field that appears because the user asked for it (an editor opened by a button). */
+export function useFocusOnMount<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return ref;
+}

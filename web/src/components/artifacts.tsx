@@ -45,11 +45,15 @@ export function ArtifactView({ artifact, player }: { artifact: Artifact; player:
   return (
     <div class="artifact">
       <h3>{artifact.title}</h3>
-      {artifact.kind === 'epiphany' && <EpiphanyView content={artifact.content as unknown as Epiphany} player={player} />}
+      {artifact.kind === 'epiphany' && (
+        <EpiphanyView content={artifact.content as unknown as Epiphany} player={player} />
+      )}
       {artifact.kind === 'deep_research' && (
         <DeepResearchView content={artifact.content as unknown as DeepResearch} player={player} />
       )}
-      {artifact.kind === 'podcast' && <PodcastView content={artifact.content as unknown as Podcast} player={player} />}
+      {artifact.kind === 'podcast' && (
+        <PodcastView content={artifact.content as unknown as Podcast} player={player} />
+      )}
       <p class="meta">Made by {artifact.engine}</p>
     </div>
   );
@@ -72,7 +76,10 @@ function EpiphanyView({ content, player }: { content: Epiphany; player: Player }
 
 function DeepResearchView({ content, player }: { content: DeepResearch; player: Player }) {
   const groups: Array<[string, Array<{ text: string; evidence: Evidence[] }>]> = [
-    ['Research questions', content.research_questions.map((q) => ({ text: `${q.question} ${q.rationale}`, evidence: q.evidence }))],
+    [
+      'Research questions',
+      content.research_questions.map((q) => ({ text: `${q.question} ${q.rationale}`, evidence: q.evidence })),
+    ],
     ['Claims', content.claims.map((c) => ({ text: c.claim, evidence: c.evidence }))],
     ['Gaps', content.gaps.map((g) => ({ text: g.gap, evidence: g.evidence }))],
     ['Next steps', content.next_steps.map((s) => ({ text: s.step, evidence: s.evidence }))],
@@ -110,7 +117,8 @@ function PodcastView({ content, player }: { content: Podcast; player: Player }) 
         <ol class="plain">
           {content.script.map((line, index) => (
             <li key={`${index}-${line.host}`}>
-              <strong>{names.get(line.host) ?? line.host}:</strong> {line.text} <Citations at={line.citations} player={player} />
+              <strong>{names.get(line.host) ?? line.host}:</strong> {line.text}{' '}
+              <Citations at={line.citations} player={player} />
             </li>
           ))}
         </ol>

@@ -37,7 +37,10 @@ export function CollectionsPanel({ selected }: { selected: string | null }) {
     const next = prompt('New name for the collection', collection.name)?.trim();
     if (!next || next === collection.name) return;
     try {
-      await api.request(`/v1/collections/${collection.collection_id}`, { method: 'PATCH', body: { name: next } });
+      await api.request(`/v1/collections/${collection.collection_id}`, {
+        method: 'PATCH',
+        body: { name: next },
+      });
       collections.reload();
     } catch (reason) {
       announce(messageOf(reason));
@@ -88,7 +91,13 @@ export function CollectionsPanel({ selected }: { selected: string | null }) {
       )}
       <form onSubmit={create} class="inline">
         <label for="new-collection">New collection</label>
-        <input id="new-collection" value={name} maxLength={100} required onInput={(e) => setName(e.currentTarget.value)} />
+        <input
+          id="new-collection"
+          value={name}
+          maxLength={100}
+          required
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
         <button type="submit">Create</button>
       </form>
       {error && (

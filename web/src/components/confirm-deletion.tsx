@@ -1,10 +1,23 @@
 import { useState } from 'preact/hooks';
+import { useFocusOnMount } from '../hooks.ts';
 
 const WORD = 'delete';
 
 /** A deletion cannot be undone: the user types the word before the button works. */
-export function ConfirmDeletion({ what, onConfirm, onCancel }: { what: string; onConfirm(): void; onCancel(): void }) {
+export function ConfirmDeletion({
+  what,
+  action = 'Delete permanently',
+  onConfirm,
+  onCancel,
+}: {
+  what: string;
+  /** The button's label, e.g. "Revoke the key". */
+  action?: string;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
   const [typed, setTyped] = useState('');
+  const focus = useFocusOnMount<HTMLInputElement>();
   const [busy, setBusy] = useState(false);
   return (
     <form
@@ -17,9 +30,7 @@ export function ConfirmDeletion({ what, onConfirm, onCancel }: { what: string; o
       }}
       onKeyDown={(event) => event.key === 'Escape' && onCancel()}
     >
-      <p>
-        This permanently deletes {what}. It cannot be undone.
-      </p>
+      <p>This permanently removes {what}. It cannot be undone.</p>
       <label for="confirm-deletion">
         Type <strong>{WORD}</strong> to confirm
       </label>
@@ -28,10 +39,10 @@ export function ConfirmDeletion({ what, onConfirm, onCancel }: { what: string; o
         autoComplete="off"
         value={typed}
         onInput={(event) => setTyped(event.currentTarget.value)}
-        autoFocus
+        ref={focus}
       />
       <button type="submit" class="danger" disabled={busy || typed.trim().toLowerCase() !== WORD}>
-        Delete permanently
+        {action}
       </button>
       <button type="button" onClick={onCancel}>
         Cancel

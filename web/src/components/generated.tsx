@@ -5,7 +5,7 @@ import { stageLabel } from '../format.ts';
 import { messageOf, useInterval, useLoad } from '../hooks.ts';
 import type { Player } from '../player.ts';
 import type { Insights, Job } from '../types.ts';
-import { ArtifactView, type Artifact } from './artifacts.tsx';
+import { type Artifact, ArtifactView } from './artifacts.tsx';
 import { InsightsView } from './insights.tsx';
 
 export type GeneratedKind = 'insights' | 'epiphany' | 'deep_research' | 'podcast';
@@ -32,13 +32,23 @@ function pathOf(noteId: string, kind: GeneratedKind): string {
  * One generated result of a note (Insights or an artifact): generate it, follow its job's stage, show
  * it with its citations, regenerate it. `outdated` says the transcript was corrected after it was made.
  */
-export function GeneratedPanel({ noteId, kind, player }: { noteId: string; kind: GeneratedKind; player: Player }) {
+export function GeneratedPanel({
+  noteId,
+  kind,
+  player,
+}: {
+  noteId: string;
+  kind: GeneratedKind;
+  player: Player;
+}) {
   const { api, announce } = useApp();
   const [starting, setStarting] = useState(false);
   const state = useLoad<Outcome>(`${noteId}:${kind}`, async () => {
     try {
       const { status, data } = await api.request<Job | Insights | Artifact>(pathOf(noteId, kind));
-      return status === 202 ? { kind: 'working', job: data as Job } : { kind: 'ready', result: data as Insights | Artifact };
+      return status === 202
+        ? { kind: 'working', job: data as Job }
+        : { kind: 'ready', result: data as Insights | Artifact };
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return { kind: 'none' };
       if (error instanceof ApiError && error.status === 409) return { kind: 'failed', detail: error.message };
@@ -106,6 +116,8 @@ export function GeneratedPanel({ noteId, kind, player }: { noteId: string; kind:
 function Outdated({ result }: { result: object }) {
   if (!('outdated' in result) || result.outdated !== true) return null;
   return (
-    <p class="notice">The transcript was corrected after this was made: regenerate it to include the corrections.</p>
+    <p class="notice">
+      The transcript was corrected after this was made: regenerate it to include the corrections.
+    </p>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError } from '../api.ts';
 import { useApp } from '../context.ts';
 import { clock } from '../format.ts';
-import { messageOf } from '../hooks.ts';
+import { messageOf, useFocusOnMount } from '../hooks.ts';
 import type { Player } from '../player.ts';
 import type { Segment, Transcription } from '../types.ts';
 
@@ -32,13 +32,15 @@ export function TranscriptView({ noteId, transcription, etag, speakerNames, play
     (segment) => player.positionMs >= segment.start_ms && player.positionMs < segment.end_ms,
   );
 
-  const renameSpeaker = async (label: string) => {
+  const renameSpeaker = async (label: string, name: string) => {
     const current = speakerNames[label] ?? label;
-    const next = prompt(`Name for ${current}`, current)?.trim();
-    if (!next || next === current) return;
+    if (!name || name === current) return;
     try {
-      await api.request(`/v1/notes/${noteId}`, { method: 'PATCH', body: { speaker_names: { [label]: next } } });
-      announce(`${current} is now ${next}`);
+      await api.request(`/v1/notes/${noteId}`, {
+        method: 'PATCH',
+        body: { speaker_names: { [label]: name } },
+      });
+      announce(`${current} is now ${name}`);
       onChanged();
     } catch (error) {
       announce(messageOf(error));
@@ -86,14 +88,12 @@ export function TranscriptView({ noteId, transcription, etag, speakerNames, play
         <h2 id="transcript-title">Transcript</h2>
         <div class="actions">
           {speakers.map((label) => (
-            <button
-              type="button"
+            <SpeakerName
               key={label}
-              class={`quiet speaker-${speakers.indexOf(label) % PALETTE_SIZE}`}
-              onClick={() => renameSpeaker(label)}
-            >
-              Rename {speakerNames[label] ?? label}
-            </button>
+              name={speakerNames[label] ?? label}
+              colour={speakers.indexOf(label) % PALETTE_SIZE}
+              onRename={(name) => renameSpeaker(label, name)}
+            />
           ))}
           <button type="button" class="quiet" disabled={!canUndo} onClick={undo}>
             Undo last correction
@@ -113,7 +113,11 @@ export function TranscriptView({ noteId, transcription, etag, speakerNames, play
             </button>
             <span class="speaker">{speakerNames[segment.speaker] ?? segment.speaker}</span>
             {editing === index ? (
-              <SegmentEditor segment={segment} onSave={(text) => correct(index, text)} onCancel={() => setEditing(null)} />
+              <SegmentEditor
+                segment={segment}
+                onSave={(text) => correct(index, text)}
+                onCancel={() => setEditing(null)}
+              />
             ) : (
               <>
                 <p class="text">{segment.text}</p>
@@ -139,6 +143,7 @@ function SegmentEditor({
   onCancel(): void;
 }) {
   const [text, setText] = useState(segment.text);
+  const focus = useFocusOnMount<HTMLTextAreaElement>();
   const id = `edit-${segment.start_ms}`;
   return (
     <form
@@ -153,12 +158,102 @@ function SegmentEditor({
       <label for={id} class="visually-hidden">
         Corrected text of the segment at {clock(segment.start_ms)}
       </label>
-      <textarea id={id} value={text} rows={3} onInput={(event) => setText(event.currentTarget.value)} autoFocus />
+      <textarea
+        id={id}
+        value={text}
+        rows={3}
+        onInput={(event) => setText(event.currentTarget.value)}
+        ref={focus}
+      />
       <button type="submit" class="primary">
         Save
       </button>
       <button type="button" onClick={onCancel}>
         Cancel
+      </button>
+    </form>
+  );
+}
+
+/** A speaker's name; activating it turns it into a field, right there, to rename the speaker. */
+function SpeakerName({
+  name,
+  colour,
+  onRename,
+}: {
+  name: string;
+  colour: number;
+  onRename(name: string): void;
+}) {
+  const [editing, setEditing] = useState(false);
+  const [value, setValue] = useState(name);
+  if (!editing) {
+    return (
+      <button
+        type="button"
+        class={`quiet speaker-${colour}`}
+        onClick={() => {
+          setValue(name);
+          setEditing(true);
+        }}
+      >
+        {name}
+        <span class="visually-hidden"> (rename)</span>
+      </button>
+    );
+  }
+  return (
+    <SpeakerNameForm
+      name={name}
+      value={value}
+      colour={colour}
+      onChange={setValue}
+      onDone={(renamed) => {
+        setEditing(false);
+        if (renamed !== null) onRename(renamed);
+      }}
+    />
+  );
+}
+
+function SpeakerNameForm({
+  name,
+  value,
+  colour,
+  onChange,
+  onDone,
+}: {
+  name: string;
+  value: string;
+  colour: number;
+  onChange(value: string): void;
+  /** The new name, or null when cancelled. */
+  onDone(renamed: string | null): void;
+}) {
+  const focus = useFocusOnMount<HTMLInputElement>();
+  const id = `speaker-name-${colour}`;
+  return (
+    <form
+      class="inline"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onDone(value.trim());
+      }}
+      onKeyDown={(event) => event.key === 'Escape' && onDone(null)}
+    >
+      <label for={id} class="visually-hidden">
+        New name for {name}
+      </label>
+      <input
+        id={id}
+        value={value}
+        maxLength={100}
+        required
+        onInput={(e) => onChange(e.currentTarget.value)}
+        ref={focus}
+      />
+      <button type="submit" class="primary">
+        Rename
       </button>
     </form>
   );

@@ -17,7 +17,14 @@ const TYPES_BY_EXTENSION: Record<string, string> = {
   webm: 'audio/webm',
   flac: 'audio/flac',
 };
-const ACCEPTED = new Set([...Object.values(TYPES_BY_EXTENSION), 'audio/x-wav', 'audio/wave', 'audio/x-m4a', 'audio/x-flac', 'audio/mp3']);
+const ACCEPTED = new Set([
+  ...Object.values(TYPES_BY_EXTENSION),
+  'audio/x-wav',
+  'audio/wave',
+  'audio/x-m4a',
+  'audio/x-flac',
+  'audio/mp3',
+]);
 
 interface Upload {
   upload: { url: string; method: string; headers: Record<string, string> };
@@ -44,7 +51,9 @@ export function UploadArea() {
     setError(null);
     const contentType = contentTypeOf(file);
     if (!contentType) {
-      setError(`${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM or FLAC).`);
+      setError(
+        `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM or FLAC).`,
+      );
       return;
     }
     const noteId = crypto.randomUUID();
@@ -96,7 +105,12 @@ export function UploadArea() {
           if (file) void upload(file);
         }}
       />
-      <button type="button" class="primary" disabled={progress !== null} onClick={() => input.current?.click()}>
+      <button
+        type="button"
+        class="primary"
+        disabled={progress !== null}
+        onClick={() => input.current?.click()}
+      >
         Choose a recording
       </button>
       {progress && (
@@ -128,7 +142,8 @@ function put(target: Upload['upload'], file: File, onProgress: (sent: number) =>
       if ((request.status >= 200 && request.status < 300) || request.status === 412) resolve();
       else reject(new Error(`The upload was refused (HTTP ${request.status}). Try again.`));
     };
-    request.onerror = () => reject(new Error('The upload was interrupted. Check your connection and try again.'));
+    request.onerror = () =>
+      reject(new Error('The upload was interrupted. Check your connection and try again.'));
     request.send(file);
   });
 }

@@ -14,14 +14,17 @@ interface ApiKey {
   name: string;
   prefix: string;
   created_at: number;
-  last_used_at?: number | null;
+  revoked_at: number | null;
 }
 
 /** The account, and the API keys for the CLI and integrations: create one (shown once), revoke. */
 export function AccountPage() {
   const { api, announce } = useApp();
   const account = useLoad('account', async () => (await api.request<Account>('/v1/account')).data);
-  const keys = useLoad('keys', async () => (await api.request<{ keys: ApiKey[] }>('/v1/account/keys')).data.keys);
+  const keys = useLoad(
+    'keys',
+    async () => (await api.request<{ keys: ApiKey[] }>('/v1/account/keys')).data.keys,
+  );
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
@@ -71,7 +74,9 @@ export function AccountPage() {
         </dl>
       )}
       <h2>API keys</h2>
-      <p>Keys let the CLI and your own programs use your notes. Keep them secret; revoke one you no longer use.</p>
+      <p>
+        Keys let the CLI and your own programs use your notes. Keep them secret; revoke one you no longer use.
+      </p>
       {keys.error && (
         <p role="alert" class="error">
           {keys.error}
@@ -81,25 +86,30 @@ export function AccountPage() {
       <ul class="keys">
         {(keys.data ?? []).map((key) => (
           <li key={key.key_id}>
-            <strong>{key.name}</strong> <code>{key.prefix}…</code> <span class="meta">created {when(key.created_at)}</span>
-            <button type="button" class="quiet danger" onClick={() => setRevoking(key)}>
-              Revoke<span class="visually-hidden"> “{key.name}”</span>
-            </button>
+            <strong>{key.name}</strong> <code>{key.prefix}…</code>{' '}
+            <span class="meta">
+              created {when(key.created_at)}
+              {key.revoked_at !== null && `, revoked ${when(key.revoked_at)}`}
+            </span>
+            {key.revoked_at === null && (
+              <button type="button" class="quiet danger" onClick={() => setRevoking(key)}>
+                Revoke<span class="visually-hidden"> “{key.name}”</span>
+              </button>
+            )}
           </li>
         ))}
       </ul>
       {revoking && (
         <ConfirmDeletion
           what={`the API key “${revoking.name}”: programs using it stop working at once`}
+          action="Revoke the key"
           onConfirm={revoke}
           onCancel={() => setRevoking(null)}
         />
       )}
       {created && (
         <div class="notice" role="alert">
-          <p>
-            Your new key “{created.name}”. Copy it now: it is shown only once.
-          </p>
+          <p>Your new key “{created.name}”. Copy it now: it is shown only once.</p>
           <code class="secret">{created.secret}</code>{' '}
           <button type="button" onClick={() => void navigator.clipboard?.writeText(created.secret)}>
             Copy
@@ -111,7 +121,13 @@ export function AccountPage() {
       )}
       <form onSubmit={create} class="inline">
         <label for="key-name">Name of a new key</label>
-        <input id="key-name" value={name} maxLength={100} required onInput={(event) => setName(event.currentTarget.value)} />
+        <input
+          id="key-name"
+          value={name}
+          maxLength={100}
+          required
+          onInput={(event) => setName(event.currentTarget.value)}
+        />
         <button type="submit">Create key</button>
       </form>
       {error && (

@@ -47,7 +47,11 @@ export function AskPage() {
           onInput={(event) => setQuestion(event.currentTarget.value)}
         />
         <label for="ask-scope">Notes to ask</label>
-        <select id="ask-scope" value={collectionId} onChange={(event) => setCollectionId(event.currentTarget.value)}>
+        <select
+          id="ask-scope"
+          value={collectionId}
+          onChange={(event) => setCollectionId(event.currentTarget.value)}
+        >
           <option value="">All processed notes</option>
           {(collections.data ?? []).map((collection) => (
             <option key={collection.collection_id} value={collection.collection_id}>

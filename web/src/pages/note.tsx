@@ -7,7 +7,7 @@ import { StatusBadge } from '../components/status.tsx';
 import { TranscriptView } from '../components/transcript.tsx';
 import { useApp } from '../context.ts';
 import { bytes, stageLabel, when } from '../format.ts';
-import { messageOf, useInterval, useLoad } from '../hooks.ts';
+import { messageOf, useFocusOnMount, useInterval, useLoad } from '../hooks.ts';
 import { usePlayer } from '../player.ts';
 import { href, navigate } from '../router.ts';
 import type { Note, Transcription } from '../types.ts';
@@ -80,7 +80,14 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
       <Filing note={note} onChanged={view.reload} />
       {audioUrl.data && (
         // biome-ignore lint/a11y/useMediaCaption: the transcript on this page is the recording's text
-        <audio ref={player.ref} controls preload="metadata" src={audioUrl.data} class="wide" aria-label="Recording" />
+        <audio
+          ref={player.ref}
+          controls
+          preload="metadata"
+          src={audioUrl.data}
+          class="wide"
+          aria-label="Recording"
+        />
       )}
       <JobState note={note} onChanged={view.reload} />
       {view.data.transcript && (
@@ -134,7 +141,11 @@ function TitleEditor({ note, etag, onChanged }: { note: Note; etag: string | nul
   const save = async (event: Event) => {
     event.preventDefault();
     try {
-      await api.request(`/v1/notes/${note.note_id}`, { method: 'PATCH', ifMatch: etag, body: { title: title.trim() } });
+      await api.request(`/v1/notes/${note.note_id}`, {
+        method: 'PATCH',
+        ifMatch: etag,
+        body: { title: title.trim() },
+      });
       announce('Renamed');
       setEditing(false);
       onChanged();
@@ -164,8 +175,23 @@ function TitleEditor({ note, etag, onChanged }: { note: Note; etag: string | nul
       </div>
     );
   }
+  return <TitleForm title={title} onChange={setTitle} onSave={save} onCancel={() => setEditing(false)} />;
+}
+
+function TitleForm({
+  title,
+  onChange,
+  onSave,
+  onCancel,
+}: {
+  title: string;
+  onChange(title: string): void;
+  onSave(event: Event): void;
+  onCancel(): void;
+}) {
+  const focus = useFocusOnMount<HTMLInputElement>();
   return (
-    <form class="inline" onSubmit={save}>
+    <form class="inline" onSubmit={onSave}>
       <label for="note-title-input" id="note-title">
         Title
       </label>
@@ -174,13 +200,13 @@ function TitleEditor({ note, etag, onChanged }: { note: Note; etag: string | nul
         value={title}
         maxLength={200}
         required
-        onInput={(event) => setTitle(event.currentTarget.value)}
-        autoFocus
+        onInput={(event) => onChange(event.currentTarget.value)}
+        ref={focus}
       />
       <button type="submit" class="primary">
         Save
       </button>
-      <button type="button" onClick={() => setEditing(false)}>
+      <button type="button" onClick={onCancel}>
         Cancel
       </button>
     </form>
@@ -198,7 +224,10 @@ function Filing({ note, onChanged }: { note: Note; onChanged(): void }) {
     event.preventDefault();
     if (!choice) return;
     try {
-      await api.request(`/v1/collections/${choice}/notes`, { method: 'POST', body: { note_id: note.note_id } });
+      await api.request(`/v1/collections/${choice}/notes`, {
+        method: 'POST',
+        body: { note_id: note.note_id },
+      });
       setChoice('');
       onChanged();
     } catch (error) {
@@ -220,7 +249,11 @@ function Filing({ note, onChanged }: { note: Note; onChanged(): void }) {
         {note.collections.map((collection) => (
           <li key={collection.collection_id}>
             <a href={href('', { collection: collection.collection_id })}>{collection.name}</a>
-            <button type="button" class="quiet" onClick={() => unfile(collection.collection_id, collection.name)}>
+            <button
+              type="button"
+              class="quiet"
+              onClick={() => unfile(collection.collection_id, collection.name)}
+            >
               <span aria-hidden="true">×</span>
               <span class="visually-hidden">Take out of {collection.name}</span>
             </button>
@@ -256,9 +289,17 @@ function JobState({ note, onChanged }: { note: Note; onChanged(): void }) {
       try {
         const { data } = await api.request<{ upload?: unknown }>(`/v1/notes/${note.note_id}/transcription`, {
           method: 'POST',
-          body: { title: note.title, content_type: note.audio.content_type, size_bytes: note.audio.size_bytes },
+          body: {
+            title: note.title,
+            content_type: note.audio.content_type,
+            size_bytes: note.audio.size_bytes,
+          },
         });
-        announce(data.upload ? 'The recording is gone: upload it again as a new note' : 'Transcription started again');
+        announce(
+          data.upload
+            ? 'The recording is gone: upload it again as a new note'
+            : 'Transcription started again',
+        );
         onChanged();
       } catch (error) {
         announce(messageOf(error));
@@ -278,11 +319,7 @@ function JobState({ note, onChanged }: { note: Note; onChanged(): void }) {
   return (
     <div role="status" class="job">
       <span>{stageLabel(job.stage, job.progress)}</span>
-      <progress
-        aria-label="Transcription progress"
-        max={1}
-        value={job.progress ?? undefined}
-      />
+      <progress aria-label="Transcription progress" max={1} value={job.progress ?? undefined} />
     </div>
   );
 }

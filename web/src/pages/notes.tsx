@@ -18,7 +18,13 @@ const PAGE_SIZE = 25;
 const POLL_MS = 4000;
 
 /** The notes, newest first: the active ones (optionally one collection's), or the trash. */
-export function NotesPage({ state, collectionId }: { state: 'active' | 'trashed'; collectionId: string | null }) {
+export function NotesPage({
+  state,
+  collectionId,
+}: {
+  state: 'active' | 'trashed';
+  collectionId: string | null;
+}) {
   const { api, announce } = useApp();
   const [extra, setExtra] = useState<{ notes: NoteSummary[]; cursor: string | null } | null>(null);
   const key = `${state}:${collectionId ?? ''}`;
@@ -32,7 +38,9 @@ export function NotesPage({ state, collectionId }: { state: 'active' | 'trashed'
   const notes = [...(first.data?.notes ?? []), ...(extra?.notes ?? [])];
   const nextCursor = extra ? extra.cursor : (first.data?.next_cursor ?? null);
   // Notes still being transcribed change on their own: refresh quietly until they settle.
-  const working = notes.some((note) => note.transcription_status === 'queued' || note.transcription_status === 'processing');
+  const working = notes.some(
+    (note) => note.transcription_status === 'queued' || note.transcription_status === 'processing',
+  );
   useInterval(working && extra === null, POLL_MS, first.reload);
 
   const more = async () => {
@@ -66,7 +74,10 @@ export function NotesPage({ state, collectionId }: { state: 'active' | 'trashed'
         {state === 'active' && !collectionId && <UploadArea />}
         {first.error && (
           <p role="alert" class="error">
-            {first.error} <button type="button" onClick={first.reload}>Try again</button>
+            {first.error}{' '}
+            <button type="button" onClick={first.reload}>
+              Try again
+            </button>
           </p>
         )}
         {first.data && notes.length === 0 && (

@@ -18,7 +18,10 @@ interface Match {
 }
 interface SearchHit {
   note: NoteSummary;
-  matches: Match[];
+  /** Where the title matched (offsets into it). */
+  title_highlights: Highlight[];
+  /** The segments that matched, with the matching words as offsets into each snippet. */
+  segments: Match[];
 }
 interface SearchPage_ {
   results: SearchHit[];
@@ -26,16 +29,16 @@ interface SearchPage_ {
 }
 
 /** Marks the highlighted ranges with <mark>: built from offsets, so no markup from the server is ever injected. */
-function Snippet({ match }: { match: Match }) {
+function Highlighted({ text, highlights }: { text: string; highlights: Highlight[] }) {
   const parts = [];
   let at = 0;
-  for (const { start, end } of [...match.highlights].sort((a, b) => a.start - b.start)) {
+  for (const { start, end } of [...highlights].sort((a, b) => a.start - b.start)) {
     if (start < at) continue;
-    parts.push(match.snippet.slice(at, start));
-    parts.push(<mark key={start}>{match.snippet.slice(start, end)}</mark>);
+    parts.push(text.slice(at, start));
+    parts.push(<mark key={start}>{text.slice(start, end)}</mark>);
     at = end;
   }
-  parts.push(match.snippet.slice(at));
+  parts.push(text.slice(at));
   return <span>{parts}</span>;
 }
 
@@ -71,7 +74,9 @@ export function SearchPage({ query, includeTrashed }: { query: string; includeTr
         <input
           type="checkbox"
           checked={includeTrashed}
-          onChange={(event) => navigate(href('search', { q: query, trashed: event.currentTarget.checked ? '1' : undefined }))}
+          onChange={(event) =>
+            navigate(href('search', { q: query, trashed: event.currentTarget.checked ? '1' : undefined }))
+          }
         />{' '}
         Include the trash
       </label>
@@ -85,17 +90,19 @@ export function SearchPage({ query, includeTrashed }: { query: string; includeTr
         {results.map((hit) => (
           <li key={hit.note.note_id}>
             <a href={href(`notes/${hit.note.note_id}`)} class="title">
-              {hit.note.title}
+              <Highlighted text={hit.note.title} highlights={hit.title_highlights} />
             </a>{' '}
             <span class="meta">
               {when(hit.note.created_at)}
               {hit.note.state === 'trashed' && ' · in the trash'}
             </span>
             <ul class="plain">
-              {hit.matches.map((match) => (
+              {hit.segments.map((match) => (
                 <li key={match.start_ms}>
-                  <a href={href(`notes/${hit.note.note_id}`, { t: match.start_ms })}>{clock(match.start_ms)}</a>{' '}
-                  <Snippet match={match} />
+                  <a href={href(`notes/${hit.note.note_id}`, { t: match.start_ms })}>
+                    {clock(match.start_ms)}
+                  </a>{' '}
+                  <Highlighted text={match.snippet} highlights={match.highlights} />
                 </li>
               ))}
             </ul>
