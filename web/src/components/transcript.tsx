@@ -106,6 +106,7 @@ export function TranscriptView({ noteId, transcription, etag, speakerNames, play
             key={`${segment.start_ms}-${index}`}
             class={`segment speaker-${speakers.indexOf(segment.speaker) % PALETTE_SIZE}${index === playing ? ' playing' : ''}`}
             aria-current={index === playing ? 'true' : undefined}
+            data-start={segment.start_ms}
           >
             <button type="button" class="time" onClick={() => player.playFrom(segment.start_ms)}>
               <span class="visually-hidden">Play from </span>
