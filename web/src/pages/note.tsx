@@ -38,11 +38,15 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
   const job = note?.transcription_job ?? null;
   useInterval(job?.status === 'queued' || job?.status === 'processing', POLL_MS, view.reload);
 
-  const audioUrl = useLoad(`${noteId}:audio:${note?.audio?.uploaded_at ?? 'none'}`, async () => {
+  // A short-lived link (getNoteAudio): fetched again when the player finds it expired.
+  const audio = useLoad(`${noteId}:audio:${note?.audio?.uploaded_at ?? 'none'}`, async () => {
     if (!note?.audio?.uploaded_at) return null;
-    const { data } = await api.request<{ url: string }>(`/v1/notes/${noteId}/audio`);
-    return data.url;
+    return (await api.request<{ url: string; expires_at: number }>(`/v1/notes/${noteId}/audio`)).data;
   });
+  const audioUrl = { data: audio.data?.url ?? null };
+  const onAudioError = () => {
+    if (audio.data && Date.now() >= audio.data.expires_at - 5000) audio.reload();
+  };
 
   // Opened at a cited moment (?t=): start there once the recording can play.
   useEffect(() => {
@@ -87,6 +91,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
           src={audioUrl.data}
           class="wide"
           aria-label="Recording"
+          onError={onAudioError}
         />
       )}
       <JobState note={note} onChanged={view.reload} />
