@@ -42,8 +42,9 @@ export interface NotesStackConfig {
   /** Cognito managed-login domain prefix (globally unique per region); defaults to `notes-<stage>-<account>`. */
   authDomainPrefix?: string;
   /**
-   * The web app's origin when it is served apart from the API (the CloudFront distribution): its
-   * `/app/callback` becomes a redirect URI of the first-party OAuth client (NOTES_WEB_APP_URL).
+   * The web app's origin when a domain of the operator's fronts its CloudFront distribution (default:
+   * the distribution's own): its `/app/callback` becomes a redirect URI of the first-party OAuth
+   * client, and REST allows it (CORS). NOTES_WEB_APP_URL in the functions.
    */
   webAppUrl?: string;
 }

@@ -42,15 +42,17 @@ export function grantNeeds(
 ): void {
   const { table, bucket } = targets;
 
-  // Every API function reads the table at least to check the caller's API key.
+  // Every function that checks a caller's credentials reads the table at least.
   if (needs.table === 'write') table.grantReadWriteData(grantee);
-  else table.grantReadData(grantee);
+  else if (needs.table === 'read') table.grantReadData(grantee);
   // The table has a GSI (table-definition.ts), so both grants add `<table ARN>/index/*`.
-  acknowledge(
-    scope,
-    wildcardResourceFinding(scope, `${table.tableArn}/index/*`),
-    'index/* under this one table ARN: the queries use its own GSI (gsi1); no other table is reachable',
-  );
+  if (needs.table) {
+    acknowledge(
+      scope,
+      wildcardResourceFinding(scope, `${table.tableArn}/index/*`),
+      'index/* under this one table ARN: the queries use its own GSI (gsi1); no other table is reachable',
+    );
+  }
 
   const objects = needs.objects ?? [];
   if (objects.length > 0) {

@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { WEB_APP_CLIENT_ID } from '../src/oauth/first-party.ts';
 import { handlerNodeOptions } from './bundling.ts';
 import type { NotesStackConfig } from './config.ts';
 import { Alerts } from './constructs/alerts.ts';
@@ -10,6 +11,7 @@ import { McpAuth } from './constructs/mcp-auth.ts';
 import type { SharedFunctionProps } from './constructs/notes-function.ts';
 import { Queues } from './constructs/queues.ts';
 import { Storage } from './constructs/storage.ts';
+import { WebApp } from './constructs/web-app.ts';
 import { Workers } from './constructs/workers.ts';
 import { acknowledgeFrameworkFunctions } from './framework-functions.ts';
 import { retainAllLogs } from './log-retention.ts';
@@ -31,6 +33,7 @@ export class NotesStack extends Stack {
   readonly workers: Workers;
   readonly mcpAuth: McpAuth;
   readonly docs: DocsSite;
+  readonly webApp: WebApp;
 
   constructor(scope: Construct, id: string, props: NotesStackProps) {
     super(scope, id, props);
@@ -106,6 +109,15 @@ export class NotesStack extends Stack {
     });
 
     this.docs = new DocsSite(this, 'Docs', { accessLogsBucket: this.storage.accessLogsBucket });
+    this.webApp = new WebApp(this, 'WebApp', {
+      accessLogsBucket: this.storage.accessLogsBucket,
+      apiUrl: this.api.url,
+      dataBucket: this.storage.dataBucket,
+      clientId: WEB_APP_CLIENT_ID,
+    });
+    // The app's origin: the distribution's, or a domain of the operator's in front of it (context
+    // webAppUrl). REST answers its CORS requests; the OAuth server redirects the app's sign-ins there.
+    const webAppUrl = config.webAppUrl ?? this.webApp.url;
 
     this.mcpAuth = new McpAuth(this, 'McpAuth', {
       stage: config.stage,
@@ -127,8 +139,8 @@ export class NotesStack extends Stack {
         NOTES_OAUTH_UPSTREAM: 'oidc',
         NOTES_OIDC_ISSUER: this.mcpAuth.userPool.userPoolProviderUrl,
         NOTES_OIDC_CLIENT_ID: this.mcpAuth.signInClient.userPoolClientId,
-        // The first-party web app client's extra redirect origin (src/oauth/first-party.ts).
-        ...(config.webAppUrl ? { NOTES_WEB_APP_URL: config.webAppUrl } : {}),
+        // The first-party web app client's redirect origin (src/oauth/first-party.ts) and REST's CORS.
+        NOTES_WEB_APP_URL: webAppUrl,
       };
       for (const [name, value] of Object.entries(environment)) fn.function.addEnvironment(name, value);
     }
@@ -152,6 +164,7 @@ export class NotesStack extends Stack {
       value: this.storage.table.tableName,
       description: 'NOTES_TABLE_NAME for npm run account:create -- --aws',
     });
+    new CfnOutput(this, 'WebAppUrl', { value: this.webApp.url, description: 'The web app' });
     new CfnOutput(this, 'DocsUrl', { value: this.docs.url, description: 'Public docs ({docs_url})' });
     new CfnOutput(this, 'UserPoolId', { value: this.mcpAuth.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolDomain', {

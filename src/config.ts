@@ -101,7 +101,9 @@ const schema = z.object({
     ),
   /**
    * The web app's origin when it is not the service's own (on AWS: the CloudFront distribution that
-   * serves it). Its `/app/callback` becomes a redirect URI of the first-party client `notes-web`.
+   * serves it). Its `/app/callback` becomes a redirect URI of the first-party client `notes-web`, and
+   * REST answers that origin's CORS requests, and only that one's. Unset locally, where the app and
+   * the API share one origin.
    */
   NOTES_WEB_APP_URL: z
     .string()

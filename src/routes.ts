@@ -17,7 +17,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
  * - queue: the queue a function sends to
  */
 export interface Needs {
-  table: 'read' | 'write';
+  /** Absent: the function never touches the table (the REST preflight answers from configuration). */
+  table?: 'read' | 'write';
   objects?: ReadonlyArray<'read' | 'write' | 'delete'>;
   queue?: 'transcription' | 'generation';
   /** Invoke the configured Bedrock models (the text engine on AWS). */
@@ -200,6 +201,12 @@ export const publicRoutes = {
       { method: 'OPTIONS', path: '/oauth/revoke' },
     ],
     needs: { table: 'write', tokenKey: 'verify' },
+  },
+  // CORS preflights of the web app when it is served from another origin than the API (AWS:
+  // CloudFront). API Gateway's own CORS setting would also take over the MCP and OAuth preflights.
+  restPreflight: {
+    endpoints: [{ method: 'OPTIONS', path: '/v1/{proxy+}' }],
+    needs: {},
   },
 } as const satisfies Record<string, PublicRoute>;
 

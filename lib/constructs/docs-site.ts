@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DefaultStackSynthesizer, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import {
   AllowedMethods,
   CachePolicy,
@@ -11,18 +10,12 @@ import {
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
-import {
-  BlockPublicAccess,
-  Bucket,
-  BucketEncryption,
-  type IBucket,
-  ObjectOwnership,
-} from 'aws-cdk-lib/aws-s3';
+import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, type ISource, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../../src/published-docs.ts';
-import { acknowledge, wildcardResourceFinding } from '../nag.ts';
 import { repositoryRoot } from '../paths.ts';
+import { acknowledgeDeploymentHandler, acknowledgeStaticDistribution, siteBucket } from './static-site.ts';
 
 export interface DocsSiteProps {
   accessLogsBucket: IBucket;
@@ -43,17 +36,7 @@ export class DocsSite extends Construct {
 
   constructor(scope: Construct, id: string, props: DocsSiteProps) {
     super(scope, id);
-    this.bucket = new Bucket(this, 'Bucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      serverAccessLogsBucket: props.accessLogsBucket,
-      serverAccessLogsPrefix: 'docs-bucket/',
-      // Every file here is rebuilt from the repository on deploy: nothing to keep.
-      removalPolicy: RemovalPolicy.DESTROY,
-      autoDeleteObjects: true,
-    });
+    this.bucket = siteBucket(this, props.accessLogsBucket, 'docs-bucket/');
 
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'Notes service public docs (openapi.yaml, llms.txt, skill files)',
@@ -69,25 +52,9 @@ export class DocsSite extends Construct {
       priceClass: PriceClass.PRICE_CLASS_100,
     });
     this.url = `https://${this.distribution.distributionDomainName}`;
-    acknowledge(
+    acknowledgeStaticDistribution(
       this.distribution,
-      'CFR1',
-      'Public documentation of an open-source API (contract and agent skill files): no reason to restrict by country',
-    );
-    acknowledge(
-      this.distribution,
-      'CFR2',
-      'Static public files behind origin access control, GET/HEAD only, no forms or queries: a WAF would have nothing to filter',
-    );
-    acknowledge(
-      this.distribution,
-      'CFR3',
-      'Standard logs need an ACL-enabled log bucket; the files are public, and CloudFront request metrics cover their use',
-    );
-    acknowledge(
-      this.distribution,
-      'CFR4',
-      'Served on the default *.cloudfront.net certificate, whose TLS policy CloudFront fixes; set TLSv1.2_2021 when adding a custom domain',
+      'Public documentation of an open-source API (contract and agent skill files)',
     );
 
     // One deployment per content type: S3 stores each file with the type (and charset) it is served
@@ -115,41 +82,7 @@ export class DocsSite extends Construct {
         // Files removed from the repository disappear from the site.
         prune: true,
       });
-      this.acknowledgeDeploymentHandler(deployment);
+      acknowledgeDeploymentHandler(this, deployment, this.bucket);
     }
-  }
-
-  /**
-   * BucketDeployment's handler is CDK's own singleton function (Python, fixed permissions): it copies
-   * the docs asset from the CDK assets bucket into the docs bucket, prunes it and invalidates CloudFront.
-   */
-  private acknowledgeDeploymentHandler(deployment: BucketDeployment): void {
-    const handler = deployment.handlerRole.node.scope;
-    if (!handler) return;
-    const qualifier =
-      Stack.of(this).node.tryGetContext('@aws-cdk/core:bootstrapQualifier') ??
-      DefaultStackSynthesizer.DEFAULT_QUALIFIER;
-    const reasons: Record<string, string> = {
-      'IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
-        'CDK BucketDeployment handler: CDK attaches the basic execution policy so its function can write its logs',
-      'IAM5[Action::s3:GetObject*]':
-        'CDK BucketDeployment reads the docs asset and the current docs bucket objects',
-      'IAM5[Action::s3:GetBucket*]':
-        'CDK BucketDeployment reads bucket settings of the asset and docs buckets',
-      'IAM5[Action::s3:List*]':
-        'CDK BucketDeployment lists the docs bucket to prune files removed from the repository',
-      'IAM5[Action::s3:DeleteObject*]':
-        'CDK BucketDeployment prunes docs files that are no longer in the repository',
-      'IAM5[Action::s3:Abort*]':
-        'CDK BucketDeployment aborts its own failed multipart copies into the docs bucket',
-      [`IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-<AWS::AccountId>-<AWS::Region>/*]`]:
-        'CDK BucketDeployment reads the docs asset zip from the CDK bootstrap assets bucket (asset keys are hashes)',
-      [wildcardResourceFinding(this, this.bucket.arnForObjects('*'))]:
-        'CDK BucketDeployment writes every docs file: the whole docs bucket holds nothing but the deployed files',
-      'IAM5[Resource::*]':
-        'CDK BucketDeployment creates a CloudFront invalidation; cloudfront:CreateInvalidation is granted on "*" by CDK',
-      L1: 'CDK BucketDeployment handler runtime is chosen by aws-cdk-lib (Python); it moves with aws-cdk-lib upgrades',
-    };
-    for (const [finding, reason] of Object.entries(reasons)) acknowledge(handler, finding, reason);
   }
 }

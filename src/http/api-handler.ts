@@ -1,10 +1,12 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { loadConfig } from '../config.ts';
 import type { Caller } from '../domain/account.ts';
 import type { OperationId } from '../routes.ts';
 import { getServices, type Services } from '../services.ts';
+import { webAppCorsHeaders } from './cors.ts';
 import { toErrorResponse } from './error-mapper.ts';
 import { type HttpLambdaHandler, httpLambda } from './http-lambda.ts';
-import { type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
+import { header, type ParsedInput, parseInput, type RequestSchemas } from './request.ts';
 import { authenticateRest } from './rest-auth.ts';
 
 export type ApiRequest<S extends RequestSchemas> = ParsedInput<S> & {
@@ -25,7 +27,12 @@ export function apiHandler<S extends RequestSchemas>(
   schemas: S,
   operation: (request: ApiRequest<S>) => Promise<APIGatewayProxyStructuredResultV2>,
 ): ApiLambdaHandler {
-  return httpLambda(operationId, { onError: toErrorResponse }, async (event) => {
+  const options = {
+    onError: toErrorResponse,
+    responseHeaders: (event: APIGatewayProxyEventV2) =>
+      webAppCorsHeaders(header(event, 'origin'), loadConfig().NOTES_WEB_APP_URL),
+  };
+  return httpLambda(operationId, options, async (event) => {
     const services = getServices();
     const caller = await authenticateRest(services, event, operationId);
     const input = parseInput(event, schemas);

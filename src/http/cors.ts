@@ -30,3 +30,28 @@ export function preflightHeaders(allowOrigin: string, rules: CorsRules): Record<
     'Access-Control-Max-Age': String(PREFLIGHT_MAX_AGE_SECONDS),
   };
 }
+
+/**
+ * REST for the web app on another origin (NOTES_WEB_APP_URL): exactly that origin, the headers the
+ * app sends (the bearer token, JSON, the preconditions) and reads (ETag for If-Match, Retry-After).
+ */
+export const REST_CORS: CorsRules = {
+  methods: ['GET', 'POST', 'PATCH', 'DELETE'],
+  allowHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match'],
+};
+const REST_EXPOSED_HEADERS = ['ETag', 'Location', 'Retry-After', 'WWW-Authenticate'].join(', ');
+
+/** The CORS headers of a REST response to `origin`: none unless it is the web app's. */
+export function webAppCorsHeaders(
+  origin: string | undefined,
+  webAppOrigin: string | undefined,
+): Record<string, string> {
+  if (!webAppOrigin) return {};
+  // The answer depends on Origin whatever it is, so caches must key on it.
+  if (origin !== webAppOrigin) return { Vary: 'Origin' };
+  return {
+    'Access-Control-Allow-Origin': webAppOrigin,
+    'Access-Control-Expose-Headers': REST_EXPOSED_HEADERS,
+    Vary: 'Origin',
+  };
+}

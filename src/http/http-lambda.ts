@@ -13,6 +13,8 @@ export interface HttpLambdaOptions {
   onError: (error: unknown) => APIGatewayProxyStructuredResultV2;
   /** A short, non-secret label of an error for the request log line (e.g. an OAuth error code). */
   errorLabel?: (error: unknown) => string | undefined;
+  /** Headers added to every answer, errors included (e.g. CORS: a browser must read the errors too). */
+  responseHeaders?: (event: APIGatewayProxyEventV2) => Record<string, string>;
 }
 
 /**
@@ -39,11 +41,24 @@ export function httpLambda(
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(observed())
     .use({
-      after: async (request) => logOutcome(request),
+      after: async (request) => {
+        addHeaders(request, options);
+        logOutcome(request);
+      },
       onError: async (request) => {
         request.response = options.onError(request.error);
+        addHeaders(request, options);
         logOutcome(request, options.errorLabel?.(request.error));
       },
     })
     .handler(run);
+}
+
+function addHeaders(
+  request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
+  options: HttpLambdaOptions,
+): void {
+  const extra = options.responseHeaders?.(request.event);
+  if (!request.response || !extra || Object.keys(extra).length === 0) return;
+  request.response = { ...request.response, headers: { ...request.response.headers, ...extra } };
 }

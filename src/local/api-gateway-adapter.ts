@@ -18,7 +18,9 @@ export interface LocalRoute {
 
 export interface StaticFile {
   contentType: string;
-  body: string;
+  body: string | Buffer;
+  /** Sent besides Content-Type and Content-Length (e.g. the web app's security and cache headers). */
+  headers?: Record<string, string>;
 }
 
 interface CompiledRoute extends LocalRoute {
@@ -54,7 +56,11 @@ async function handle(
   const method = (req.method ?? 'GET').toUpperCase();
   const file = staticFiles[url.pathname];
   if (file && (method === 'GET' || method === 'HEAD')) {
-    res.writeHead(200, { 'Content-Type': file.contentType, 'Content-Length': Buffer.byteLength(file.body) });
+    res.writeHead(200, {
+      ...file.headers,
+      'Content-Type': file.contentType,
+      'Content-Length': Buffer.byteLength(file.body),
+    });
     res.end(method === 'HEAD' ? undefined : file.body);
     return;
   }
@@ -138,10 +144,11 @@ function compileRoute(route: LocalRoute): CompiledRoute {
   const source = route.path
     .split('/')
     .map((segment) => {
-      const param = /^\{(\w+)\}$/.exec(segment);
+      // `{name+}` is API Gateway's greedy parameter: the rest of the path, slashes included.
+      const param = /^\{(\w+)(\+?)\}$/.exec(segment);
       if (!param) return segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
       paramNames.push(param[1] as string);
-      return '([^/]+)';
+      return param[2] ? '(.+)' : '([^/]+)';
     })
     .join('/');
   return { ...route, pattern: new RegExp(`^${source}$`), paramNames };

@@ -23,6 +23,7 @@ import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
+import { webAppFiles } from './web-app-files.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** Under the data directory: the workers' temporary files. */
@@ -112,7 +113,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
     NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
   });
-  const server = createApiServer(await loadRoutes(), await publishedDocs());
+  const server = createApiServer(await loadRoutes(), {
+    ...(await publishedDocs()),
+    ...webAppFiles({ storageOrigin: emulators.endpoints.s3 }),
+  });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, host, done);

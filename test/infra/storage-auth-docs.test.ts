@@ -336,13 +336,26 @@ describe('MCP sign-in', () => {
     expect(variables.NOTES_MCP_ALLOWED_ORIGINS).toBeUndefined();
   });
 
-  it('gives the authorization server the web app origin of context webAppUrl, for the notes-web client', () => {
+  it('gives the authorization server the web app origin (its distribution, or context webAppUrl) for the notes-web client', () => {
     const oauthAuthorize = `notes-${STAGE}-oauthAuthorize`;
     const variablesOf = (t: typeof template) => {
       const fn = defined(functionsByName(t).get(oauthAuthorize), oauthAuthorize);
       return (fn.resource.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     };
-    expect(variablesOf(template).NOTES_WEB_APP_URL).toBeUndefined();
+    expect(variablesOf(template).NOTES_WEB_APP_URL).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'https://',
+          {
+            'Fn::GetAtt': [
+              stack.getLogicalId(stack.webApp.distribution.node.defaultChild as never),
+              'DomainName',
+            ],
+          },
+        ],
+      ],
+    });
     const { template: custom } = buildNotesApp({ webAppUrl: 'https://app.example.com' });
     expect(variablesOf(custom).NOTES_WEB_APP_URL).toBe('https://app.example.com');
     expect(() => buildNotesApp({ webAppUrl: 'https://app.example.com/path' })).toThrow(/webAppUrl/);
@@ -364,7 +377,9 @@ describe('MCP sign-in', () => {
 
 describe('the docs site', () => {
   it('serves a private bucket through CloudFront with origin access control, HTTPS only, security headers', () => {
-    const [distribution] = Object.values(resourcesOfType(template, 'AWS::CloudFront::Distribution'));
+    const distribution = resourcesOfType(template, 'AWS::CloudFront::Distribution')[
+      stack.getLogicalId(stack.docs.distribution.node.defaultChild as never)
+    ];
     const config = defined(distribution, 'the distribution').Properties.DistributionConfig as Record<
       string,
       unknown

@@ -1,0 +1,36 @@
+import { APP_PAGE_PATHS, appSecurityHeaders, buildWebApp, type WebAppConfig } from '../../web/build.ts';
+import { WEB_APP_CLIENT_ID } from '../oauth/first-party.ts';
+import { mcpScopes } from '../oauth-scopes.ts';
+import type { StaticFile } from './api-gateway-adapter.ts';
+
+/**
+ * The web app as the local runtime serves it, at `/`: built at start (esbuild, well under a second),
+ * with the same security headers CloudFront sends on AWS. The app and the API share this origin, so
+ * its configuration is relative: the app resolves it against the address the browser used.
+ */
+export function webAppFiles(options: { storageOrigin: string }): Record<string, StaticFile> {
+  const security = appSecurityHeaders({ connect: [options.storageOrigin], media: [options.storageOrigin] });
+  const files: Record<string, StaticFile> = {};
+  for (const file of buildWebApp()) {
+    const headers = {
+      ...security,
+      'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
+    };
+    const served = { contentType: file.contentType, body: file.body, headers };
+    if (file.path === '/index.html') for (const path of APP_PAGE_PATHS) files[path] = served;
+    else files[file.path] = served;
+  }
+  const config: WebAppConfig = {
+    api_base_url: '/',
+    issuer: '/',
+    client_id: WEB_APP_CLIENT_ID,
+    resource: '/v1',
+    scopes: Object.keys(mcpScopes),
+  };
+  files['/app/config.json'] = {
+    contentType: 'application/json',
+    body: JSON.stringify(config),
+    headers: { ...security, 'Cache-Control': 'no-cache' },
+  };
+  return files;
+}

@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+
+/**
+ * Builds the web app into memory: one minified ES module (Preact and the app) and one stylesheet,
+ * each named by a hash of its content so it can be cached for good, and the page that loads them.
+ * The local runtime serves the result; the CDK stack uploads it to the app's bucket.
+ */
+export interface WebAppFile {
+  /** URL path, e.g. `/app/assets/app-3KX2.js`. */
+  path: string;
+  contentType: string;
+  body: Buffer;
+  /** Named by content: cacheable for a year. The page itself is never cached. */
+  immutable: boolean;
+}
+
+const WEB_DIR = import.meta.dirname;
+export const APP_ASSETS_PATH = '/app/assets';
+/** The paths that answer with the app's page: the root and the OAuth callback. */
+export const APP_PAGE_PATHS = ['/', '/app/callback'] as const;
+
+/** Synchronous, so the CDK app (whose constructs are built synchronously) can call it too. */
+export function buildWebApp(): WebAppFile[] {
+  const result = buildSync({
+    entryPoints: { app: join(WEB_DIR, 'src', 'main.tsx'), styles: join(WEB_DIR, 'styles.css') },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: ['es2022', 'chrome111', 'firefox113', 'safari16.4'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    entryNames: '[name]-[hash]',
+    outdir: 'out',
+    write: false,
+    legalComments: 'linked',
+    logLevel: 'silent',
+    tsconfig: join(WEB_DIR, 'tsconfig.json'),
+  });
+  const assets = result.outputFiles.map((file) => ({
+    name: file.path.split(/[\\/]/).pop() ?? '',
+    body: Buffer.from(file.contents),
+  }));
+  const named = (prefix: string, extension: string) => {
+    const asset = assets.find((file) => file.name.startsWith(`${prefix}-`) && file.name.endsWith(extension));
+    if (!asset) throw new Error(`The web app build made no ${prefix}${extension}`);
+    return asset.name;
+  };
+  const page = readFileSync(join(WEB_DIR, 'index.html'), 'utf8')
+    .replace('%SCRIPT%', named('app', '.js'))
+    .replace('%STYLES%', named('styles', '.css'));
+  const files: WebAppFile[] = assets.map((asset) => ({
+    path: `${APP_ASSETS_PATH}/${asset.name}`,
+    contentType: contentTypeOf(asset.name),
+    body: asset.body,
+    immutable: true,
+  }));
+  files.push({
+    path: '/index.html',
+    contentType: 'text/html; charset=utf-8',
+    body: Buffer.from(page),
+    immutable: false,
+  });
+  return files;
+}
+
+function contentTypeOf(name: string): string {
+  if (name.endsWith('.js')) return 'text/javascript; charset=utf-8';
+  if (name.endsWith('.css')) return 'text/css; charset=utf-8';
+  return 'text/plain; charset=utf-8';
+}
+
+/** What the app reads at start (`/app/config.json`): where the API and the sign-in are. */
+export interface WebAppConfig {
+  api_base_url: string;
+  issuer: string;
+  client_id: string;
+  resource: string;
+  scopes: string[];
+}
+
+export interface PageSources {
+  /** Origins the app calls: the API, the sign-in server, the object store (uploads). */
+  connect: readonly string[];
+  /** Origins of the recordings and podcasts it plays (presigned object URLs). */
+  media: readonly string[];
+}
+
+/**
+ * The headers every page and asset of the app is served with. The policy allows scripts and styles
+ * from the app's own origin only (no inline code, no eval), so injected markup cannot run; framing
+ * is refused (clickjacking); no referrer leaks a note ID to another site.
+ */
+export function appSecurityHeaders(sources: PageSources): Record<string, string> {
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${sources.connect.join(' ')}`.trim(),
+    `media-src 'self' blob: ${sources.media.join(' ')}`.trim(),
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return {
+    'Content-Security-Policy': csp,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+  };
+}

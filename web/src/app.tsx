@@ -1,0 +1,192 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { createApi } from './api.ts';
+import { beginSignIn, CALLBACK_PATH, completeSignIn, currentSession, signOut } from './auth.ts';
+import type { AppConfig } from './config.ts';
+import { App as AppContextProvider } from './context.ts';
+import { messageOf } from './hooks.ts';
+import { AccountPage } from './pages/account.tsx';
+import { AskPage } from './pages/ask.tsx';
+import { NotePage } from './pages/note.tsx';
+import { NotesPage } from './pages/notes.tsx';
+import { SearchPage } from './pages/search.tsx';
+import { href, navigate, type Route, useRoute } from './router.ts';
+
+export function Root({ config }: { config: AppConfig }) {
+  const [signedIn, setSignedIn] = useState(() => currentSession() !== null);
+  const [callbackError, setCallbackError] = useState<string | null>(null);
+  const [finishing, setFinishing] = useState(location.pathname === CALLBACK_PATH);
+
+  useEffect(() => {
+    if (location.pathname !== CALLBACK_PATH) return;
+    completeSignIn(config, new URLSearchParams(location.search)).then(
+      (returnTo) => {
+        history.replaceState(null, '', `/${returnTo || '#/'}`);
+        setSignedIn(true);
+        setFinishing(false);
+      },
+      (error: unknown) => {
+        history.replaceState(null, '', '/');
+        setCallbackError(messageOf(error));
+        setFinishing(false);
+      },
+    );
+  }, [config]);
+
+  if (finishing) return <p class="center">Signing you in…</p>;
+  if (!signedIn) return <SignInPage config={config} error={callbackError} />;
+  return <SignedInApp config={config} onSignedOut={() => setSignedIn(false)} />;
+}
+
+function SignInPage({ config, error }: { config: AppConfig; error: string | null }) {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState(error);
+  const start = () => {
+    setBusy(true);
+    beginSignIn(config, location.hash).catch((reason: unknown) => {
+      setFailure(messageOf(reason));
+      setBusy(false);
+    });
+  };
+  return (
+    <main id="main" class="sign-in">
+      <h1>Notes</h1>
+      <p>Audio in, notes out: upload a recording, read and correct its transcript, ask across your notes.</p>
+      {failure && (
+        <p role="alert" class="error">
+          {failure}
+        </p>
+      )}
+      <button type="button" class="primary" onClick={start} disabled={busy}>
+        {busy ? 'Opening sign-in…' : 'Sign in'}
+      </button>
+    </main>
+  );
+}
+
+function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: () => void }) {
+  const route = useRoute();
+  const [message, setMessage] = useState('');
+  const context = useMemo(
+    () => ({ api: createApi(config, onSignedOut), config, announce: setMessage }),
+    [config, onSignedOut],
+  );
+  useEffect(() => {
+    if (!message) return;
+    const timer = setTimeout(() => setMessage(''), 6000);
+    return () => clearTimeout(timer);
+  }, [message]);
+
+  const leave = async () => {
+    await signOut(config);
+    onSignedOut();
+  };
+
+  return (
+    <AppContextProvider.Provider value={context}>
+      <button type="button" class="skip" onClick={skipToMain}>
+        Skip to content
+      </button>
+      <header class="bar">
+        <a class="brand" href={href('')}>
+          Notes
+        </a>
+        <nav aria-label="Main">
+          <a href={href('')} aria-current={current(route, '')}>
+            Notes
+          </a>
+          <a href={href('trash')} aria-current={current(route, 'trash')}>
+            Trash
+          </a>
+          <a href={href('ask')} aria-current={current(route, 'ask')}>
+            Ask
+          </a>
+          <a href={href('account')} aria-current={current(route, 'account')}>
+            Account
+          </a>
+        </nav>
+        <SearchBox initial={route.path[0] === 'search' ? (route.query.get('q') ?? '') : ''} />
+        <button type="button" class="quiet" onClick={leave}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+      <div class="toast" role="status" aria-live="polite">
+        {message}
+      </div>
+    </AppContextProvider.Provider>
+  );
+}
+
+function Page({ route }: { route: Route }) {
+  const [section, id] = route.path;
+  switch (section) {
+    case undefined:
+      return <NotesPage state="active" collectionId={route.query.get('collection')} />;
+    case 'trash':
+      return <NotesPage state="trashed" collectionId={null} />;
+    case 'notes':
+      return id ? (
+        <NotePage noteId={id} startAt={Number(route.query.get('t') ?? Number.NaN)} />
+      ) : (
+        <NotFound />
+      );
+    case 'search':
+      return (
+        <SearchPage query={route.query.get('q') ?? ''} includeTrashed={route.query.get('trashed') === '1'} />
+      );
+    case 'ask':
+      return <AskPage />;
+    case 'account':
+      return <AccountPage />;
+    default:
+      return <NotFound />;
+  }
+}
+
+function SearchBox({ initial }: { initial: string }) {
+  const [query, setQuery] = useState(initial);
+  useEffect(() => setQuery(initial), [initial]);
+  return (
+    <search class="search">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (query.trim()) navigate(href('search', { q: query.trim() }));
+        }}
+      >
+        <label for="search-notes" class="visually-hidden">
+          Search notes
+        </label>
+        <input
+          id="search-notes"
+          type="search"
+          placeholder="Search what was said"
+          value={query}
+          onInput={(event) => setQuery(event.currentTarget.value)}
+        />
+      </form>
+    </search>
+  );
+}
+
+function NotFound() {
+  return (
+    <section>
+      <h1>Not found</h1>
+      <p>
+        There is nothing here. <a href={href('')}>Back to your notes</a>
+      </p>
+    </section>
+  );
+}
+
+function current(route: Route, section: string): 'page' | undefined {
+  return (route.path[0] ?? '') === section ? 'page' : undefined;
+}
+
+/** A button, not a `#main` link: the hash is the router's. */
+function skipToMain() {
+  document.getElementById('main')?.focus();
+}

@@ -1,0 +1,184 @@
+import type { AppConfig } from './config.ts';
+
+/**
+ * Sign-in with the service's own OAuth 2.1 server: authorization code with PKCE (S256) for a public
+ * client, so no secret and no API key ever reaches the browser. The tokens live in this tab's
+ * sessionStorage (gone when the tab closes); the strict Content-Security-Policy the pages are served
+ * with is what keeps other scripts away from them.
+ */
+
+interface ServerMetadata {
+  authorization_endpoint: string;
+  token_endpoint: string;
+  revocation_endpoint?: string;
+}
+
+export interface Session {
+  access_token: string;
+  refresh_token: string | null;
+  /** Epoch ms after which the access token is refreshed before use. */
+  expires_at: number;
+  scope: string;
+}
+
+const SESSION_KEY = 'notes.session';
+const PENDING_KEY = 'notes.pending-sign-in';
+/** Refresh this long before the access token expires, so a request never carries an expired one. */
+const EXPIRY_MARGIN_MS = 30_000;
+
+export const CALLBACK_PATH = '/app/callback';
+
+export function redirectUri(): string {
+  return `${location.origin}${CALLBACK_PATH}`;
+}
+
+async function metadata(config: AppConfig): Promise<ServerMetadata> {
+  const response = await fetch(`${config.issuer}/.well-known/oauth-authorization-server`);
+  if (!response.ok) throw new Error('The sign-in service is not reachable right now');
+  return (await response.json()) as ServerMetadata;
+}
+
+function base64url(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+function randomToken(): string {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+async function challengeOf(verifier: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier));
+  return base64url(new Uint8Array(digest));
+}
+
+/** Sends the browser to the sign-in page; `returnTo` is the app location to come back to. */
+export async function beginSignIn(config: AppConfig, returnTo: string): Promise<void> {
+  const server = await metadata(config);
+  const verifier = randomToken();
+  const state = randomToken();
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo }));
+  const url = new URL(server.authorization_endpoint);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: config.client_id,
+    redirect_uri: redirectUri(),
+    scope: config.scopes.join(' '),
+    resource: config.resource,
+    state,
+    code_challenge: await challengeOf(verifier),
+    code_challenge_method: 'S256',
+  }).toString();
+  location.assign(url.toString());
+}
+
+/** Finishes a sign-in on the callback page; answers where the user was going. */
+export async function completeSignIn(config: AppConfig, params: URLSearchParams): Promise<string> {
+  const pending = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') as {
+    verifier: string;
+    state: string;
+    returnTo: string;
+  } | null;
+  sessionStorage.removeItem(PENDING_KEY);
+  const error = params.get('error');
+  if (error) throw new Error(params.get('error_description') ?? `Sign-in was not completed (${error})`);
+  if (!pending || params.get('state') !== pending.state) {
+    throw new Error('This sign-in link is stale or was not started here: sign in again');
+  }
+  const code = params.get('code');
+  if (!code) throw new Error('The sign-in answer carried no authorization code: sign in again');
+  const server = await metadata(config);
+  saveSession(
+    await tokenRequest(server, config, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri(),
+      code_verifier: pending.verifier,
+    }),
+  );
+  return pending.returnTo;
+}
+
+async function tokenRequest(
+  server: ServerMetadata,
+  config: AppConfig,
+  fields: Record<string, string>,
+): Promise<Session> {
+  const response = await fetch(server.token_endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ ...fields, client_id: config.client_id, resource: config.resource }),
+  });
+  const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok || typeof body.access_token !== 'string') {
+    throw new Error(String(body.error_description ?? 'Signing in failed: sign in again'));
+  }
+  return {
+    access_token: body.access_token,
+    refresh_token: typeof body.refresh_token === 'string' ? body.refresh_token : null,
+    expires_at: Date.now() + Number(body.expires_in ?? 300) * 1000,
+    scope: String(body.scope ?? ''),
+  };
+}
+
+export function currentSession(): Session | null {
+  return JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Session | null;
+}
+
+function saveSession(session: Session): void {
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+}
+
+export function forgetSession(): void {
+  sessionStorage.removeItem(SESSION_KEY);
+}
+
+let refreshing: Promise<Session | null> | null = null;
+
+/** A valid access token, refreshed when it is about to expire; null when the user must sign in. */
+export async function accessToken(config: AppConfig, force = false): Promise<string | null> {
+  const session = currentSession();
+  if (!session) return null;
+  if (!force && session.expires_at - EXPIRY_MARGIN_MS > Date.now()) return session.access_token;
+  // One refresh for every request that finds the token expired at once: refresh tokens rotate.
+  refreshing ??= refresh(config, session).finally(() => {
+    refreshing = null;
+  });
+  return (await refreshing)?.access_token ?? null;
+}
+
+async function refresh(config: AppConfig, session: Session): Promise<Session | null> {
+  if (!session.refresh_token) {
+    forgetSession();
+    return null;
+  }
+  try {
+    const next = await tokenRequest(await metadata(config), config, {
+      grant_type: 'refresh_token',
+      refresh_token: session.refresh_token,
+    });
+    saveSession(next);
+    return next;
+  } catch {
+    forgetSession();
+    return null;
+  }
+}
+
+/** Signs out: the server revokes the refresh token (and with it the grant), then the tab forgets it. */
+export async function signOut(config: AppConfig): Promise<void> {
+  const session = currentSession();
+  forgetSession();
+  if (!session) return;
+  const server = await metadata(config);
+  if (!server.revocation_endpoint) return;
+  for (const token of [session.refresh_token, session.access_token]) {
+    if (!token) continue;
+    await fetch(server.revocation_endpoint, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, client_id: config.client_id }),
+    }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,128 @@
+import type { Player } from '../player.ts';
+import { Citations } from './citations.tsx';
+
+interface Evidence {
+  start_ms: number;
+  quote: string;
+}
+
+export interface Artifact {
+  kind: 'epiphany' | 'deep_research' | 'podcast';
+  title: string;
+  engine: string;
+  content: Record<string, unknown>;
+}
+
+interface Epiphany {
+  ideas: Array<{ title: string; connection: string; implication: string; evidence: Evidence[] }>;
+}
+interface DeepResearch {
+  summary: string;
+  research_questions: Array<{ question: string; rationale: string; evidence: Evidence[] }>;
+  claims: Array<{ claim: string; evidence: Evidence[] }>;
+  gaps: Array<{ gap: string; evidence: Evidence[] }>;
+  next_steps: Array<{ step: string; evidence: Evidence[] }>;
+}
+interface Podcast {
+  hosts: Array<{ id: string; name: string }>;
+  script: Array<{ host: string; text: string; citations: number[] }>;
+  audio: { url: string; duration_ms: number };
+}
+
+function EvidenceList({ evidence, player }: { evidence: Evidence[]; player: Player }) {
+  return (
+    <ul class="evidence">
+      {evidence.map((item) => (
+        <li key={`${item.start_ms}-${item.quote}`}>
+          <q>{item.quote}</q> <Citations at={[item.start_ms]} player={player} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function ArtifactView({ artifact, player }: { artifact: Artifact; player: Player }) {
+  return (
+    <div class="artifact">
+      <h3>{artifact.title}</h3>
+      {artifact.kind === 'epiphany' && (
+        <EpiphanyView content={artifact.content as unknown as Epiphany} player={player} />
+      )}
+      {artifact.kind === 'deep_research' && (
+        <DeepResearchView content={artifact.content as unknown as DeepResearch} player={player} />
+      )}
+      {artifact.kind === 'podcast' && (
+        <PodcastView content={artifact.content as unknown as Podcast} player={player} />
+      )}
+      <p class="meta">Made by {artifact.engine}</p>
+    </div>
+  );
+}
+
+function EpiphanyView({ content, player }: { content: Epiphany; player: Player }) {
+  return (
+    <ol>
+      {content.ideas.map((idea) => (
+        <li key={idea.title}>
+          <strong>{idea.title}</strong>
+          <p>{idea.connection}</p>
+          <p>{idea.implication}</p>
+          <EvidenceList evidence={idea.evidence} player={player} />
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function DeepResearchView({ content, player }: { content: DeepResearch; player: Player }) {
+  const groups: Array<[string, Array<{ text: string; evidence: Evidence[] }>]> = [
+    [
+      'Research questions',
+      content.research_questions.map((q) => ({ text: `${q.question} ${q.rationale}`, evidence: q.evidence })),
+    ],
+    ['Claims', content.claims.map((c) => ({ text: c.claim, evidence: c.evidence }))],
+    ['Gaps', content.gaps.map((g) => ({ text: g.gap, evidence: g.evidence }))],
+    ['Next steps', content.next_steps.map((s) => ({ text: s.step, evidence: s.evidence }))],
+  ];
+  return (
+    <>
+      <p>{content.summary}</p>
+      {groups
+        .filter(([, items]) => items.length > 0)
+        .map(([title, items]) => (
+          <div key={title}>
+            <h4>{title}</h4>
+            <ul>
+              {items.map((item) => (
+                <li key={item.text}>
+                  {item.text}
+                  <EvidenceList evidence={item.evidence} player={player} />
+                </li>
+              ))}
+            </ul>
+          </div>
+        ))}
+    </>
+  );
+}
+
+function PodcastView({ content, player }: { content: Podcast; player: Player }) {
+  const names = new Map(content.hosts.map((host) => [host.id, host.name]));
+  return (
+    <>
+      {/* biome-ignore lint/a11y/useMediaCaption: the script below is the podcast's transcript */}
+      <audio controls preload="none" src={content.audio.url} aria-label="Podcast audio" class="wide" />
+      <details>
+        <summary>Script</summary>
+        <ol class="plain">
+          {content.script.map((line, index) => (
+            <li key={`${index}-${line.host}`}>
+              <strong>{names.get(line.host) ?? line.host}:</strong> {line.text}{' '}
+              <Citations at={line.citations} player={player} />
+            </li>
+          ))}
+        </ol>
+      </details>
+    </>
+  );
+}

@@ -1,0 +1,52 @@
+import { useState } from 'preact/hooks';
+import { useFocusOnMount } from '../hooks.ts';
+
+const WORD = 'delete';
+
+/** A deletion cannot be undone: the user types the word before the button works. */
+export function ConfirmDeletion({
+  what,
+  action = 'Delete permanently',
+  onConfirm,
+  onCancel,
+}: {
+  what: string;
+  /** The button's label, e.g. "Revoke the key". */
+  action?: string;
+  onConfirm(): void;
+  onCancel(): void;
+}) {
+  const [typed, setTyped] = useState('');
+  const focus = useFocusOnMount<HTMLInputElement>();
+  const [busy, setBusy] = useState(false);
+  return (
+    <form
+      class="confirm"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (typed.trim().toLowerCase() !== WORD) return;
+        setBusy(true);
+        onConfirm();
+      }}
+      onKeyDown={(event) => event.key === 'Escape' && onCancel()}
+    >
+      <p>This permanently removes {what}. It cannot be undone.</p>
+      <label for="confirm-deletion">
+        Type <strong>{WORD}</strong> to confirm
+      </label>
+      <input
+        id="confirm-deletion"
+        autoComplete="off"
+        value={typed}
+        onInput={(event) => setTyped(event.currentTarget.value)}
+        ref={focus}
+      />
+      <button type="submit" class="danger" disabled={busy || typed.trim().toLowerCase() !== WORD}>
+        {action}
+      </button>
+      <button type="button" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,123 @@
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api.ts';
+import { useApp } from '../context.ts';
+import { stageLabel } from '../format.ts';
+import { messageOf, useInterval, useLoad } from '../hooks.ts';
+import type { Player } from '../player.ts';
+import type { Insights, Job } from '../types.ts';
+import { type Artifact, ArtifactView } from './artifacts.tsx';
+import { InsightsView } from './insights.tsx';
+
+export type GeneratedKind = 'insights' | 'epiphany' | 'deep_research' | 'podcast';
+
+const TITLES: Record<GeneratedKind, string> = {
+  insights: 'Insights',
+  epiphany: 'Epiphany',
+  deep_research: 'Deep research',
+  podcast: 'Podcast',
+};
+const POLL_MS = 3000;
+
+type Outcome =
+  | { kind: 'none' }
+  | { kind: 'working'; job: Job }
+  | { kind: 'failed'; detail: string }
+  | { kind: 'ready'; result: Insights | Artifact };
+
+function pathOf(noteId: string, kind: GeneratedKind): string {
+  return kind === 'insights' ? `/v1/notes/${noteId}/insights` : `/v1/notes/${noteId}/artifacts/${kind}`;
+}
+
+/**
+ * One generated result of a note (Insights or an artifact): generate it, follow its job's stage, show
+ * it with its citations, regenerate it. `outdated` says the transcript was corrected after it was made.
+ */
+export function GeneratedPanel({
+  noteId,
+  kind,
+  player,
+}: {
+  noteId: string;
+  kind: GeneratedKind;
+  player: Player;
+}) {
+  const { api, announce } = useApp();
+  const [starting, setStarting] = useState(false);
+  const state = useLoad<Outcome>(`${noteId}:${kind}`, async () => {
+    try {
+      const { status, data } = await api.request<Job | Insights | Artifact>(pathOf(noteId, kind));
+      return status === 202
+        ? { kind: 'working', job: data as Job }
+        : { kind: 'ready', result: data as Insights | Artifact };
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return { kind: 'none' };
+      if (error instanceof ApiError && error.status === 409) return { kind: 'failed', detail: error.message };
+      throw error;
+    }
+  });
+  const outcome = state.data;
+  useInterval(outcome?.kind === 'working', POLL_MS, state.reload);
+
+  const generate = async (regenerate: boolean) => {
+    setStarting(true);
+    try {
+      await api.request(pathOf(noteId, kind), {
+        method: 'POST',
+        body: kind === 'insights' ? (regenerate ? { regenerate: true } : {}) : { regenerate },
+      });
+      announce(`${TITLES[kind]} requested`);
+      state.reload();
+    } catch (error) {
+      announce(messageOf(error));
+    } finally {
+      setStarting(false);
+    }
+  };
+
+  const headingId = `generated-${kind}`;
+  return (
+    <section aria-labelledby={headingId} class="generated">
+      <div class="section-head">
+        <h2 id={headingId}>{TITLES[kind]}</h2>
+        {outcome && outcome.kind !== 'working' && (
+          <button type="button" disabled={starting} onClick={() => generate(outcome.kind !== 'none')}>
+            {outcome.kind === 'none' ? `Generate ${TITLES[kind].toLowerCase()}` : 'Regenerate'}
+          </button>
+        )}
+      </div>
+      {state.error && (
+        <p role="alert" class="error">
+          {state.error}
+        </p>
+      )}
+      {outcome?.kind === 'none' && <p class="empty">Not generated yet.</p>}
+      {outcome?.kind === 'working' && (
+        <p role="status">
+          {stageLabel(outcome.job.stage, outcome.job.progress)}
+          <progress aria-label={`${TITLES[kind]} progress`} />
+        </p>
+      )}
+      {outcome?.kind === 'failed' && (
+        <p role="alert" class="error">
+          {outcome.detail}
+        </p>
+      )}
+      {outcome?.kind === 'ready' && <Outdated result={outcome.result} />}
+      {outcome?.kind === 'ready' &&
+        (kind === 'insights' ? (
+          <InsightsView insights={outcome.result as Insights} player={player} />
+        ) : (
+          <ArtifactView artifact={outcome.result as Artifact} player={player} />
+        ))}
+    </section>
+  );
+}
+
+function Outdated({ result }: { result: object }) {
+  if (!('outdated' in result) || result.outdated !== true) return null;
+  return (
+    <p class="notice">
+      The transcript was corrected after this was made: regenerate it to include the corrections.
+    </p>
+  );
+}

@@ -1,0 +1,58 @@
+import type { Player } from '../player.ts';
+import type { CitedText, Insights } from '../types.ts';
+import { Citations } from './citations.tsx';
+
+function CitedList({ title, items, player }: { title: string; items: CitedText[]; player: Player }) {
+  if (items.length === 0) return null;
+  return (
+    <>
+      <h3>{title}</h3>
+      <ul>
+        {items.map((item) => (
+          <li key={item.text}>
+            {item.text} <Citations at={item.citations} player={player} />
+          </li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+export function InsightsView({ insights, player }: { insights: Insights; player: Player }) {
+  return (
+    <div class="insights">
+      <p>
+        {insights.summary.text} <Citations at={insights.summary.citations} player={player} />
+      </p>
+      <CitedList title="Key points" items={insights.key_points} player={player} />
+      <CitedList title="Action items" items={insights.action_items} player={player} />
+      <CitedList title="Decisions" items={insights.decisions} player={player} />
+      <CitedList title="Open questions" items={insights.open_questions} player={player} />
+      {insights.topics.length > 0 && (
+        <>
+          <h3>Topics</h3>
+          <ul class="tags">
+            {insights.topics.map((topic) => (
+              <li key={topic.label}>
+                {topic.label} <Citations at={topic.citations} player={player} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {insights.chapters.length > 0 && (
+        <>
+          <h3>Chapters</h3>
+          <ol>
+            {insights.chapters.map((chapter) => (
+              <li key={chapter.start_ms}>
+                {chapter.title} <Citations at={[chapter.start_ms]} player={player} />
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      <p class="meta">Made by {insights.engine}</p>
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+import { useRef, useState } from 'preact/hooks';
+import { useApp } from '../context.ts';
+import { bytes } from '../format.ts';
+import { messageOf } from '../hooks.ts';
+import { href, navigate } from '../router.ts';
+
+/** What the service accepts (submitTranscription's content_type), by file extension when the browser has no type. */
+const TYPES_BY_EXTENSION: Record<string, string> = {
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  mp4: 'audio/mp4',
+  aac: 'audio/aac',
+  ogg: 'audio/ogg',
+  oga: 'audio/ogg',
+  opus: 'audio/opus',
+  webm: 'audio/webm',
+  flac: 'audio/flac',
+};
+const ACCEPTED = new Set([
+  ...Object.values(TYPES_BY_EXTENSION),
+  'audio/x-wav',
+  'audio/wave',
+  'audio/x-m4a',
+  'audio/x-flac',
+  'audio/mp3',
+]);
+
+interface Upload {
+  upload: { url: string; method: string; headers: Record<string, string> };
+}
+
+export function contentTypeOf(file: File): string | null {
+  if (ACCEPTED.has(file.type)) return file.type;
+  const extension = file.name.split('.').pop()?.toLowerCase() ?? '';
+  return TYPES_BY_EXTENSION[extension] ?? null;
+}
+
+/**
+ * Drop a recording or pick one: the note is created, then the bytes go straight to the presigned URL
+ * (never through the API), with a progress bar; the note page then follows the transcription.
+ */
+export function UploadArea() {
+  const { api } = useApp();
+  const input = useRef<HTMLInputElement>(null);
+  const [dragging, setDragging] = useState(false);
+  const [progress, setProgress] = useState<{ name: string; sent: number; total: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  async function upload(file: File) {
+    setError(null);
+    const contentType = contentTypeOf(file);
+    if (!contentType) {
+      setError(
+        `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM or FLAC).`,
+      );
+      return;
+    }
+    const noteId = crypto.randomUUID();
+    try {
+      setProgress({ name: file.name, sent: 0, total: file.size });
+      const title = file.name.replace(/\.[^.]+$/, '').slice(0, 200) || 'Recording';
+      const { data } = await api.request<Upload>(`/v1/notes/${noteId}/transcription`, {
+        method: 'POST',
+        body: { title, content_type: contentType, size_bytes: file.size },
+      });
+      await put(data.upload, file, (sent) => setProgress({ name: file.name, sent, total: file.size }));
+      navigate(href(`notes/${noteId}`));
+    } catch (reason) {
+      setError(messageOf(reason));
+    } finally {
+      setProgress(null);
+    }
+  }
+
+  const onDrop = (event: DragEvent) => {
+    event.preventDefault();
+    setDragging(false);
+    const file = event.dataTransfer?.files[0];
+    if (file) void upload(file);
+  };
+
+  return (
+    <section
+      class={`upload${dragging ? ' dragging' : ''}`}
+      aria-labelledby="upload-title"
+      onDragOver={(event) => {
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+    >
+      <h2 id="upload-title">New note</h2>
+      <p>Drop a recording here, or</p>
+      <input
+        ref={input}
+        id="upload-file"
+        type="file"
+        accept="audio/*,.m4a,.opus,.flac"
+        class="visually-hidden"
+        onChange={(event) => {
+          const file = event.currentTarget.files?.[0];
+          event.currentTarget.value = '';
+          if (file) void upload(file);
+        }}
+      />
+      <button
+        type="button"
+        class="primary"
+        disabled={progress !== null}
+        onClick={() => input.current?.click()}
+      >
+        Choose a recording
+      </button>
+      {progress && (
+        <div class="progress-line">
+          <label for="upload-progress">
+            Uploading {progress.name}: {bytes(progress.sent)} of {bytes(progress.total)}
+          </label>
+          <progress id="upload-progress" max={progress.total} value={progress.sent} />
+        </div>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** XMLHttpRequest, because fetch reports no upload progress. */
+function put(target: Upload['upload'], file: File, onProgress: (sent: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open(target.method, target.url);
+    for (const [name, value] of Object.entries(target.headers)) request.setRequestHeader(name, value);
+    request.upload.onprogress = (event) => onProgress(event.loaded);
+    request.onload = () => {
+      // 412: an earlier attempt already stored it (the upload URL stores once).
+      if ((request.status >= 200 && request.status < 300) || request.status === 412) resolve();
+      else reject(new Error(`The upload was refused (HTTP ${request.status}). Try again.`));
+    };
+    request.onerror = () =>
+      reject(new Error('The upload was interrupted. Check your connection and try again.'));
+    request.send(file);
+  });
+}

@@ -1,0 +1,60 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, SignedOut } from './api.ts';
+
+export interface Loaded<T> {
+  data: T | null;
+  error: string | null;
+  loading: boolean;
+  reload(): void;
+}
+
+/** Loads once per change of `key` and keeps the last data while reloading (no layout jumps). */
+export function useLoad<T>(key: string, load: () => Promise<T>): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: true,
+  });
+  const [round, setRound] = useState(0);
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  useEffect(() => {
+    let live = true;
+    setState((previous) => ({ ...previous, loading: true }));
+    loadRef.current().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error: unknown) =>
+        live && setState((previous) => ({ ...previous, error: messageOf(error), loading: false })),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, round]);
+  const reload = useCallback(() => setRound((value) => value + 1), []);
+  return { ...state, reload };
+}
+
+/** Calls `tick` every `ms` while `active`; stops when the component goes. */
+export function useInterval(active: boolean, ms: number, tick: () => void): void {
+  const tickRef = useRef(tick);
+  tickRef.current = tick;
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => tickRef.current(), ms);
+    return () => clearInterval(timer);
+  }, [active, ms]);
+}
+
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError || error instanceof SignedOut) return error.message;
+  if (error instanceof TypeError)
+    return 'The service could not be reached. Check your connection and try again.';
+  return error instanceof Error ? error.message : 'Something went wrong';
+}
+
+/** Focus for a field that appears because the user asked for it (an editor opened by a button). */
+export function useFocusOnMount<T extends HTMLElement>() {
+  const ref = useRef<T>(null);
+  useEffect(() => ref.current?.focus(), []);
+  return ref;
+}

@@ -1,0 +1,119 @@
+import { useState } from 'preact/hooks';
+import { useApp } from '../context.ts';
+import { clock, when } from '../format.ts';
+import { messageOf, useLoad } from '../hooks.ts';
+import { href, navigate } from '../router.ts';
+import type { NoteSummary } from '../types.ts';
+
+interface Highlight {
+  start: number;
+  end: number;
+}
+interface Match {
+  start_ms: number;
+  end_ms: number;
+  speaker: string;
+  snippet: string;
+  highlights: Highlight[];
+}
+interface SearchHit {
+  note: NoteSummary;
+  /** Where the title matched (offsets into it). */
+  title_highlights: Highlight[];
+  /** The segments that matched, with the matching words as offsets into each snippet. */
+  segments: Match[];
+}
+interface SearchPage_ {
+  results: SearchHit[];
+  next_cursor: string | null;
+}
+
+/** Marks the highlighted ranges with <mark>: built from offsets, so no markup from the server is ever injected. */
+function Highlighted({ text, highlights }: { text: string; highlights: Highlight[] }) {
+  const parts = [];
+  let at = 0;
+  for (const { start, end } of [...highlights].sort((a, b) => a.start - b.start)) {
+    if (start < at) continue;
+    parts.push(text.slice(at, start));
+    parts.push(<mark key={start}>{text.slice(start, end)}</mark>);
+    at = end;
+  }
+  parts.push(text.slice(at));
+  return <span>{parts}</span>;
+}
+
+export function SearchPage({ query, includeTrashed }: { query: string; includeTrashed: boolean }) {
+  const { api, announce } = useApp();
+  const [more, setMore] = useState<{ results: SearchHit[]; cursor: string | null } | null>(null);
+  const first = useLoad(`${query}:${includeTrashed}`, async () => {
+    setMore(null);
+    const { data } = await api.request<SearchPage_>('/v1/search', {
+      query: { q: query, include_trashed: includeTrashed || undefined },
+    });
+    return data;
+  });
+  const results = [...(first.data?.results ?? []), ...(more?.results ?? [])];
+  const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
+
+  const next = async () => {
+    if (!cursor) return;
+    try {
+      const { data } = await api.request<SearchPage_>('/v1/search', {
+        query: { q: query, include_trashed: includeTrashed || undefined, cursor },
+      });
+      setMore({ results: [...(more?.results ?? []), ...data.results], cursor: data.next_cursor });
+    } catch (error) {
+      announce(messageOf(error));
+    }
+  };
+
+  return (
+    <section aria-labelledby="search-title">
+      <h1 id="search-title">Search: “{query}”</h1>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={includeTrashed}
+          onChange={(event) =>
+            navigate(href('search', { q: query, trashed: event.currentTarget.checked ? '1' : undefined }))
+          }
+        />{' '}
+        Include the trash
+      </label>
+      {first.error && (
+        <p role="alert" class="error">
+          {first.error}
+        </p>
+      )}
+      {first.data && results.length === 0 && <p class="empty">No processed note mentions that.</p>}
+      <ol class="results" aria-busy={first.loading}>
+        {results.map((hit) => (
+          <li key={hit.note.note_id}>
+            <a href={href(`notes/${hit.note.note_id}`)} class="title">
+              <Highlighted text={hit.note.title} highlights={hit.title_highlights} />
+            </a>{' '}
+            <span class="meta">
+              {when(hit.note.created_at)}
+              {hit.note.state === 'trashed' && ' · in the trash'}
+            </span>
+            <ul class="plain">
+              {hit.segments.map((match) => (
+                <li key={match.start_ms}>
+                  <a href={href(`notes/${hit.note.note_id}`, { t: match.start_ms })}>
+                    {clock(match.start_ms)}
+                  </a>{' '}
+                  <Highlighted text={match.snippet} highlights={match.highlights} />
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ol>
+      {cursor && (
+        <button type="button" onClick={next}>
+          More results
+        </button>
+      )}
+    </section>
+  );
+}
