@@ -56,6 +56,7 @@ describe('the contract, the route table and the handlers agree', () => {
         'listCollections',
         'listNotes',
         'removeNoteFromCollection',
+        'searchNotes',
         'submitTranscription',
         'updateCollection',
         'updateNote',

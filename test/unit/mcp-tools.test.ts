@@ -32,6 +32,7 @@ const VALID_INPUT: Record<string, Record<string, unknown>> = {
   deleteCollection: { collection_id: NOTE },
   addNoteToCollection: { collection_id: NOTE, note_id: NOTE },
   removeNoteFromCollection: { collection_id: NOTE, note_id: NOTE },
+  searchNotes: { q: 'budget' },
 };
 
 const grant: AccessGrant = {
@@ -94,6 +95,7 @@ describe('the MCP tool registry', () => {
         'listCollections',
         'listNotes',
         'removeNoteFromCollection',
+        'searchNotes',
         'updateCollection',
         'updateNote',
       ].sort(),
@@ -138,6 +140,7 @@ describe('the MCP tool registry', () => {
       getInsights: read,
       getNoteArtifact: read,
       askWorkspace: read,
+      searchNotes: read,
       generateInsights: replaces,
       generateNoteArtifact: replaces,
       updateNote: overwrites,
@@ -155,6 +158,7 @@ describe('the MCP tool registry', () => {
       getInsights: ['notes:read'],
       getNoteArtifact: ['notes:read'],
       askWorkspace: ['notes:read', 'notes:process'],
+      searchNotes: ['notes:read'],
       generateInsights: ['notes:process'],
       generateNoteArtifact: ['notes:process'],
       updateNote: ['notes:write'],
