@@ -141,7 +141,7 @@ describe('the registrations of real MCP clients, each completing the flow with t
       expect(tokenRequests[0]?.authorization).toBeNull();
 
       const { tools } = await client.listTools();
-      expect(tools).toHaveLength(18);
+      expect(tools).toHaveLength(19);
       expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['listNotes', 'getNote']));
     },
   );

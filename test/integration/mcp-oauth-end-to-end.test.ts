@@ -144,7 +144,7 @@ describe('the official MCP SDK client, with its OAuth support, against the local
 
   it('lists the eighteen tools, without submitTranscription', async () => {
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(18);
+    expect(tools).toHaveLength(19);
     expect(tools.map((tool) => tool.name)).not.toContain('submitTranscription');
     expect(tools.map((tool) => tool.name)).toEqual(
       expect.arrayContaining(['listNotes', 'getNote', 'deleteNote']),
