@@ -152,4 +152,31 @@ describe('the DynamoDB search index behind Ask', () => {
     expect(await index.size(accountId, 'trashed')).toBe(0);
     expect(await itemsMentioning(ids.garden)).toBe(0);
   });
+
+  it('bulk-loads notes with the same counts and ranking as adding them one by one', async () => {
+    const accountId = randomUUID();
+    const ids = Object.fromEntries(Object.keys(NOTES).map((name) => [name, randomUUID()]));
+    await index.load(
+      accountId,
+      Object.entries(NOTES).map(([name, text]) => ({
+        noteId: ids[name] ?? '',
+        document: termFrequencies(text),
+      })),
+    );
+    const one = await accountWithNotes();
+    expect(await index.size(accountId)).toBe(4);
+    for (const question of ['cloud budget review', 'garden hose', 'security review release']) {
+      const loaded = await index.search(accountId, searchTerms(question), { limit: 4 });
+      const added = await index.search(one.accountId, searchTerms(question), { limit: 4 });
+      const name = (id: string, names: Record<string, string>) =>
+        Object.keys(names).find((key) => names[key] === id);
+      expect(loaded.hits.map((hit) => name(hit.note_id, ids))).toEqual(
+        added.hits.map((hit) => name(hit.note_id, one.ids)),
+      );
+      expect([...loaded.idf]).toEqual([...added.idf]);
+    }
+    expect(await index.indexedIn(accountId, ids.budget ?? '')).toBe('active');
+    await index.remove(accountId, ids.budget ?? '');
+    expect(await index.size(accountId)).toBe(3);
+  });
 });
