@@ -179,6 +179,12 @@ export const CLI = {
       description:
         'Ask a question across processed notes (or only the given ones, or those in a collection); keep the returned note_ids in the answer.',
     },
+    {
+      usage: 'notes search <query> [--limit <n>] [--trashed] [--collection <collection>] [--cursor <cursor>]',
+      operationId: 'searchNotes',
+      description:
+        "Find notes by words said in them or in their titles, best first, with the matching segments' times and snippets; words in double quotes must be adjacent.",
+    },
   ],
   exitCodes: [
     { code: 0, meaning: 'Success.' },
