@@ -16,6 +16,9 @@ import { buildTranscription } from '../src/domain/transcript.ts';
 import type { startLocalRuntime as StartLocalRuntime } from '../src/local/runtime.ts';
 import type { getServices } from '../src/services.ts';
 import { syntheticTranscription } from '../test/fixtures/insights/synthetic.ts';
+import { storeTranscribedNote } from '../test/support/stored-notes.ts';
+
+export { storeTranscribedNote };
 
 const NOTES = 1_000;
 const QUESTIONS = 200;
@@ -190,42 +193,6 @@ export function askTable(result: AskBenchResult): string {
     `| questions whose note was among the supporting notes | ${Math.round(result.ask_hit_rate * 100)} % |`,
     `| Insights, 10-minute transcript (${result.insights_10min_ms.segments} segments, extractive) | p50 ${result.insights_10min_ms.p50} ms, min ${result.insights_10min_ms.min} ms |`,
   ].join('\n');
-}
-
-export async function storeTranscribedNote(
-  services: ReturnType<typeof getServices>,
-  account: string,
-  note: { id: string; title: string; text: string },
-): Promise<void> {
-  const now = Date.now();
-  await services.notes.createNoteIfAbsent({
-    account_id: account,
-    note_id: note.id,
-    title: note.title,
-    state: 'active',
-    created_at: now,
-    updated_at: now,
-    trashed_at: null,
-    audio: null,
-  });
-  const words = note.text.split(/\s+/).map((text, i) => ({ text, start_ms: i * 400, end_ms: i * 400 + 350 }));
-  const transcription = buildTranscription(words, {
-    duration_ms: words.length * 400,
-    engine: 'bench',
-    language: 'en-US',
-  });
-  await services.blobs.putJson(objectKeys.transcription(account, note.id), transcription);
-  await services.notes.createJobIfAbsent({
-    account_id: account,
-    note_id: note.id,
-    kind: 'transcription',
-    status: 'completed',
-    stage: 'completed',
-    attempts: 1,
-    created_at: now,
-    updated_at: now,
-    detail: null,
-  });
 }
 
 async function insightsTiming(): Promise<{ p50: number; min: number; segments: number }> {
