@@ -10,11 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExtractiveInsightsEngine } from '../src/adapters/extractive/engine.ts';
 import { syncNoteIndex } from '../src/domain/note-index.ts';
-import { objectKeys } from '../src/domain/object-keys.ts';
 import { termFrequencies } from '../src/domain/search-terms.ts';
-import { buildTranscription } from '../src/domain/transcript.ts';
 import type { startLocalRuntime as StartLocalRuntime } from '../src/local/runtime.ts';
-import type { getServices } from '../src/services.ts';
 import { syntheticTranscription } from '../test/fixtures/insights/synthetic.ts';
 import { storeTranscribedNote } from '../test/support/stored-notes.ts';
 
