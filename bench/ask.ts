@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExtractiveInsightsEngine } from '../src/adapters/extractive/engine.ts';
 import { syncNoteIndex } from '../src/domain/note-index.ts';
-import { objectKeys } from '../src/domain/object-keys.ts';
 import { termFrequencies } from '../src/domain/search-terms.ts';
-import { buildTranscription } from '../src/domain/transcript.ts';
 import type { startLocalRuntime as StartLocalRuntime } from '../src/local/runtime.ts';
-import type { getServices } from '../src/services.ts';
 import { syntheticTranscription } from '../test/fixtures/insights/synthetic.ts';
+import { storeTranscribedNote } from '../test/support/stored-notes.ts';
+
+export { storeTranscribedNote };
 
 const NOTES = 1_000;
 const QUESTIONS = 200;
@@ -23,7 +23,7 @@ const REMOVALS = 50;
 const SEED_CONCURRENCY = 4;
 
 /** Subject words: each note is about three of them, so a question naming two finds few notes. */
-const SUBJECTS = `harbor lantern orchard glacier pepper canyon violin meadow compass anchor falcon
+export const SUBJECTS = `harbor lantern orchard glacier pepper canyon violin meadow compass anchor falcon
 quartz ribbon saddle tunnel walnut bicycle cactus dolphin ember fossil granite hammock igloo jasmine
 kettle lagoon marble nectar oyster pebble quilt raven sapphire thimble umbrella velvet willow yacht
 zephyr almond beacon cobalt dune emerald ferry geyser hazel ivory juniper kiosk lemon mango nutmeg
@@ -192,42 +192,6 @@ export function askTable(result: AskBenchResult): string {
   ].join('\n');
 }
 
-async function storeTranscribedNote(
-  services: ReturnType<typeof getServices>,
-  account: string,
-  note: { id: string; title: string; text: string },
-): Promise<void> {
-  const now = Date.now();
-  await services.notes.createNoteIfAbsent({
-    account_id: account,
-    note_id: note.id,
-    title: note.title,
-    state: 'active',
-    created_at: now,
-    updated_at: now,
-    trashed_at: null,
-    audio: null,
-  });
-  const words = note.text.split(/\s+/).map((text, i) => ({ text, start_ms: i * 400, end_ms: i * 400 + 350 }));
-  const transcription = buildTranscription(words, {
-    duration_ms: words.length * 400,
-    engine: 'bench',
-    language: 'en-US',
-  });
-  await services.blobs.putJson(objectKeys.transcription(account, note.id), transcription);
-  await services.notes.createJobIfAbsent({
-    account_id: account,
-    note_id: note.id,
-    kind: 'transcription',
-    status: 'completed',
-    stage: 'completed',
-    attempts: 1,
-    created_at: now,
-    updated_at: now,
-    detail: null,
-  });
-}
-
 async function insightsTiming(): Promise<{ p50: number; min: number; segments: number }> {
   const transcription = syntheticTranscription(10);
   const engine = new ExtractiveInsightsEngine();
@@ -256,7 +220,7 @@ function pseudoWord(random: () => number): string {
 
 const VOCABULARY_SIZE = 20_000;
 
-function noteText(random: () => number, subjects: string[], extraWords = 60): string {
+export function noteText(random: () => number, subjects: string[], extraWords = 60): string {
   const sentences: string[] = [];
   // The same seed gives the same vocabulary; notes draw from it with a skew towards common words.
   const vocabulary = vocabularyOf(seeded(7));
@@ -279,7 +243,7 @@ function vocabularyOf(random: () => number): string[] {
   return cachedVocabulary;
 }
 
-async function call(base: string, key: string, method: string, path: string, body?: unknown) {
+export async function call(base: string, key: string, method: string, path: string, body?: unknown) {
   const response = await fetch(`${base}${path}`, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -288,14 +252,14 @@ async function call(base: string, key: string, method: string, path: string, bod
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-function pick<T>(random: () => number, items: T[], count: number): T[] {
+export function pick<T>(random: () => number, items: T[], count: number): T[] {
   const chosen = new Set<T>();
   while (chosen.size < count) chosen.add(items[Math.floor(random() * items.length)] as T);
   return [...chosen];
 }
 
 /** mulberry32: a small deterministic generator, so every run asks the same questions. */
-function seeded(seed: number): () => number {
+export function seeded(seed: number): () => number {
   let state = seed;
   return () => {
     state = (state + 0x6d2b79f5) | 0;
@@ -305,12 +269,12 @@ function seeded(seed: number): () => number {
   };
 }
 
-function percentiles(values: number[]): { p50: number; p95: number } {
+export function percentiles(values: number[]): { p50: number; p95: number } {
   const sorted = [...values].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
   return { p50: round(at(0.5)), p95: round(at(0.95)) };
 }
 
-function round(value: number): number {
+export function round(value: number): number {
   return Math.round(value * 10) / 10;
 }

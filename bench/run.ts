@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api | transcription | quality | recogniser | ask | long | under-work | bundles | storage]`
+ * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage]`
  * (`recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
@@ -14,6 +14,7 @@ import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { main as longRecording } from './long-recording.ts';
 import { main as recogniserSettings } from './recogniser-settings.ts';
+import { searchBench, searchTable } from './search.ts';
 import { storageFrontBench, storageFrontTable } from './storage-front.ts';
 import { OUT_DIR } from './support.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
@@ -27,6 +28,7 @@ const NAMES = [
   'quality',
   'recogniser',
   'ask',
+  'search',
   'long',
   'under-work',
   'bundles',
@@ -82,6 +84,15 @@ if (which === 'all' || which === 'ask') {
   const result = await askBench();
   results.ask = result;
   console.log(`${askTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'search') {
+  console.log(
+    'Search: one account grown to 10, 1,000 and 10,000 notes of transcript text, 100 queries of each kind over HTTP',
+  );
+  const result = await searchBench();
+  results.search = result;
+  console.log(`${searchTable(result)}\n`);
 }
 
 if (which === 'all' || which === 'storage') {

@@ -197,6 +197,12 @@ export const CLI = {
       operationId: 'revokeApiKey',
       description: 'Revoke an API key by its ID (from keys list): requests with it are refused at once.',
     },
+    {
+      usage: 'notes search <query> [--limit <n>] [--trashed] [--collection <collection>] [--cursor <cursor>]',
+      operationId: 'searchNotes',
+      description:
+        "Find notes by words said in them or in their titles, best first, with the matching segments' times and snippets; words in double quotes must be adjacent.",
+    },
   ],
   exitCodes: [
     { code: 0, meaning: 'Success.' },

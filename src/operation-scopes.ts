@@ -23,6 +23,7 @@ export const operationScopes = {
   getNoteArtifact: ['notes:read'],
   // Reads notes and runs inference for the answer.
   askWorkspace: ['notes:read', 'notes:process'],
+  searchNotes: ['notes:read'],
   createCollection: ['notes:write'],
   listCollections: ['notes:read'],
   updateCollection: ['notes:write'],

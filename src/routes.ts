@@ -90,6 +90,9 @@ export const apiRoutes = {
     path: '/v1/ask',
     needs: { table: 'read', objects: ['read'], models: true },
   },
+  // Reads the index and the page's transcripts. /v1/search, not /v1/notes/search: no path of a search
+  // can be read as /v1/notes/{note_id}.
+  searchNotes: { method: 'GET', path: '/v1/search', needs: { table: 'read', objects: ['read'] } },
   createCollection: { method: 'POST', path: '/v1/collections', needs: { table: 'write' } },
   listCollections: { method: 'GET', path: '/v1/collections', needs: { table: 'read' } },
   updateCollection: { method: 'PATCH', path: '/v1/collections/{collection_id}', needs: { table: 'write' } },

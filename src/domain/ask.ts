@@ -4,6 +4,7 @@ import type { DomainDeps } from './deps.ts';
 import { BadRequestError } from './errors.ts';
 import type { Note } from './note.ts';
 import { passagesOf, scorePassages } from './passages.ts';
+import { processedNotes } from './processed-notes.ts';
 import { searchTerms } from './search-terms.ts';
 import { readTranscription } from './stored-results.ts';
 
@@ -122,22 +123,6 @@ async function scopeOf(deps: DomainDeps, accountId: string, request: AskQuestion
   if (!listed) return filed;
   const inCollection = new Set(filed);
   return listed.filter((id) => inCollection.has(id));
-}
-
-/** The listed notes that are active and have a completed transcription, by ID. */
-async function processedNotes(
-  deps: DomainDeps,
-  accountId: string,
-  noteIds: string[],
-): Promise<Map<string, Note>> {
-  if (noteIds.length === 0) return new Map();
-  const [notes, jobs] = await Promise.all([
-    deps.notes.getNotes(accountId, noteIds),
-    deps.notes.getJobs(accountId, noteIds, 'transcription'),
-  ]);
-  return new Map(
-    [...notes].filter(([id, note]) => note.state === 'active' && jobs.get(id)?.status === 'completed'),
-  );
 }
 
 async function bestPassages(

@@ -1,37 +1,46 @@
+import type { IndexPartition } from '../ports/search-index.ts';
 import type { DomainDeps } from './deps.ts';
 import { termFrequencies } from './search-terms.ts';
 import { readTranscription } from './stored-results.ts';
 
 /**
- * Brings a note's entry in the Ask index in line with the note: indexed when it is active and its
- * transcription is completed, absent otherwise. Called where that can change (a transcript completes,
- * a note is trashed or restored); safe to call any number of times. Ask also checks each note it
- * cites, so a lagging index can cost recall but never leak a trashed or deleted note.
+ * Brings a note's entry in the index in line with the note and its current transcript: in the active
+ * partition when it is active and its transcription is completed, in the trashed partition when it is
+ * trashed with a completed transcription (searchable on request, never seen by Ask), absent otherwise.
+ * Trashing or restoring moves the note's postings from one partition to the other. Called where that
+ * can change (a transcript completes, a note is trashed or restored); safe to call any number of times.
+ * A transcript that changed is re-indexed by `search.remove` followed by this call. Ask and search
+ * also check each note they return, so a lagging index can cost recall but never leak a trashed or
+ * deleted note.
  */
 export async function syncNoteIndex(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
-    const transcription = await searchableTranscription(deps, accountId, noteId);
-    if (!transcription) return deps.search.remove(accountId, noteId);
-    if (await deps.search.isIndexed(accountId, noteId)) return;
+    const wanted = await indexableTranscription(deps, accountId, noteId);
+    if (!wanted) return deps.search.remove(accountId, noteId);
+    const current = await deps.search.indexedIn(accountId, noteId);
+    if (current === wanted.partition) return;
+    if (current) await deps.search.remove(accountId, noteId);
     await deps.search.add(
       accountId,
       noteId,
-      termFrequencies(`${transcription.title}\n${transcription.text}`),
+      termFrequencies(`${wanted.title}\n${wanted.text}`),
+      wanted.partition,
     );
-    // The note may have been trashed or deleted while it was being added: check once more.
+    // The note may have been trashed, restored or deleted while it was being added: check once more.
   }
 }
 
-async function searchableTranscription(
+async function indexableTranscription(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
-): Promise<{ title: string; text: string } | null> {
+): Promise<{ title: string; text: string; partition: IndexPartition } | null> {
   const [note, job] = await Promise.all([
     deps.notes.getNote(accountId, noteId),
     deps.notes.getJob(accountId, noteId, 'transcription'),
   ]);
-  if (note?.state !== 'active' || job?.status !== 'completed') return null;
+  if (!note || job?.status !== 'completed') return null;
   const transcription = await readTranscription(deps, accountId, noteId);
-  return transcription === 'unreadable' ? null : { title: note.title, text: transcription.full_text };
+  if (transcription === 'unreadable') return null;
+  return { title: note.title, text: transcription.full_text, partition: note.state };
 }

@@ -87,8 +87,10 @@ export async function updateNote(
     ? await updateIfCurrent(deps, await requireNote(deps, accountId, noteId), changes, ifMatch)
     : await deps.notes.updateNote(accountId, noteId, changes, deps.now());
   if (!updated) throw new NotFoundError(`No note with ID ${noteId}`);
-  // Trashed notes leave the Ask index; restored ones return to it.
-  if (changes.state !== undefined) await syncNoteIndex(deps, accountId, noteId);
+  // Trashing or restoring moves the note between the index's partitions; a new title is re-indexed.
+  if (changes.title !== undefined) await deps.search.remove(accountId, noteId);
+  if (changes.state !== undefined || changes.title !== undefined)
+    await syncNoteIndex(deps, accountId, noteId);
   return getNote(deps, accountId, noteId);
 }
 

@@ -10,19 +10,32 @@ const WORD = /[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu;
 /** Longer "words" are IDs, hashes or run-together noise, not something a person asks about. */
 const MAX_TERM_LENGTH = 40;
 
-export function searchTerms(text: string): string[] {
-  const terms: string[] = [];
-  for (const match of text
-    .toLowerCase()
-    .replace(/[‘’`´]/g, "'")
-    .matchAll(WORD)) {
-    const word = match[0].replace(/'s$/, '');
-    if (STOP_WORDS.has(match[0]) || STOP_WORDS.has(word) || word.length > MAX_TERM_LENGTH) continue;
+/** A searchable word of a text: its term and where the word stands (UTF-16 offsets, end exclusive). */
+export interface TermAt {
+  term: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The terms of a text in order, with the place of each word, so that matches can be highlighted.
+ * Words are found before lower-casing (which can change a string's length) so offsets fit the text.
+ */
+export function termsAt(text: string): TermAt[] {
+  const terms: TermAt[] = [];
+  for (const match of text.replace(/[‘’`´]/g, "'").matchAll(WORD)) {
+    const lower = match[0].toLowerCase();
+    const word = lower.replace(/'s$/, '');
+    if (STOP_WORDS.has(lower) || STOP_WORDS.has(word) || word.length > MAX_TERM_LENGTH) continue;
     // Single letters say nothing; single digits can ("2 engineers").
     if (word.length < 2 && !/\d/.test(word)) continue;
-    terms.push(stemmer(word));
+    terms.push({ term: stemmer(word), start: match.index, end: match.index + match[0].length });
   }
   return terms;
+}
+
+export function searchTerms(text: string): string[] {
+  return termsAt(text).map((at) => at.term);
 }
 
 /** Term frequencies of a text, and its length in terms (what BM25 calls the document length). */

@@ -162,3 +162,17 @@ export const askBody = z.strictObject({
   note_ids: z.array(uuid).max(100, 'at most 100 note IDs').nullable().optional(),
   collection_id: uuid.nullable().optional(),
 });
+
+/** searchNotes: `q` is counted as the contract counts it; booleans come as the words true or false. */
+export const searchNotesQuery = z.object({
+  q: limitedText(500)
+    .min(1, 'must not be empty')
+    .refine((q) => q.trim() !== '', 'must not be blank'),
+  limit: z.coerce.number().int().min(1).max(50).default(10),
+  cursor: z.string().min(1).max(1024).optional(),
+  include_trashed: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('false')
+    .transform((value) => value === 'true'),
+  collection_id: uuid.optional(),
+});

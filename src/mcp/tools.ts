@@ -16,6 +16,7 @@ import { UnauthorizedError } from '../domain/errors.ts';
 import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
 import { noteAudioLink } from '../domain/note-audio.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
+import { searchNotes } from '../domain/search.ts';
 import { renderTranscript } from '../domain/transcript-exports.ts';
 import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
 import {
@@ -29,6 +30,7 @@ import {
   generateInsightsBody,
   listNotesQuery,
   noteParams,
+  searchNotesQuery,
   transcriptionQuery,
   updateNoteBody,
   uuidAsSent,
@@ -116,13 +118,15 @@ const ADDS_ONCE: ToolAnnotations = {
 
 const FIELD_DESCRIPTIONS: Record<string, string> = {
   collection_id:
-    'The collection ID (a UUID, from listCollections or createCollection). listNotes and askWorkspace: only the notes filed in this collection.',
+    'The collection ID (a UUID, from listCollections or createCollection). listNotes, searchNotes and askWorkspace: only the notes filed in this collection.',
   name: 'The collection name, 1 to 100 characters on one line; unique in the account (case does not count).',
   note_id: 'The note ID (a UUID, from listNotes or an earlier result).',
   artifact_kind: 'epiphany, deep_research or podcast.',
   confirm_note_id:
     'The note ID again, repeated exactly as in note_id (character for character, same case), to confirm that the user approved this deletion for this note just now.',
-  limit: 'Notes per page, 1 to 100 (default 20).',
+  limit: 'Items per page: listNotes 1 to 100 (default 20); searchNotes 1 to 50 (default 10).',
+  q: 'The words to find, 1 to 500 characters; put words in double quotes to require them next to each other ("cloud budget").',
+  include_trashed: 'true to also search notes in the trash (default false).',
   cursor: 'next_cursor of the previous page, unchanged (omit for the first page).',
   format: 'json (default: structured transcript), srt, vtt or md (the transcript as text).',
   language: "'auto' (default: the transcript's language) or a language code such as 'en' or 'pt-BR'.",
@@ -352,6 +356,18 @@ export const MCP_TOOLS: readonly McpTool[] = [
             ]
           : [];
       return resultOf(answer, reminder);
+    },
+  }),
+  defineTool({
+    name: 'searchNotes',
+    title: 'Search notes by what was said',
+    description:
+      'Full-text search over the account\'s processed notes (titles and transcripts), best first: each result has the note (note_id, title, state, created_at), a relevance score, and up to 3 matching segments with start_ms, end_ms, speaker and a snippet, so you can cite the note ID and the moment in the recording. highlights are {start, end} offsets into snippet (title_highlights into note.title), never markup. Words match by stem ("deciding" finds "decided"); words in double quotes must stand next to each other. Trashed notes only with include_trashed true; collection_id searches one collection. For the next page pass next_cursor as cursor with the same q, include_trashed and collection_id; a page may hold fewer results than limit while next_cursor still leads further. Read-only, no inference: use it to find notes, askWorkspace to answer a question from them. Errors: 400 for a q with no searchable words or an invalid cursor; 404 when there is no such collection.',
+    inputSchema: inputOf(searchNotesQuery.extend({ include_trashed: z.boolean().default(false) })),
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      return resultOf(await searchNotes(context.services(), accountOf(context), input));
     },
   }),
   defineTool({

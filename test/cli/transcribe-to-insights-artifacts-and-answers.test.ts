@@ -108,4 +108,20 @@ describe('from a recording to answers through the CLI', () => {
     expect(answer.citations.every((citation) => citation.note_id === noteId)).toBe(true);
     expect(answer.answer).toMatch(/engineers/i);
   });
+
+  it('search "<query>" prints the matching note as JSON and a readable list with the matches bracketed', async () => {
+    requireTranscribedNote();
+    const result = await runCli(['search', 'engineers', '--limit', '5'], env);
+    expect(result.code, describeRun(result)).toBe(0);
+    const page = stdoutJson<{
+      results: { note: { note_id: string }; segments: { start_ms: number; snippet: string }[] }[];
+      next_cursor: string | null;
+    }>(result);
+    expect(page.results.map((hit) => hit.note.note_id)).toEqual([noteId]);
+    expect(page.results[0]?.segments[0]?.snippet).toMatch(/engineers/i);
+    expect(result.stderr).toContain(noteId);
+    expect(result.stderr).toMatch(/\[engineers\]/i);
+    const trashedOnly = await runCli(['search', 'engineers', '--trashed', '--limit', '0'], env);
+    expect(trashedOnly.code, describeRun(trashedOnly)).not.toBe(0);
+  });
 });

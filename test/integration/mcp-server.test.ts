@@ -183,6 +183,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       'listCollections',
       'listNotes',
       'removeNoteFromCollection',
+      'searchNotes',
       'updateCollection',
       'updateNote',
     ]);
@@ -250,6 +251,23 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { note_ids: string[] }).note_ids).toContain(noteId);
     expect(texts(result)[1]).toMatch(new RegExp(`keep them in the final answer.*${noteId}`));
+  });
+
+  it('searches with notes:read alone, returning note IDs, snippets and start_ms an agent can cite', async () => {
+    const client = await connect(tokens.mint(accountId, ['notes:read']));
+    const result = await call(client, 'searchNotes', { q: 'engineers', limit: 5, include_trashed: false });
+    expect(result.isError).toBeFalsy();
+    const page = result.structuredContent as {
+      results: { note: { note_id: string }; segments: { start_ms: number; snippet: string }[] }[];
+    };
+    expect(page.results.map((hit) => hit.note.note_id)).toEqual([noteId]);
+    expect(page.results[0]?.segments[0]?.snippet).toMatch(/engineers/);
+    expect(page.results[0]?.segments[0]?.start_ms).toBeGreaterThanOrEqual(0);
+    const stranger = await connect(tokens.mint(otherAccountId, ['notes:read']));
+    const theirs = await call(stranger, 'searchNotes', { q: 'engineers' });
+    expect((theirs.structuredContent as { results: unknown[] }).results).toEqual([]);
+    const blank = await call(client, 'searchNotes', { q: 'the of and' });
+    expect(blank.isError).toBe(true);
   });
 
   it('answers updateNote without notes:write with HTTP 403 insufficient_scope, and runs it once granted', async () => {

@@ -92,7 +92,7 @@ describe('the DynamoDB search index behind Ask', () => {
     await index.remove(accountId, ids.budget);
     await index.remove(accountId, ids.budget);
     expect(await index.size(accountId)).toBe(3);
-    expect(await index.isIndexed(accountId, ids.budget)).toBe(false);
+    expect(await index.indexedIn(accountId, ids.budget)).toBeNull();
     expect(await itemsMentioning(ids.budget)).toBe(0);
     const { hits } = await index.search(accountId, searchTerms('cloud budget'), { limit: 5 });
     expect(hits.map((hit) => hit.note_id)).not.toContain(ids.budget);
@@ -115,13 +115,68 @@ describe('the DynamoDB search index behind Ask', () => {
         },
       }),
     );
-    expect(await index.isIndexed(accountId, noteId)).toBe(false);
+    expect(await index.indexedIn(accountId, noteId)).toBeNull();
     await index.add(accountId, noteId, document);
-    expect(await index.isIndexed(accountId, noteId)).toBe(true);
+    expect(await index.indexedIn(accountId, noteId)).toBe('active');
     const { hits } = await index.search(accountId, searchTerms('recruiter interviews'), { limit: 5 });
     expect(hits.map((hit) => hit.note_id)).toEqual([noteId]);
     expect(await index.size(accountId)).toBe(1);
     await index.remove(accountId, noteId);
     expect(await index.size(accountId)).toBe(0);
+  });
+
+  it('keeps a trashed note in its own partition: out of active searches and counts, found when that partition is searched', async () => {
+    const { accountId, ids } = await accountWithNotes();
+    await index.remove(accountId, ids.garden);
+    await index.add(accountId, ids.garden, termFrequencies(NOTES.garden), 'trashed');
+    expect(await index.indexedIn(accountId, ids.garden)).toBe('trashed');
+    expect(await index.size(accountId)).toBe(3);
+    expect(await index.size(accountId, 'trashed')).toBe(1);
+
+    const active = await index.search(accountId, searchTerms('garden hose'), { limit: 5 });
+    expect(active.hits).toEqual([]);
+    // Scoped searches (Ask's note_ids) read postings by note: the partition still applies.
+    const scoped = await index.search(accountId, searchTerms('garden hose'), {
+      limit: 5,
+      noteIds: [ids.garden],
+    });
+    expect(scoped.hits).toEqual([]);
+    const both = await index.search(accountId, searchTerms('garden hose budget'), {
+      limit: 5,
+      partitions: ['active', 'trashed'],
+    });
+    expect(both.hits.map((hit) => hit.note_id).sort()).toEqual([ids.budget, ids.garden].sort());
+    expect(both.indexedNotes).toBe(4);
+
+    await index.remove(accountId, ids.garden);
+    expect(await index.size(accountId, 'trashed')).toBe(0);
+    expect(await itemsMentioning(ids.garden)).toBe(0);
+  });
+
+  it('bulk-loads notes with the same counts and ranking as adding them one by one', async () => {
+    const accountId = randomUUID();
+    const ids = Object.fromEntries(Object.keys(NOTES).map((name) => [name, randomUUID()]));
+    await index.load(
+      accountId,
+      Object.entries(NOTES).map(([name, text]) => ({
+        noteId: ids[name] ?? '',
+        document: termFrequencies(text),
+      })),
+    );
+    const one = await accountWithNotes();
+    expect(await index.size(accountId)).toBe(4);
+    for (const question of ['cloud budget review', 'garden hose', 'security review release']) {
+      const loaded = await index.search(accountId, searchTerms(question), { limit: 4 });
+      const added = await index.search(one.accountId, searchTerms(question), { limit: 4 });
+      const name = (id: string, names: Record<string, string>) =>
+        Object.keys(names).find((key) => names[key] === id);
+      expect(loaded.hits.map((hit) => name(hit.note_id, ids))).toEqual(
+        added.hits.map((hit) => name(hit.note_id, one.ids)),
+      );
+      expect([...loaded.idf]).toEqual([...added.idf]);
+    }
+    expect(await index.indexedIn(accountId, ids.budget ?? '')).toBe('active');
+    await index.remove(accountId, ids.budget ?? '');
+    expect(await index.size(accountId)).toBe(3);
   });
 });

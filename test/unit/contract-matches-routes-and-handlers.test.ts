@@ -60,6 +60,7 @@ describe('the contract, the route table and the handlers agree', () => {
         'listNotes',
         'removeNoteFromCollection',
         'revokeApiKey',
+        'searchNotes',
         'submitTranscription',
         'updateCollection',
         'updateNote',

@@ -33,6 +33,7 @@ const VALID_INPUT: Record<string, Record<string, unknown>> = {
   deleteCollection: { collection_id: NOTE },
   addNoteToCollection: { collection_id: NOTE, note_id: NOTE },
   removeNoteFromCollection: { collection_id: NOTE, note_id: NOTE },
+  searchNotes: { q: 'budget' },
 };
 
 const grant: AccessGrant = {
@@ -99,6 +100,7 @@ describe('the MCP tool registry', () => {
         'listCollections',
         'listNotes',
         'removeNoteFromCollection',
+        'searchNotes',
         'updateCollection',
         'updateNote',
       ].sort(),
@@ -144,6 +146,7 @@ describe('the MCP tool registry', () => {
       getNoteArtifact: read,
       getNoteAudio: read,
       askWorkspace: read,
+      searchNotes: read,
       generateInsights: replaces,
       generateNoteArtifact: replaces,
       updateNote: overwrites,
@@ -162,6 +165,7 @@ describe('the MCP tool registry', () => {
       getNoteArtifact: ['notes:read'],
       getNoteAudio: ['notes:read'],
       askWorkspace: ['notes:read', 'notes:process'],
+      searchNotes: ['notes:read'],
       generateInsights: ['notes:process'],
       generateNoteArtifact: ['notes:process'],
       updateNote: ['notes:write'],

@@ -6,11 +6,12 @@ import { collectionsGroup } from './collections.mjs';
 import { insightsGroup } from './insights.mjs';
 import { keysGroup } from './keys.mjs';
 import { notesGroup } from './notes.mjs';
+import { search } from './search.mjs';
 import { transcribe } from './transcribe.mjs';
 import { transcriptionGroup } from './transcription.mjs';
 
-/** Commands without a group: `notes transcribe`, `notes ask`. */
-export const TOP_LEVEL = [transcribe, ask];
+/** Commands without a group: `notes transcribe`, `notes ask`, `notes search`. */
+export const TOP_LEVEL = [transcribe, ask, search];
 
 /** `notes <group> <command>`. */
 export const GROUPS = [

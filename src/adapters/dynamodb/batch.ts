@@ -6,6 +6,9 @@ import {
   type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { forEachLimited } from '../../domain/concurrency.ts';
+
+export { forEachLimited };
 
 type Key = Record<string, unknown>;
 type Item = Record<string, unknown>;
@@ -55,19 +58,6 @@ export async function batchWriteAll(
       pending = response.UnprocessedItems?.[table] ?? [];
     }
   });
-}
-
-/** Runs `task` over the items with at most `concurrency` in flight. */
-export async function forEachLimited<T>(
-  items: readonly T[],
-  concurrency: number,
-  task: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    for (let index = next++; index < items.length; index = next++) await task(items[index] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
 function chunk<T>(items: readonly T[], size: number): T[][] {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JobKind } from '../../domain/job.ts';
 import type { NoteState } from '../../domain/note.ts';
+import type { IndexPartition } from '../../ports/search-index.ts';
 
 /**
  * The one place that builds DynamoDB keys. A user's items live in the partition `ACCOUNT#<id>`, so a
@@ -13,12 +14,12 @@ import type { NoteState } from '../../domain/note.ts';
  * | note          | ACCOUNT#<acc>               | NOTE#<note>             | ACCOUNT#<acc>#NOTES#<state> | <created_at 13d>#<note> |
  * | job           | ACCOUNT#<acc>               | NOTE#<note>#JOB#<kind>  |                             |                         |
  * | indexed       | ACCOUNT#<acc>               | NOTE#<note>#INDEX       |                             |                         |
- * | posting       | ACCOUNT#<acc>               | TERM#<term>#NOTE#<note> | ACCOUNT#<acc>#TERM#<term>   | <impact 8d>#<note>      |
- * | term df       | ACCOUNT#<acc>               | TERMSTAT#<term>         |                             |                         |
+ * | posting       | ACCOUNT#<acc>               | TERM#<term>#NOTE#<note> | ACCOUNT#<acc>[#TRASHED]#TERM#<term> | <impact 8d>#<note> |
+ * | term df       | ACCOUNT#<acc>               | TERMSTAT#[TRASHED#]<term> |                           |                         |
  * | collection    | ACCOUNT#<acc>               | COLLECTION#<coll>       | ACCOUNT#<acc>#COLLECTIONS   | <coll>                  |
  * | coll. name    | ACCOUNT#<acc>               | COLLECTIONNAME#<name>   |                             |                         |
  * | filing        | ACCOUNT#<acc>               | NOTE#<note>#COLLECTION#<coll> | ACCOUNT#<acc>#COLLECTION#<coll> | <created_at 13d>#<note> |
- * | index         | ACCOUNT#<acc>               | INDEXSTATS              |                             |                         |
+ * | index         | ACCOUNT#<acc>               | INDEXSTATS[#TRASHED]    |                             |                         |
  * | oauth client  | OAUTHCLIENT#<client_id>     | OAUTHCLIENT             |                             |                         |
  * | oauth request | OAUTHREQUEST#<request_id>   | OAUTHREQUEST            |                             |                         |
  * | oauth code    | OAUTHCODE#<sha256>          | OAUTHCODE               |                             |                         |
@@ -28,7 +29,10 @@ import type { NoteState } from '../../domain/note.ts';
  *
  * Search index (src/adapters/dynamodb/search-index.ts): a posting says how often a term occurs in a
  * note; gsi1 orders a term's postings by their BM25 weight, so a question reads only the best few
- * hundred notes per term. "indexed" records which terms a note added, to take them out again.
+ * hundred notes per term. "indexed" records which terms a note added, to take them out again, and its
+ * partition: a trashed note's postings are ordered under `#TRASHED#` and counted in their own document
+ * frequencies and index counts, so the active partition (Ask, default search) never sees them. A note
+ * has one posting per term whatever its partition (no second copy); trashing moves it.
  *
  * Collections (src/adapters/dynamodb/collection-store.ts): a filing puts one note in one collection. Its
  * sort key starts with the note's prefix, so deleting a note deletes its filings; gsi1 lists a
@@ -49,6 +53,8 @@ const OAUTH_GRANT_SK_PREFIX = 'OAUTHGRANT#';
 const COLLECTION_SK_PREFIX = 'COLLECTION#';
 const accountPk = (accountId: string) => `${ACCOUNT_PK_PREFIX}${accountId}`;
 const notePrefix = (noteId: string) => `NOTE#${noteId}`;
+/** Active keys are unmarked (as they were before trashed notes were indexed); terms never contain '#'. */
+const PARTITION_MARK: Record<IndexPartition, string> = { active: '', trashed: 'TRASHED#' };
 
 export const keys = {
   account: (accountId: string) => ({ pk: accountPk(accountId), sk: 'ACCOUNT' }),
@@ -76,8 +82,14 @@ export const keys = {
     sk: `TERM#${term}#${notePrefix(noteId)}`,
   }),
   /** `weight` in [0, 1e8): higher sorts later, so queries read the index backwards. */
-  postingIndex: (accountId: string, term: string, weight: number, noteId: string) => ({
-    gsi1pk: postingsByWeight(accountId, term),
+  postingIndex: (
+    accountId: string,
+    term: string,
+    weight: number,
+    noteId: string,
+    partition: IndexPartition = 'active',
+  ) => ({
+    gsi1pk: postingsByWeight(accountId, term, partition),
     gsi1sk: `${String(Math.min(Math.max(Math.round(weight), 0), 99_999_999)).padStart(8, '0')}#${noteId}`,
   }),
   collection: (accountId: string, collectionId: string) => ({
@@ -120,8 +132,14 @@ export const keys = {
     pk: `IDENTITY#${createHash('sha256').update(`${issuer}\n${subject}`, 'utf8').digest('hex')}`,
     sk: 'IDENTITY',
   }),
-  termStats: (accountId: string, term: string) => ({ pk: accountPk(accountId), sk: `TERMSTAT#${term}` }),
-  indexStats: (accountId: string) => ({ pk: accountPk(accountId), sk: 'INDEXSTATS' }),
+  termStats: (accountId: string, term: string, partition: IndexPartition = 'active') => ({
+    pk: accountPk(accountId),
+    sk: `TERMSTAT#${PARTITION_MARK[partition]}${term}`,
+  }),
+  indexStats: (accountId: string, partition: IndexPartition = 'active') => ({
+    pk: accountPk(accountId),
+    sk: `INDEXSTATS${partition === 'active' ? '' : '#TRASHED'}`,
+  }),
   /** Every item of one note shares this sort-key prefix (UUIDs are fixed-length, so no note's prefix matches another's). */
   noteItemsPrefix: (accountId: string, noteId: string) => ({
     pk: accountPk(accountId),
@@ -136,8 +154,12 @@ export function notesByState(accountId: string, state: NoteState): string {
   return `${accountPk(accountId)}#NOTES#${state}`;
 }
 
-export function postingsByWeight(accountId: string, term: string): string {
-  return `${accountPk(accountId)}#TERM#${term}`;
+export function postingsByWeight(
+  accountId: string,
+  term: string,
+  partition: IndexPartition = 'active',
+): string {
+  return `${accountPk(accountId)}#${PARTITION_MARK[partition]}TERM#${term}`;
 }
 
 export function collectionsOf(accountId: string): string {

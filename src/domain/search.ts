@@ -1,0 +1,184 @@
+import type { IndexPartition, SearchHit } from '../ports/search-index.ts';
+import { requireCollection } from './collections.ts';
+import { forEachLimited } from './concurrency.ts';
+import type { DomainDeps } from './deps.ts';
+import { BadRequestError } from './errors.ts';
+import type { Note } from './note.ts';
+import { scorePassages } from './passages.ts';
+import { processedNotes } from './processed-notes.ts';
+import { decodeSearchCursor, encodeSearchCursor, isAfter, type SearchCursorScope } from './search-cursor.ts';
+import { type Highlight, matchesIn, parseQuery, type SearchQuery, snippetOf } from './search-query.ts';
+import { readTranscription } from './stored-results.ts';
+import type { ConversationSegment } from './transcript.ts';
+import { withSpeakerNames } from './transcript-exports.ts';
+import { type NoteSummaryView, noteSummaryView } from './views.ts';
+
+export interface SearchRequest {
+  q: string;
+  limit: number;
+  cursor?: string | undefined;
+  include_trashed: boolean;
+  collection_id?: string | undefined;
+}
+
+export interface MatchingSegment {
+  start_ms: number;
+  end_ms: number;
+  speaker: string;
+  /** The segment's text, cut around the match when long ("…" marks what was left out). */
+  snippet: string;
+  highlights: Highlight[];
+}
+
+export interface SearchResultView {
+  note: NoteSummaryView;
+  score: number;
+  title_highlights: Highlight[];
+  /** The best matching segments, best first. */
+  segments: MatchingSegment[];
+}
+
+export interface SearchPage {
+  results: SearchResultView[];
+  next_cursor: string | null;
+}
+
+/** The most notes one query can page through: the index ranks this many candidates per query. */
+export const MAX_SEARCH_RESULTS = 100;
+/** A collection this small is scored note by note; a larger one keeps the account's best candidates in it. */
+const NOTES_SCORED_ONE_BY_ONE = 100;
+const SEGMENTS_PER_RESULT = 3;
+/** A phrase query reads at most this many pages' worth of transcripts per page it answers. */
+const PHRASE_READ_ROUNDS = 3;
+const READ_CONCURRENCY = 8;
+
+/**
+ * Full-text search over the account's processed notes (title and transcript), on the index Ask keeps:
+ * BM25 over the same terms, trashed notes from their own partition only when asked. Each page re-checks
+ * its notes (a lagging index never returns a trashed or deleted note) and reads only the transcripts
+ * of its candidates, to find the matching segments and confirm quoted phrases.
+ */
+export async function searchNotes(
+  deps: DomainDeps,
+  accountId: string,
+  request: SearchRequest,
+): Promise<SearchPage> {
+  const query = parseQuery(request.q);
+  if (query.terms.length === 0) {
+    throw new BadRequestError(
+      'q has no words to search for: common words (the, and, of …) and single letters are not indexed',
+    );
+  }
+  const scope: SearchCursorScope = { accountId, ...request };
+  const position = request.cursor ? decodeSearchCursor(request.cursor, scope) : null;
+  const states: IndexPartition[] = request.include_trashed ? ['active', 'trashed'] : ['active'];
+  const inCollection = request.collection_id
+    ? await collectionNotes(deps, accountId, request.collection_id)
+    : null;
+  if (inCollection?.size === 0) return { results: [], next_cursor: null };
+
+  const oneByOne = inCollection && inCollection.size <= NOTES_SCORED_ONE_BY_ONE;
+  const { hits, idf } = await deps.search.search(accountId, query.terms, {
+    limit: MAX_SEARCH_RESULTS,
+    partitions: states,
+    ...(oneByOne ? { noteIds: [...inCollection] } : {}),
+  });
+  // Phrases need every one of their terms in the note; the transcript read confirms them adjacent.
+  const required = new Set(query.phrases.flat());
+  let rest = hits.filter(
+    (hit) =>
+      (!inCollection || inCollection.has(hit.note_id)) &&
+      [...required].every((term) => hit.terms.includes(term)) &&
+      (!position || isAfter(hit, position)),
+  );
+
+  const results: SearchResultView[] = [];
+  let last: SearchHit | undefined;
+  const rounds = query.phrases.length > 0 ? PHRASE_READ_ROUNDS : 1;
+  for (let round = 0; round < rounds && results.length < request.limit && rest.length > 0; round++) {
+    const batch = rest.slice(0, request.limit - results.length);
+    rest = rest.slice(batch.length);
+    const notes = await processedNotes(
+      deps,
+      accountId,
+      batch.map((hit) => hit.note_id),
+      states,
+    );
+    const shown = await resultsFor(deps, accountId, batch, notes, query, idf);
+    results.push(...shown.filter((result) => result !== null));
+    last = batch.at(-1);
+  }
+  return {
+    results,
+    next_cursor: rest.length > 0 && last ? encodeSearchCursor(scope, last) : null,
+  };
+}
+
+async function collectionNotes(
+  deps: DomainDeps,
+  accountId: string,
+  collectionId: string,
+): Promise<Set<string>> {
+  await requireCollection(deps, accountId, collectionId);
+  return new Set(await deps.collections.allNotesIn(accountId, collectionId));
+}
+
+/** One result per hit, in order; null where the note is gone, unreadable or lacks a quoted phrase. */
+async function resultsFor(
+  deps: DomainDeps,
+  accountId: string,
+  hits: SearchHit[],
+  notes: Map<string, Note>,
+  query: SearchQuery,
+  idf: ReadonlyMap<string, number>,
+): Promise<(SearchResultView | null)[]> {
+  const results: (SearchResultView | null)[] = hits.map(() => null);
+  await forEachLimited(hits, READ_CONCURRENCY, async (hit, index) => {
+    const note = notes.get(hit.note_id);
+    if (!note) return;
+    const transcription = await readTranscription(deps, accountId, hit.note_id);
+    if (transcription === 'unreadable') return;
+    const { conversation_segments } = withSpeakerNames(transcription, note.speaker_names);
+    const title = matchesIn(note.title, query);
+    const segments = matchingSegments(conversation_segments, query, idf);
+    // Each quoted phrase must stand in the title or in one segment.
+    const found = new Set([...title.phrases, ...segments.flatMap((segment) => [...segment.phrases])]);
+    if (found.size < query.phrases.length) return;
+    results[index] = {
+      // Processed notes only: their transcription is completed by definition.
+      note: { ...noteSummaryView(note, null), transcription_status: 'completed' },
+      score: Number(hit.score.toFixed(6)),
+      title_highlights: title.highlights,
+      segments: segments.slice(0, SEGMENTS_PER_RESULT).map((segment) => segment.view),
+    };
+  });
+  return results;
+}
+
+/**
+ * Segments with at least one query term, those holding the most quoted phrases first, then by BM25
+ * (the index's idf, segment lengths compared within the note).
+ */
+function matchingSegments(
+  segments: ConversationSegment[],
+  query: SearchQuery,
+  idf: ReadonlyMap<string, number>,
+): { view: MatchingSegment; phrases: Set<number> }[] {
+  return scorePassages(segments, query.terms, idf)
+    .filter(({ score }) => score > 0)
+    .map(({ passage, score }) => {
+      const { highlights, phrases } = matchesIn(passage.text, query);
+      const snippet = snippetOf(passage.text, highlights);
+      const view = {
+        start_ms: passage.start_ms,
+        end_ms: passage.end_ms,
+        speaker: passage.speaker,
+        snippet: snippet.text,
+        highlights: snippet.highlights,
+      };
+      return { view, phrases, score };
+    })
+    .sort(
+      (a, b) => b.phrases.size - a.phrases.size || b.score - a.score || a.view.start_ms - b.view.start_ms,
+    );
+}
