@@ -11,7 +11,13 @@ export const handler = apiHandler(
     withTag(
       jsonResponse(
         200,
-        await editTranscription(services, caller.account.account_id, params.note_id, body.edits, ifMatchOf(event)),
+        await editTranscription(
+          services,
+          caller.account.account_id,
+          params.note_id,
+          body.edits,
+          ifMatchOf(event),
+        ),
       ),
     ),
 );

@@ -32,9 +32,7 @@ const segment = z.object({
   speaker: z.string(),
   text: z.string(),
   has_overlap: z.boolean(),
-  words: z
-    .array(z.object({ text: z.string(), start_ms: z.number(), end_ms: z.number() }))
-    .optional(),
+  words: z.array(z.object({ text: z.string(), start_ms: z.number(), end_ms: z.number() })).optional(),
 });
 
 const transcriptionSchema = z.looseObject({

@@ -126,7 +126,9 @@ function split(
     );
   }
   if (end - start < 2) {
-    throw new UnprocessableError(`${name}: segment ${edit.segment} is too short to split (${end - start} ms)`);
+    throw new UnprocessableError(
+      `${name}: segment ${edit.segment} is too short to split (${end - start} ms)`,
+    );
   }
   const tokens = tokensOf(segment.text);
   const part = (first: number, last: number, from: number, to: number): ConversationSegment => ({

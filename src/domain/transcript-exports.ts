@@ -38,7 +38,10 @@ export function withSpeakerNames(
  * The transcript as the API shows it (getTranscription, getNote, corrections): speaker names applied,
  * which revision it is, and without the stored word timings (kept for corrections, not shown).
  */
-export function transcriptionView(transcription: Transcription, names: SpeakerNames | undefined): Transcription {
+export function transcriptionView(
+  transcription: Transcription,
+  names: SpeakerNames | undefined,
+): Transcription {
   const named = withSpeakerNames(transcription, names);
   return {
     full_text: named.full_text,

@@ -59,7 +59,11 @@ export async function editTranscription(
       previous: job.transcript ?? ORIGINAL,
     };
     await deps.blobs.putJson(key, stored);
-    return { pointer: { revision: highest + 1, key, edited_at, highest: highest + 1 }, transcription, written: key };
+    return {
+      pointer: { revision: highest + 1, key, edited_at, highest: highest + 1 },
+      transcription,
+      written: key,
+    };
   });
 }
 
@@ -145,7 +149,8 @@ async function changeTranscript(
 /** A speaker given by the name the user chose (updateNote speaker_names) is stored as its label. */
 function labelOfName(names: SpeakerNames | undefined): SpeakerLabelOf {
   return (speaker) =>
-    Object.entries(names ?? {}).find(([label, name]) => name === speaker && label !== speaker)?.[0] ?? speaker;
+    Object.entries(names ?? {}).find(([label, name]) => name === speaker && label !== speaker)?.[0] ??
+    speaker;
 }
 
 async function lost(deps: DomainDeps, job: Job): Promise<ConflictError> {

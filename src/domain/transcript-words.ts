@@ -33,7 +33,10 @@ export function retime(
   newTokens: readonly string[],
   bounds: { start_ms: number; end_ms: number },
 ): TimedWord[] {
-  const matches = matchedPairs(oldWords.map((word) => comparable(word.text)), newTokens.map(comparable));
+  const matches = matchedPairs(
+    oldWords.map((word) => comparable(word.text)),
+    newTokens.map(comparable),
+  );
   const timed: TimedWord[] = [];
   let anchorEnd = bounds.start_ms;
   let pending: string[] = [];

@@ -38,7 +38,10 @@ export interface Transcription {
 }
 
 /** What a transcript is besides its segments and the text derived from them. */
-export type TranscriptMeta = Omit<Transcription, 'full_text' | 'timestamped_full_text' | 'conversation_segments'>;
+export type TranscriptMeta = Omit<
+  Transcription,
+  'full_text' | 'timestamped_full_text' | 'conversation_segments'
+>;
 
 export interface BuildTranscriptionOptions {
   duration_ms: number;
@@ -69,7 +72,10 @@ export function buildTranscription(words: RecognizedWord[], opts: BuildTranscrip
   const duration_ms =
     opts.duration_ms > 0 ? opts.duration_ms : usable.reduce((max, word) => Math.max(max, word.end_ms), 0);
 
-  const segments = groupWords(usable).map((open) => ({ ...boundsWithin(open, duration_ms), ...finish(open) }));
+  const segments = groupWords(usable).map((open) => ({
+    ...boundsWithin(open, duration_ms),
+    ...finish(open),
+  }));
   return withSegments({ duration_ms, language: opts.language, engine: opts.engine }, segments);
 }
 
@@ -118,7 +124,12 @@ function boundsWithin(open: OpenSegment, durationMs: number): { start_ms: number
 /** One stored word per token of the text, so that edits can line the two up. */
 function finish(open: OpenSegment): Pick<ConversationSegment, 'speaker' | 'text' | 'has_overlap' | 'words'> {
   const words = open.words.flatMap((word) => spreadTokens(word));
-  return { speaker: open.speaker, text: toSentence(words.map((word) => word.text)), has_overlap: false, words };
+  return {
+    speaker: open.speaker,
+    text: toSentence(words.map((word) => word.text)),
+    has_overlap: false,
+    words,
+  };
 }
 
 /** A recognised "word" with spaces in it (a phrase some engines emit) becomes one word per token. */

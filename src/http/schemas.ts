@@ -182,7 +182,9 @@ const transcriptEdit = z.discriminatedUnion(
   ],
   {
     error: (issue) =>
-      issue.code === 'invalid_union' ? 'op must be one of replace_text, set_speaker, merge, split' : undefined,
+      issue.code === 'invalid_union'
+        ? 'op must be one of replace_text, set_speaker, merge, split'
+        : undefined,
   },
 );
 
