@@ -140,7 +140,7 @@ describe('the MCP HTTP endpoint', () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as { result: { tools: { name: string }[] } };
     expect(body.result.tools.map((tool) => tool.name)).toContain('deleteNote');
-    expect(body.result.tools).toHaveLength(18);
+    expect(body.result.tools).toHaveLength(20);
   });
 
   it('labels its JSON UTF-8 and forbids sniffing, on protocol results and on HTTP errors alike', async () => {
@@ -236,7 +236,7 @@ describe('the MCP HTTP endpoint', () => {
       expect(response.status, accept).toBe(200);
       expect(response.headers.get('content-type'), accept).toMatch(/^application\/json/);
       expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools, accept).toHaveLength(
-        18,
+        20,
       );
     }
     const request = rpc(toolsList, { authorization: `Bearer ${token}` });

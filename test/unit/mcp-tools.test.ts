@@ -32,6 +32,8 @@ const VALID_INPUT: Record<string, Record<string, unknown>> = {
   deleteCollection: { collection_id: NOTE },
   addNoteToCollection: { collection_id: NOTE, note_id: NOTE },
   removeNoteFromCollection: { collection_id: NOTE, note_id: NOTE },
+  editTranscription: { note_id: NOTE, if_match: '"tag"', edits: [{ op: 'merge', segment: 0 }] },
+  undoTranscriptionEdit: { note_id: NOTE, if_match: '"tag"' },
 };
 
 const grant: AccessGrant = {
@@ -96,6 +98,8 @@ describe('the MCP tool registry', () => {
         'removeNoteFromCollection',
         'updateCollection',
         'updateNote',
+        'editTranscription',
+        'undoTranscriptionEdit',
       ].sort(),
     );
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
@@ -121,7 +125,8 @@ describe('the MCP tool registry', () => {
     const replaces = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
     // Overwrites (title, state, speaker names) or removes; the same call again changes nothing more.
     const overwrites = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
-    // Only adds: a collection (a repeat is refused), a note's filing (a repeat changes nothing).
+    // Only adds: a collection (a repeat is refused), a note's filing (a repeat changes nothing), a
+    // transcript revision (the earlier ones stay; a repeat with the same if_match is refused).
     const adds = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
     const addsOnce = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
     expect(kinds).toEqual({
@@ -143,6 +148,8 @@ describe('the MCP tool registry', () => {
       updateNote: overwrites,
       deleteTranscription: overwrites,
       deleteNote: overwrites,
+      editTranscription: adds,
+      undoTranscriptionEdit: adds,
     });
   });
 
@@ -166,6 +173,8 @@ describe('the MCP tool registry', () => {
       removeNoteFromCollection: ['notes:write'],
       deleteTranscription: ['notes:delete'],
       deleteNote: ['notes:delete'],
+      editTranscription: ['notes:write'],
+      undoTranscriptionEdit: ['notes:write'],
     });
   });
 
