@@ -146,7 +146,8 @@ export const CLI = {
         'The transcript (JSON by default, or SubRip, WebVTT, Markdown); the job status while it is not ready.',
     },
     {
-      usage: 'notes transcription edit <id> --segment <N> [--text <text>] [--speaker <name>] [--if-match <etag>]',
+      usage:
+        'notes transcription edit <id> --segment <N> [--text <text>] [--speaker <name>] [--if-match <etag>]',
       operationId: 'editTranscription',
       description:
         "Correct a segment's text and/or speaker (a new revision; word timings kept where words did not change).",
