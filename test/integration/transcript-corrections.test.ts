@@ -312,6 +312,32 @@ describe('correcting a transcript', () => {
     expect(toOriginal.body.revision).toBe(0);
   });
 
+  it('an object left by a crash before the pointer moved blocks nothing; deleteTranscription removes every revision and a new transcription starts at revision 0', async () => {
+    const noteId = await transcribedNote(api, 'Crash and retranscribe');
+    const original = await read(noteId);
+    // What a crash between the object write and the pointer write leaves: an object nothing names.
+    const orphan = `${objectKeys.transcriptRevisions(accountId, noteId)}1-${randomUUID()}.json`;
+    await blobs.putJson(orphan, { left: 'by a crash' });
+    const corrected = await edit(
+      noteId,
+      [{ op: 'replace_text', segment: 0, text: 'Written after the crash.' }],
+      original.etag,
+    );
+    expect(corrected.status).toBe(200);
+    expect(corrected.body.revision).toBe(1);
+    expect(await revisionKeys(noteId)).toHaveLength(2);
+
+    expect((await api('DELETE', `/v1/notes/${noteId}/transcription`)).status).toBe(204);
+    expect(await revisionKeys(noteId)).toEqual([]);
+    const again = await api('POST', `/v1/notes/${noteId}/transcription`, {
+      body: { title: 'Crash and retranscribe', content_type: 'audio/wav', size_bytes: 1 },
+    });
+    expect(again.status).toBe(202);
+    const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+    expect(final.status).toBe(200);
+    expect(final.body).toEqual(original.body);
+  });
+
   it('Insights and artifacts made before a correction say they are older than the transcript until generated again', async () => {
     const noteId = await transcribedNote(api, 'Outdated results');
     expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
