@@ -38,29 +38,21 @@ export async function editTranscription(
   ifMatch: TagCondition | undefined,
 ): Promise<Transcription> {
   return changeTranscript(deps, accountId, noteId, ifMatch, async ({ note, job, current }) => {
-    const highest = job.transcript?.highest ?? 0;
+    const revision = (job.transcript?.highest ?? 0) + 1;
     const segments = applyEdits(current.conversation_segments, edits, labelOfName(note.speaker_names));
     const edited_at = deps.now();
-    const transcription = withSegments(
-      {
-        duration_ms: current.duration_ms,
-        language: current.language,
-        engine: current.engine,
-        revision: highest + 1,
-        edited_at,
-      },
-      segments,
-    );
-    const key = `${objectKeys.transcriptRevisions(accountId, noteId)}${highest + 1}-${randomUUID()}.json`;
+    const { duration_ms, language, engine } = current;
+    const transcription = withSegments({ duration_ms, language, engine, revision, edited_at }, segments);
+    const key = `${objectKeys.transcriptRevisions(accountId, noteId)}${revision}-${randomUUID()}.json`;
     const stored: StoredRevision = {
       ...transcription,
-      revision: highest + 1,
+      revision,
       edited_at,
       previous: job.transcript ?? ORIGINAL,
     };
     await deps.blobs.putJson(key, stored);
     return {
-      pointer: { revision: highest + 1, key, edited_at, highest: highest + 1 },
+      pointer: { revision, key, edited_at, highest: revision },
       transcription,
       written: key,
     };
