@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage]`
+ * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage | corrections]`
  * (`recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
@@ -17,6 +17,7 @@ import { main as recogniserSettings } from './recogniser-settings.ts';
 import { searchBench, searchTable } from './search.ts';
 import { storageFrontBench, storageFrontTable } from './storage-front.ts';
 import { OUT_DIR } from './support.ts';
+import { correctionsBench, correctionsTable } from './transcript-corrections.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 
@@ -33,6 +34,7 @@ const NAMES = [
   'under-work',
   'bundles',
   'storage',
+  'corrections',
 ];
 if (!NAMES.includes(which)) {
   console.error(`usage: npm run bench [-- ${NAMES.slice(1).join(' | ')}]`);
@@ -121,6 +123,13 @@ if (which === 'all' || which === 'under-work') {
   // `npm run bench -- under-work --minutes 10` for a shorter recording.
   console.log('API under work: getNote over HTTP, idle and while a long two-voice recording is processed');
   results.api_under_work = await apiUnderWork(process.argv.slice(3));
+}
+
+if (which === 'all' || which === 'corrections') {
+  console.log('Transcript corrections: the CPU work of one correction on a two-hour transcript');
+  const result = correctionsBench();
+  results.corrections = result;
+  console.log(`${correctionsTable(result)}\n`);
 }
 
 if (which === 'all' || which === 'bundles') {

@@ -148,6 +148,28 @@ export const CLI = {
         'The transcript (JSON by default, or SubRip, WebVTT, Markdown); the job status while it is not ready.',
     },
     {
+      usage:
+        'notes transcription edit <id> --segment <N> [--text <text>] [--speaker <name>] [--if-match <etag>]',
+      operationId: 'editTranscription',
+      description:
+        "Correct a segment's text and/or speaker (a new revision; word timings kept where words did not change).",
+    },
+    {
+      usage: 'notes transcription merge <id> --segment <N> [--if-match <etag>]',
+      operationId: 'editTranscription',
+      description: 'Merge a segment with the next one.',
+    },
+    {
+      usage: 'notes transcription split <id> --segment <N> (--at-word <K> | --at-ms <T>) [--if-match <etag>]',
+      operationId: 'editTranscription',
+      description: 'Split a segment in two, before word K (from 0) or at T ms.',
+    },
+    {
+      usage: 'notes transcription undo <id> [--original] [--if-match <etag>]',
+      operationId: 'undoTranscriptionEdit',
+      description: "Undo the last correction, or go back to the recogniser's transcript (--original).",
+    },
+    {
       usage: 'notes transcription delete <id> --confirm <id>',
       operationId: 'deleteTranscription',
       description:

@@ -24,6 +24,8 @@ export const operationScopes = {
   // Reads notes and runs inference for the answer.
   askWorkspace: ['notes:read', 'notes:process'],
   searchNotes: ['notes:read'],
+  editTranscription: ['notes:write'],
+  undoTranscriptionEdit: ['notes:write'],
   createCollection: ['notes:write'],
   listCollections: ['notes:read'],
   updateCollection: ['notes:write'],

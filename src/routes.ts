@@ -118,6 +118,18 @@ export const apiRoutes = {
     path: '/v1/notes/{note_id}/audio',
     needs: { table: 'read', objects: ['read'] },
   },
+  // Corrections: a new revision object (and removing it when another change won), the job's pointer,
+  // the index entry rebuilt.
+  editTranscription: {
+    method: 'POST',
+    path: '/v1/notes/{note_id}/transcription/edits',
+    needs: { table: 'write', objects: ['read', 'write', 'delete'] },
+  },
+  undoTranscriptionEdit: {
+    method: 'POST',
+    path: '/v1/notes/{note_id}/transcription/undo',
+    needs: { table: 'write', objects: ['read'] },
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;

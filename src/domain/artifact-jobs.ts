@@ -8,6 +8,7 @@ import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readArtifactObject, readTranscription, type StoredRead } from './stored-results.ts';
+import { withCurrentRevisionState, withRevisionState } from './transcript-freshness.ts';
 import { FailedJobError, transcriptLost } from './transcription.ts';
 
 export interface ArtifactDeps extends DomainDeps {
@@ -60,7 +61,7 @@ export async function requestArtifact(
   if (existing?.status === 'completed' && !options.regenerate) {
     const artifact = await readArtifact(deps, existing, kind);
     if (artifact !== 'unreadable' && satisfiesLanguage(options.language, artifact.language)) {
-      return { kind: 'ready', artifact };
+      return { kind: 'ready', artifact: withRevisionState(artifact, transcriptionJob) };
     }
   }
 
@@ -101,7 +102,7 @@ export async function getArtifact(
   if (artifact === 'unreadable') {
     throw new FailedJobError(jobStatusView(await artifactLost(deps, job), note.title));
   }
-  return { kind: 'ready', artifact };
+  return { kind: 'ready', artifact: await withCurrentRevisionState(deps, accountId, noteId, artifact) };
 }
 
 /**

@@ -87,7 +87,10 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
     if (!(await deps.notes.updateJobStage(claimed, GENERATION_STAGES.saving, deps.now()))) {
       throw new JobLostError();
     }
-    await deps.blobs.putJson(key, artifactOf(deps, note, task, content));
+    await deps.blobs.putJson(key, {
+      ...artifactOf(deps, note, task, content),
+      transcript_revision: transcription.revision ?? 0,
+    });
     return completeJob(deps, claimed, outputs);
   });
 }

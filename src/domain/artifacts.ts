@@ -107,6 +107,8 @@ export interface Artifact<K extends ArtifactKind = ArtifactKind> {
   /** e.g. `local-extractive`, `local-extractive+flite`, `bedrock:<model>+polly`. */
   engine: string;
   generated_at: number;
+  /** The transcript revision it was generated from (src/domain/transcript-freshness.ts). */
+  transcript_revision?: number;
   content: ArtifactContents[K];
 }
 

@@ -40,6 +40,10 @@ export class ConflictError extends DomainError {
 export class PreconditionFailedError extends DomainError {
   readonly status = 412;
 }
+/** A change that must name the state it was made against came without If-Match (RFC 6585 §3). */
+export class PreconditionRequiredError extends DomainError {
+  readonly status = 428;
+}
 export class PayloadTooLargeError extends DomainError {
   readonly status = 413;
 }

@@ -7,6 +7,7 @@ import { deleteJobOfKind } from './job-transitions.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readInsights } from './stored-results.ts';
+import { withCurrentRevisionState } from './transcript-freshness.ts';
 import { FailedJobError } from './transcription.ts';
 
 /**
@@ -60,7 +61,7 @@ export async function getInsights(
   if (insights === 'unreadable') {
     throw new FailedJobError(jobStatusView(await insightsLost(deps, job), note.title));
   }
-  return { kind: 'ready', insights };
+  return { kind: 'ready', insights: await withCurrentRevisionState(deps, accountId, noteId, insights) };
 }
 
 /** Stored Insights that can no longer be read: the job fails, and generateInsights runs it again. */

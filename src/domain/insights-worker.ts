@@ -52,6 +52,7 @@ export async function runInsights(
           schema_version: 1,
           engine: deps.insights.name,
           generated_at: deps.now(),
+          transcript_revision: transcription.revision ?? 0,
           ...insightsContent.parse(generated),
         };
       } catch (error) {

@@ -49,4 +49,6 @@ export interface Insights extends InsightsContent {
   /** e.g. `local-extractive`, `bedrock:<model>`, `openai-compatible:<model>`. */
   engine: string;
   generated_at: number;
+  /** The transcript revision it was generated from (src/domain/transcript-freshness.ts). */
+  transcript_revision?: number;
 }

@@ -52,6 +52,23 @@ export interface Job {
   interruptions?: number;
   /** Artifact jobs: the resolved language the artifact is written in (what a re-sent request needs). */
   language?: string;
+  /**
+   * Transcription jobs whose transcript was corrected: which revision is current. Absent means the
+   * recogniser's output (revision 0). Lives on the job so that a new transcription starts clean.
+   */
+  transcript?: TranscriptPointer;
+}
+
+/** The current revision of a corrected transcript (src/domain/transcript-revisions.ts). */
+export interface TranscriptPointer {
+  /** The current revision: 0 is the recogniser's output. */
+  revision: number;
+  /** Its stored object; null for revision 0 (the recogniser's own object). */
+  key: string | null;
+  /** When it was made (epoch ms); null for revision 0. */
+  edited_at: number | null;
+  /** The highest number ever given, so a new edit never reuses one that an undo left behind. */
+  highest: number;
 }
 
 /** The job status object of the API (spec: "Job status object"). */

@@ -8,7 +8,8 @@ import { deleteJobOfKind } from './job-transitions.ts';
 import type { Note, NoteChanges, NoteState } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { objectKeys } from './object-keys.ts';
-import { readInsights, readTranscription } from './stored-results.ts';
+import { readInsights, readTranscriptionAt } from './stored-results.ts';
+import { withRevisionState } from './transcript-freshness.ts';
 import { transcriptLost } from './transcription.ts';
 import { type NoteSummaryView, type NoteView, noteSummaryView, noteView } from './views.ts';
 
@@ -54,7 +55,9 @@ async function viewOfNote(deps: DomainDeps, note: Note): Promise<NoteView> {
     deps.notes.getJob(accountId, noteId, 'insights'),
   ]);
   const [transcription, insights, collections] = await Promise.all([
-    storedJob?.status === 'completed' ? readTranscription(deps, accountId, noteId) : null,
+    storedJob?.status === 'completed'
+      ? readTranscriptionAt(deps, accountId, noteId, storedJob.transcript)
+      : null,
     insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
     collectionsOfNote(deps, accountId, noteId),
   ]);
@@ -65,7 +68,7 @@ async function viewOfNote(deps: DomainDeps, note: Note): Promise<NoteView> {
     note,
     job,
     transcription === 'unreadable' ? null : transcription,
-    insights === 'unreadable' ? null : insights,
+    insights === 'unreadable' || insights === null ? null : withRevisionState(insights, job),
     collections,
   );
 }

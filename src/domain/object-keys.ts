@@ -11,6 +11,9 @@ export const objectKeys = {
   audio: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}audio`,
   transcription: (accountId: string, noteId: string) =>
     `${objectKeys.notePrefix(accountId, noteId)}transcription.json`,
+  /** Corrected revisions of the transcript; the recogniser's `transcription.json` is never rewritten. */
+  transcriptRevisions: (accountId: string, noteId: string) =>
+    `${objectKeys.notePrefix(accountId, noteId)}transcript-revisions/`,
   insights: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}insights.json`,
   artifact: (accountId: string, noteId: string, kind: ArtifactKind) =>
     `${objectKeys.notePrefix(accountId, noteId)}artifacts/${kind}.json`,

@@ -10,7 +10,7 @@ import {
 } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
 import { type Insights, insightsContent } from './insights.ts';
-import type { Job } from './job.ts';
+import type { Job, TranscriptPointer } from './job.ts';
 import { objectKeys } from './object-keys.ts';
 import type { Transcription } from './transcript.ts';
 
@@ -32,6 +32,7 @@ const segment = z.object({
   speaker: z.string(),
   text: z.string(),
   has_overlap: z.boolean(),
+  words: z.array(z.object({ text: z.string(), start_ms: z.number(), end_ms: z.number() })).optional(),
 });
 
 const transcriptionSchema = z.looseObject({
@@ -80,12 +81,61 @@ function artifactSchema(kind: ArtifactKind) {
   });
 }
 
-export function readTranscription(
+const pointerSchema = z.object({
+  revision: z.number(),
+  key: z.string().nullable(),
+  edited_at: z.number().nullable(),
+  highest: z.number(),
+});
+
+/** A corrected revision as stored: the whole transcript, and the state it replaced (for undo). */
+const revisionSchema = transcriptionSchema.extend({
+  revision: z.number(),
+  edited_at: z.number(),
+  previous: pointerSchema,
+});
+
+export type StoredRevision = z.infer<typeof revisionSchema>;
+
+/**
+ * The note's CURRENT transcript: the latest correction when there is one, otherwise the recogniser's
+ * output (revision 0). Every reader (exports, Ask, the index, generation) goes through here.
+ */
+export async function readTranscription(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
 ): Promise<StoredRead<Transcription>> {
-  return readStored(deps, objectKeys.transcription(accountId, noteId), transcriptionSchema);
+  const job = await deps.notes.getJob(accountId, noteId, 'transcription');
+  return readTranscriptionAt(deps, accountId, noteId, job?.transcript);
+}
+
+/** The transcript a pointer names (the recogniser's output when there is none). */
+export async function readTranscriptionAt(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  pointer: TranscriptPointer | undefined,
+): Promise<StoredRead<Transcription>> {
+  if (!pointer?.key) return readOriginalTranscription(deps, accountId, noteId);
+  const stored = await readRevision(deps, pointer.key);
+  if (stored === 'unreadable') return stored;
+  const { previous: _previous, ...transcription } = stored;
+  return transcription;
+}
+
+/** The recogniser's own output, never changed by corrections (revision 0). */
+export async function readOriginalTranscription(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+): Promise<StoredRead<Transcription>> {
+  const original = await readStored(deps, objectKeys.transcription(accountId, noteId), transcriptionSchema);
+  return original === 'unreadable' ? original : { ...original, revision: 0, edited_at: null };
+}
+
+export function readRevision(deps: DomainDeps, key: string): Promise<StoredRead<StoredRevision>> {
+  return readStored(deps, key, revisionSchema);
 }
 
 export function readInsights(

@@ -34,6 +34,27 @@ export function withSpeakerNames(
   };
 }
 
+/**
+ * The transcript as the API shows it (getTranscription, getNote, corrections): speaker names applied,
+ * which revision it is, and without the stored word timings (kept for corrections, not shown).
+ */
+export function transcriptionView(
+  transcription: Transcription,
+  names: SpeakerNames | undefined,
+): Transcription {
+  const named = withSpeakerNames(transcription, names);
+  return {
+    full_text: named.full_text,
+    timestamped_full_text: named.timestamped_full_text,
+    conversation_segments: named.conversation_segments.map(({ words: _words, ...segment }) => segment),
+    duration_ms: named.duration_ms,
+    language: named.language,
+    engine: named.engine,
+    revision: named.revision ?? 0,
+    edited_at: named.edited_at ?? null,
+  };
+}
+
 /** SubRip: numbered cues, `HH:MM:SS,mmm` times, the speaker before the text. */
 export function toSrt(transcription: Transcription): string {
   return transcription.conversation_segments

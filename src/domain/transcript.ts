@@ -8,6 +8,19 @@ export interface ConversationSegment {
   text: string;
   /** True when another speaker's segment overlaps this one in time (cross-talk). */
   has_overlap: boolean;
+  /**
+   * The segment's words with their times, one per whitespace-separated token of `text`, when the
+   * recogniser gave them (absent on transcripts stored before words were kept). Kept in storage so
+   * an edit keeps the timings of the words it did not change; not part of the API's segment.
+   */
+  words?: TimedWord[];
+}
+
+/** A word of a segment and when it was spoken (ms from the start of the recording). */
+export interface TimedWord {
+  text: string;
+  start_ms: number;
+  end_ms: number;
 }
 
 export interface Transcription {
@@ -18,7 +31,17 @@ export interface Transcription {
   duration_ms: number;
   language: string;
   engine: string;
+  /** Which revision this is: 0 is the recogniser's own output, each correction adds one. */
+  revision?: number;
+  /** When the revision was made (epoch ms); null for the recogniser's output. */
+  edited_at?: number | null;
 }
+
+/** What a transcript is besides its segments and the text derived from them. */
+export type TranscriptMeta = Omit<
+  Transcription,
+  'full_text' | 'timestamped_full_text' | 'conversation_segments'
+>;
 
 export interface BuildTranscriptionOptions {
   duration_ms: number;
@@ -36,7 +59,7 @@ interface OpenSegment {
   start_ms: number;
   end_ms: number;
   speaker: string;
-  words: string[];
+  words: TimedWord[];
 }
 
 /** Turns recognised words into readable text and segments. Pure: no I/O. */
@@ -49,16 +72,24 @@ export function buildTranscription(words: RecognizedWord[], opts: BuildTranscrip
   const duration_ms =
     opts.duration_ms > 0 ? opts.duration_ms : usable.reduce((max, word) => Math.max(max, word.end_ms), 0);
 
-  const segments = markOverlaps(
-    groupWords(usable).map((open) => ({ ...boundsWithin(open, duration_ms), ...finish(open) })),
-  );
+  const segments = groupWords(usable).map((open) => ({
+    ...boundsWithin(open, duration_ms),
+    ...finish(open),
+  }));
+  return withSegments({ duration_ms, language: opts.language, engine: opts.engine }, segments);
+}
+
+/**
+ * The transcript made of these segments: overlaps marked, `full_text` and `timestamped_full_text`
+ * derived from them. The one place those are derived, for the recogniser's output and for edits.
+ */
+export function withSegments(base: TranscriptMeta, segments: ConversationSegment[]): Transcription {
+  const marked = markOverlaps(segments.map((segment) => ({ ...segment, has_overlap: false })));
   return {
-    full_text: segments.map((segment) => segment.text).join(' '),
-    timestamped_full_text: segments.map(timestampedLine).join('\n'),
-    conversation_segments: segments,
-    duration_ms,
-    language: opts.language,
-    engine: opts.engine,
+    ...base,
+    full_text: marked.map((segment) => segment.text).join(' '),
+    timestamped_full_text: marked.map(timestampedLine).join('\n'),
+    conversation_segments: marked,
   };
 }
 
@@ -76,7 +107,7 @@ function groupWords(words: RecognizedWord[]): OpenSegment[] {
       current = { start_ms: word.start_ms, end_ms: word.end_ms, speaker, words: [] };
       groups.push(current);
     }
-    current.words.push(word.text);
+    current.words.push({ text: word.text, start_ms: word.start_ms, end_ms: word.end_ms });
     current.end_ms = Math.max(current.end_ms, word.end_ms);
   }
   return groups;
@@ -90,8 +121,27 @@ function boundsWithin(open: OpenSegment, durationMs: number): { start_ms: number
   return { start_ms, end_ms };
 }
 
-function finish(open: OpenSegment): { speaker: string; text: string; has_overlap: boolean } {
-  return { speaker: open.speaker, text: toSentence(open.words), has_overlap: false };
+/** One stored word per token of the text, so that edits can line the two up. */
+function finish(open: OpenSegment): Pick<ConversationSegment, 'speaker' | 'text' | 'has_overlap' | 'words'> {
+  const words = open.words.flatMap((word) => spreadTokens(word));
+  return {
+    speaker: open.speaker,
+    text: toSentence(words.map((word) => word.text)),
+    has_overlap: false,
+    words,
+  };
+}
+
+/** A recognised "word" with spaces in it (a phrase some engines emit) becomes one word per token. */
+function spreadTokens(word: TimedWord): TimedWord[] {
+  const tokens = word.text.split(/\s+/).filter((token) => token !== '');
+  if (tokens.length <= 1) return [word];
+  const step = (word.end_ms - word.start_ms) / tokens.length;
+  return tokens.map((text, i) => ({
+    text,
+    start_ms: Math.round(word.start_ms + step * i),
+    end_ms: Math.round(word.start_ms + step * (i + 1)),
+  }));
 }
 
 /** The recogniser emits lower-case words without punctuation; make each segment read as a sentence. */

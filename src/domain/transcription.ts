@@ -17,9 +17,9 @@ import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
-import { failLostResult, readTranscription } from './stored-results.ts';
+import { failLostResult, readTranscriptionAt } from './stored-results.ts';
 import type { Transcription } from './transcript.ts';
-import { withSpeakerNames } from './transcript-exports.ts';
+import { transcriptionView } from './transcript-exports.ts';
 
 export interface SubmitTranscriptionInput {
   title: string;
@@ -170,13 +170,13 @@ export async function getTranscription(
   const job = await requireTranscriptionJob(deps, accountId, noteId);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
-  const transcription = await readTranscription(deps, accountId, noteId);
+  const transcription = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
   if (transcription === 'unreadable') {
     throw new FailedJobError(jobStatusView(await transcriptLost(deps, job), note.title));
   }
   return {
     kind: 'ready',
-    transcription: withSpeakerNames(transcription, note.speaker_names),
+    transcription: transcriptionView(transcription, note.speaker_names),
     title: note.title,
   };
 }
@@ -198,6 +198,7 @@ export async function deleteTranscription(
   // Results derived from the transcript go with it: Ask's index entries, Insights, artifacts.
   await deps.search.remove(accountId, noteId);
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
+  await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(accountId, noteId));
   await deleteInsights(deps, accountId, noteId);
   await deleteArtifacts(deps, accountId, noteId);
 }

@@ -3,7 +3,7 @@ import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
 import type { AudioInfo, Note } from './note.ts';
 import type { Transcription } from './transcript.ts';
-import { withSpeakerNames } from './transcript-exports.ts';
+import { transcriptionView } from './transcript-exports.ts';
 
 /** API shapes of a note (see NoteSummary and Note in openapi.yaml). */
 export interface NoteSummaryView
@@ -47,7 +47,7 @@ export function noteView(
     speaker_names: note.speaker_names ?? {},
     collections,
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
-    transcription: transcription && withSpeakerNames(transcription, note.speaker_names),
+    transcription: transcription && transcriptionView(transcription, note.speaker_names),
     insights,
   };
 }

@@ -176,3 +176,52 @@ export const searchNotesQuery = z.object({
     .transform((value) => value === 'true'),
   collection_id: uuid.optional(),
 });
+
+/*
+ * Transcript corrections (editTranscription, undoTranscriptionEdit). Segments are numbered from 0 in
+ * the revision named by If-Match; whether a number exists there is the domain's check (422).
+ */
+export const EDIT_LIMITS = { editsPerRequest: 50, textCharacters: 5000 } as const;
+
+const segmentIndex = z.int().min(0).max(1_000_000);
+
+const transcriptEdit = z.discriminatedUnion(
+  'op',
+  [
+    z.strictObject({
+      op: z.literal('replace_text'),
+      segment: segmentIndex,
+      text: limitedText(EDIT_LIMITS.textCharacters).trim().min(1, 'must not be empty'),
+    }),
+    z.strictObject({ op: z.literal('set_speaker'), segment: segmentIndex, speaker: speakerName }),
+    z.strictObject({ op: z.literal('merge'), segment: segmentIndex }),
+    z
+      .strictObject({
+        op: z.literal('split'),
+        segment: segmentIndex,
+        at_word: z.int().min(0).max(1_000_000).optional(),
+        at_ms: z.int().min(0).optional(),
+      })
+      .refine((edit) => (edit.at_word === undefined) !== (edit.at_ms === undefined), {
+        message: 'give exactly one of at_word and at_ms',
+      }),
+  ],
+  {
+    error: (issue) =>
+      issue.code === 'invalid_union'
+        ? 'op must be one of replace_text, set_speaker, merge, split'
+        : undefined,
+  },
+);
+
+export const editTranscriptionBody = z.strictObject({
+  edits: z
+    .array(transcriptEdit)
+    .min(1, 'give at least one edit')
+    .max(EDIT_LIMITS.editsPerRequest, `at most ${EDIT_LIMITS.editsPerRequest} edits in one request`),
+});
+
+/** Undo goes back one revision; `to: "original"` goes back to the recogniser's transcript. */
+export const undoTranscriptionEditBody = z.strictObject({
+  to: z.enum(['previous', 'original']).default('previous'),
+});

@@ -18,6 +18,7 @@ import { noteAudioLink } from '../domain/note-audio.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
 import { searchNotes } from '../domain/search.ts';
 import { renderTranscript } from '../domain/transcript-exports.ts';
+import { editTranscription, undoTranscriptionEdit } from '../domain/transcript-revisions.ts';
 import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
 import {
   addNoteToCollectionBody,
@@ -26,12 +27,14 @@ import {
   collectionBody,
   collectionNoteParams,
   collectionParams,
+  editTranscriptionBody,
   generateArtifactBody,
   generateInsightsBody,
   listNotesQuery,
   noteParams,
   searchNotesQuery,
   transcriptionQuery,
+  undoTranscriptionEditBody,
   updateNoteBody,
   uuidAsSent,
 } from '../http/schemas.ts';
@@ -101,7 +104,11 @@ const OVERWRITES: ToolAnnotations = {
   openWorldHint: false,
 };
 
-/** createCollection: adds a collection; a repeat is refused (the name is taken), nothing is replaced. */
+/**
+ * createCollection: adds a collection; a repeat is refused (the name is taken), nothing is replaced.
+ * Transcript corrections and undo: each adds a revision (the earlier ones and the recogniser's
+ * output stay, undo goes back), and a repeat with the same if_match is refused (412).
+ */
 const ADDS: ToolAnnotations = {
   readOnlyHint: false,
   destructiveHint: false,
@@ -138,7 +145,10 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   state:
     "'active' or 'trashed'. listNotes: which notes to list (default active). updateNote: 'trashed' moves the note to the trash, 'active' restores it.",
   if_match:
-    'Optional, recommended: the etag of the note as you last read it (from getNote or updateNote). When the note has changed since, nothing is changed and the tool answers 412: read the note again, reapply your change, retry with the new etag.',
+    'updateNote: optional, recommended: the etag of the note as you last read it (from getNote or updateNote). editTranscription and undoTranscriptionEdit: required: the etag of the transcript as you last read it (from getTranscription with format json, or an earlier correction). When it has changed since, nothing is changed and the tool answers 412: read it again, reapply your change, retry with the new etag.',
+  edits:
+    'Corrections applied in order, all or none (1 to 50): {op:"replace_text",segment,text}, {op:"set_speaker",segment,speaker}, {op:"merge",segment} (with the next segment), {op:"split",segment,at_word} (before that word, counted from 0 in the text) or {op:"split",segment,at_ms}. segment is the position in conversation_segments (from 0) of the transcript if_match names; each edit sees the result of the ones before it.',
+  to: "'previous' (default: undo the last correction) or 'original' (back to the recogniser's transcript).",
   speaker_names:
     'Names for speaker labels, e.g. {"Speaker 1": "Alice"}; null removes a name. Merged into the names the note has.',
 };
@@ -180,6 +190,15 @@ function noteResult(note: object) {
   ]);
 }
 
+/** A transcript with the etag a correction must name (getTranscription's JSON representation). */
+function transcriptResult(transcription: object) {
+  return resultOf(transcription, [
+    `etag of this transcript: ${jsonEntityTag(transcription)} (pass it as if_match to editTranscription or undoTranscriptionEdit).`,
+  ]);
+}
+
+const requiredIfMatch = { if_match: z.string().min(1).max(1024) };
+
 /** Both IDs as sent, so that confirmedNoteId compares what the caller wrote. */
 const confirmedDeletionInput = inputOf(z.object({ note_id: uuidAsSent }), undefined, {
   confirm_note_id: uuidAsSent,
@@ -197,7 +216,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'getCurrentAccount',
     title: 'Get the current account',
     description:
-      'Returns the account this connection acts for (account_id, name, created_at) and the access token in use (client_id and the granted scopes). Read-only. Call it first to check the connection and which scopes were granted: notes:read (read tools), notes:process (askWorkspace, generateInsights, generateNoteArtifact), notes:write (updateNote and the collection changes), notes:delete (deleteTranscription, deleteNote).',
+      'Returns the account this connection acts for (account_id, name, created_at) and the access token in use (client_id and the granted scopes). Read-only. Call it first to check the connection and which scopes were granted: notes:read (read tools), notes:process (askWorkspace, generateInsights, generateNoteArtifact), notes:write (updateNote, the collection changes and the transcript corrections), notes:delete (deleteTranscription, deleteNote).',
     inputSchema: z.strictObject({}),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
@@ -250,11 +269,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
       if (result.kind !== 'ready') return notYet(result.job, 'getTranscription', { note_id: input.note_id });
       const format = input.format ?? 'json';
       // The etag REST gives this representation: agents can tell whether the transcript changed.
-      if (format === 'json') {
-        return resultOf(result.transcription, [
-          `etag of this transcript: ${jsonEntityTag(result.transcription)}`,
-        ]);
-      }
+      if (format === 'json') return transcriptResult(result.transcription);
       const text = renderTranscript(result.transcription, format, result.title);
       return {
         content: [
@@ -382,6 +397,46 @@ export const MCP_TOOLS: readonly McpTool[] = [
       const { note_id, if_match, ...changes } = input;
       return noteResult(
         await updateNote(context.services(), accountOf(context), note_id, changes, tagConditionOf(if_match)),
+      );
+    },
+  }),
+  defineTool({
+    name: 'editTranscription',
+    title: 'Correct a transcript',
+    description:
+      "Corrects a note's completed transcript: replace a segment's text, set its speaker (a label such as 'Speaker 2' or a name given with updateNote), merge a segment with the next one, or split one in two at a word or a time. Read the transcript first with getTranscription (format json) and pass its etag as if_match (required): segments are numbered from 0 in that revision. Returns the corrected transcript (revision, edited_at) and its new etag; full_text, the exports, askWorkspace and search follow at once, and Insights or artifacts made before say outdated: true until generated again. The recogniser's transcript is kept: undoTranscriptionEdit goes back. Errors: 400 for invalid input; 404 when there is no such note; 409 when it has no completed transcription; 412 when the transcript changed since you read it (nothing was changed: read it again, reapply, retry with the new etag); 422 when an edit cannot apply (no such segment, merge of the last one, split outside the segment); 428 without if_match.",
+    inputSchema: inputOf(noteParams, editTranscriptionBody, requiredIfMatch),
+    annotations: ADDS,
+    scopes: ['notes:write'],
+    async run(context, input) {
+      return transcriptResult(
+        await editTranscription(
+          context.services(),
+          accountOf(context),
+          input.note_id,
+          input.edits,
+          tagConditionOf(input.if_match),
+        ),
+      );
+    },
+  }),
+  defineTool({
+    name: 'undoTranscriptionEdit',
+    title: 'Undo a transcript correction',
+    description:
+      "Goes back to the transcript as it was before the last correction (to 'previous', the default; call again to go further back) or to the recogniser's transcript (to 'original', revision 0). Pass the transcript's current etag as if_match (required). Returns the transcript now current and its etag. Errors: 404 when there is no such note; 409 when there is nothing to undo or no completed transcription; 412 when the transcript changed since you read it; 428 without if_match.",
+    inputSchema: inputOf(noteParams, undoTranscriptionEditBody, requiredIfMatch),
+    annotations: ADDS,
+    scopes: ['notes:write'],
+    async run(context, input) {
+      return transcriptResult(
+        await undoTranscriptionEdit(
+          context.services(),
+          accountOf(context),
+          input.note_id,
+          input.to,
+          tagConditionOf(input.if_match),
+        ),
       );
     },
   }),

@@ -160,7 +160,7 @@ afterAll(async () => {
 });
 
 describe('the MCP server over Streamable HTTP with the SDK client', () => {
-  it('initializes and lists the nineteen tools with their annotations, not submitTranscription', async () => {
+  it('initializes and lists the twenty-two tools with their annotations, not submitTranscription', async () => {
     const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
     expect(client.getServerVersion()?.name).toBe('notes');
     expect(client.getInstructions()).toMatch(/notes CLI/);
@@ -172,6 +172,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       'deleteCollection',
       'deleteNote',
       'deleteTranscription',
+      'editTranscription',
       'generateInsights',
       'generateNoteArtifact',
       'getCurrentAccount',
@@ -184,6 +185,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       'listNotes',
       'removeNoteFromCollection',
       'searchNotes',
+      'undoTranscriptionEdit',
       'updateCollection',
       'updateNote',
     ]);
@@ -341,6 +343,70 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       const title = (await api('GET', `/v1/notes/${noteId}`)).body.title;
       expect(title).toBe(person.status === 200 ? `Person ${round}` : `Agent ${round}`);
     }
+  });
+
+  it('corrects a transcript under notes:write with the etag REST gives; a person and an agent correcting from the same read: one wins', async () => {
+    const { api } = service;
+    const readOnly = tokens.mint(accountId, ['notes:read', 'notes:process']);
+    const refused = await post(toolCall('undoTranscriptionEdit', { note_id: noteId, if_match: '*' }), {
+      authorization: `Bearer ${readOnly}`,
+    });
+    expect(refused.status).toBe(403);
+
+    const writer = await connect(tokens.mint(accountId, ['notes:read', 'notes:write']));
+    const etagIn = (result: CallToolResult) =>
+      /etag of this transcript: ("[^"]+")/.exec(texts(result).join('\n'))?.[1];
+    const read = await call(writer, 'getTranscription', { note_id: noteId });
+    const etag = etagIn(read);
+    expect(etag).toBe((await api('GET', `/v1/notes/${noteId}/transcription`)).headers.get('etag'));
+
+    const missing = await call(writer, 'editTranscription', {
+      note_id: noteId,
+      edits: [{ op: 'merge', segment: 0 }],
+    });
+    expect(missing.isError).toBe(true);
+
+    const corrected = await call(writer, 'editTranscription', {
+      note_id: noteId,
+      edits: [{ op: 'replace_text', segment: 0, text: 'Corrected by the agent.' }],
+      if_match: etag,
+    });
+    expect(corrected.isError).toBeFalsy();
+    expect(corrected.structuredContent).toMatchObject({ revision: 1 });
+    const fresh = etagIn(corrected);
+    expect(fresh).toBe((await api('GET', `/v1/notes/${noteId}/transcription`)).headers.get('etag'));
+
+    const stale = await call(writer, 'undoTranscriptionEdit', { note_id: noteId, if_match: etag });
+    expect(stale.structuredContent).toMatchObject({ status_code: 412 });
+
+    for (let round = 0; round < 5; round += 1) {
+      const current = (await api('GET', `/v1/notes/${noteId}/transcription`)).headers.get('etag') as string;
+      const [person, agent] = await Promise.all([
+        api('POST', `/v1/notes/${noteId}/transcription/edits`, {
+          body: { edits: [{ op: 'replace_text', segment: 0, text: `Person ${round}.` }] },
+          headers: { 'if-match': current },
+        }),
+        call(writer, 'editTranscription', {
+          note_id: noteId,
+          edits: [{ op: 'replace_text', segment: 0, text: `Agent ${round}.` }],
+          if_match: current,
+        }),
+      ]);
+      expect([person.status === 200, !agent.isError].filter(Boolean)).toHaveLength(1);
+      const now = await api<{ conversation_segments: { text: string }[] }>(
+        'GET',
+        `/v1/notes/${noteId}/transcription`,
+      );
+      expect(now.body.conversation_segments[0]?.text).toBe(
+        person.status === 200 ? `Person ${round}.` : `Agent ${round}.`,
+      );
+    }
+    const back = await call(writer, 'undoTranscriptionEdit', {
+      note_id: noteId,
+      to: 'original',
+      if_match: (await api('GET', `/v1/notes/${noteId}/transcription`)).headers.get('etag'),
+    });
+    expect(back.structuredContent).toMatchObject({ revision: 0 });
   });
 
   it('deletes a note only when confirm_note_id repeats its ID exactly, case included', async () => {

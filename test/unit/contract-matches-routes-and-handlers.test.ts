@@ -36,7 +36,7 @@ function contractOperations(): ContractOperation[] {
 describe('the contract, the route table and the handlers agree', () => {
   const operations = contractOperations();
 
-  it("lists the spec's twelve operationIds, getNoteArtifact (the artifact's read) and the collection operations, each once", () => {
+  it("lists the spec's twelve operationIds, getNoteArtifact (the artifact's read), the collection operations and the transcript corrections, each once", () => {
     const ids = operations.map((operation) => operation.operationId).sort();
     expect(ids).toEqual(
       [
@@ -64,6 +64,9 @@ describe('the contract, the route table and the handlers agree', () => {
         'submitTranscription',
         'updateCollection',
         'updateNote',
+        // Transcript corrections (issue 14).
+        'editTranscription',
+        'undoTranscriptionEdit',
       ].sort(),
     );
   });

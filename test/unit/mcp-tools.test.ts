@@ -34,6 +34,8 @@ const VALID_INPUT: Record<string, Record<string, unknown>> = {
   addNoteToCollection: { collection_id: NOTE, note_id: NOTE },
   removeNoteFromCollection: { collection_id: NOTE, note_id: NOTE },
   searchNotes: { q: 'budget' },
+  editTranscription: { note_id: NOTE, if_match: '"tag"', edits: [{ op: 'merge', segment: 0 }] },
+  undoTranscriptionEdit: { note_id: NOTE, if_match: '"tag"' },
 };
 
 const grant: AccessGrant = {
@@ -103,6 +105,8 @@ describe('the MCP tool registry', () => {
         'searchNotes',
         'updateCollection',
         'updateNote',
+        'editTranscription',
+        'undoTranscriptionEdit',
       ].sort(),
     );
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
@@ -128,7 +132,8 @@ describe('the MCP tool registry', () => {
     const replaces = { readOnlyHint: false, destructiveHint: true, idempotentHint: false };
     // Overwrites (title, state, speaker names) or removes; the same call again changes nothing more.
     const overwrites = { readOnlyHint: false, destructiveHint: true, idempotentHint: true };
-    // Only adds: a collection (a repeat is refused), a note's filing (a repeat changes nothing).
+    // Only adds: a collection (a repeat is refused), a note's filing (a repeat changes nothing), a
+    // transcript revision (the earlier ones stay; a repeat with the same if_match is refused).
     const adds = { readOnlyHint: false, destructiveHint: false, idempotentHint: false };
     const addsOnce = { readOnlyHint: false, destructiveHint: false, idempotentHint: true };
     expect(kinds).toEqual({
@@ -152,6 +157,8 @@ describe('the MCP tool registry', () => {
       updateNote: overwrites,
       deleteTranscription: overwrites,
       deleteNote: overwrites,
+      editTranscription: adds,
+      undoTranscriptionEdit: adds,
     });
   });
 
@@ -177,6 +184,8 @@ describe('the MCP tool registry', () => {
       removeNoteFromCollection: ['notes:write'],
       deleteTranscription: ['notes:delete'],
       deleteNote: ['notes:delete'],
+      editTranscription: ['notes:write'],
+      undoTranscriptionEdit: ['notes:write'],
     });
   });
 

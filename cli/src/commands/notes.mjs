@@ -3,7 +3,7 @@ import { flag, integerOption, noteIdArg, oneOf, requireConfirmation, stringOptio
 import { UsageError } from '../errors.mjs';
 import { info, printJson } from '../output.mjs';
 import { collectionIdOf } from './collections.mjs';
-import { notePath } from './shared.mjs';
+import { notePath, printEtag } from './shared.mjs';
 
 /** @type {import('../types.mjs').CommandSpec} */
 export const notesList = {
@@ -113,15 +113,6 @@ async function patchNote({ client, values }, noteId, body, what) {
   });
   printJson(response.body);
   printEtag(response);
-}
-
-/**
- * The ETag on stderr, so stdout stays one JSON document.
- * @param {import('../http.mjs').ApiResponse} response
- */
-function printEtag(response) {
-  const etag = response.headers.get('etag');
-  if (etag) info(`ETag: ${etag}`);
 }
 
 /** @type {import('../types.mjs').CommandSpec} */

@@ -42,6 +42,15 @@ export function printResponse(response, pollCommand) {
 }
 
 /**
+ * The ETag on stderr, so stdout stays one JSON document.
+ * @param {import('../http.mjs').ApiResponse} response
+ */
+export function printEtag(response) {
+  const etag = response.headers.get('etag');
+  if (etag) info(`ETag: ${etag}`);
+}
+
+/**
  * @param {string} noteId
  * @returns {string}
  */

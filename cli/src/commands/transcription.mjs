@@ -2,7 +2,8 @@
 import { flag, noteIdArg, oneOf, requireConfirmation, stringOption, timeoutOption } from '../args.mjs';
 import { info } from '../output.mjs';
 import { pollUntilDone } from '../poll.mjs';
-import { notePath, printResponse, shortId, waitOptions } from './shared.mjs';
+import { CORRECTION_COMMANDS } from './corrections.mjs';
+import { notePath, printEtag, printResponse, shortId, waitOptions } from './shared.mjs';
 
 export const TRANSCRIPTION_TIMEOUT_SECONDS = 1800;
 const FORMATS = /** @type {const} */ (['json', 'srt', 'vtt', 'md']);
@@ -76,6 +77,8 @@ export const transcriptionGet = {
       response,
       `notes transcription get ${noteId}${format === 'json' ? '' : ` --format ${format}`}`,
     );
+    // The JSON representation's ETag is what corrections take as --if-match.
+    if (format === 'json' && response.status === 200) printEtag(response);
   },
 };
 
@@ -114,6 +117,6 @@ export const transcriptionDelete = {
 /** @type {import('../types.mjs').GroupSpec} */
 export const transcriptionGroup = {
   name: 'transcription',
-  summary: "Read or remove a note's transcription ('notes transcribe' uploads audio).",
-  commands: [transcriptionGet, transcriptionDelete],
+  summary: "Read, correct or remove a note's transcription ('notes transcribe' uploads audio).",
+  commands: [transcriptionGet, ...CORRECTION_COMMANDS, transcriptionDelete],
 };

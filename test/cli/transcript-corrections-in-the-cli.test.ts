@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, client } from '../support/api.ts';
+import { type RunningService, startService } from '../support/local-runtime.ts';
+import { transcribedNote } from '../support/transcribe.ts';
+import { describeRun, runCli, stdoutJson } from './run-cli.ts';
+
+let service: RunningService;
+let api: Api;
+let env: Record<string, string>;
+let noteId: string;
+
+interface Transcript {
+  revision: number;
+  conversation_segments: { text: string; speaker: string }[];
+}
+
+beforeAll(async () => {
+  service = await startService();
+  api = client(service.baseUrl, service.apiKey);
+  env = { NOTES_BASE_URL: service.baseUrl, NOTES_API_KEY: service.apiKey };
+  noteId = await transcribedNote(api, 'Corrected in the CLI');
+}, 240_000);
+afterAll(() => service?.stop());
+
+const etagIn = (stderr: string) => /ETag: (".+")/.exec(stderr)?.[1];
+
+describe('notes transcription edit, merge, split and undo', () => {
+  it('corrects a segment, splits and merges it, and undoes back to the recogniser, printing each ETag', async () => {
+    const read = await runCli(['transcription', 'get', noteId], env);
+    expect(read.code, describeRun(read)).toBe(0);
+    const original = stdoutJson<Transcript>(read);
+    const originalTag = etagIn(read.stderr);
+    expect(originalTag).toBeDefined();
+
+    const edited = await runCli(
+      [
+        'transcription',
+        'edit',
+        noteId,
+        '--segment',
+        '0',
+        '--text',
+        'Corrected from the terminal.',
+        '--speaker',
+        'Ada',
+      ],
+      env,
+    );
+    expect(edited.code, describeRun(edited)).toBe(0);
+    expect(stdoutJson<Transcript>(edited).conversation_segments[0]).toMatchObject({
+      text: 'Corrected from the terminal.',
+      speaker: 'Ada',
+    });
+    const editedTag = etagIn(edited.stderr);
+
+    // Pinned to the transcript as first read: it changed since, so nothing happens (exit 5).
+    const stale = await runCli(
+      ['transcription', 'merge', noteId, '--segment', '0', '--if-match', String(originalTag)],
+      env,
+    );
+    expect(stale.code, describeRun(stale)).toBe(5);
+    expect(stale.stderr).toMatch(/412/);
+
+    const split = await runCli(
+      ['transcription', 'split', noteId, '--segment', '0', '--at-word', '1', '--if-match', String(editedTag)],
+      env,
+    );
+    expect(split.code, describeRun(split)).toBe(0);
+    expect(
+      stdoutJson<Transcript>(split)
+        .conversation_segments.slice(0, 2)
+        .map((s) => s.text),
+    ).toEqual(['Corrected', 'from the terminal.']);
+    const merged = await runCli(['transcription', 'merge', noteId, '--segment', '0'], env);
+    expect(merged.code, describeRun(merged)).toBe(0);
+    expect(stdoutJson<Transcript>(merged)).toMatchObject({ revision: 3 });
+
+    const undone = await runCli(['transcription', 'undo', noteId], env);
+    expect(undone.code, describeRun(undone)).toBe(0);
+    expect(stdoutJson<Transcript>(undone).revision).toBe(2);
+    const back = await runCli(['transcription', 'undo', noteId, '--original'], env);
+    expect(back.code, describeRun(back)).toBe(0);
+    expect(stdoutJson<Transcript>(back)).toEqual(original);
+    expect(etagIn(back.stderr)).toBe(originalTag);
+  });
+
+  it('refuses bad arguments before sending anything (exit 2), and reports a correction that cannot apply (exit 6)', async () => {
+    const usage: string[][] = [
+      ['transcription', 'edit', noteId, '--text', 'No segment'],
+      ['transcription', 'edit', noteId, '--segment', '0'],
+      ['transcription', 'split', noteId, '--segment', '0'],
+      ['transcription', 'split', noteId, '--segment', '0', '--at-word', '1', '--at-ms', '10'],
+      ['transcription', 'merge', noteId, '--segment', '-1'],
+      ['transcription', 'undo', 'not-a-uuid'],
+    ];
+    for (const args of usage) {
+      const result = await runCli(args, env);
+      expect(result.code, `${args.join(' ')}\n${describeRun(result)}`).toBe(2);
+    }
+    const outOfRange = await runCli(['transcription', 'merge', noteId, '--segment', '999'], env);
+    expect(outOfRange.code, describeRun(outOfRange)).toBe(6);
+    expect(outOfRange.stderr).toMatch(/no segment 999/);
+  });
+});

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { UnprocessableError } from '../../src/domain/errors.ts';
+import { buildTranscription, type ConversationSegment } from '../../src/domain/transcript.ts';
+import { applyEdits, type TranscriptEdit } from '../../src/domain/transcript-edits.ts';
+import { retime } from '../../src/domain/transcript-words.ts';
+
+const sameLabel = (speaker: string) => speaker;
+
+/** "we ship on friday" at 1.0-1.3 s, 1.4-1.7 s, 1.8-1.9 s, 2.0-2.5 s. */
+const WORDS = [
+  { text: 'we', start_ms: 1000, end_ms: 1300 },
+  { text: 'ship', start_ms: 1400, end_ms: 1700 },
+  { text: 'on', start_ms: 1800, end_ms: 1900 },
+  { text: 'friday', start_ms: 2000, end_ms: 2500 },
+];
+
+function recognised(): ConversationSegment[] {
+  return buildTranscription(
+    [...WORDS, { text: 'agreed', start_ms: 4000, end_ms: 4600, speaker: 'Speaker 2' }].map((word) => ({
+      speaker: 'Speaker 1',
+      ...word,
+    })),
+    { duration_ms: 5000, engine: 'test', language: 'en-US' },
+  ).conversation_segments;
+}
+
+function edited(edits: TranscriptEdit[], segments = recognised()): ConversationSegment[] {
+  return applyEdits(segments, edits, sameLabel);
+}
+
+describe('the recogniser output keeps its words', () => {
+  it('stores one timed word per token of the segment text', () => {
+    const [first] = recognised();
+    expect(first?.text).toBe('We ship on friday.');
+    expect(first?.words).toEqual(WORDS);
+  });
+});
+
+describe('retiming corrected words', () => {
+  it('keeps the times of unchanged words, ignoring case and punctuation, and places new words in the gap', () => {
+    const timed = retime(WORDS, ['We', 'ship', 'it', 'on', 'Friday.'], { start_ms: 1000, end_ms: 2500 });
+    expect(timed).toEqual([
+      { text: 'We', start_ms: 1000, end_ms: 1300 },
+      { text: 'ship', start_ms: 1400, end_ms: 1700 },
+      { text: 'it', start_ms: 1700, end_ms: 1800 },
+      { text: 'on', start_ms: 1800, end_ms: 1900 },
+      { text: 'Friday.', start_ms: 2000, end_ms: 2500 },
+    ]);
+  });
+
+  it('gives a replaced word the span of the word it replaced', () => {
+    const timed = retime(WORDS, ['we', 'sail', 'on', 'friday'], { start_ms: 1000, end_ms: 2500 });
+    expect(timed[1]).toEqual({ text: 'sail', start_ms: 1300, end_ms: 1800 });
+    expect(timed.filter((_, i) => i !== 1)).toEqual(WORDS.filter((_, i) => i !== 1));
+  });
+
+  it('spreads a wholly new text over the segment', () => {
+    expect(retime(WORDS, ['all', 'new'], { start_ms: 1000, end_ms: 2000 })).toEqual([
+      { text: 'all', start_ms: 1000, end_ms: 1500 },
+      { text: 'new', start_ms: 1500, end_ms: 2000 },
+    ]);
+  });
+});
+
+describe('applying corrections', () => {
+  it('replaces text within the same bounds, folding line breaks and runs of spaces', () => {
+    const [first] = edited([{ op: 'replace_text', segment: 0, text: ' We  ship\non Monday. ' }]);
+    expect(first).toMatchObject({ start_ms: 1000, end_ms: 2500, text: 'We ship on Monday.' });
+    expect(first?.words?.slice(0, 3)).toEqual(
+      WORDS.slice(0, 3).map((word, i) => ({ ...word, text: ['We', 'ship', 'on'][i] })),
+    );
+  });
+
+  it('splits before a word at the time that word starts, and merging joins the halves again', () => {
+    const split = edited([{ op: 'split', segment: 0, at_word: 2 }]);
+    expect(split.slice(0, 2)).toMatchObject([
+      { start_ms: 1000, end_ms: 1800, text: 'We ship' },
+      { start_ms: 1800, end_ms: 2500, text: 'on friday.' },
+    ]);
+    expect(edited([{ op: 'merge', segment: 0 }], split)).toEqual(recognised());
+  });
+
+  it('splits at a time: the words that start before it go first', () => {
+    const split = edited([{ op: 'split', segment: 0, at_ms: 1750 }]);
+    expect(split.slice(0, 2)).toMatchObject([
+      { start_ms: 1000, end_ms: 1750, text: 'We ship' },
+      { start_ms: 1750, end_ms: 2500, text: 'on friday.' },
+    ]);
+  });
+
+  it('edits transcripts stored without words with segment-level times', () => {
+    const old = recognised().map(({ words: _words, ...segment }) => segment);
+    const split = edited([{ op: 'split', segment: 0, at_word: 2 }], old);
+    expect(split.slice(0, 2)).toEqual([
+      { start_ms: 1000, end_ms: 1750, speaker: 'Speaker 1', text: 'We ship', has_overlap: false },
+      { start_ms: 1750, end_ms: 2500, speaker: 'Speaker 1', text: 'on friday.', has_overlap: false },
+    ]);
+    const replaced = edited([{ op: 'replace_text', segment: 0, text: 'Hello there.' }], old);
+    expect(replaced[0]).toEqual({ ...old[0], text: 'Hello there.' });
+  });
+
+  it('stores a speaker through the given mapping (a display name back to its label)', () => {
+    const names: Record<string, string> = { Ada: 'Speaker 2' };
+    const segments = applyEdits(
+      recognised(),
+      [{ op: 'set_speaker', segment: 0, speaker: 'Ada' }],
+      (speaker) => names[speaker] ?? speaker,
+    );
+    expect(segments[0]?.speaker).toBe('Speaker 2');
+  });
+
+  it('refuses what cannot apply, naming the edit', () => {
+    const cases: [TranscriptEdit[], RegExp][] = [
+      [[{ op: 'replace_text', segment: 2, text: 'x' }], /edits\[0\] \(replace_text\): there is no segment 2/],
+      [[{ op: 'merge', segment: 1 }], /segment 1 is the last one/],
+      [[{ op: 'split', segment: 0, at_word: 4 }], /without words/],
+      [[{ op: 'split', segment: 0, at_ms: 2500 }], /outside segment 0/],
+      [[{ op: 'split', segment: 1, at_word: 1 }], /without words/],
+      [
+        [
+          { op: 'merge', segment: 0 },
+          { op: 'merge', segment: 0 },
+        ],
+        /edits\[1\] \(merge\): segment 0 is the last one/,
+      ],
+    ];
+    for (const [edits, message] of cases) {
+      expect(() => edited(edits)).toThrow(UnprocessableError);
+      expect(() => edited(edits)).toThrow(message);
+    }
+  });
+});
