@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage | corrections]`
+ * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage | corrections | web-app]`
  * (`recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
@@ -20,6 +20,7 @@ import { OUT_DIR } from './support.ts';
 import { correctionsBench, correctionsTable } from './transcript-corrections.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
+import { webAppSize, webAppSizeTable } from './web-app-size.ts';
 
 const which = process.argv[2] ?? 'all';
 const NAMES = [
@@ -35,6 +36,7 @@ const NAMES = [
   'bundles',
   'storage',
   'corrections',
+  'web-app',
 ];
 if (!NAMES.includes(which)) {
   console.error(`usage: npm run bench [-- ${NAMES.slice(1).join(' | ')}]`);
@@ -130,6 +132,13 @@ if (which === 'all' || which === 'corrections') {
   const result = correctionsBench();
   results.corrections = result;
   console.log(`${correctionsTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'web-app') {
+  console.log('Web app: what a browser downloads (page, script, stylesheet), next to Preact alone');
+  const result = await webAppSize();
+  results.web_app = result;
+  console.log(`${webAppSizeTable(result)}\n`);
 }
 
 if (which === 'all' || which === 'bundles') {

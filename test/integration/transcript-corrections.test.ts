@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
-import { DynamoSearchIndex } from '../../src/adapters/dynamodb/search-index.ts';
 import { S3BlobStore } from '../../src/adapters/s3/blob-store.ts';
 import { objectKeys } from '../../src/domain/object-keys.ts';
-import { searchTerms } from '../../src/domain/search-terms.ts';
 import type { ConversationSegment } from '../../src/domain/transcript.ts';
 import { createAccount } from '../support/accounts.ts';
 import { type Api, type ApiResponse, client } from '../support/api.ts';
@@ -23,7 +20,6 @@ let api: Api;
 let other: Api;
 let accountId: string;
 let blobs: S3BlobStore;
-let index: DynamoSearchIndex;
 
 interface TranscriptBody {
   full_text: string;
@@ -44,10 +40,6 @@ beforeAll(async () => {
     new S3Client(await emulatorClientConfig(service.dataDir, service.info.endpoints.s3)),
     service.info.bucket_name,
     60,
-  );
-  index = new DynamoSearchIndex(
-    createDocumentClient(await emulatorClientConfig(service.dataDir, service.info.endpoints.dynamodb)),
-    service.info.table_name,
   );
 }, 240_000);
 afterAll(() => service?.stop());
@@ -86,9 +78,25 @@ function ask(question: string) {
   });
 }
 
-async function indexed(word: string): Promise<string[]> {
-  const { hits } = await index.search(accountId, searchTerms(word), { limit: 10 });
-  return hits.map((hit) => hit.note_id);
+interface SearchBody {
+  results: Array<{
+    note: { note_id: string };
+    segments: Array<{ snippet: string; highlights: Array<{ start: number; end: number }> }>;
+  }>;
+}
+
+/** The notes searchNotes finds for `word`, and the words it highlighted in their snippets. */
+async function searched(word: string): Promise<{ noteIds: string[]; highlighted: string[] }> {
+  const response = await api<SearchBody>('GET', `/v1/search?q=${encodeURIComponent(word)}`);
+  expect(response.status).toBe(200);
+  return {
+    noteIds: response.body.results.map((result) => result.note.note_id),
+    highlighted: response.body.results.flatMap((result) =>
+      result.segments.flatMap((segment) =>
+        segment.highlights.map((range) => segment.snippet.slice(range.start, range.end)),
+      ),
+    ),
+  };
 }
 
 /** The stored word timings of the segments of a transcript object (the recogniser's or a revision). */
@@ -150,10 +158,10 @@ describe('correcting a transcript', () => {
     expect(nothing.body).toEqual({ detail: expect.stringMatching(/nothing to undo/) });
   });
 
-  it('an edited word is found by the index and by Ask at once, and no longer after undo', async () => {
+  it('an edited word is found by searchNotes and by Ask at once, and no longer after undo', async () => {
     const noteId = await transcribedNote(api, 'Corrected and searched');
     const original = await read(noteId);
-    expect(await indexed('zeppelin')).not.toContain(noteId);
+    expect((await searched('zeppelin')).noteIds).not.toContain(noteId);
 
     const corrected = await edit(
       noteId,
@@ -161,14 +169,16 @@ describe('correcting a transcript', () => {
       original.etag,
     );
     expect(corrected.status).toBe(200);
-    expect(await indexed('zeppelin')).toContain(noteId);
+    const found = await searched('zeppelin');
+    expect(found.noteIds).toEqual([noteId]);
+    expect(found.highlighted).toEqual(['zeppelin']);
     const answer = await ask('When does the zeppelin hangar open?');
     expect(answer.status).toBe(200);
     expect(answer.body.note_ids[0]).toBe(noteId);
     expect(JSON.stringify(answer.body.citations), JSON.stringify(answer.body)).toMatch(/zeppelin/i);
 
     expect((await undo(noteId, etagOf(corrected))).status).toBe(200);
-    expect(await indexed('zeppelin')).not.toContain(noteId);
+    expect((await searched('zeppelin')).noteIds).not.toContain(noteId);
     expect((await ask('When does the zeppelin hangar open?')).body.note_ids).not.toContain(noteId);
   });
 

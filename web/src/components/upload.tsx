@@ -99,6 +99,9 @@ export function UploadArea() {
         type="file"
         accept="audio/*,.m4a,.opus,.flac"
         class="visually-hidden"
+        // The visible button below is the way in, by keyboard too; this field only holds the choice.
+        tabIndex={-1}
+        aria-label="Recording to upload"
         onChange={(event) => {
           const file = event.currentTarget.files?.[0];
           event.currentTarget.value = '';

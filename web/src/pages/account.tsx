@@ -86,14 +86,14 @@ export function AccountPage() {
       <ul class="keys">
         {(keys.data ?? []).map((key) => (
           <li key={key.key_id}>
-            <strong>{key.name}</strong> <code>{key.prefix}…</code>{' '}
+            <strong>{key.name || 'Unnamed key'}</strong> <code>{key.prefix}…</code>{' '}
             <span class="meta">
               created {when(key.created_at)}
               {key.revoked_at !== null && `, revoked ${when(key.revoked_at)}`}
             </span>
             {key.revoked_at === null && (
               <button type="button" class="quiet danger" onClick={() => setRevoking(key)}>
-                Revoke<span class="visually-hidden"> “{key.name}”</span>
+                Revoke<span class="visually-hidden"> “{key.name || key.prefix}”</span>
               </button>
             )}
           </li>
