@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { mcpScopes } from '../src/oauth-scopes.ts';
 
 /**
  * Builds the web app into memory: one minified ES module (Preact and the app) and one stylesheet,
@@ -78,6 +79,21 @@ export interface WebAppConfig {
   client_id: string;
   resource: string;
   scopes: string[];
+}
+
+/**
+ * The configuration for an app whose API (and OAuth issuer) is at `apiUrl`; `''` when both share the
+ * page's origin (the local runtime): the app then resolves the paths against the address it was
+ * loaded from, whichever of the service's names that was.
+ */
+export function webAppConfig(apiUrl: string, clientId: string): WebAppConfig {
+  return {
+    api_base_url: apiUrl || '/',
+    issuer: apiUrl || '/',
+    client_id: clientId,
+    resource: `${apiUrl}/v1`,
+    scopes: Object.keys(mcpScopes),
+  };
 }
 
 export interface PageSources {

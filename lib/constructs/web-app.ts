@@ -17,8 +17,7 @@ import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { Bucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
-import { mcpScopes } from '../../src/oauth-scopes.ts';
-import { APP_PAGE_PATHS, appSecurityHeaders, buildWebApp, type WebAppConfig } from '../../web/build.ts';
+import { APP_PAGE_PATHS, appSecurityHeaders, buildWebApp, webAppConfig } from '../../web/build.ts';
 import { acknowledgeDeploymentHandler, acknowledgeStaticDistribution, siteBucket } from './static-site.ts';
 
 export interface WebAppProps {
@@ -99,13 +98,7 @@ export class WebApp extends Construct {
     const page = files.find((file) => file.path === '/index.html');
     if (!page) throw new Error('The web app build made no page');
     const assetsDir = writeAssets(files.filter((file) => file.immutable));
-    const config: WebAppConfig = {
-      api_base_url: props.apiUrl,
-      issuer: props.apiUrl,
-      client_id: props.clientId,
-      resource: `${props.apiUrl}/v1`,
-      scopes: Object.keys(mcpScopes),
-    };
+    const config = webAppConfig(props.apiUrl, props.clientId);
 
     // Hashed assets: cached for good; pruned under their prefix only, so the pages below stay.
     const byType = new Map<string, string[]>();

@@ -1,6 +1,5 @@
-import { APP_PAGE_PATHS, appSecurityHeaders, buildWebApp, type WebAppConfig } from '../../web/build.ts';
+import { APP_PAGE_PATHS, appSecurityHeaders, buildWebApp, webAppConfig } from '../../web/build.ts';
 import { WEB_APP_CLIENT_ID } from '../oauth/first-party.ts';
-import { mcpScopes } from '../oauth-scopes.ts';
 import type { StaticFile } from './api-gateway-adapter.ts';
 
 /**
@@ -20,13 +19,8 @@ export function webAppFiles(options: { storageOrigin: string }): Record<string, 
     if (file.path === '/index.html') for (const path of APP_PAGE_PATHS) files[path] = served;
     else files[file.path] = served;
   }
-  const config: WebAppConfig = {
-    api_base_url: '/',
-    issuer: '/',
-    client_id: WEB_APP_CLIENT_ID,
-    resource: '/v1',
-    scopes: Object.keys(mcpScopes),
-  };
+  const config = webAppConfig('', WEB_APP_CLIENT_ID);
+
   files['/app/config.json'] = {
     contentType: 'application/json',
     body: JSON.stringify(config),
