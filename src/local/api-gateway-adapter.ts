@@ -26,6 +26,8 @@ export interface StaticFile {
 interface CompiledRoute extends LocalRoute {
   pattern: RegExp;
   paramNames: string[];
+  /** Has a `{name+}` parameter: a catch-all (the REST preflight), which names no resource. */
+  greedy: boolean;
 }
 
 /**
@@ -70,8 +72,10 @@ async function handle(
     .filter((candidate) => candidate.match !== null);
   const hit = onPath.find((candidate) => candidate.route.method === method);
   if (!hit?.match) {
-    if (onPath.length > 0) {
-      const allow = onPath.map((candidate) => candidate.route.method).join(', ');
+    // A catch-all route does not make a path exist: an unknown path stays 404, whatever its method.
+    const resources = onPath.filter((candidate) => !candidate.route.greedy);
+    if (resources.length > 0) {
+      const allow = resources.map((candidate) => candidate.route.method).join(', ');
       return send(res, detail(405, `${method} is not allowed on ${url.pathname}`), { Allow: allow });
     }
     return send(res, detail(404, `No route for ${method} ${url.pathname}`));
@@ -151,7 +155,7 @@ function compileRoute(route: LocalRoute): CompiledRoute {
       return param[2] ? '(.+)' : '([^/]+)';
     })
     .join('/');
-  return { ...route, pattern: new RegExp(`^${source}$`), paramNames };
+  return { ...route, pattern: new RegExp(`^${source}$`), paramNames, greedy: route.path.includes('+}') };
 }
 
 /** Reads the body, or returns null once it exceeds the limit (the rest is discarded). */

@@ -191,8 +191,13 @@ describe('the web app in Chromium', () => {
     expect(await result.locator('mark').first().textContent()).toBe(UNIQUE_WORD);
     await checkAccessibility('search');
     await result.locator('a.title').click();
+    await expect
+      .poll(() => page.locator('.segment').first().locator('.text').textContent())
+      .toBe(`${original} ${UNIQUE_WORD}`);
 
+    const undone = page.waitForResponse((response) => response.url().endsWith('/transcription/undo'));
     await page.getByRole('button', { name: 'Undo last correction' }).click();
+    expect((await undone).status()).toBe(200);
     await expect.poll(() => page.locator('.segment').first().locator('.text').textContent()).toBe(original);
   });
 
@@ -333,6 +338,29 @@ describe('the web app in Chromium', () => {
     });
     expect(refreshed.status).toBe(400);
     expect(((await refreshed.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('asks for a permission the session lacks when an action needs it, and carries on once given', async () => {
+    // Signed in with the consent page's defaults: permanent deletion (and so key creation) not given.
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.fill('#api_key', apiKey);
+    await page.click('button[value="sign_in"]');
+    await page.click('button[value="approve"]');
+    // Back where the user signed out from.
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.fill('#key-name', 'Needs every permission');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('button', { name: 'Sign in again to allow it' }).click();
+    await page.waitForURL(/\/oauth\/authorize/);
+    // Locally every authorization signs in with a key (on AWS, Cognito's session skips this).
+    await page.fill('#api_key', apiKey);
+    await page.click('button[value="sign_in"]');
+    await page.check('#scope-notes-delete');
+    await page.click('button[value="approve"]');
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    await page.fill('#key-name', 'Needs every permission');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    expect(await page.locator('.secret').textContent()).toMatch(/^svc_sk_/);
   });
 
   it('met no serious or critical accessibility finding on any page, and no Content-Security-Policy refusal', () => {

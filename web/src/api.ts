@@ -15,6 +15,18 @@ export class ApiError extends Error {
 /** The session ended (or never began): the app shows the sign-in page. */
 export class SignedOut extends Error {}
 
+/** 403 insufficient_scope: the user did not give this session a permission the action needs. */
+export class NeedsPermission extends ApiError {
+  constructor(
+    detail: string,
+    body: Record<string, unknown>,
+    /** The scopes the server named (held and needed), from WWW-Authenticate. */
+    readonly scopes: string[],
+  ) {
+    super(403, detail, body);
+  }
+}
+
 export interface ApiResult<T> {
   status: number;
   data: T;
@@ -33,7 +45,11 @@ export interface Api {
   request<T>(path: string, options?: RequestOptions): Promise<ApiResult<T>>;
 }
 
-export function createApi(config: AppConfig, onSignedOut: () => void): Api {
+export function createApi(
+  config: AppConfig,
+  onSignedOut: () => void,
+  onNeedsPermission: (scopes: string[]) => void,
+): Api {
   async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
     const url = new URL(`${config.api_base_url}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) {
@@ -68,11 +84,14 @@ export function createApi(config: AppConfig, onSignedOut: () => void): Api {
       ) as T;
       if (!response.ok) {
         const body = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
-        throw new ApiError(
-          response.status,
-          String(body.detail ?? `The service answered ${response.status}`),
-          body,
-        );
+        const detail = String(body.detail ?? `The service answered ${response.status}`);
+        const challenge = response.headers.get('www-authenticate') ?? '';
+        if (response.status === 403 && challenge.includes('insufficient_scope')) {
+          const scopes = /scope="([^"]*)"/.exec(challenge)?.[1]?.split(' ').filter(Boolean) ?? [];
+          onNeedsPermission(scopes);
+          throw new NeedsPermission(detail, body, scopes);
+        }
+        throw new ApiError(response.status, detail, body);
       }
       return { status: response.status, data, etag: response.headers.get('etag') };
     },

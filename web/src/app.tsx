@@ -66,8 +66,9 @@ function SignInPage({ config, error }: { config: AppConfig; error: string | null
 function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: () => void }) {
   const route = useRoute();
   const [message, setMessage] = useState('');
+  const [missing, setMissing] = useState(false);
   const context = useMemo(
-    () => ({ api: createApi(config, onSignedOut), config, announce: setMessage }),
+    () => ({ api: createApi(config, onSignedOut, () => setMissing(true)), config, announce: setMessage }),
     [config, onSignedOut],
   );
   useEffect(() => {
@@ -110,6 +111,7 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
         </button>
       </header>
       <main id="main" tabIndex={-1}>
+        {missing && <PermissionNotice config={config} onDismiss={() => setMissing(false)} />}
         <Page route={route} />
       </main>
       <div class="toast" role="status" aria-live="polite">
@@ -143,6 +145,29 @@ function Page({ route }: { route: Route }) {
     default:
       return <NotFound />;
   }
+}
+
+/**
+ * An action needed a permission this session was not given (the consent page leaves permanent
+ * deletion unticked unless the user ticks it): signing in again shows the consent page with it.
+ */
+function PermissionNotice({ config, onDismiss }: { config: AppConfig; onDismiss(): void }) {
+  return (
+    <div class="notice" role="alert">
+      <p>
+        That needs a permission you did not give this session (for example, deleting notes permanently or
+        creating API keys). Sign in again and tick it on the consent page to allow it.
+      </p>
+      <p class="actions">
+        <button type="button" class="primary" onClick={() => void beginSignIn(config, location.hash)}>
+          Sign in again to allow it
+        </button>
+        <button type="button" class="quiet" onClick={onDismiss}>
+          Not now
+        </button>
+      </p>
+    </div>
+  );
 }
 
 function SearchBox({ initial }: { initial: string }) {

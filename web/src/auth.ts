@@ -13,6 +13,9 @@ interface ServerMetadata {
   revocation_endpoint?: string;
 }
 
+/** The authorization server refused the grant (an OAuth error answer): the session is over. */
+class GrantRefused extends Error {}
+
 export interface Session {
   access_token: string;
   refresh_token: string | null;
@@ -112,7 +115,7 @@ async function tokenRequest(
   });
   const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
   if (!response.ok || typeof body.access_token !== 'string') {
-    throw new Error(String(body.error_description ?? 'Signing in failed: sign in again'));
+    throw new GrantRefused(String(body.error_description ?? 'Signing in failed: sign in again'));
   }
   return {
     access_token: body.access_token,
@@ -160,7 +163,9 @@ async function refresh(config: AppConfig, session: Session): Promise<Session | n
     });
     saveSession(next);
     return next;
-  } catch {
+  } catch (error) {
+    // Only a refusal ends the session; a network blip keeps it for the next try.
+    if (!(error instanceof GrantRefused)) throw error;
     forgetSession();
     return null;
   }

@@ -8,30 +8,44 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-/** Loads once per change of `key` and keeps the last data while reloading (no layout jumps). */
+/**
+ * Loads once per change of `key` and keeps the last data while reloading the same key (no layout
+ * jumps); data of another key is never shown, so nothing acts on the previous note's state.
+ */
 export function useLoad<T>(key: string, load: () => Promise<T>): Loaded<T> {
-  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({
-    data: null,
-    error: null,
-    loading: true,
-  });
+  const [state, setState] = useState<{ key: string; data: T | null; error: string | null; loading: boolean }>(
+    {
+      key,
+      data: null,
+      error: null,
+      loading: true,
+    },
+  );
   const [round, setRound] = useState(0);
   const loadRef = useRef(load);
   loadRef.current = load;
   useEffect(() => {
     let live = true;
-    setState((previous) => ({ ...previous, loading: true }));
+    setState((previous) =>
+      previous.key === key ? { ...previous, loading: true } : { key, data: null, error: null, loading: true },
+    );
     loadRef.current().then(
-      (data) => live && setState({ data, error: null, loading: false }),
+      (data) => live && setState({ key, data, error: null, loading: false }),
       (error: unknown) =>
-        live && setState((previous) => ({ ...previous, error: messageOf(error), loading: false })),
+        live && setState((previous) => ({ ...previous, key, error: messageOf(error), loading: false })),
     );
     return () => {
       live = false;
     };
   }, [key, round]);
   const reload = useCallback(() => setRound((value) => value + 1), []);
-  return { ...state, reload };
+  const current = state.key === key;
+  return {
+    data: current ? state.data : null,
+    error: current ? state.error : null,
+    loading: current ? state.loading : true,
+    reload,
+  };
 }
 
 /** Calls `tick` every `ms` while `active`; stops when the component goes. */

@@ -13,7 +13,8 @@ export function ConfirmDeletion({
   what: string;
   /** The button's label, e.g. "Revoke the key". */
   action?: string;
-  onConfirm(): void;
+  /** Resolves when done; on failure the form is usable again. */
+  onConfirm(): Promise<void>;
   onCancel(): void;
 }) {
   const [typed, setTyped] = useState('');
@@ -26,7 +27,7 @@ export function ConfirmDeletion({
         event.preventDefault();
         if (typed.trim().toLowerCase() !== WORD) return;
         setBusy(true);
-        onConfirm();
+        onConfirm().finally(() => setBusy(false));
       }}
       onKeyDown={(event) => event.key === 'Escape' && onCancel()}
     >

@@ -13,6 +13,8 @@ interface Props {
   transcription: Transcription;
   /** The transcript's ETag: corrections are sent against it, so a concurrent edit is never overwritten. */
   etag: string | null;
+  /** The note's ETag: speaker names are the note's, renamed against it. */
+  noteEtag: string | null;
   speakerNames: Record<string, string>;
   player: Player;
   /** After a change: reload the note and its transcript. */
@@ -23,10 +25,18 @@ interface Props {
  * The transcript as a list of segments: speakers in distinct colours, a click plays from the segment,
  * the playing one is highlighted, a speaker can be renamed and a segment corrected in place.
  */
-export function TranscriptView({ noteId, transcription, etag, speakerNames, player, onChanged }: Props) {
+export function TranscriptView({
+  noteId,
+  transcription,
+  etag,
+  noteEtag,
+  speakerNames,
+  player,
+  onChanged,
+}: Props) {
   const { api, announce } = useApp();
   const [editing, setEditing] = useState<number | null>(null);
-  const [canUndo, setCanUndo] = useState((transcription.revision ?? 0) > 0);
+  const canUndo = (transcription.revision ?? 0) > 0;
   const speakers = [...new Set(transcription.conversation_segments.map((segment) => segment.speaker))];
   const playing = transcription.conversation_segments.findIndex(
     (segment) => player.positionMs >= segment.start_ms && player.positionMs < segment.end_ms,
@@ -38,6 +48,7 @@ export function TranscriptView({ noteId, transcription, etag, speakerNames, play
     try {
       await api.request(`/v1/notes/${noteId}`, {
         method: 'PATCH',
+        ifMatch: noteEtag,
         body: { speaker_names: { [label]: name } },
       });
       announce(`${current} is now ${name}`);
@@ -55,7 +66,6 @@ export function TranscriptView({ noteId, transcription, etag, speakerNames, play
         body: { edits: [{ op: 'replace_text', segment: index, text }] },
       });
       setEditing(null);
-      setCanUndo(true);
       announce('Correction saved');
       onChanged();
     } catch (error) {
@@ -70,11 +80,10 @@ export function TranscriptView({ noteId, transcription, etag, speakerNames, play
 
   const undo = async () => {
     try {
-      const { data } = await api.request<Transcription>(`/v1/notes/${noteId}/transcription/undo`, {
+      await api.request<Transcription>(`/v1/notes/${noteId}/transcription/undo`, {
         method: 'POST',
         ifMatch: etag,
       });
-      setCanUndo((data.revision ?? 0) > 0);
       announce('Last correction undone');
       onChanged();
     } catch (error) {

@@ -101,6 +101,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
             noteId={noteId}
             transcription={view.data.transcript.data}
             etag={view.data.transcript.etag}
+            noteEtag={view.data.etag}
             speakerNames={note.speaker_names}
             player={player}
             onChanged={view.reload}
@@ -121,7 +122,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
           <GeneratedPanel noteId={noteId} kind="podcast" player={player} />
         </>
       )}
-      <NoteActions note={note} onChanged={view.reload} />
+      <NoteActions note={note} etag={view.data.etag} onChanged={view.reload} />
     </article>
   );
 
@@ -329,12 +330,12 @@ function JobState({ note, onChanged }: { note: Note; onChanged(): void }) {
   );
 }
 
-function NoteActions({ note, onChanged }: { note: Note; onChanged(): void }) {
+function NoteActions({ note, etag, onChanged }: { note: Note; etag: string | null; onChanged(): void }) {
   const { api, announce } = useApp();
   const [confirming, setConfirming] = useState<'note' | 'results' | null>(null);
   const setState = async (state: 'active' | 'trashed') => {
     try {
-      await api.request(`/v1/notes/${note.note_id}`, { method: 'PATCH', body: { state } });
+      await api.request(`/v1/notes/${note.note_id}`, { method: 'PATCH', ifMatch: etag, body: { state } });
       announce(state === 'trashed' ? 'Moved to the trash' : 'Restored');
       onChanged();
     } catch (error) {

@@ -28,6 +28,8 @@ interface SearchPage_ {
   next_cursor: string | null;
 }
 
+const EMPTY_PAGES_FOLLOWED = 5;
+
 /** Marks the highlighted ranges with <mark>: built from offsets, so no markup from the server is ever injected. */
 function Highlighted({ text, highlights }: { text: string; highlights: Highlight[] }) {
   const parts = [];
@@ -47,10 +49,19 @@ export function SearchPage({ query, includeTrashed }: { query: string; includeTr
   const [more, setMore] = useState<{ results: SearchHit[]; cursor: string | null } | null>(null);
   const first = useLoad(`${query}:${includeTrashed}`, async () => {
     setMore(null);
-    const { data } = await api.request<SearchPage_>('/v1/search', {
-      query: { q: query, include_trashed: includeTrashed || undefined },
-    });
-    return data;
+    // A page may come back empty while next_cursor leads on (quoted phrases are checked per page):
+    // follow a few pages before saying there is nothing.
+    let page: SearchPage_ = { results: [], next_cursor: null };
+    for (let turn = 0; turn < EMPTY_PAGES_FOLLOWED; turn++) {
+      const cursor: string | undefined = page.next_cursor ?? undefined;
+      page = (
+        await api.request<SearchPage_>('/v1/search', {
+          query: { q: query, include_trashed: includeTrashed || undefined, cursor },
+        })
+      ).data;
+      if (page.results.length > 0 || !page.next_cursor) break;
+    }
+    return page;
   });
   const results = [...(first.data?.results ?? []), ...(more?.results ?? [])];
   const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
@@ -85,7 +96,7 @@ export function SearchPage({ query, includeTrashed }: { query: string; includeTr
           {first.error}
         </p>
       )}
-      {first.data && results.length === 0 && <p class="empty">No processed note mentions that.</p>}
+      {first.data && results.length === 0 && !cursor && <p class="empty">No processed note mentions that.</p>}
       <ol class="results" aria-busy={first.loading}>
         {results.map((hit) => (
           <li key={hit.note.note_id}>
