@@ -11,7 +11,14 @@ import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/r
 import type { ConverseReply } from '../support/bedrock-stand-in.ts';
 import { httpApiEvent, sqsEvent } from './support/aws-events.ts';
 import { epiphanyToolUse, insightsToolUse, type TranscriptView } from './support/converse-replies.ts';
-import { bodyOf, Deployment, expectCleanLogs, messageFor, rest } from './support/deployment.ts';
+import {
+  bodyOf,
+  Deployment,
+  EXAMPLE_PUBLIC_VALUES,
+  expectCleanLogs,
+  messageFor,
+  rest,
+} from './support/deployment.ts';
 import { resultOf } from './support/isolated-bundle.ts';
 import { startedJobs } from './support/transcribe-stand-in.ts';
 
@@ -74,6 +81,34 @@ describe('a recording through the deployed bundles', () => {
     expect(account.bundled).toMatchObject({ statusCode: 200 });
     const list = await bothWays('listNotes', request('listNotes'));
     expect(bodyOf(list.bundled)).toMatchObject({ notes: [] });
+  });
+
+  it('REST: the web app origin gets CORS answers from the REST bundles and the restPreflight bundle', async () => {
+    const origin = EXAMPLE_PUBLIC_VALUES.NOTES_WEB_APP_URL;
+    const fromApp = (event: ReturnType<typeof httpApiEvent>) => ({
+      ...event,
+      headers: { ...event.headers, origin, 'access-control-request-method': 'PATCH' },
+    });
+    const account = (await deployment.viaBundle(
+      'getCurrentAccount',
+      fromApp(httpApiEvent({ method: 'GET', route: '/v1/account', apiKey })),
+    )) as { headers: Record<string, string> };
+    expect(account.headers['Access-Control-Allow-Origin']).toBe(origin);
+    expect(account.headers['Access-Control-Expose-Headers']).toContain('ETag');
+    const preflight = (await deployment.viaBundle(
+      'restPreflight',
+      fromApp(
+        httpApiEvent({
+          method: 'OPTIONS',
+          route: '/v1/{proxy+}',
+          pathParameters: { proxy: 'notes' },
+          apiKey,
+        }),
+      ),
+    )) as { statusCode: number; headers: Record<string, string> };
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['Access-Control-Allow-Origin']).toBe(origin);
+    expect(preflight.headers['Access-Control-Allow-Headers']).toContain('If-Match');
   });
 
   it('REST: submitting a recording answers 202 with a presigned upload, as the source does', async () => {

@@ -31,12 +31,13 @@ type Handler = (event: unknown, context: Context) => Promise<unknown>;
 type RestOperation = keyof typeof apiRoutes;
 
 /**
- * What the stack's MCP and OAuth functions get as references: the API's URL, the token key (answered
- * by the KMS stand-in), the Cognito issuer and its app client. A test that signs in replaces the URL
- * and the issuer by its own servers'.
+ * What the stack's API functions get as references: the API's URL, the token key (answered by the
+ * KMS stand-in), the Cognito issuer and its app client, the web app's CloudFront origin. A test that
+ * signs in replaces the URL and the issuer by its own servers'.
  */
 export interface PublicValues {
   NOTES_PUBLIC_URL: string;
+  NOTES_WEB_APP_URL: string;
   NOTES_OAUTH_KMS_KEY_ID: string;
   NOTES_OIDC_ISSUER: string;
   NOTES_OIDC_CLIENT_ID: string;
@@ -44,6 +45,7 @@ export interface PublicValues {
 
 export const EXAMPLE_PUBLIC_VALUES: PublicValues = {
   NOTES_PUBLIC_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com',
+  NOTES_WEB_APP_URL: 'https://d111111abcdef8.cloudfront.net',
   NOTES_OAUTH_KMS_KEY_ID: 'arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
   NOTES_OIDC_ISSUER: 'https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example',
   NOTES_OIDC_CLIENT_ID: 'example-client-id',
