@@ -21,6 +21,7 @@ import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
 import { withScratchDir } from './scratch.ts';
 import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
+import { madeFrom } from './transcript-freshness.ts';
 
 export interface ArtifactWorkerDeps extends DomainDeps {
   artifacts: ArtifactEngine;
@@ -89,7 +90,7 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
     }
     await deps.blobs.putJson(key, {
       ...artifactOf(deps, note, task, content),
-      transcript_revision: transcription.revision ?? 0,
+      ...madeFrom(transcription),
     });
     return completeJob(deps, claimed, outputs);
   });

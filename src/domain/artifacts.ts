@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { MadeFromTranscript } from './transcript-freshness.ts';
 
 /**
  * Artifacts, schema version 1 (openapi.yaml `Artifact`). As with Insights, the zod schemas check what
@@ -97,7 +98,8 @@ export interface ArtifactContents {
   podcast: PodcastContent;
 }
 
-export interface Artifact<K extends ArtifactKind = ArtifactKind> {
+/** Records the transcript it was generated from (src/domain/transcript-freshness.ts). */
+export interface Artifact<K extends ArtifactKind = ArtifactKind> extends MadeFromTranscript {
   note_id: string;
   kind: K;
   schema_version: 1;
@@ -107,8 +109,6 @@ export interface Artifact<K extends ArtifactKind = ArtifactKind> {
   /** e.g. `local-extractive`, `local-extractive+flite`, `bedrock:<model>+polly`. */
   engine: string;
   generated_at: number;
-  /** The transcript revision it was generated from (src/domain/transcript-freshness.ts). */
-  transcript_revision?: number;
   content: ArtifactContents[K];
 }
 

@@ -7,6 +7,7 @@ import { holdJob, JobLostError } from './job-hold.ts';
 import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import { objectKeys } from './object-keys.ts';
 import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
+import { madeFrom } from './transcript-freshness.ts';
 
 export interface GenerationDeps extends DomainDeps {
   insights: InsightsEngine;
@@ -52,7 +53,7 @@ export async function runInsights(
           schema_version: 1,
           engine: deps.insights.name,
           generated_at: deps.now(),
-          transcript_revision: transcription.revision ?? 0,
+          ...madeFrom(transcription),
           ...insightsContent.parse(generated),
         };
       } catch (error) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { MadeFromTranscript } from './transcript-freshness.ts';
 
 /**
  * Insights, schema version 1 (openapi.yaml `Insights`). The zod schemas validate what a text engine
@@ -43,12 +44,11 @@ export const insightsContent = z.object({
 
 export type InsightsContent = z.infer<typeof insightsContent>;
 
-export interface Insights extends InsightsContent {
+/** Records the transcript it was generated from (src/domain/transcript-freshness.ts). */
+export interface Insights extends InsightsContent, MadeFromTranscript {
   note_id: string;
   schema_version: 1;
   /** e.g. `local-extractive`, `bedrock:<model>`, `openai-compatible:<model>`. */
   engine: string;
   generated_at: number;
-  /** The transcript revision it was generated from (src/domain/transcript-freshness.ts). */
-  transcript_revision?: number;
 }

@@ -30,6 +30,7 @@ export async function completeJob(
   deps: DomainDeps,
   held: Job,
   resultKeys: string[],
+  results: Pick<Job, 'recognition'> = {},
 ): Promise<'completed' | 'skipped'> {
   for (;;) {
     const job = await deps.notes.getJob(held.account_id, held.note_id, held.kind);
@@ -38,7 +39,13 @@ export async function completeJob(
       return 'skipped';
     }
     if (job.status !== 'processing' || !isSameAttempt(job, held)) return 'skipped';
-    const done: Job = { ...withoutRun(job), status: 'completed', stage: 'completed', updated_at: deps.now() };
+    const done: Job = {
+      ...withoutRun(job),
+      ...results,
+      status: 'completed',
+      stage: 'completed',
+      updated_at: deps.now(),
+    };
     if (await deps.notes.replaceJob(job, done)) return 'completed';
   }
 }

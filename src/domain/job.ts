@@ -57,6 +57,12 @@ export interface Job {
    * recogniser's output (revision 0). Lives on the job so that a new transcription starts clean.
    */
   transcript?: TranscriptPointer;
+  /**
+   * Completed transcription jobs: a random ID given to the recogniser run that made revision 0, new
+   * for every run. Results record it, so that a transcript recognised again (after it was lost)
+   * makes them outdated even though its revision numbers start from 0 again.
+   */
+  recognition?: string;
 }
 
 /** The current revision of a corrected transcript (src/domain/transcript-revisions.ts). */

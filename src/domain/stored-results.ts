@@ -99,7 +99,8 @@ export type StoredRevision = z.infer<typeof revisionSchema>;
 
 /**
  * The note's CURRENT transcript: the latest correction when there is one, otherwise the recogniser's
- * output (revision 0). Every reader (exports, Ask, the index, generation) goes through here.
+ * output (revision 0), with the recogniser run it descends from. Every reader (exports, Ask, the
+ * index, generation) goes through here.
  */
 export async function readTranscription(
   deps: DomainDeps,
@@ -107,7 +108,9 @@ export async function readTranscription(
   noteId: string,
 ): Promise<StoredRead<Transcription>> {
   const job = await deps.notes.getJob(accountId, noteId, 'transcription');
-  return readTranscriptionAt(deps, accountId, noteId, job?.transcript);
+  const transcription = await readTranscriptionAt(deps, accountId, noteId, job?.transcript);
+  if (transcription === 'unreadable' || job?.recognition === undefined) return transcription;
+  return { ...transcription, recognition: job.recognition };
 }
 
 /** The transcript a pointer names (the recogniser's output when there is none). */

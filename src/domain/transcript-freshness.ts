@@ -1,40 +1,52 @@
 import type { DomainDeps } from './deps.ts';
 import type { Job } from './job.ts';
+import type { Transcription } from './transcript.ts';
 
 /**
- * Results generated from a transcript (Insights, artifacts) record the revision they were made from,
- * so that after a correction they can say they are older than the transcript. Results stored
- * before revisions existed were made from the recogniser's output: revision 0.
+ * Results generated from a transcript (Insights, artifacts) record which transcript they were made
+ * from, so that they can say when they are older than the transcript: after a correction or an
+ * undo (another revision), and after the transcript was lost and recognised again (another
+ * recogniser run, whose revision numbers start from 0 again). Results stored before revisions
+ * existed were made from the recogniser's output: revision 0; results and jobs stored before
+ * recogniser runs were recorded have no run, and match each other.
  */
-export interface MadeFromRevision {
+export interface MadeFromTranscript {
   transcript_revision?: number;
+  /** The recogniser run (the transcription job's `recognition`); stored, never shown. */
+  transcript_recognition?: string;
 }
 
 export interface RevisionState {
   transcript_revision: number;
-  /** True when the transcript's current revision is not the one the result was made from. */
+  /** True when the transcript now current is not the one the result was made from. */
   outdated: boolean;
 }
 
-/** The current revision of a transcription job's transcript (0 while uncorrected). */
-export function currentRevision(transcriptionJob: Job | null): number {
-  return transcriptionJob?.transcript?.revision ?? 0;
+/** What a result made from this transcript (as readTranscription returns it) records. */
+export function madeFrom(transcription: Transcription): MadeFromTranscript {
+  return {
+    transcript_revision: transcription.revision ?? 0,
+    ...(transcription.recognition === undefined ? {} : { transcript_recognition: transcription.recognition }),
+  };
 }
 
-export function withRevisionState<T extends MadeFromRevision>(
+export function withRevisionState<T extends MadeFromTranscript>(
   result: T,
   transcriptionJob: Job | null,
-): T & RevisionState {
+): Omit<T, 'transcript_recognition'> & RevisionState {
+  const { transcript_recognition: recognition, ...shown } = result;
   const made = result.transcript_revision ?? 0;
-  return { ...result, transcript_revision: made, outdated: made !== currentRevision(transcriptionJob) };
+  const current =
+    made === (transcriptionJob?.transcript?.revision ?? 0) && recognition === transcriptionJob?.recognition;
+  return { ...shown, transcript_revision: made, outdated: !current };
 }
 
 /** The same, reading the note's transcription job. */
-export async function withCurrentRevisionState<T extends MadeFromRevision>(
+export async function withCurrentRevisionState<T extends MadeFromTranscript>(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
   result: T,
-): Promise<T & RevisionState> {
+): Promise<Omit<T, 'transcript_recognition'> & RevisionState> {
   return withRevisionState(result, await deps.notes.getJob(accountId, noteId, 'transcription'));
 }

@@ -35,6 +35,8 @@ export interface Transcription {
   revision?: number;
   /** When the revision was made (epoch ms); null for the recogniser's output. */
   edited_at?: number | null;
+  /** Which recogniser run it descends from (the job's `recognition`); internal, never shown. */
+  recognition?: string;
 }
 
 /** What a transcript is besides its segments and the text derived from them. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import {
   type BatchRecognitionJob,
@@ -202,8 +203,11 @@ async function saveTranscript(
     language: deps.language,
   });
   const key = objectKeys.transcription(job.account_id, job.note_id);
+  // A new revision 0 replaces the old one: corrections made to the old one (left by a transcript
+  // that was lost) no longer apply to anything. Removed under the same claim check as the write.
+  await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(job.account_id, job.note_id));
   await deps.blobs.putJson(key, transcription);
-  const outcome = await completeJob(deps, job, [key]);
+  const outcome = await completeJob(deps, job, [key], { recognition: randomUUID() });
   // Then the note joins the Ask index.
   await syncNoteIndex(deps, job.account_id, job.note_id);
   return outcome;

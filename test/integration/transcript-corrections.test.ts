@@ -381,6 +381,89 @@ describe('correcting a transcript', () => {
     const regeneratedArtifact = (await pollUntilDone(api, `/v1/notes/${noteId}/artifacts/epiphany`)).final;
     expect(regeneratedArtifact.body).toMatchObject({ transcript_revision: 1, outdated: false });
   });
+
+  it('Insights and artifacts made before a lost transcript was recognised again say they are outdated, even when the new revision numbers repeat the old ones', async () => {
+    const noteId = await transcribedNote(api, 'Recognised again');
+    expect((await api('POST', `/v1/notes/${noteId}/artifacts/epiphany`, { body: {} })).status).toBe(202);
+    const artifact = (await pollUntilDone(api, `/v1/notes/${noteId}/artifacts/epiphany`)).final;
+    expect(artifact.body).toMatchObject({ transcript_revision: 0, outdated: false });
+    const original = await read(noteId);
+    const corrected = await edit(
+      noteId,
+      [{ op: 'replace_text', segment: 0, text: 'Corrected before the loss.' }],
+      original.etag,
+    );
+    expect(corrected.status).toBe(200);
+    expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+    const insights = (await pollUntilDone(api, `/v1/notes/${noteId}/insights`)).final;
+    expect(insights.body).toMatchObject({ transcript_revision: 1, outdated: false });
+
+    // The current revision's object is damaged: the transcript is lost, and a new submission
+    // recognises the stored audio again, starting from revision 0.
+    const [lostRevision] = await revisionKeys(noteId);
+    await blobs.putJson(String(lostRevision), 'not a transcript');
+    expect((await api('GET', `/v1/notes/${noteId}/transcription`)).status).toBe(409);
+    const again = await api('POST', `/v1/notes/${noteId}/transcription`, {
+      body: { title: 'Recognised again', content_type: 'audio/wav', size_bytes: 1 },
+    });
+    expect(again.status).toBe(202);
+    const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+    expect(final.status).toBe(200);
+    expect(final.body).toMatchObject({ revision: 0, edited_at: null });
+    // The corrections of the transcript that was replaced name nothing any more: they are removed.
+    expect(await revisionKeys(noteId)).toEqual([]);
+    expect((await api('GET', `/v1/notes/${noteId}/artifacts/epiphany`)).body).toMatchObject({
+      transcript_revision: 0,
+      outdated: true,
+    });
+
+    const { etag } = await read(noteId);
+    const recorrected = await edit(
+      noteId,
+      [{ op: 'replace_text', segment: 0, text: 'Corrected after the loss.' }],
+      etag,
+    );
+    expect(recorrected.body.revision).toBe(1);
+    expect((await api('GET', `/v1/notes/${noteId}/insights`)).body).toMatchObject({
+      transcript_revision: 1,
+      outdated: true,
+    });
+    expect((await api('GET', `/v1/notes/${noteId}`)).body.insights).toMatchObject({ outdated: true });
+
+    expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+    const regenerated = (await pollUntilDone(api, `/v1/notes/${noteId}/insights`)).final;
+    expect(regenerated.body).toMatchObject({ transcript_revision: 1, outdated: false });
+    expect(regenerated.body).not.toHaveProperty('transcript_recognition');
+  });
+
+  it('after deleteTranscription and a new transcription, no Insights or artifact of the old transcript remain', async () => {
+    const noteId = await transcribedNote(api, 'Deleted and transcribed again');
+    expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+    expect((await api('POST', `/v1/notes/${noteId}/artifacts/epiphany`, { body: {} })).status).toBe(202);
+    expect((await pollUntilDone(api, `/v1/notes/${noteId}/insights`)).final.status).toBe(200);
+    expect((await pollUntilDone(api, `/v1/notes/${noteId}/artifacts/epiphany`)).final.status).toBe(200);
+    const { etag } = await read(noteId);
+    const corrected = await edit(
+      noteId,
+      [{ op: 'replace_text', segment: 0, text: 'Corrected, then gone.' }],
+      etag,
+    );
+    expect(corrected.status).toBe(200);
+
+    expect((await api('DELETE', `/v1/notes/${noteId}/transcription`)).status).toBe(204);
+    const again = await api('POST', `/v1/notes/${noteId}/transcription`, {
+      body: { title: 'Deleted and transcribed again', content_type: 'audio/wav', size_bytes: 1 },
+    });
+    expect(again.status).toBe(202);
+    const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+    expect(final.body).toMatchObject({ revision: 0 });
+
+    expect((await api('GET', `/v1/notes/${noteId}/insights`)).status).toBe(404);
+    expect((await api('GET', `/v1/notes/${noteId}/artifacts/epiphany`)).status).toBe(404);
+    expect((await api('GET', `/v1/notes/${noteId}`)).body.insights).toBeNull();
+    const stored = await blobs.listKeys(objectKeys.notePrefix(accountId, noteId));
+    expect(stored.filter((key) => /insights|artifacts|transcript-revisions/.test(key))).toEqual([]);
+  });
 });
 
 describe('bad input on the correction operations', () => {
