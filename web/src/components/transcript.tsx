@@ -5,6 +5,7 @@ import { clock } from '../format.ts';
 import { messageOf, useFocusOnMount } from '../hooks.ts';
 import type { Player } from '../player.ts';
 import type { Segment, Transcription } from '../types.ts';
+import { SaveOrCancel } from './save-or-cancel.tsx';
 
 const PALETTE_SIZE = 8;
 
@@ -175,12 +176,7 @@ function SegmentEditor({
         onInput={(event) => setText(event.currentTarget.value)}
         ref={focus}
       />
-      <button type="submit" class="primary">
-        Save
-      </button>
-      <button type="button" onClick={onCancel}>
-        Cancel
-      </button>
+      <SaveOrCancel onCancel={onCancel} />
     </form>
   );
 }

@@ -3,6 +3,7 @@ import { ApiError } from '../api.ts';
 import { useCollections } from '../components/collections.tsx';
 import { ConfirmDeletion } from '../components/confirm-deletion.tsx';
 import { GeneratedPanel } from '../components/generated.tsx';
+import { SaveOrCancel } from '../components/save-or-cancel.tsx';
 import { StatusBadge } from '../components/status.tsx';
 import { TranscriptView } from '../components/transcript.tsx';
 import { useApp } from '../context.ts';
@@ -209,12 +210,7 @@ function TitleForm({
         onInput={(event) => onChange(event.currentTarget.value)}
         ref={focus}
       />
-      <button type="submit" class="primary">
-        Save
-      </button>
-      <button type="button" onClick={onCancel}>
-        Cancel
-      </button>
+      <SaveOrCancel onCancel={onCancel} />
     </form>
   );
 }
