@@ -1,11 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_OUT, realSpeechRecording } from '../fixtures/real-speech.ts';
+import { notAudioFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { postMcpWithToken } from '../support/mcp-requests.ts';
 
@@ -176,6 +177,30 @@ describe('the web app in Chromium', () => {
     await expect.poll(() => page.locator('.segment .speaker').first().textContent()).toBe('Elinor');
   });
 
+  it('works from the keyboard alone: skip to the content, tab to a segment, play it, open and leave its editor', async () => {
+    // A fresh load, so that the first Tab starts at the top of the page.
+    await page.goto(`${base}/#/notes/${noteId}`);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+    const focusedClass = () => page.evaluate<string>('document.activeElement.className');
+    for (let step = 0; step < 60 && !(await focusedClass()).includes('time'); step++)
+      await page.keyboard.press('Tab');
+    expect(await focusedClass()).toContain('time');
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await audioPosition()).paused).toBe(false);
+    await pauseRecording();
+    for (let step = 0; step < 10 && !(await focusedClass()).includes('edit'); step++)
+      await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
+    await page.keyboard.press('Escape');
+    expect(await page.locator('.segment textarea').count()).toBe(0);
+  });
+
   it('corrects a segment in place, finds the correction by search, and undoes it', async () => {
     const first = page.locator('.segment').first();
     const original = (await first.locator('.text').textContent()) ?? '';
@@ -292,6 +317,17 @@ describe('the web app in Chromium', () => {
     await confirm.click();
     await page.waitForURL(/#\/$/);
     expect((await service.api('GET', `/v1/notes/${noteId}`)).status).toBe(404);
+  });
+
+  it('says why a transcription failed', async () => {
+    const broken = join(tmpdir(), 'not-a-recording.wav');
+    await copyFile(await notAudioFixture(), broken);
+    await page.goto(`${base}/#/`);
+    await page.setInputFiles('#upload-file', broken);
+    await page.waitForURL(/#\/notes\//, { timeout: 60_000 });
+    const failure = page.locator('[role="alert"]', { hasText: 'The transcription failed' });
+    await failure.waitFor({ timeout: 60_000 });
+    expect(await failure.textContent()).toMatch(/failed: \S+/);
   });
 
   it('creates an API key shown once, which works until it is revoked', async () => {
