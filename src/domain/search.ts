@@ -6,6 +6,7 @@ import { BadRequestError } from './errors.ts';
 import type { Note } from './note.ts';
 import { scorePassages } from './passages.ts';
 import { processedNotes } from './processed-notes.ts';
+import { searchWithin } from './scoped-search.ts';
 import { decodeSearchCursor, encodeSearchCursor, isAfter, type SearchCursorScope } from './search-cursor.ts';
 import { type Highlight, matchesIn, parseQuery, type SearchQuery, snippetOf } from './search-query.ts';
 import { readTranscription } from './stored-results.ts';
@@ -45,8 +46,6 @@ export interface SearchPage {
 
 /** The most notes one query can page through: the index ranks this many candidates per query. */
 export const MAX_SEARCH_RESULTS = 100;
-/** A collection this small is scored note by note; a larger one keeps the account's best candidates in it. */
-const NOTES_SCORED_ONE_BY_ONE = 100;
 const SEGMENTS_PER_RESULT = 3;
 /** A phrase query reads at most this many pages' worth of transcripts per page it answers. */
 const PHRASE_READ_ROUNDS = 3;
@@ -77,19 +76,17 @@ export async function searchNotes(
     : null;
   if (inCollection?.size === 0) return { results: [], next_cursor: null };
 
-  const oneByOne = inCollection && inCollection.size <= NOTES_SCORED_ONE_BY_ONE;
-  const { hits, idf } = await deps.search.search(accountId, query.terms, {
+  // Every page ranks the same candidates, so a collection's search must choose its path the same way each time.
+  const { hits, idf } = await searchWithin(deps, accountId, query.terms, {
+    scope: inCollection,
     limit: MAX_SEARCH_RESULTS,
+    enough: MAX_SEARCH_RESULTS,
     partitions: states,
-    ...(oneByOne ? { noteIds: [...inCollection] } : {}),
   });
   // Phrases need every one of their terms in the note; the transcript read confirms them adjacent.
   const required = new Set(query.phrases.flat());
   let rest = hits.filter(
-    (hit) =>
-      (!inCollection || inCollection.has(hit.note_id)) &&
-      [...required].every((term) => hit.terms.includes(term)) &&
-      (!position || isAfter(hit, position)),
+    (hit) => [...required].every((term) => hit.terms.includes(term)) && (!position || isAfter(hit, position)),
   );
 
   const results: SearchResultView[] = [];

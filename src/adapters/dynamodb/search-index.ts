@@ -22,6 +22,11 @@ import { GSI1, keys, postingsByWeight } from './keys.ts';
 const POSTINGS_PER_TERM = 200;
 /** Terms of a question that are searched, rarest first (a pasted paragraph must stay cheap). */
 const MAX_QUERY_TERMS = 16;
+/**
+ * Postings a scoped search reads at most (100 per BatchGetItem): a large scope is scored on its
+ * rarest terms only, as many as fit (at least the rarest one).
+ */
+const SCOPED_POSTING_READS = 20_000;
 /** Counter updates in flight while a note is added or removed. */
 const COUNTER_CONCURRENCY = 16;
 /** Stored weights are fixed-point so that they sort as strings. */
@@ -201,7 +206,12 @@ export class DynamoSearchIndex implements SearchIndex {
 
     // Scoped questions score their notes exactly; open ones start from each term's heaviest postings.
     const candidates = options.noteIds
-      ? await this.postings(accountId, terms, options.noteIds, partitions)
+      ? await this.postings(
+          accountId,
+          scopedTerms(terms, options.noteIds.length),
+          options.noteIds,
+          partitions,
+        )
       : await this.topPostings(accountId, terms, partitions);
     const averageLength = averageOf(stats.documents, stats.totalLength);
     let ranked = rank(candidates, idf, averageLength);
@@ -421,6 +431,11 @@ export class DynamoSearchIndex implements SearchIndex {
       terms.map((term) => ({ DeleteRequest: { Key: keys.posting(accountId, term, noteId) } })),
     );
   }
+}
+
+/** The rarest terms whose postings of `notes` notes fit the read budget (terms are rarest first). */
+function scopedTerms(terms: string[], notes: number): string[] {
+  return terms.slice(0, Math.max(1, Math.floor(SCOPED_POSTING_READS / Math.max(notes, 1))));
 }
 
 function averageOf(documents: number, totalLength: number): number {
