@@ -49,6 +49,12 @@ export const MAX_SEARCH_RESULTS = 100;
 const SEGMENTS_PER_RESULT = 3;
 /** A phrase query reads at most this many pages' worth of transcripts per page it answers. */
 const PHRASE_READ_ROUNDS = 3;
+/**
+ * Transcript a page reads at most, in indexed terms (about 150 bytes of stored transcript each, word
+ * timings included: ~15 MB), so 3 rounds of 50 two-hour notes cannot read 180 MB for one page. A
+ * page reads at least one note; one cut short says so with its cursor.
+ */
+const TERMS_READ_PER_PAGE = 100_000;
 const READ_CONCURRENCY = 8;
 
 /**
@@ -92,8 +98,11 @@ export async function searchNotes(
   const results: SearchResultView[] = [];
   let last: SearchHit | undefined;
   const rounds = query.phrases.length > 0 ? PHRASE_READ_ROUNDS : 1;
+  let budget = TERMS_READ_PER_PAGE;
   for (let round = 0; round < rounds && results.length < request.limit && rest.length > 0; round++) {
-    const batch = rest.slice(0, request.limit - results.length);
+    const batch = withinBudget(rest.slice(0, request.limit - results.length), budget, round === 0);
+    if (batch.length === 0) break;
+    budget -= batch.reduce((sum, hit) => sum + hit.length, 0);
     rest = rest.slice(batch.length);
     const notes = await processedNotes(
       deps,
@@ -109,6 +118,18 @@ export async function searchNotes(
     results,
     next_cursor: rest.length > 0 && last ? encodeSearchCursor(scope, last) : null,
   };
+}
+
+/** The first hits whose transcripts fit the budget; on a page's first round at least one (it must move on). */
+function withinBudget(hits: SearchHit[], budget: number, first: boolean): SearchHit[] {
+  let left = budget;
+  let count = 0;
+  for (const hit of hits) {
+    if ((count > 0 || !first) && hit.length > left) break;
+    left -= hit.length;
+    count++;
+  }
+  return hits.slice(0, count);
 }
 
 async function collectionNotes(

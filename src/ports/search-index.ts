@@ -22,6 +22,8 @@ export interface SearchHit {
   score: number;
   /** The question terms this note contains. */
   terms: string[];
+  /** The note's length in indexed terms (stop words left out): what reading its transcript costs. */
+  length: number;
 }
 
 export interface SearchResult {

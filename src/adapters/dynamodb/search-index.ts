@@ -554,7 +554,12 @@ function rank(postings: Posting[], idf: Map<string, number>, averageLength: numb
   const hits = new Map<string, SearchHit>();
   for (const posting of postings) {
     const weight = (idf.get(posting.term) ?? 0) * termWeight(posting.tf, posting.length, averageLength);
-    const hit = hits.get(posting.note_id) ?? { note_id: posting.note_id, score: 0, terms: [] };
+    const hit = hits.get(posting.note_id) ?? {
+      note_id: posting.note_id,
+      score: 0,
+      terms: [],
+      length: posting.length,
+    };
     hit.score += weight;
     if (!hit.terms.includes(posting.term)) hit.terms.push(posting.term);
     hits.set(posting.note_id, hit);
