@@ -209,6 +209,19 @@ describe('the DynamoDB search index behind Ask', () => {
     expect(frequencies.idf.size).toBe(0);
   });
 
+  it('never moves a note back to the partition of an older content', async () => {
+    const accountId = randomUUID();
+    const noteId = randomUUID();
+    // Trashed at version 3; an earlier re-indexing of the active note (version 2) arrives late.
+    await index.add(accountId, noteId, { ...termFrequencies(NOTES.garden), version: 3 }, 'trashed');
+    await index.add(accountId, noteId, { ...termFrequencies(NOTES.garden), version: 2 }, 'active');
+    expect(await index.indexedIn(accountId, noteId)).toBe('trashed');
+    expect(await index.size(accountId)).toBe(0);
+    expect(await index.size(accountId, 'trashed')).toBe(1);
+    await index.remove(accountId, noteId);
+    expect(await itemsMentioning(noteId)).toBe(0);
+  });
+
   it('changes only the postings and counts of the words that changed, in place', async () => {
     const accountId = randomUUID();
     const noteId = randomUUID();

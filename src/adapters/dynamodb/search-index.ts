@@ -93,21 +93,19 @@ export class DynamoSearchIndex implements SearchIndex {
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
       const found = await this.entry(accountId, noteId);
       if (found?.state === 'removing') return;
+      // Newer content is there, or on its way (in whichever partition).
+      if (found && !found.legacy && found.version > version) return;
       if (found && found.partition !== requested) {
         await this.remove(accountId, noteId);
         continue;
       }
-      if (found && !found.legacy) {
-        // Newer content is there, or on its way.
-        if (found.version > version) return;
-        // This very content: done, or an interrupted attempt (a redelivery) to finish.
-        if (found.version === version && found.digest === digest) {
-          if (found.state === 'writing') await this.write(accountId, noteId, found);
-          return;
-        }
+      // This very content: done, or an interrupted attempt (a redelivery) to finish.
+      if (found && !found.legacy && found.version === version && found.digest === digest) {
+        if (found.state === 'writing') await this.write(accountId, noteId, found);
+        return;
       }
       if (found && settled(found) && found.digest === digest) {
-        // The same words under a newer version (e.g. trashed and restored): nothing to rewrite.
+        // The same words under a newer version (e.g. only speakers corrected): nothing to rewrite.
         if (
           await this.updateEntryIf(accountId, noteId, found, 'SET version = :version', {
             ':version': version,
