@@ -5,15 +5,12 @@
  * the local extractive engine.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ExtractiveInsightsEngine } from '../src/adapters/extractive/engine.ts';
 import { syncNoteIndex } from '../src/domain/note-index.ts';
 import { termFrequencies } from '../src/domain/search-terms.ts';
-import type { startLocalRuntime as StartLocalRuntime } from '../src/local/runtime.ts';
 import { syntheticTranscription } from '../test/fixtures/insights/synthetic.ts';
 import { storeTranscribedNote } from '../test/support/stored-notes.ts';
+import { startInProcessRuntime } from './in-process.ts';
 
 export { storeTranscribedNote };
 
@@ -65,24 +62,9 @@ export interface AskBenchResult {
 }
 
 export async function askBench(): Promise<AskBenchResult> {
-  // The runtime runs in this process: its request logs would bury the table.
-  process.env.NOTES_LOG_LEVEL ??= 'WARN';
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  const { startLocalRuntime } = (await import('../src/local/runtime.ts')) as {
-    startLocalRuntime: typeof StartLocalRuntime;
-  };
-  const { getServices: loadServices } = await import('../src/services.ts');
-  const dataDir = await mkdtemp(join(tmpdir(), 'notes-bench-ask-'));
-  const runtime = await startLocalRuntime({
-    dataDir,
-    port: 0,
-    storagePort: 0,
-    workers: false,
-    log: () => undefined,
-  });
+  const runtime = await startInProcessRuntime('ask');
   try {
-    const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
-    const services = loadServices();
+    const { apiKey, services } = runtime;
     const account = (await call(runtime.apiUrl, apiKey, 'GET', '/v1/account')).body.account_id as string;
     const random = seeded(42);
 
@@ -170,7 +152,6 @@ export async function askBench(): Promise<AskBenchResult> {
     };
   } finally {
     await runtime.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

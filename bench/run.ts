@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage | corrections | web-app]`
+ * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app]`
  * (`recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
@@ -12,6 +12,7 @@ import { apiLatency, apiTable } from './api-latency.ts';
 import { main as apiUnderWork } from './api-under-work.ts';
 import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
+import { correctionIndexBench, correctionIndexTable } from './correction-index.ts';
 import { main as longRecording } from './long-recording.ts';
 import { main as recogniserSettings } from './recogniser-settings.ts';
 import { searchBench, searchTable } from './search.ts';
@@ -36,6 +37,7 @@ const NAMES = [
   'bundles',
   'storage',
   'corrections',
+  'correction-index',
   'web-app',
 ];
 if (!NAMES.includes(which)) {
@@ -132,6 +134,13 @@ if (which === 'all' || which === 'corrections') {
   const result = correctionsBench();
   results.corrections = result;
   console.log(`${correctionsTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'correction-index') {
+  console.log('Transcript corrections and renames: what they cost the search index on a 15,000-word note');
+  const result = await correctionIndexBench();
+  results.correction_index = result;
+  console.log(`${correctionIndexTable(result)}\n`);
 }
 
 if (which === 'all' || which === 'web-app') {

@@ -6,14 +6,11 @@
  * the same synthetic text as the Ask benchmark, so nothing is transcribed.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DynamoSearchIndex } from '../src/adapters/dynamodb/search-index.ts';
 import { forEachLimited } from '../src/domain/concurrency.ts';
 import { termFrequencies } from '../src/domain/search-terms.ts';
-import type { startLocalRuntime as StartLocalRuntime } from '../src/local/runtime.ts';
 import { call, noteText, percentiles, pick, round, SUBJECTS, seeded, storeTranscribedNote } from './ask.ts';
+import { startInProcessRuntime } from './in-process.ts';
 
 const SIZES = [10, 1_000, 10_000];
 const QUERIES = 100;
@@ -40,23 +37,9 @@ export interface SearchBenchRow {
 }
 
 export async function searchBench(): Promise<SearchBenchRow[]> {
-  process.env.NOTES_LOG_LEVEL ??= 'WARN';
-  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  const { startLocalRuntime } = (await import('../src/local/runtime.ts')) as {
-    startLocalRuntime: typeof StartLocalRuntime;
-  };
-  const { getServices } = await import('../src/services.ts');
-  const dataDir = await mkdtemp(join(tmpdir(), 'notes-bench-search-'));
-  const runtime = await startLocalRuntime({
-    dataDir,
-    port: 0,
-    storagePort: 0,
-    workers: false,
-    log: () => undefined,
-  });
+  const runtime = await startInProcessRuntime('search');
   try {
-    const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
-    const services = getServices();
+    const { apiKey, services } = runtime;
     const index = services.search as DynamoSearchIndex;
     const account = (await call(runtime.apiUrl, apiKey, 'GET', '/v1/account')).body.account_id as string;
     const random = seeded(11);
@@ -130,7 +113,6 @@ export async function searchBench(): Promise<SearchBenchRow[]> {
     return rows;
   } finally {
     await runtime.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -5,6 +5,7 @@ import { BadRequestError } from './errors.ts';
 import type { Note } from './note.ts';
 import { passagesOf, scorePassages } from './passages.ts';
 import { processedNotes } from './processed-notes.ts';
+import { searchWithin } from './scoped-search.ts';
 import { searchTerms } from './search-terms.ts';
 import { readTranscription } from './stored-results.ts';
 
@@ -35,11 +36,7 @@ export interface AskAnswer {
 
 /** Candidate notes taken from the index, then the notes whose passages are read. */
 const CANDIDATE_NOTES = 20;
-/**
- * A scope of up to this many notes is searched note by note (a few reads per note and term); a larger
- * one (a big collection) takes the account's best candidates and keeps those in scope.
- */
-const NOTES_SCORED_ONE_BY_ONE = 100;
+/** A large scope (a big collection) first looks for its notes among this many of the account's best. */
 const CANDIDATES_FOR_A_LARGE_SCOPE = 200;
 const NOTES_READ = 5;
 /** Passages given to the answer engine, and at most this many from one note. */
@@ -71,10 +68,10 @@ export async function askWorkspace(
   }
   const { question } = request;
   const terms = searchTerms(question);
-  const oneByOne = inScope && inScope.size <= NOTES_SCORED_ONE_BY_ONE;
-  const { hits, idf, indexedNotes } = await deps.search.search(accountId, terms, {
-    limit: inScope && !oneByOne ? CANDIDATES_FOR_A_LARGE_SCOPE : CANDIDATE_NOTES,
-    ...(inScope && oneByOne ? { noteIds: [...inScope.keys()] } : {}),
+  const { hits, idf, indexedNotes } = await searchWithin(deps, accountId, terms, {
+    scope: inScope ? new Set(inScope.keys()) : null,
+    limit: inScope ? CANDIDATES_FOR_A_LARGE_SCOPE : CANDIDATE_NOTES,
+    enough: NOTES_READ,
   });
   if (!inScope && indexedNotes === 0) {
     throw new BadRequestError('There are no processed notes to ask about yet: transcribe a recording first');

@@ -8,24 +8,21 @@ import { readTranscription } from './stored-results.ts';
  * partition when it is active and its transcription is completed, in the trashed partition when it is
  * trashed with a completed transcription (searchable on request, never seen by Ask), absent otherwise.
  * Trashing or restoring moves the note's postings from one partition to the other. Called where that
- * can change (a transcript completes, a note is trashed or restored); safe to call any number of times.
- * A transcript that changed is re-indexed by `search.remove` followed by this call. Ask and search
- * also check each note they return, so a lagging index can cost recall but never leak a trashed or
- * deleted note.
+ * can change (a transcript completes or is corrected, a note is renamed, trashed or restored); safe to
+ * call any number of times. A changed title or transcript is updated in place, term by term, and the
+ * content's version (the later of the note's and the transcript's last change, both strictly
+ * increasing) lets the newest content win when two of these calls overlap. Ask and search also check
+ * each note they return, so a lagging index can cost recall but never leak a trashed or deleted note.
  */
 export async function syncNoteIndex(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const wanted = await indexableTranscription(deps, accountId, noteId);
     if (!wanted) return deps.search.remove(accountId, noteId);
     const current = await deps.search.indexedIn(accountId, noteId);
+    if (current && current !== wanted.partition) await deps.search.remove(accountId, noteId);
+    const document = { ...termFrequencies(`${wanted.title}\n${wanted.text}`), version: wanted.version };
+    await deps.search.add(accountId, noteId, document, wanted.partition);
     if (current === wanted.partition) return;
-    if (current) await deps.search.remove(accountId, noteId);
-    await deps.search.add(
-      accountId,
-      noteId,
-      termFrequencies(`${wanted.title}\n${wanted.text}`),
-      wanted.partition,
-    );
     // The note may have been trashed, restored or deleted while it was being added: check once more.
   }
 }
@@ -34,7 +31,7 @@ async function indexableTranscription(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
-): Promise<{ title: string; text: string; partition: IndexPartition } | null> {
+): Promise<{ title: string; text: string; partition: IndexPartition; version: number } | null> {
   const [note, job] = await Promise.all([
     deps.notes.getNote(accountId, noteId),
     deps.notes.getJob(accountId, noteId, 'transcription'),
@@ -42,5 +39,10 @@ async function indexableTranscription(
   if (!note || job?.status !== 'completed') return null;
   const transcription = await readTranscription(deps, accountId, noteId);
   if (transcription === 'unreadable') return null;
-  return { title: note.title, text: transcription.full_text, partition: note.state };
+  return {
+    title: note.title,
+    text: transcription.full_text,
+    partition: note.state,
+    version: Math.max(note.updated_at, job.updated_at),
+  };
 }

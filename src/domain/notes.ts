@@ -91,7 +91,6 @@ export async function updateNote(
     : await deps.notes.updateNote(accountId, noteId, changes, deps.now());
   if (!updated) throw new NotFoundError(`No note with ID ${noteId}`);
   // Trashing or restoring moves the note between the index's partitions; a new title is re-indexed.
-  if (changes.title !== undefined) await deps.search.remove(accountId, noteId);
   if (changes.state !== undefined || changes.title !== undefined)
     await syncNoteIndex(deps, accountId, noteId);
   return getNote(deps, accountId, noteId);

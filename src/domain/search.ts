@@ -6,6 +6,7 @@ import { BadRequestError } from './errors.ts';
 import type { Note } from './note.ts';
 import { scorePassages } from './passages.ts';
 import { processedNotes } from './processed-notes.ts';
+import { searchWithin } from './scoped-search.ts';
 import { decodeSearchCursor, encodeSearchCursor, isAfter, type SearchCursorScope } from './search-cursor.ts';
 import { type Highlight, matchesIn, parseQuery, type SearchQuery, snippetOf } from './search-query.ts';
 import { readTranscription } from './stored-results.ts';
@@ -45,11 +46,15 @@ export interface SearchPage {
 
 /** The most notes one query can page through: the index ranks this many candidates per query. */
 export const MAX_SEARCH_RESULTS = 100;
-/** A collection this small is scored note by note; a larger one keeps the account's best candidates in it. */
-const NOTES_SCORED_ONE_BY_ONE = 100;
 const SEGMENTS_PER_RESULT = 3;
 /** A phrase query reads at most this many pages' worth of transcripts per page it answers. */
 const PHRASE_READ_ROUNDS = 3;
+/**
+ * Transcript a page reads at most, in indexed terms (about 150 bytes of stored transcript each, word
+ * timings included: ~15 MB), so 3 rounds of 50 two-hour notes cannot read 180 MB for one page. A
+ * page reads at least one note; one cut short says so with its cursor.
+ */
+const TERMS_READ_PER_PAGE = 100_000;
 const READ_CONCURRENCY = 8;
 
 /**
@@ -77,26 +82,27 @@ export async function searchNotes(
     : null;
   if (inCollection?.size === 0) return { results: [], next_cursor: null };
 
-  const oneByOne = inCollection && inCollection.size <= NOTES_SCORED_ONE_BY_ONE;
-  const { hits, idf } = await deps.search.search(accountId, query.terms, {
+  // Every page ranks the same candidates, so a collection's search must choose its path the same way each time.
+  const { hits, idf } = await searchWithin(deps, accountId, query.terms, {
+    scope: inCollection,
     limit: MAX_SEARCH_RESULTS,
+    enough: MAX_SEARCH_RESULTS,
     partitions: states,
-    ...(oneByOne ? { noteIds: [...inCollection] } : {}),
   });
   // Phrases need every one of their terms in the note; the transcript read confirms them adjacent.
   const required = new Set(query.phrases.flat());
   let rest = hits.filter(
-    (hit) =>
-      (!inCollection || inCollection.has(hit.note_id)) &&
-      [...required].every((term) => hit.terms.includes(term)) &&
-      (!position || isAfter(hit, position)),
+    (hit) => [...required].every((term) => hit.terms.includes(term)) && (!position || isAfter(hit, position)),
   );
 
   const results: SearchResultView[] = [];
   let last: SearchHit | undefined;
   const rounds = query.phrases.length > 0 ? PHRASE_READ_ROUNDS : 1;
+  let budget = TERMS_READ_PER_PAGE;
   for (let round = 0; round < rounds && results.length < request.limit && rest.length > 0; round++) {
-    const batch = rest.slice(0, request.limit - results.length);
+    const batch = withinBudget(rest.slice(0, request.limit - results.length), budget, round === 0);
+    if (batch.length === 0) break;
+    budget -= batch.reduce((sum, hit) => sum + hit.length, 0);
     rest = rest.slice(batch.length);
     const notes = await processedNotes(
       deps,
@@ -112,6 +118,18 @@ export async function searchNotes(
     results,
     next_cursor: rest.length > 0 && last ? encodeSearchCursor(scope, last) : null,
   };
+}
+
+/** The first hits whose transcripts fit the budget; on a page's first round at least one (it must move on). */
+function withinBudget(hits: SearchHit[], budget: number, first: boolean): SearchHit[] {
+  let left = budget;
+  let count = 0;
+  for (const hit of hits) {
+    if ((count > 0 || !first) && hit.length > left) break;
+    left -= hit.length;
+    count++;
+  }
+  return hits.slice(0, count);
 }
 
 async function collectionNotes(

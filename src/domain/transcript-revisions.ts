@@ -132,8 +132,7 @@ async function changeTranscript(
     if (written) await deps.blobs.delete(written);
     throw new PreconditionFailedError(TRANSCRIPT_CHANGED);
   }
-  // The index holds the old words: dropped, then rebuilt from the current transcript.
-  await deps.search.remove(accountId, noteId);
+  // The index moves to the new words in place: only the terms the change touched are rewritten.
   await syncNoteIndex(deps, accountId, noteId);
   return transcriptionView(transcription, note.speaker_names);
 }

@@ -2,6 +2,11 @@
 export interface IndexedDocument {
   terms: Map<string, number>;
   length: number;
+  /**
+   * Orders the contents of one note (higher is newer; 0 when omitted): the index keeps the newest
+   * content it was given, so a re-indexing that finishes late never puts older words back.
+   */
+  version?: number;
 }
 
 /**
@@ -17,6 +22,8 @@ export interface SearchHit {
   score: number;
   /** The question terms this note contains. */
   terms: string[];
+  /** The note's length in indexed terms (stop words left out): what reading its transcript costs. */
+  length: number;
 }
 
 export interface SearchResult {
@@ -35,7 +42,11 @@ export interface SearchResult {
  * search can reach another account's notes.
  */
 export interface SearchIndex {
-  /** Adds a note to a partition unless it is already in the index (adding twice is harmless). */
+  /**
+   * Puts the note's content in a partition, unless a newer version of it is there: a note not yet in
+   * the index is added; one in the index is changed in place (only the terms whose frequency changed),
+   * so it stays searchable meanwhile. Adding the same version twice is harmless.
+   */
   add(
     accountId: string,
     noteId: string,

@@ -179,4 +179,81 @@ describe('the DynamoDB search index behind Ask', () => {
     await index.remove(accountId, ids.budget ?? '');
     expect(await index.size(accountId)).toBe(3);
   });
+  it('ends on the newer text when an older re-indexing overlaps a newer one, whichever starts first', async () => {
+    const accountId = randomUUID();
+    const long = Array.from({ length: 600 }, (_, i) => `word${i.toString(36)}`).join(' ');
+    const newer = { ...termFrequencies(`corrected zebrafish ${long}`), version: 2 };
+    const older = { ...termFrequencies(`original pangolin ${long}`), version: 1 };
+    const found = async (noteId: string, word: string) =>
+      (await index.search(accountId, [word], { limit: 10 })).hits.some((hit) => hit.note_id === noteId);
+    // From an outside review: the later add resumed the other's entry as its own and left its words.
+    for (const [first, second, delay] of [
+      [newer, older, 20],
+      [newer, older, 100],
+      [older, newer, 20],
+    ] as const) {
+      const noteId = randomUUID();
+      const one = index.add(accountId, noteId, first);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      await Promise.all([one, index.add(accountId, noteId, second)]);
+      expect(await index.indexedIn(accountId, noteId)).toBe('active');
+      expect(await found(noteId, 'zebrafish')).toBe(true);
+      expect(await found(noteId, 'pangolin')).toBe(false);
+      expect(await found(noteId, 'word1a')).toBe(true);
+      await index.remove(accountId, noteId);
+      expect(await itemsMentioning(noteId)).toBe(0);
+    }
+    // Every note was removed again: no count is left behind.
+    expect(await index.size(accountId)).toBe(0);
+    const frequencies = await index.search(accountId, ['zebrafish', 'pangolin', 'word1a'], { limit: 1 });
+    expect(frequencies.idf.size).toBe(0);
+  });
+
+  it('never moves a note back to the partition of an older content', async () => {
+    const accountId = randomUUID();
+    const noteId = randomUUID();
+    // Trashed at version 3; an earlier re-indexing of the active note (version 2) arrives late.
+    await index.add(accountId, noteId, { ...termFrequencies(NOTES.garden), version: 3 }, 'trashed');
+    await index.add(accountId, noteId, { ...termFrequencies(NOTES.garden), version: 2 }, 'active');
+    expect(await index.indexedIn(accountId, noteId)).toBe('trashed');
+    expect(await index.size(accountId)).toBe(0);
+    expect(await index.size(accountId, 'trashed')).toBe(1);
+    await index.remove(accountId, noteId);
+    expect(await itemsMentioning(noteId)).toBe(0);
+  });
+
+  it('changes only the postings and counts of the words that changed, in place', async () => {
+    const accountId = randomUUID();
+    const noteId = randomUUID();
+    const words = Array.from({ length: 3000 }, (_, i) => `term${(i % 500).toString(36)}`).join(' ');
+    await index.add(accountId, noteId, { ...termFrequencies(`budget review ${words}`), version: 1 });
+    let calls = 0;
+    const counting = new DynamoSearchIndex(
+      new Proxy(db, {
+        get: (target, property, receiver) =>
+          property === 'send'
+            ? (...args: Parameters<typeof db.send>) => {
+                calls++;
+                return target.send(...args);
+              }
+            : Reflect.get(target, property, receiver),
+      }),
+      table.emulators.tableName,
+    );
+    await counting.add(accountId, noteId, { ...termFrequencies(`budget forecast ${words}`), version: 2 });
+    // Read the entry, claim it, two counters up, record, index size, one batch of postings, commit, one counter down.
+    expect(calls).toBeLessThanOrEqual(10);
+    const hits = async (word: string) =>
+      (await index.search(accountId, [word], { limit: 5 })).hits.map((hit) => hit.note_id);
+    expect(await hits('forecast')).toEqual([noteId]);
+    expect(await hits('review')).toEqual([]);
+    expect(await hits('term9')).toEqual([noteId]);
+    expect(await index.size(accountId)).toBe(1);
+    // An older content arriving late changes nothing.
+    await index.add(accountId, noteId, { ...termFrequencies(`budget review ${words}`), version: 1 });
+    expect(await hits('forecast')).toEqual([noteId]);
+    await index.remove(accountId, noteId);
+    expect(await itemsMentioning(noteId)).toBe(0);
+    expect((await index.search(accountId, ['forecast', 'review', 'budget'], { limit: 1 })).idf.size).toBe(0);
+  });
 });

@@ -16,33 +16,33 @@ import type {
 } from '../../ports/search-index.ts';
 import { batchGetAll, batchWriteAll, forEachLimited } from './batch.ts';
 import { writeIf } from './client.ts';
+import {
+  claimFrom,
+  countedTerms,
+  digestOf,
+  type IndexEntry,
+  parseEntry,
+  postedTerms,
+  settled,
+  unchangedSince,
+} from './index-entry.ts';
 import { GSI1, keys, postingsByWeight } from './keys.ts';
 
 /** Postings read per question term: the notes where the term weighs most. */
 const POSTINGS_PER_TERM = 200;
 /** Terms of a question that are searched, rarest first (a pasted paragraph must stay cheap). */
 const MAX_QUERY_TERMS = 16;
+/**
+ * Postings a scoped search reads at most (100 per BatchGetItem): a large scope is scored on its
+ * rarest terms only, as many as fit (at least the rarest one).
+ */
+const SCOPED_POSTING_READS = 20_000;
 /** Counter updates in flight while a note is added or removed. */
 const COUNTER_CONCURRENCY = 16;
+/** Tries at claiming a note's entry before giving way to the writers that keep changing it. */
+const CLAIM_ATTEMPTS = 5;
 /** Stored weights are fixed-point so that they sort as strings. */
 const WEIGHT_SCALE = 10_000_000;
-
-/**
- * A note's entry says which terms it added (to take them out again) and whether it is counted in the
- * document frequencies. `writing` and `removing` mark a note whose postings are being written or
- * deleted; only the caller that creates the entry or moves it to `removing` proceeds, so concurrent
- * calls do not count a note twice. A process that dies between counting and marking the entry leaves
- * it counted twice: counts only weight terms, so that costs a little ranking precision, not results.
- */
-type EntryState = 'writing' | 'indexed' | 'removing';
-interface IndexEntry {
-  terms: string[];
-  length: number;
-  state: EntryState;
-  counted: boolean;
-  /** Absent on entries written before trashed notes were indexed: those are active. */
-  partition: IndexPartition;
-}
 
 interface Posting {
   note_id: string;
@@ -75,39 +75,51 @@ export class DynamoSearchIndex implements SearchIndex {
     private readonly tableName: string,
   ) {}
 
+  /**
+   * Brings the note's postings and counters to `document`, unless a newer version (or this one) is
+   * already there. A writer claims the entry with a conditional write on the version it read, so of
+   * two writers the later claim wins and the other stops at its next step and puts back what it wrote
+   * over the winner's postings. Only the terms whose frequency changed are written: a one-word
+   * correction costs a few postings and counters, and the note stays searchable throughout.
+   */
   async add(
     accountId: string,
     noteId: string,
     document: IndexedDocument,
     requested: IndexPartition = 'active',
   ): Promise<void> {
-    const terms = [...document.terms.keys()];
-    let entry = await this.entry(accountId, noteId);
-    if (entry?.state === 'indexed' || entry?.state === 'removing') return;
-    if (!entry) {
-      entry = { terms, length: document.length, state: 'writing', counted: false, partition: requested };
-      if (!(await this.createEntry(accountId, noteId, entry))) return;
+    const version = document.version ?? 0;
+    const digest = digestOf(document);
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      const found = await this.entry(accountId, noteId);
+      if (found?.state === 'removing') return;
+      // Newer content is there, or on its way (in whichever partition).
+      if (found && !found.legacy && found.version > version) return;
+      if (found && found.partition !== requested) {
+        await this.remove(accountId, noteId);
+        continue;
+      }
+      // This very content: done, or an interrupted attempt (a redelivery) to finish.
+      if (found && !found.legacy && found.version === version && found.digest === digest) {
+        if (found.state === 'writing') await this.write(accountId, noteId, found);
+        return;
+      }
+      if (found && settled(found) && found.digest === digest) {
+        // The same words under a newer version (e.g. only speakers corrected): nothing to rewrite.
+        if (
+          await this.updateEntryIf(accountId, noteId, found, 'SET version = :version', {
+            ':version': version,
+          })
+        )
+          return;
+        continue;
+      }
+      const claimed = claimFrom(found, document, requested);
+      if (await this.putEntryIf(accountId, noteId, claimed, found)) {
+        await this.write(accountId, noteId, claimed);
+        return;
+      }
     }
-    // An addition that stopped half-way is finished in the partition it started in.
-    const { partition } = entry;
-
-    const stats = await this.stats(accountId, partition);
-    const extra = entry.counted ? 0 : 1;
-    const averageLength = averageOf(stats.documents + extra, stats.totalLength + extra * document.length);
-    await batchWriteAll(
-      this.db,
-      this.tableName,
-      [...document.terms].map(([term, tf]) => ({
-        PutRequest: {
-          Item: this.postingItem(accountId, noteId, term, tf, document.length, averageLength, partition),
-        },
-      })),
-    );
-    if (!entry.counted) await this.count(accountId, partition, terms, document.length, +1);
-    if (await this.markIndexed(accountId, noteId)) return;
-    // Removed while being added: take back what this call wrote.
-    await this.deletePostings(accountId, noteId, terms);
-    if (!entry.counted) await this.count(accountId, partition, terms, document.length, -1);
   }
 
   /**
@@ -125,48 +137,62 @@ export class DynamoSearchIndex implements SearchIndex {
     const averageLength = averageOf(stats.documents + documents.length, stats.totalLength + addedLength);
     const frequencies = new Map<string, number>();
     const requests = documents.flatMap(({ noteId, document }) => {
-      const terms = [...document.terms.keys()];
-      for (const term of terms) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
-      const entry: IndexEntry = {
-        terms,
-        length: document.length,
-        state: 'indexed',
-        counted: true,
-        partition,
-      };
+      for (const term of document.terms.keys()) frequencies.set(term, (frequencies.get(term) ?? 0) + 1);
+      const {
+        pending: _p,
+        uncounted: _u,
+        overcounted: _o,
+        counted_length: _l,
+        counted_doc: _d,
+        ...entry
+      } = claimFrom(null, document, partition);
       return [
-        { PutRequest: { Item: { ...keys.noteIndexEntry(accountId, noteId), note_id: noteId, ...entry } } },
+        {
+          PutRequest: {
+            Item: { ...keys.noteIndexEntry(accountId, noteId), note_id: noteId, ...entry, state: 'indexed' },
+          },
+        },
         ...[...document.terms].map(([term, tf]) => ({
           PutRequest: {
-            Item: this.postingItem(accountId, noteId, term, tf, document.length, averageLength, partition),
+            Item: this.postingItem(accountId, noteId, { term, tf, averageLength, ...entry }),
           },
         })),
       ];
     });
     await batchWriteAll(this.db, this.tableName, requests, COUNTER_CONCURRENCY);
-    await this.db.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.indexStats(accountId, partition),
-        UpdateExpression: 'ADD documents :d, total_length :l',
-        ExpressionAttributeValues: { ':d': documents.length, ':l': addedLength },
-      }),
-    );
+    await this.addToStats(accountId, partition, documents.length, addedLength);
     await forEachLimited([...frequencies], COUNTER_CONCURRENCY, ([term, df]) =>
       this.addToDf(accountId, partition, term, df),
     );
   }
 
   async remove(accountId: string, noteId: string): Promise<void> {
-    const entry = await this.entry(accountId, noteId);
-    if (!entry) return;
-    // Whoever moves the entry to `removing` takes the note out of the counters; a retry only deletes.
-    const won = entry.state !== 'removing' && (await this.markRemoving(accountId, noteId));
-    await this.deletePostings(accountId, noteId, entry.terms);
-    if (won && entry.counted) await this.count(accountId, entry.partition, entry.terms, entry.length, -1);
-    await this.db.send(
-      new DeleteCommand({ TableName: this.tableName, Key: keys.noteIndexEntry(accountId, noteId) }),
-    );
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      const entry = await this.entry(accountId, noteId);
+      if (!entry) return;
+      // Whoever moves the entry to `removing` takes the note out of the counters; a retry only deletes.
+      const won =
+        entry.state !== 'removing' &&
+        (await this.updateEntryIf(accountId, noteId, entry, 'SET #state = :removing', {
+          ':removing': 'removing',
+        }));
+      if (entry.state !== 'removing' && !won) continue;
+      await this.deletePostings(accountId, noteId, postedTerms(entry));
+      if (won) {
+        const counted = countedTerms(entry);
+        const counts = settled(entry)
+          ? { documents: 1, length: entry.length }
+          : { documents: entry.counted_doc ? 1 : 0, length: entry.counted_length };
+        await this.addToStats(accountId, entry.partition, -counts.documents, -counts.length);
+        await forEachLimited([...counted], COUNTER_CONCURRENCY, (term) =>
+          this.addToDf(accountId, entry.partition, term, -1),
+        );
+      }
+      await this.db.send(
+        new DeleteCommand({ TableName: this.tableName, Key: keys.noteIndexEntry(accountId, noteId) }),
+      );
+      return;
+    }
   }
 
   async indexedIn(accountId: string, noteId: string): Promise<IndexPartition | null> {
@@ -201,7 +227,12 @@ export class DynamoSearchIndex implements SearchIndex {
 
     // Scoped questions score their notes exactly; open ones start from each term's heaviest postings.
     const candidates = options.noteIds
-      ? await this.postings(accountId, terms, options.noteIds, partitions)
+      ? await this.postings(
+          accountId,
+          scopedTerms(terms, options.noteIds.length),
+          options.noteIds,
+          partitions,
+        )
       : await this.topPostings(accountId, terms, partitions);
     const averageLength = averageOf(stats.documents, stats.totalLength);
     let ranked = rank(candidates, idf, averageLength);
@@ -288,23 +319,112 @@ export class DynamoSearchIndex implements SearchIndex {
     return { documents: Number(Item?.documents ?? 0), totalLength: Number(Item?.total_length ?? 0) };
   }
 
-  private async count(
+  /**
+   * Carries out a claimed entry: counters up first (a crash before the entry records them counts
+   * them again, never too little), then the pending postings, then the entry marked indexed, then
+   * the counters of the terms the note lost. Every entry update is conditional on the claim: a writer
+   * overtaken by a newer one stops, and puts back any posting it wrote over the newer one's.
+   */
+  private async write(accountId: string, noteId: string, entry: IndexEntry): Promise<void> {
+    const { partition } = entry;
+    const lengthChange = entry.length - entry.counted_length;
+    if (entry.uncounted.length > 0 || !entry.counted_doc || lengthChange !== 0) {
+      await this.addToStats(accountId, partition, entry.counted_doc ? 0 : 1, lengthChange);
+      await forEachLimited(entry.uncounted, COUNTER_CONCURRENCY, (term) =>
+        this.addToDf(accountId, partition, term, 1),
+      );
+      const recorded = await this.updateEntryIf(
+        accountId,
+        noteId,
+        entry,
+        'SET uncounted = :none, counted_doc = :true, counted_length = :length',
+        { ':none': [], ':true': true, ':length': entry.length },
+      );
+      // Overtaken before recording them: the new claim did not see them counted, so take them back.
+      if (!recorded) return this.uncount(accountId, entry, lengthChange);
+    }
+    const stats = await this.stats(accountId, partition);
+    const averageLength = averageOf(stats.documents, stats.totalLength);
+    await batchWriteAll(
+      this.db,
+      this.tableName,
+      entry.pending.map((term) => {
+        const tf = entry.tfs[term];
+        return tf === undefined
+          ? { DeleteRequest: { Key: keys.posting(accountId, term, noteId) } }
+          : {
+              PutRequest: {
+                Item: this.postingItem(accountId, noteId, { ...entry, term, tf, averageLength }),
+              },
+            };
+      }),
+    );
+    const committed = await this.updateEntryIf(
+      accountId,
+      noteId,
+      entry,
+      'SET #state = :indexed REMOVE pending, uncounted, overcounted, counted_length, counted_doc',
+      { ':indexed': 'indexed' },
+    );
+    if (!committed) return this.undoOvertaken(accountId, noteId, entry);
+    await forEachLimited(entry.overcounted, COUNTER_CONCURRENCY, (term) =>
+      this.addToDf(accountId, partition, term, -1),
+    );
+  }
+
+  private async uncount(accountId: string, entry: IndexEntry, lengthChange: number): Promise<void> {
+    await this.addToStats(accountId, entry.partition, entry.counted_doc ? 0 : -1, -lengthChange);
+    await forEachLimited(entry.uncounted, COUNTER_CONCURRENCY, (term) =>
+      this.addToDf(accountId, entry.partition, term, -1),
+    );
+  }
+
+  /**
+   * This writer's postings (those still carrying its version) become what the entry now says: the
+   * newer writer's, or nothing when the note is being removed. Conditional on each posting, so a
+   * posting the newer writer already wrote is left alone.
+   */
+  private async undoOvertaken(accountId: string, noteId: string, mine: IndexEntry): Promise<void> {
+    const now = await this.entry(accountId, noteId);
+    const winner = now && now.state !== 'removing' ? now : null;
+    const stats = winner ? await this.stats(accountId, winner.partition) : null;
+    const averageLength = stats ? averageOf(stats.documents, stats.totalLength) : 1;
+    await forEachLimited(mine.pending, COUNTER_CONCURRENCY, async (term) => {
+      const tf = winner?.tfs[term];
+      const key = keys.posting(accountId, term, noteId);
+      const values = { ':mine': mine.version };
+      await writeIf(
+        this.db,
+        winner && tf !== undefined
+          ? new PutCommand({
+              TableName: this.tableName,
+              Item: this.postingItem(accountId, noteId, { ...winner, term, tf, averageLength }),
+              ConditionExpression: 'attribute_not_exists(pk) OR version = :mine',
+              ExpressionAttributeValues: values,
+            })
+          : new DeleteCommand({
+              TableName: this.tableName,
+              Key: key,
+              ConditionExpression: 'version = :mine',
+              ExpressionAttributeValues: values,
+            }),
+      );
+    });
+  }
+
+  private async addToStats(
     accountId: string,
     partition: IndexPartition,
-    terms: string[],
+    documents: number,
     length: number,
-    delta: 1 | -1,
   ): Promise<void> {
     await this.db.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.indexStats(accountId, partition),
         UpdateExpression: 'ADD documents :d, total_length :l',
-        ExpressionAttributeValues: { ':d': delta, ':l': delta * length },
+        ExpressionAttributeValues: { ':d': documents, ':l': length },
       }),
-    );
-    await forEachLimited(terms, COUNTER_CONCURRENCY, (term) =>
-      this.addToDf(accountId, partition, term, delta),
     );
   }
 
@@ -325,15 +445,20 @@ export class DynamoSearchIndex implements SearchIndex {
     );
   }
 
+  /** A posting carries the note's length and the version that wrote it (see undoOvertaken). */
   private postingItem(
     accountId: string,
     noteId: string,
-    term: string,
-    tf: number,
-    length: number,
-    averageLength: number,
-    partition: IndexPartition,
+    posting: {
+      term: string;
+      tf: number;
+      posted_length: number;
+      averageLength: number;
+      partition: IndexPartition;
+      version: number;
+    },
   ): Record<string, unknown> {
+    const { term, tf, posted_length: length, averageLength, partition, version } = posting;
     return {
       ...keys.posting(accountId, term, noteId),
       ...keys.postingIndex(
@@ -348,6 +473,7 @@ export class DynamoSearchIndex implements SearchIndex {
       tf,
       length,
       partition,
+      version,
     };
   }
 
@@ -359,57 +485,47 @@ export class DynamoSearchIndex implements SearchIndex {
         ConsistentRead: true,
       }),
     );
-    if (!Item) return null;
-    return {
-      terms: Item.terms as string[],
-      length: Number(Item.length),
-      state: Item.state as EntryState,
-      counted: Item.counted === true,
-      partition: (Item.partition as IndexPartition | undefined) ?? 'active',
-    };
+    return Item ? parseEntry(Item) : null;
   }
 
-  private async createEntry(accountId: string, noteId: string, entry: IndexEntry): Promise<boolean> {
+  /** Writes a claimed entry if the stored one is still `found`. */
+  private putEntryIf(
+    accountId: string,
+    noteId: string,
+    entry: IndexEntry,
+    found: IndexEntry | null,
+  ): Promise<boolean> {
+    const { condition, values } = unchangedSince(found);
     return writeIf(
       this.db,
       new PutCommand({
         TableName: this.tableName,
         Item: { ...keys.noteIndexEntry(accountId, noteId), note_id: noteId, ...entry },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: condition,
+        ...(found ? { ExpressionAttributeNames: { '#state': 'state' } } : {}),
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
       }),
     );
   }
 
-  /** `writing` -> `indexed` (and counted); false when the entry was removed meanwhile. */
-  private markIndexed(accountId: string, noteId: string): Promise<boolean> {
-    return this.transition(accountId, noteId, 'writing', 'SET #state = :next, counted = :true', 'indexed');
-  }
-
-  /** -> `removing`; false when another caller got there first or the entry is gone. */
-  private markRemoving(accountId: string, noteId: string): Promise<boolean> {
-    return this.transition(accountId, noteId, null, 'SET #state = :next', 'removing');
-  }
-
-  private async transition(
+  /** Updates the entry if it is still `expected`; false when another writer or a removal got there. */
+  private updateEntryIf(
     accountId: string,
     noteId: string,
-    from: EntryState | null,
+    expected: IndexEntry,
     update: string,
-    next: EntryState,
+    values: Record<string, unknown>,
   ): Promise<boolean> {
+    const { condition, values: was } = unchangedSince(expected);
     return writeIf(
       this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.noteIndexEntry(accountId, noteId),
         UpdateExpression: update,
-        ConditionExpression: from ? '#state = :from' : 'attribute_exists(pk) AND #state <> :next',
+        ConditionExpression: condition,
         ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: {
-          ':next': next,
-          ...(from ? { ':from': from } : {}),
-          ...(update.includes(':true') ? { ':true': true } : {}),
-        },
+        ExpressionAttributeValues: { ...was, ...values },
       }),
     );
   }
@@ -423,6 +539,11 @@ export class DynamoSearchIndex implements SearchIndex {
   }
 }
 
+/** The rarest terms whose postings of `notes` notes fit the read budget (terms are rarest first). */
+function scopedTerms(terms: string[], notes: number): string[] {
+  return terms.slice(0, Math.max(1, Math.floor(SCOPED_POSTING_READS / Math.max(notes, 1))));
+}
+
 function averageOf(documents: number, totalLength: number): number {
   return documents > 0 ? totalLength / documents : 1;
 }
@@ -431,7 +552,12 @@ function rank(postings: Posting[], idf: Map<string, number>, averageLength: numb
   const hits = new Map<string, SearchHit>();
   for (const posting of postings) {
     const weight = (idf.get(posting.term) ?? 0) * termWeight(posting.tf, posting.length, averageLength);
-    const hit = hits.get(posting.note_id) ?? { note_id: posting.note_id, score: 0, terms: [] };
+    const hit = hits.get(posting.note_id) ?? {
+      note_id: posting.note_id,
+      score: 0,
+      terms: [],
+      length: posting.length,
+    };
     hit.score += weight;
     if (!hit.terms.includes(posting.term)) hit.terms.push(posting.term);
     hits.set(posting.note_id, hit);
