@@ -5,6 +5,7 @@ import { termFrequencies } from '../../src/domain/search-terms.ts';
 import type { IndexedDocument } from '../../src/ports/search-index.ts';
 import { getServices } from '../../src/services.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { noteIdsOf, searchPages } from '../support/search-pages.ts';
 import { storeTranscribedNote } from '../support/stored-notes.ts';
 
 /**
@@ -49,24 +50,10 @@ afterAll(() => service?.stop());
 
 describe('a collection whose notes rank below notes outside it', () => {
   it('searchNotes with collection_id pages through the notes inside, and only those', async () => {
-    const found: string[] = [];
-    let cursor: string | null = null;
-    let pages = 0;
-    do {
-      const page: {
-        status: number;
-        body: { results: { note: { note_id: string } }[]; next_cursor: string | null };
-      } = await service.api(
-        'GET',
-        `/v1/search?q=budget&limit=40&collection_id=${collectionId}${cursor ? `&cursor=${cursor}` : ''}`,
-      );
-      expect(page.status).toBe(200);
-      found.push(...page.body.results.map((result) => result.note.note_id));
-      cursor = page.body.next_cursor;
-      pages++;
-    } while (cursor && pages < 10);
+    const pages = await searchPages(service.api, { q: 'budget', limit: '40', collection_id: collectionId });
+    const found = noteIdsOf(pages);
     // One query pages through at most 100 results (MAX_SEARCH_RESULTS); the collection has 101 matches.
-    expect(pages).toBe(3);
+    expect(pages).toHaveLength(3);
     expect(found).toHaveLength(100);
     expect(new Set(found).size).toBe(100);
     expect(found.every((noteId) => inside.has(noteId))).toBe(true);

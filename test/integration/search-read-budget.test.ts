@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncNoteIndex } from '../../src/domain/note-index.ts';
 import { getServices } from '../../src/services.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { noteIdsOf, searchPages } from '../support/search-pages.ts';
 import { storeTranscribedNote } from '../support/stored-notes.ts';
 
 /**
@@ -34,23 +35,9 @@ afterAll(() => service?.stop());
 describe('searchNotes over long transcripts', () => {
   it('reads about 100,000 words of transcripts per page at most, and pages through the rest', async () => {
     for (const q of ['lighthouse', '"harbour pilot"']) {
-      const found: string[] = [];
-      let cursor: string | null = null;
-      let pages = 0;
-      do {
-        const page: {
-          status: number;
-          body: { results: { note: { note_id: string } }[]; next_cursor: string | null };
-        } = await service.api(
-          'GET',
-          `/v1/search?q=${encodeURIComponent(q)}&limit=10${cursor ? `&cursor=${cursor}` : ''}`,
-        );
-        expect(page.status).toBe(200);
-        expect(page.body.results.length).toBe(1);
-        found.push(...page.body.results.map((result) => result.note.note_id));
-        cursor = page.body.next_cursor;
-        pages++;
-      } while (cursor && pages < 5);
+      const pages = await searchPages(service.api, { q, limit: '10' }, 5);
+      for (const page of pages) expect(page.results.length).toBe(1);
+      const found = noteIdsOf(pages);
       expect(found.sort()).toEqual([...ids].sort());
     }
   });
