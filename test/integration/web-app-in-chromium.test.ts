@@ -185,7 +185,7 @@ describe('the web app in Chromium', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Skip to content');
     await page.keyboard.press('Enter');
-    expect(await page.evaluate<string>('document.activeElement.id')).toBe('main');
+    await expect.poll(() => page.evaluate<string>('document.activeElement.id')).toBe('main');
     const focusedClass = () => page.evaluate<string>('document.activeElement.className');
     for (let step = 0; step < 60 && !(await focusedClass()).includes('time'); step++)
       await page.keyboard.press('Tab');
@@ -196,9 +196,10 @@ describe('the web app in Chromium', () => {
     for (let step = 0; step < 10 && !(await focusedClass()).includes('edit'); step++)
       await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
+    // Preact renders on the next tick: wait for the editor, then for it to go.
+    await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
     await page.keyboard.press('Escape');
-    expect(await page.locator('.segment textarea').count()).toBe(0);
+    await expect.poll(() => page.locator('.segment textarea').count()).toBe(0);
   });
 
   it('corrects a segment in place, finds the correction by search, and undoes it', async () => {
@@ -343,7 +344,7 @@ describe('the web app in Chromium', () => {
     // Checked with the secret on screen too, but not photographed: a key in a picture is still a key.
     await checkAccessibility('account-new-key', false);
     await page.getByRole('button', { name: 'Done' }).click();
-    expect(await page.locator('.secret').count()).toBe(0);
+    await expect.poll(() => page.locator('.secret').count()).toBe(0);
 
     await page
       .locator('.keys li', { hasText: 'CLI on the laptop' })
