@@ -115,7 +115,7 @@ async function recognizeHere(
 ): Promise<TranscriptionOutcome> {
   const { account_id: accountId, note_id: noteId } = note;
   const audioKey = objectKeys.audio(accountId, noteId);
-  return withScratchDir(deps.scratchRoot, 'notes-transcription-', async (workDir) => {
+  const outcome = await withScratchDir(deps.scratchRoot, 'notes-transcription-', async (workDir) => {
     try {
       const audioPath = join(workDir, 'audio');
       if (!(await deps.blobs.downloadToFile(audioKey, audioPath))) {
@@ -142,6 +142,10 @@ async function recognizeHere(
       return failUnreadable(deps, note, job, error.message);
     }
   });
+  // Then the note joins the search index: after the scratch files are gone, since indexing a long
+  // transcript takes a while and the job is already complete.
+  if (outcome === 'completed') await syncNoteIndex(deps, accountId, noteId);
+  return outcome;
 }
 
 /** The event of a batch recognition job (Amazon Transcribe) that ended. */
@@ -187,7 +191,10 @@ async function settleBatchJob(
     if (ended.permanent) return failUnreadable(deps, note, job, reason);
     return fail(deps, job, `${reason} Submit the note again to retry.`);
   }
-  return saveTranscript(deps, job, await deps.speech.result(ended.job));
+  const outcome = await saveTranscript(deps, job, await deps.speech.result(ended.job));
+  // Then the note joins the search index.
+  await syncNoteIndex(deps, accountId, noteId);
+  return outcome;
 }
 
 async function saveTranscript(
@@ -207,10 +214,7 @@ async function saveTranscript(
   // that was lost) no longer apply to anything. Removed under the same claim check as the write.
   await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(job.account_id, job.note_id));
   await deps.blobs.putJson(key, transcription);
-  const outcome = await completeJob(deps, job, [key], { recognition: randomUUID() });
-  // Then the note joins the Ask index.
-  await syncNoteIndex(deps, job.account_id, job.note_id);
-  return outcome;
+  return completeJob(deps, job, [key], { recognition: randomUUID() });
 }
 
 /** Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload. */
