@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { WEB_APP_CALLBACK_PATH } from '../src/oauth/first-party.ts';
 import { mcpScopes } from '../src/oauth-scopes.ts';
 
 /**
@@ -20,7 +21,7 @@ export interface WebAppFile {
 const WEB_DIR = import.meta.dirname;
 export const APP_ASSETS_PATH = '/app/assets';
 /** The paths that answer with the app's page: the root and the OAuth callback. */
-export const APP_PAGE_PATHS = ['/', '/app/callback'] as const;
+export const APP_PAGE_PATHS = ['/', WEB_APP_CALLBACK_PATH] as const;
 
 /** Synchronous, so the CDK app (whose constructs are built synchronously) can call it too. */
 export function buildWebApp(): WebAppFile[] {

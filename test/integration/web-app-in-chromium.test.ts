@@ -246,6 +246,13 @@ describe('the web app in Chromium', () => {
       .poll(async () => Math.round((await audioPosition()).seconds * 1000))
       .toBeGreaterThanOrEqual(cited);
     await pauseRecording();
+    // Regenerating asks generateInsights again (it takes no options) and shows them again.
+    const regenerated = page.waitForResponse(
+      (response) => response.request().method() === 'POST' && response.url().endsWith('/insights'),
+    );
+    await page.getByRole('button', { name: 'Regenerate' }).first().click();
+    expect((await regenerated).status()).toBe(202);
+    await insights.waitFor({ timeout: 60_000 });
   });
 
   it('files the note in a new collection and lists it there', async () => {

@@ -15,18 +15,6 @@ export class ApiError extends Error {
 /** The session ended (or never began): the app shows the sign-in page. */
 export class SignedOut extends Error {}
 
-/** 403 insufficient_scope: the user did not give this session a permission the action needs. */
-export class NeedsPermission extends ApiError {
-  constructor(
-    detail: string,
-    body: Record<string, unknown>,
-    /** The scopes the server named (held and needed), from WWW-Authenticate. */
-    readonly scopes: string[],
-  ) {
-    super(403, detail, body);
-  }
-}
-
 export interface ApiResult<T> {
   status: number;
   data: T;
@@ -48,7 +36,8 @@ export interface Api {
 export function createApi(
   config: AppConfig,
   onSignedOut: () => void,
-  onNeedsPermission: (scopes: string[]) => void,
+  /** A 403 insufficient_scope: the user did not give this session a permission the action needs. */
+  onNeedsPermission: () => void,
 ): Api {
   async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
     const url = new URL(`${config.api_base_url}${path}`);
@@ -86,11 +75,7 @@ export function createApi(
         const body = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
         const detail = String(body.detail ?? `The service answered ${response.status}`);
         const challenge = response.headers.get('www-authenticate') ?? '';
-        if (response.status === 403 && challenge.includes('insufficient_scope')) {
-          const scopes = /scope="([^"]*)"/.exec(challenge)?.[1]?.split(' ').filter(Boolean) ?? [];
-          onNeedsPermission(scopes);
-          throw new NeedsPermission(detail, body, scopes);
-        }
+        if (response.status === 403 && challenge.includes('insufficient_scope')) onNeedsPermission();
         throw new ApiError(response.status, detail, body);
       }
       return { status: response.status, data, etag: response.headers.get('etag') };

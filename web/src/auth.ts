@@ -29,16 +29,27 @@ const PENDING_KEY = 'notes.pending-sign-in';
 /** Refresh this long before the access token expires, so a request never carries an expired one. */
 const EXPIRY_MARGIN_MS = 30_000;
 
+/** The server's WEB_APP_CALLBACK_PATH (src/oauth/first-party.ts), where the app's sign-ins return. */
 export const CALLBACK_PATH = '/app/callback';
 
 export function redirectUri(): string {
   return `${location.origin}${CALLBACK_PATH}`;
 }
 
-async function metadata(config: AppConfig): Promise<ServerMetadata> {
-  const response = await fetch(`${config.issuer}/.well-known/oauth-authorization-server`);
-  if (!response.ok) throw new Error('The sign-in service is not reachable right now');
-  return (await response.json()) as ServerMetadata;
+let serverMetadata: Promise<ServerMetadata> | null = null;
+
+/** The authorization server's endpoints, read once per page load (a failed read is tried again). */
+function metadata(config: AppConfig): Promise<ServerMetadata> {
+  serverMetadata ??= fetch(`${config.issuer}/.well-known/oauth-authorization-server`).then(
+    async (response) => {
+      if (!response.ok) throw new Error('The sign-in service is not reachable right now');
+      return (await response.json()) as ServerMetadata;
+    },
+  );
+  serverMetadata.catch(() => {
+    serverMetadata = null;
+  });
+  return serverMetadata;
 }
 
 function base64url(bytes: Uint8Array): string {
@@ -133,7 +144,7 @@ function saveSession(session: Session): void {
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
 }
 
-export function forgetSession(): void {
+function forgetSession(): void {
   sessionStorage.removeItem(SESSION_KEY);
 }
 

@@ -63,7 +63,8 @@ export function GeneratedPanel({
     try {
       await api.request(pathOf(noteId, kind), {
         method: 'POST',
-        body: kind === 'insights' ? (regenerate ? { regenerate: true } : {}) : { regenerate },
+        // generateInsights always makes them afresh and takes no options; artifacts are kept unless asked.
+        body: kind === 'insights' ? {} : { regenerate },
       });
       announce(`${TITLES[kind]} requested`);
       state.reload();

@@ -40,26 +40,26 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
   useInterval(job?.status === 'queued' || job?.status === 'processing', POLL_MS, view.reload);
 
   // A short-lived link (getNoteAudio): fetched again when the player finds it expired.
-  const audio = useLoad(`${noteId}:audio:${note?.audio?.uploaded_at ?? 'none'}`, async () => {
+  const audioLink = useLoad(`${noteId}:audio:${note?.audio?.uploaded_at ?? 'none'}`, async () => {
     if (!note?.audio?.uploaded_at) return null;
     return (await api.request<{ url: string; expires_at: number }>(`/v1/notes/${noteId}/audio`)).data;
   });
-  const audioUrl = { data: audio.data?.url ?? null };
+  const audioUrl = audioLink.data?.url ?? null;
   const onAudioError = () => {
-    if (audio.data && Date.now() >= audio.data.expires_at - 5000) audio.reload();
+    if (audioLink.data && Date.now() >= audioLink.data.expires_at - 5000) audioLink.reload();
   };
 
   // Opened at a cited moment (?t=): start there once the recording can play.
   useEffect(() => {
     const audio = player.ref.current;
-    if (!audio || !Number.isFinite(startAt) || !audioUrl.data) return;
+    if (!audio || !Number.isFinite(startAt) || !audioUrl) return;
     const seek = () => {
       audio.currentTime = startAt / 1000;
       document.querySelector('.segment.playing')?.scrollIntoView({ block: 'center' });
     };
     audio.addEventListener('loadedmetadata', seek, { once: true });
     return () => audio.removeEventListener('loadedmetadata', seek);
-  }, [startAt, audioUrl.data, player.ref]);
+  }, [startAt, audioUrl, player.ref]);
 
   if (view.error && !note) {
     return (
@@ -83,13 +83,13 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
         {note.state === 'trashed' && <span class="badge failed">In the trash</span>}
       </p>
       <Filing note={note} onChanged={view.reload} />
-      {audioUrl.data && (
+      {audioUrl && (
         // biome-ignore lint/a11y/useMediaCaption: the transcript on this page is the recording's text
         <audio
           ref={player.ref}
           controls
           preload="metadata"
-          src={audioUrl.data}
+          src={audioUrl}
           class="wide"
           aria-label="Recording"
           onError={onAudioError}
