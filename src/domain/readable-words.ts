@@ -28,7 +28,12 @@ export function readableWords(words: readonly RecognizedWord[]): RecognizedWord[
     const number = spokenNumberAt(tokens, index);
     if (number && number.value >= 10 && number.value < WORDS_FROM && standsAlone(tokens, index, number.end)) {
       const last = words[number.end - 1] as RecognizedWord;
-      out.push({ ...word, text: figures(number.value), end_ms: last.end_ms });
+      out.push({
+        ...word,
+        text: figures(number.value),
+        end_ms: last.end_ms,
+        ...leastConfidence(words.slice(index, number.end)),
+      });
       index = number.end;
       continue;
     }
@@ -43,6 +48,12 @@ export function readableWords(words: readonly RecognizedWord[]): RecognizedWord[
     index += 1;
   }
   return out;
+}
+
+/** A number read from several words is only as certain as its least certain word. */
+function leastConfidence(parts: readonly RecognizedWord[]): Pick<RecognizedWord, 'confidence'> {
+  const scores = parts.flatMap((part) => (part.confidence === undefined ? [] : [part.confidence]));
+  return scores.length > 0 ? { confidence: Math.min(...scores) } : {};
 }
 
 /** No number word right before or after, nor joined by "and" ("two hundred and five"). */

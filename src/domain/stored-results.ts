@@ -32,8 +32,22 @@ const segment = z.object({
   speaker: z.string(),
   text: z.string(),
   has_overlap: z.boolean(),
-  words: z.array(z.object({ text: z.string(), start_ms: z.number(), end_ms: z.number() })).optional(),
+  words: z
+    .array(
+      z.object({
+        text: z.string(),
+        start_ms: z.number(),
+        end_ms: z.number(),
+        confidence: z.number().min(0).max(1).optional(),
+        span_confidence: z.number().min(0).max(1).optional(),
+      }),
+    )
+    .optional(),
+  // Absent on transcripts stored before confidences were kept: they read as unscored.
+  confidence: z.number().min(0).max(1).nullable().optional(),
 });
+
+const notice = z.object({ code: z.enum(['no_speech', 'low_confidence']), detail: z.string() });
 
 const transcriptionSchema = z.looseObject({
   full_text: z.string(),
@@ -42,6 +56,8 @@ const transcriptionSchema = z.looseObject({
   duration_ms: z.number().nonnegative(),
   language: z.string(),
   engine: z.string(),
+  confidence: z.number().min(0).max(1).nullable().optional(),
+  notice: notice.nullable().optional(),
 });
 
 const insightsSchema = z.looseObject({

@@ -1,5 +1,5 @@
 import { UnprocessableError } from './errors.ts';
-import type { ConversationSegment } from './transcript.ts';
+import { type ConversationSegment, scored } from './transcript.ts';
 import { retime, timedWordsOf, tokensOf } from './transcript-words.ts';
 
 /**
@@ -37,7 +37,8 @@ function applyEdit(
   const target = segmentAt(segments, edit.segment, name);
   const replace = (...replacement: ConversationSegment[]) => [
     ...segments.slice(0, edit.segment),
-    ...replacement,
+    // Changed words change the segment's confidence.
+    ...replacement.map((segment) => ({ ...segment, ...scored(segment) })),
     ...segments.slice(edit.segment + (edit.op === 'merge' ? 2 : 1)),
   ];
   switch (edit.op) {

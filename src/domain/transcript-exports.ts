@@ -1,4 +1,10 @@
-import { formatTimestamp, type Transcription, timestampedLine } from './transcript.ts';
+import {
+  type ConversationSegment,
+  formatTimestamp,
+  type Transcription,
+  timestampedLine,
+} from './transcript.ts';
+import type { TranscriptNotice } from './transcript-confidence.ts';
 
 /** Formats a transcript can be read in besides JSON (getTranscription `format`). */
 export const TRANSCRIPT_FORMATS = {
@@ -34,29 +40,76 @@ export function withSpeakerNames(
   };
 }
 
+/** A word as the API shows it (TranscriptWord in openapi.yaml). */
+export interface WordView {
+  text: string;
+  start_ms: number;
+  end_ms: number;
+  confidence: number | null;
+}
+
+export interface SegmentView extends Omit<ConversationSegment, 'words' | 'confidence'> {
+  confidence: number | null;
+  words?: WordView[];
+}
+
+export interface TranscriptionView
+  extends Omit<Transcription, 'conversation_segments' | 'confidence' | 'notice' | 'recognition'> {
+  conversation_segments: SegmentView[];
+  confidence: number | null;
+  notice: TranscriptNotice | null;
+}
+
 /**
  * The transcript as the API shows it (getTranscription, getNote, corrections): speaker names applied,
- * which revision it is, and without the stored word timings (kept for corrections, not shown).
+ * which revision it is, how sure the recogniser was, and each segment's words with their times and
+ * confidences. getNote leaves the words out (`words: false`): they triple the size of a long
+ * transcript, and getTranscription is where a client reads them.
  */
 export function transcriptionView(
   transcription: Transcription,
   names: SpeakerNames | undefined,
-): Transcription {
+  options: { words: boolean } = { words: true },
+): TranscriptionView {
   const named = withSpeakerNames(transcription, names);
   return {
     full_text: named.full_text,
     timestamped_full_text: named.timestamped_full_text,
-    conversation_segments: named.conversation_segments.map(({ words: _words, ...segment }) => segment),
+    conversation_segments: named.conversation_segments.map((segment) => segmentView(segment, options.words)),
     duration_ms: named.duration_ms,
     language: named.language,
     engine: named.engine,
     revision: named.revision ?? 0,
     edited_at: named.edited_at ?? null,
+    // Transcripts stored before confidences were kept read as unscored, without a notice.
+    confidence: named.confidence ?? null,
+    notice: named.notice ?? null,
   };
 }
 
+function segmentView(
+  { words, confidence, ...segment }: ConversationSegment,
+  withWords: boolean,
+): SegmentView {
+  const view: SegmentView = { ...segment, confidence: confidence ?? null };
+  if (withWords && words) {
+    view.words = words.map(({ text, start_ms, end_ms, confidence: word }) => ({
+      text,
+      start_ms,
+      end_ms,
+      confidence: word ?? null,
+    }));
+  }
+  return view;
+}
+
+/** What the text formats read of a transcript: the stored one or its view. */
+export interface RenderableTranscript {
+  conversation_segments: readonly Pick<ConversationSegment, 'start_ms' | 'end_ms' | 'speaker' | 'text'>[];
+}
+
 /** SubRip: numbered cues, `HH:MM:SS,mmm` times, the speaker before the text. */
-export function toSrt(transcription: Transcription): string {
+export function toSrt(transcription: RenderableTranscript): string {
   return transcription.conversation_segments
     .map(
       (segment, i) =>
@@ -66,7 +119,7 @@ export function toSrt(transcription: Transcription): string {
 }
 
 /** WebVTT with voice spans (`<v Speaker>`), which players show as the speaker. */
-export function toVtt(transcription: Transcription): string {
+export function toVtt(transcription: RenderableTranscript): string {
   const cues = transcription.conversation_segments.map(
     (segment) =>
       `${cueTime(segment.start_ms, '.')} --> ${cueTime(segment.end_ms, '.')}\n<v ${escapeVtt(cueText(segment.speaker))}>${escapeVtt(cueText(segment.text))}\n`,
@@ -75,7 +128,7 @@ export function toVtt(transcription: Transcription): string {
 }
 
 /** Markdown: a heading, then one paragraph per segment with its speaker and start time. */
-export function toMarkdown(transcription: Transcription, title: string): string {
+export function toMarkdown(transcription: RenderableTranscript, title: string): string {
   const paragraphs = transcription.conversation_segments.map(
     (segment) =>
       `**${escapeMarkdown(oneLine(segment.speaker))}** [${formatTimestamp(segment.start_ms)}]: ${oneLine(segment.text)}`,
@@ -84,7 +137,7 @@ export function toMarkdown(transcription: Transcription, title: string): string 
 }
 
 export function renderTranscript(
-  transcription: Transcription,
+  transcription: RenderableTranscript,
   format: Exclude<TranscriptFormat, 'json'>,
   title: string,
 ) {

@@ -10,7 +10,7 @@ import { objectKeys } from './object-keys.ts';
 import { readRevision, readTranscriptionAt, type StoredRevision } from './stored-results.ts';
 import { type Transcription, withSegments } from './transcript.ts';
 import { applyEdits, type SpeakerLabelOf, type TranscriptEdit } from './transcript-edits.ts';
-import { type SpeakerNames, transcriptionView } from './transcript-exports.ts';
+import { type SpeakerNames, type TranscriptionView, transcriptionView } from './transcript-exports.ts';
 import { transcriptLost } from './transcription.ts';
 
 /**
@@ -36,13 +36,16 @@ export async function editTranscription(
   noteId: string,
   edits: readonly TranscriptEdit[],
   ifMatch: TagCondition | undefined,
-): Promise<Transcription> {
+): Promise<TranscriptionView> {
   return changeTranscript(deps, accountId, noteId, ifMatch, async ({ note, job, current }) => {
     const revision = (job.transcript?.highest ?? 0) + 1;
     const segments = applyEdits(current.conversation_segments, edits, labelOfName(note.speaker_names));
     const edited_at = deps.now();
-    const { duration_ms, language, engine } = current;
-    const transcription = withSegments({ duration_ms, language, engine, revision, edited_at }, segments);
+    const { duration_ms, language, engine, notice } = current;
+    const transcription = withSegments(
+      { duration_ms, language, engine, revision, edited_at, notice: notice ?? null },
+      segments,
+    );
     const key = `${objectKeys.transcriptRevisions(accountId, noteId)}${revision}-${randomUUID()}.json`;
     const stored: StoredRevision = {
       ...transcription,
@@ -65,7 +68,7 @@ export async function undoTranscriptionEdit(
   noteId: string,
   to: UndoTarget,
   ifMatch: TagCondition | undefined,
-): Promise<Transcription> {
+): Promise<TranscriptionView> {
   return changeTranscript(deps, accountId, noteId, ifMatch, async ({ job }) => {
     const now = job.transcript;
     if (!now?.key) {
@@ -111,7 +114,7 @@ async function changeTranscript(
   noteId: string,
   ifMatch: TagCondition | undefined,
   next: (state: CurrentState) => Promise<NextState>,
-): Promise<Transcription> {
+): Promise<TranscriptionView> {
   const note = await requireNote(deps, accountId, noteId);
   if (!ifMatch) throw new PreconditionRequiredError(IF_MATCH_REQUIRED);
   const job = await deps.notes.getJob(accountId, noteId, 'transcription');

@@ -1,4 +1,5 @@
 import type { ConversationSegment, TimedWord } from './transcript.ts';
+import { CONFIRMED_BY_PERSON } from './transcript-confidence.ts';
 
 /**
  * Word timings across a correction. A segment's `words` line up one to one with the
@@ -26,7 +27,8 @@ export function timedWordsOf(segment: ConversationSegment): TimedWord[] {
  * Times for the tokens of a new text given the timed words of the old one. Tokens matched to an old
  * word by a longest common subsequence (compared without case or punctuation, so "paris" corrected
  * to "Paris." still matches) keep its times; each run of unmatched tokens shares the gap between its
- * matched neighbours, or the segment's bounds at either end.
+ * matched neighbours, or the segment's bounds at either end. Matched tokens keep the recogniser's
+ * confidence; the person typed the unmatched ones, so those are confirmed (confidence 1).
  */
 export function retime(
   oldWords: readonly TimedWord[],
@@ -41,7 +43,8 @@ export function retime(
   let anchorEnd = bounds.start_ms;
   let pending: string[] = [];
   const flush = (gapEnd: number) => {
-    timed.push(...spread(pending, anchorEnd, Math.max(anchorEnd, gapEnd)));
+    const typed = spread(pending, anchorEnd, Math.max(anchorEnd, gapEnd));
+    timed.push(...typed.map((word) => ({ ...word, confidence: CONFIRMED_BY_PERSON })));
     pending = [];
   };
   newTokens.forEach((token, i) => {
@@ -52,7 +55,7 @@ export function retime(
       return;
     }
     flush(old.start_ms);
-    timed.push({ text: token, start_ms: old.start_ms, end_ms: old.end_ms });
+    timed.push({ ...old, text: token });
     anchorEnd = old.end_ms;
   });
   flush(bounds.end_ms);

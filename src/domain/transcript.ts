@@ -1,4 +1,10 @@
-import type { RecognizedWord } from '../ports/speech-to-text.ts';
+import type { RecognitionNotice, RecognizedWord } from '../ports/speech-to-text.ts';
+import {
+  meanConfidence,
+  noticeFor,
+  type TranscriptNotice,
+  transcriptConfidence,
+} from './transcript-confidence.ts';
 
 /** A stretch of speech by one speaker, the unit that notes cite. */
 export interface ConversationSegment {
@@ -11,9 +17,11 @@ export interface ConversationSegment {
   /**
    * The segment's words with their times, one per whitespace-separated token of `text`, when the
    * recogniser gave them (absent on transcripts stored before words were kept). Kept in storage so
-   * an edit keeps the timings of the words it did not change; not part of the API's segment.
+   * an edit keeps the timings of the words it did not change; shown by getTranscription.
    */
   words?: TimedWord[];
+  /** 0..1, the duration-weighted mean of its words' (transcript-confidence.ts); null when unscored. */
+  confidence?: number | null;
 }
 
 /** A word of a segment and when it was spoken (ms from the start of the recording). */
@@ -21,6 +29,10 @@ export interface TimedWord {
   text: string;
   start_ms: number;
   end_ms: number;
+  /** 0..1 from the engine, or 1 for a word a person typed; absent when the engine gave none. */
+  confidence?: number;
+  /** The engine's confidence in the stretch the word came in (whisper segments); internal. */
+  span_confidence?: number;
 }
 
 export interface Transcription {
@@ -37,18 +49,24 @@ export interface Transcription {
   edited_at?: number | null;
   /** Which recogniser run it descends from (the job's `recognition`); internal, never shown. */
   recognition?: string;
+  /** 0..1 over all words, derived from the segments; null when the engine scores nothing. */
+  confidence?: number | null;
+  /** The recogniser heard no speech, or could not follow it; kept through corrections. */
+  notice?: TranscriptNotice | null;
 }
 
-/** What a transcript is besides its segments and the text derived from them. */
+/** What a transcript is besides its segments and what is derived from them. */
 export type TranscriptMeta = Omit<
   Transcription,
-  'full_text' | 'timestamped_full_text' | 'conversation_segments'
+  'full_text' | 'timestamped_full_text' | 'conversation_segments' | 'confidence'
 >;
 
 export interface BuildTranscriptionOptions {
   duration_ms: number;
   engine: string;
   language: string;
+  /** What the engine found about the recording as a whole (RecognitionResult.notice). */
+  notice?: RecognitionNotice | undefined;
 }
 
 export const DEFAULT_SPEAKER = 'Speaker 1';
@@ -64,9 +82,13 @@ interface OpenSegment {
   words: TimedWord[];
 }
 
-/** Turns recognised words into readable text and segments. Pure: no I/O. */
+/**
+ * Turns recognised words into readable text and segments. Pure: no I/O. A recording the engine found
+ * no speech in, or that has no words, has no segments and a `no_speech` notice: nothing is invented.
+ */
 export function buildTranscription(words: RecognizedWord[], opts: BuildTranscriptionOptions): Transcription {
-  const usable = words
+  const heard = opts.notice === 'no_speech' ? [] : words;
+  const usable = heard
     .map((word) => ({ ...word, text: word.text.trim() }))
     .filter((word) => word.text !== '')
     .sort((a, b) => a.start_ms - b.start_ms || a.end_ms - b.end_ms);
@@ -78,7 +100,9 @@ export function buildTranscription(words: RecognizedWord[], opts: BuildTranscrip
     ...boundsWithin(open, duration_ms),
     ...finish(open),
   }));
-  return withSegments({ duration_ms, language: opts.language, engine: opts.engine }, segments);
+  const code = segments.length === 0 ? 'no_speech' : opts.notice;
+  const notice = code ? noticeFor(code, transcriptConfidence(segments)) : null;
+  return withSegments({ duration_ms, language: opts.language, engine: opts.engine, notice }, segments);
 }
 
 /**
@@ -86,13 +110,22 @@ export function buildTranscription(words: RecognizedWord[], opts: BuildTranscrip
  * derived from them. The one place those are derived, for the recogniser's output and for edits.
  */
 export function withSegments(base: TranscriptMeta, segments: ConversationSegment[]): Transcription {
-  const marked = markOverlaps(segments.map((segment) => ({ ...segment, has_overlap: false })));
+  const marked = markOverlaps(
+    segments.map((segment) => ({ ...segment, has_overlap: false, ...scored(segment) })),
+  );
   return {
     ...base,
     full_text: marked.map((segment) => segment.text).join(' '),
     timestamped_full_text: marked.map(timestampedLine).join('\n'),
     conversation_segments: marked,
+    confidence: transcriptConfidence(marked),
   };
+}
+
+/** A segment's confidence comes from its words; one stored without words keeps what it had. */
+export function scored(segment: ConversationSegment): Pick<ConversationSegment, 'confidence'> {
+  if (segment.words) return { confidence: meanConfidence(segment.words) };
+  return segment.confidence === undefined ? {} : { confidence: segment.confidence };
 }
 
 function groupWords(words: RecognizedWord[]): OpenSegment[] {
@@ -109,10 +142,22 @@ function groupWords(words: RecognizedWord[]): OpenSegment[] {
       current = { start_ms: word.start_ms, end_ms: word.end_ms, speaker, words: [] };
       groups.push(current);
     }
-    current.words.push({ text: word.text, start_ms: word.start_ms, end_ms: word.end_ms });
+    current.words.push(timedWord(word));
     current.end_ms = Math.max(current.end_ms, word.end_ms);
   }
   return groups;
+}
+
+/** What a segment keeps of a recognised word: its text, times and confidences. */
+function timedWord(word: RecognizedWord): TimedWord {
+  const { text, start_ms, end_ms, confidence, span_confidence } = word;
+  return {
+    text,
+    start_ms,
+    end_ms,
+    ...(confidence === undefined ? {} : { confidence }),
+    ...(span_confidence === undefined ? {} : { span_confidence }),
+  };
 }
 
 /** Clamps into [0, duration] and keeps start < end, so consumers can rely on a non-empty range. */
@@ -139,7 +184,9 @@ function spreadTokens(word: TimedWord): TimedWord[] {
   const tokens = word.text.split(/\s+/).filter((token) => token !== '');
   if (tokens.length <= 1) return [word];
   const step = (word.end_ms - word.start_ms) / tokens.length;
+  // Each token of the phrase inherits the phrase's confidence.
   return tokens.map((text, i) => ({
+    ...word,
     text,
     start_ms: Math.round(word.start_ms + step * i),
     end_ms: Math.round(word.start_ms + step * (i + 1)),

@@ -208,6 +208,7 @@ async function saveTranscript(
     duration_ms: result.duration_ms,
     engine: deps.engineName,
     language: deps.language,
+    notice: result.notice,
   });
   const key = objectKeys.transcription(job.account_id, job.note_id);
   // A new revision 0 replaces the old one: corrections made to the old one (left by a transcript

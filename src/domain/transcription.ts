@@ -18,8 +18,7 @@ import { syncNoteIndex } from './note-index.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readTranscriptionAt } from './stored-results.ts';
-import type { Transcription } from './transcript.ts';
-import { transcriptionView } from './transcript-exports.ts';
+import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
 
 export interface SubmitTranscriptionInput {
   title: string;
@@ -158,7 +157,7 @@ async function offerUpload(
 }
 
 export type GetTranscriptionResult =
-  | { kind: 'ready'; transcription: Transcription; title: string }
+  | { kind: 'ready'; transcription: TranscriptionView; title: string }
   | { kind: 'pending'; job: JobStatusView };
 
 export async function getTranscription(

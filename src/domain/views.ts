@@ -3,7 +3,7 @@ import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
 import type { AudioInfo, Note } from './note.ts';
 import type { Transcription } from './transcript.ts';
-import { transcriptionView } from './transcript-exports.ts';
+import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
 
 /** API shapes of a note (see NoteSummary and Note in openapi.yaml). */
 export interface NoteSummaryView
@@ -17,7 +17,8 @@ export interface NoteView extends NoteSummaryView {
   /** The collections the note is filed in, by name. */
   collections: CollectionRef[];
   transcription_job: JobStatusView | null;
-  transcription: Transcription | null;
+  /** Without the words of its segments: getTranscription has them. */
+  transcription: TranscriptionView | null;
   /** Present once generated (generateInsights). */
   insights: Insights | null;
 }
@@ -47,7 +48,7 @@ export function noteView(
     speaker_names: note.speaker_names ?? {},
     collections,
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
-    transcription: transcription && transcriptionView(transcription, note.speaker_names),
+    transcription: transcription && transcriptionView(transcription, note.speaker_names, { words: false }),
     insights,
   };
 }

@@ -5,6 +5,13 @@ export interface RecognizedWord {
   end_ms: number;
   /** Label of the speaker, when the engine diarises; engines that do not leave it out. */
   speaker?: string;
+  /** 0..1: how sure the engine is of this word (pocketsphinx posterior, Transcribe confidence). */
+  confidence?: number;
+  /**
+   * 0..1: the engine's confidence in the stretch this word came in, when it scores stretches rather
+   * than words (whisper's segment `avg_logprob`). Weighs in segment confidences; never shown per word.
+   */
+  span_confidence?: number;
 }
 
 export interface RecognitionProgress {
@@ -20,9 +27,17 @@ export interface RecognitionHints {
   speakersExpected?: number;
 }
 
+/**
+ * What the engine found about the recording as a whole: `no_speech` (music, tones, noise, silence:
+ * `words` is then empty) or `low_confidence` (speech it could not follow, e.g. another language).
+ */
+export type RecognitionNotice = 'no_speech' | 'low_confidence';
+
 export interface RecognitionResult {
   words: RecognizedWord[];
   duration_ms: number;
+  /** Absent when the engine has nothing to say; a recording without words reads as `no_speech`. */
+  notice?: RecognitionNotice;
 }
 
 /**

@@ -37,12 +37,12 @@ describe('the recogniser output keeps its words', () => {
 });
 
 describe('retiming corrected words', () => {
-  it('keeps the times of unchanged words, ignoring case and punctuation, and places new words in the gap', () => {
+  it('keeps the times of unchanged words, ignoring case and punctuation, and places new words in the gap, confirmed by the person', () => {
     const timed = retime(WORDS, ['We', 'ship', 'it', 'on', 'Friday.'], { start_ms: 1000, end_ms: 2500 });
     expect(timed).toEqual([
       { text: 'We', start_ms: 1000, end_ms: 1300 },
       { text: 'ship', start_ms: 1400, end_ms: 1700 },
-      { text: 'it', start_ms: 1700, end_ms: 1800 },
+      { text: 'it', start_ms: 1700, end_ms: 1800, confidence: 1 },
       { text: 'on', start_ms: 1800, end_ms: 1900 },
       { text: 'Friday.', start_ms: 2000, end_ms: 2500 },
     ]);
@@ -50,15 +50,45 @@ describe('retiming corrected words', () => {
 
   it('gives a replaced word the span of the word it replaced', () => {
     const timed = retime(WORDS, ['we', 'sail', 'on', 'friday'], { start_ms: 1000, end_ms: 2500 });
-    expect(timed[1]).toEqual({ text: 'sail', start_ms: 1300, end_ms: 1800 });
+    expect(timed[1]).toEqual({ text: 'sail', start_ms: 1300, end_ms: 1800, confidence: 1 });
     expect(timed.filter((_, i) => i !== 1)).toEqual(WORDS.filter((_, i) => i !== 1));
   });
 
   it('spreads a wholly new text over the segment', () => {
     expect(retime(WORDS, ['all', 'new'], { start_ms: 1000, end_ms: 2000 })).toEqual([
-      { text: 'all', start_ms: 1000, end_ms: 1500 },
-      { text: 'new', start_ms: 1500, end_ms: 2000 },
+      { text: 'all', start_ms: 1000, end_ms: 1500, confidence: 1 },
+      { text: 'new', start_ms: 1500, end_ms: 2000, confidence: 1 },
     ]);
+  });
+});
+
+describe('confidence across corrections', () => {
+  const scoredWords = [
+    { text: 'we', start_ms: 1000, end_ms: 1300, confidence: 0.9 },
+    { text: 'ship', start_ms: 1400, end_ms: 1700, confidence: 0.2 },
+    { text: 'on', start_ms: 1800, end_ms: 1900, confidence: 0.8 },
+    { text: 'friday', start_ms: 2000, end_ms: 2500, confidence: 0.6 },
+  ];
+  const [segment] = buildTranscription(scoredWords, {
+    duration_ms: 3000,
+    engine: 'test',
+    language: 'en-US',
+  }).conversation_segments;
+
+  it("scores a segment by its words' confidences weighted by their durations", () => {
+    // (0.9*300 + 0.2*300 + 0.8*100 + 0.6*500) / 1200
+    expect(segment?.confidence).toBe(0.592);
+  });
+
+  it("keeps the recogniser's confidence for unchanged words and gives words the person typed 1", () => {
+    const [fixed] = applyEdits(
+      [segment as ConversationSegment],
+      [{ op: 'replace_text', segment: 0, text: 'We sail on Friday.' }],
+      sameLabel,
+    );
+    expect(fixed?.words?.map((word) => word.confidence)).toEqual([0.9, 1, 0.8, 0.6]);
+    // (0.9*300 + 1*500 + 0.8*100 + 0.6*500) / 1400: "sail" spans the gap "ship" left.
+    expect(fixed?.confidence).toBe(0.821);
   });
 });
 

@@ -32,7 +32,7 @@ function expectWellFormed(segments: ConversationSegment[], durationMs: number): 
 }
 
 describe('buildTranscription turns recognised words into readable segments', () => {
-  it('returns empty text and no segments when nothing was recognised', () => {
+  it('returns empty text, no segments and a no_speech notice when nothing was recognised', () => {
     const result = buildTranscription([], opts);
     expect(result).toEqual({
       full_text: '',
@@ -41,7 +41,34 @@ describe('buildTranscription turns recognised words into readable segments', () 
       duration_ms: 120_000,
       language: 'en-US',
       engine: 'pocketsphinx',
+      confidence: null,
+      notice: { code: 'no_speech', detail: expect.stringContaining('No speech was heard') },
     });
+  });
+
+  it('keeps none of the words of a recording the engine found no speech in', () => {
+    const result = buildTranscription(spoken('ah new juices her food'), { ...opts, notice: 'no_speech' });
+    expect(result.conversation_segments).toEqual([]);
+    expect(result.full_text).toBe('');
+    expect(result.notice?.code).toBe('no_speech');
+  });
+
+  it('passes on a low_confidence notice with a message that names the other engines', () => {
+    const words = spoken('the budget is done').map((word) => ({ ...word, confidence: 0.2 }));
+    const result = buildTranscription(words, { ...opts, notice: 'low_confidence' });
+    expect(result.conversation_segments).toHaveLength(1);
+    expect(result.confidence).toBe(0.2);
+    expect(result.notice?.code).toBe('low_confidence');
+    expect(result.notice?.detail).toContain('(confidence 20 %)');
+    expect(result.notice?.detail).toContain('NOTES_SPEECH_ENGINE=transcribe');
+    expect(result.notice?.detail).toContain('NOTES_OPENAI_BASE_URL');
+  });
+
+  it('scores nothing when the engine reports no confidences', () => {
+    const result = buildTranscription(spoken('the budget is done'), opts);
+    expect(result.confidence).toBeNull();
+    expect(result.conversation_segments[0]?.confidence).toBeNull();
+    expect(result.notice).toBeNull();
   });
 
   it('starts a new segment at a pause of 800 ms or more, but not at a shorter one', () => {

@@ -28,6 +28,8 @@ import {
   probeDurationMs,
 } from './ffmpeg.ts';
 import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
+import { recordingNotice } from './recognition-notice.ts';
+import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from './speech-presence.ts';
 import { UtteranceLimiter } from './utterance-limiter.ts';
 
 export interface PocketsphinxOptions extends FfmpegOptions {
@@ -125,8 +127,11 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const words = mergeChunkWords(results);
     throwIfAborted(signal);
     await progress.report({ stage: 'recognizing', fraction: 1 });
+    const notice = recordingNotice(words, combinePresence(results.map((result) => result.presence)));
+    if (notice === 'no_speech') return { words: [], duration_ms, notice };
     // pocketsphinx spells every number out; figures read better where the reading is certain.
-    return { words: readableWords(words).map((word) => clampWord(word, duration_ms)), duration_ms };
+    const readable = readableWords(words).map((word) => clampWord(word, duration_ms));
+    return { words: readable, duration_ms, ...(notice ? { notice } : {}) };
   }
 
   private async modelArgs(): Promise<string[]> {
@@ -148,7 +153,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     range: PcmRange,
     signal: AbortSignal,
     onPosition: (positionMs: number) => void,
-  ): Promise<{ words: RecognizedWord[]; decodedMs: number }> {
+  ): Promise<{ words: RecognizedWord[]; decodedMs: number; presence: SpeechPresence }> {
     signal.throwIfAborted();
     const offsetMs = range.startMs;
     const program = this.options.pocketsphinxPath ?? 'pocketsphinx_continuous';
@@ -173,6 +178,8 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     // Another chunk failed: its error is the one reported, this chunk only has to stop.
     signal.addEventListener('abort', stopAll, { once: true });
 
+    // The audio is checked for speech as it streams past, before the limiter inserts any pause.
+    const meter = new SpeechPresenceMeter();
     const limiter = new UtteranceLimiter({
       maxUtteranceMs: this.options.maxUtteranceMs ?? 30_000,
       pauseMs: insertedPauseMs(decoderArgs),
@@ -205,7 +212,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
 
     const [decoded, piped, exited, read] = await Promise.allSettled([
       stopOnFailure(decoding.done, (error) => error instanceof UnreadableAudioError),
-      pipeline(decoding.pcm, limiter, prepend(leadIn), recognizer.stdin),
+      pipeline(decoding.pcm, meter.stage(), limiter, prepend(leadIn), recognizer.stdin),
       stopOnFailure(childExit(recognizer, 'sh')),
       stopOnFailure(reading),
     ]);
@@ -217,7 +224,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const exitError = recognizerFailure(program, exited.value, recognizerStderr(), killed);
     if (exitError) throw exitError;
     for (const outcome of [decoded, piped, read]) if (outcome.status === 'rejected') throw outcome.reason;
-    return { words, decodedMs: Math.round(limiter.inputBytes / PCM_BYTES_PER_MS) };
+    return { words, decodedMs: Math.round(limiter.inputBytes / PCM_BYTES_PER_MS), presence: meter.result() };
   }
 }
 
@@ -253,17 +260,21 @@ const WORD_LINE = /^(\S+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?(?:e[-
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 
 /**
- * Parses one `-time yes` output line (`word start_s end_s confidence`) into a word, or `undefined` for
- * hypothesis lines and fillers. `word(2)` names a pronunciation variant of `word`.
+ * Parses one `-time yes` output line (`word start_s end_s posterior`) into a word, or `undefined` for
+ * hypothesis lines and fillers. `word(2)` names a pronunciation variant of `word`. The last column is
+ * the word's posterior probability in the decoder's lattice (pocketsphinx 5prealpha prints
+ * `logmath_exp(ps_seg_prob)`), the share of the lattice's paths through that word: its confidence.
  */
 export function parseWordLine(line: string): RecognizedWord | undefined {
   const match = WORD_LINE.exec(line.trim());
   if (!match) return undefined;
-  const [, token = '', start = '0', end = '0'] = match;
+  const [, token = '', start = '0', end = '0', posterior = 'NaN'] = match;
   if (FILLER.test(token)) return undefined;
   const text = token.replace(/\(\d+\)$/, '');
   if (text === '') return undefined;
-  return { text, start_ms: Math.round(Number(start) * 1000), end_ms: Math.round(Number(end) * 1000) };
+  const word = { text, start_ms: Math.round(Number(start) * 1000), end_ms: Math.round(Number(end) * 1000) };
+  const confidence = Number(posterior);
+  return Number.isFinite(confidence) ? { ...word, confidence: Math.min(1, Math.max(0, confidence)) } : word;
 }
 
 function clampWord(word: RecognizedWord, durationMs: number): RecognizedWord {
