@@ -190,8 +190,14 @@ describe('OpenAiCompatibleSpeechToText against a local OpenAI-compatible server'
       'home',
       'please',
     ]);
-    expect(result.words[1]).toEqual({ text: 'milk', start_ms: 380, end_ms: 720 });
-    expect(result.words.at(-1)).toEqual({ text: 'please', start_ms: 2980, end_ms: 3480 });
+    // OpenAI's words carry no probability: each counts with its segment's exp(avg_logprob -0.286).
+    expect(result.words[1]).toEqual({ text: 'milk', start_ms: 380, end_ms: 720, span_confidence: 0.751 });
+    expect(result.words.at(-1)).toEqual({
+      text: 'please',
+      start_ms: 2980,
+      end_ms: 3480,
+      span_confidence: 0.751,
+    });
 
     const stages = progress.map((report) => report.stage).filter((stage, i, all) => stage !== all[i - 1]);
     expect(stages).toEqual(['uploading', 'recognizing']);
@@ -203,14 +209,20 @@ describe('OpenAiCompatibleSpeechToText against a local OpenAI-compatible server'
 
     expect(server.received[0]?.authorization).toBeUndefined();
     expect(result.duration_ms).toBe(6540);
+    // Each segment's exp(avg_logprob): -0.219 -> 0.804, -0.313 -> 0.732.
     expect(result.words.slice(0, 4)).toEqual([
-      { text: 'Call', start_ms: 0, end_ms: 500 },
-      { text: 'the', start_ms: 500, end_ms: 1000 },
-      { text: 'dentist', start_ms: 1000, end_ms: 1500 },
-      { text: 'tomorrow.', start_ms: 1500, end_ms: 2000 },
+      { text: 'Call', start_ms: 0, end_ms: 500, span_confidence: 0.804 },
+      { text: 'the', start_ms: 500, end_ms: 1000, span_confidence: 0.804 },
+      { text: 'dentist', start_ms: 1000, end_ms: 1500, span_confidence: 0.804 },
+      { text: 'tomorrow.', start_ms: 1500, end_ms: 2000, span_confidence: 0.804 },
     ]);
-    expect(result.words[4]).toEqual({ text: 'Ask', start_ms: 2500, end_ms: 3100 });
-    expect(result.words.at(-1)).toEqual({ text: 'slot.', start_ms: 4900, end_ms: 5500 });
+    expect(result.words[4]).toEqual({ text: 'Ask', start_ms: 2500, end_ms: 3100, span_confidence: 0.732 });
+    expect(result.words.at(-1)).toEqual({
+      text: 'slot.',
+      start_ms: 4900,
+      end_ms: 5500,
+      span_confidence: 0.732,
+    });
   });
 
   it("glues whisper.cpp's per-segment tokens back into words, on its /inference path", async () => {
@@ -218,13 +230,43 @@ describe('OpenAiCompatibleSpeechToText against a local OpenAI-compatible server'
     const result = await engine({ path: '/inference' }).transcribe(audioPath);
 
     expect(server.received[0]?.path).toBe('/inference');
+    // A glued word's confidence is the mean of its tokens' probabilities (0.81, 0.93; 0.97, 0.88).
     expect(result).toEqual({
       words: [
-        { text: 'Transcribed', start_ms: 0, end_ms: 960 },
-        { text: 'locally.', start_ms: 1100, end_ms: 2000 },
+        { text: 'Transcribed', start_ms: 0, end_ms: 960, confidence: 0.87, span_confidence: 0.887 },
+        { text: 'locally.', start_ms: 1100, end_ms: 2000, confidence: 0.925, span_confidence: 0.887 },
       ],
       duration_ms: 3000,
     });
+  });
+
+  it("takes faster-whisper's word probabilities as confidences and drops a segment Whisper's own rule calls silence", async () => {
+    server.answer({ status: 200, body: fixture('faster-whisper-word-probabilities.json') });
+    const result = await engine().transcribe(audioPath);
+
+    // "Thanks for watching!" has no_speech_prob 0.77 and avg_logprob -1.09: invented over silence.
+    expect(result.words.map((word) => word.text)).toEqual([
+      'The',
+      'grant',
+      'was',
+      'approved',
+      'on',
+      'Monday.',
+    ]);
+    expect(result.words[1]).toEqual({
+      text: 'grant',
+      start_ms: 220,
+      end_ms: 610,
+      confidence: 0.443,
+      span_confidence: 0.833,
+    });
+    expect(result.notice).toBeUndefined();
+  });
+
+  it("answers no words and a no_speech notice when every segment is silence by Whisper's rule (music)", async () => {
+    server.answer({ status: 200, body: fixture('music-no-speech.json') });
+    const result = await engine().transcribe(audioPath);
+    expect(result).toEqual({ words: [], duration_ms: 12_000, notice: 'no_speech' });
   });
 
   it('accepts a base URL that already ends in /v1 (the OpenAI SDK convention)', async () => {

@@ -61,9 +61,9 @@ describe('parseTranscribeOutput reads a current-format output (speaker_label on 
   });
 
   it('converts second strings to milliseconds and spk_N labels to 1-based speaker names', () => {
-    expect(result.words[0]).toEqual({ text: 'Hi', start_ms: 540, end_ms: 780, speaker: 'Speaker 1' });
-    expect(result.words[8]).toEqual({ text: 'Yes.', start_ms: 3640, end_ms: 3980, speaker: 'Speaker 2' });
-    expect(result.words.at(-1)).toEqual({
+    expect(result.words[0]).toMatchObject({ text: 'Hi', start_ms: 540, end_ms: 780, speaker: 'Speaker 1' });
+    expect(result.words[8]).toMatchObject({ text: 'Yes.', start_ms: 3640, end_ms: 3980, speaker: 'Speaker 2' });
+    expect(result.words.at(-1)).toMatchObject({
       text: 'thanks.',
       start_ms: 7700,
       end_ms: 8150,
@@ -135,13 +135,13 @@ describe('parseTranscribeOutput reads an older output (speakers only in speaker_
       },
     };
     expect(parseTranscribeOutput(output).words).toEqual([
-      { text: 'Okay', start_ms: 1100, end_ms: 1400, speaker: 'Speaker 2' },
+      { text: 'Okay', start_ms: 1100, end_ms: 1400, speaker: 'Speaker 2', confidence: 0.99 },
     ]);
   });
 
   it('leaves the speaker out when diarisation was off', () => {
     const result = parseTranscribeOutput({ results: { items: [word('Hello', '0.2', '0.6'), mark('.')] } });
-    expect(result.words).toEqual([{ text: 'Hello.', start_ms: 200, end_ms: 600 }]);
+    expect(result.words).toEqual([{ text: 'Hello.', start_ms: 200, end_ms: 600, confidence: 0.99 }]);
   });
 });
 
@@ -240,5 +240,50 @@ describe('a parsed Transcribe output through buildTranscription', () => {
     expect(transcription.timestamped_full_text.split('\n')[1]).toBe(
       "[00:00:03] Speaker 2: Yes. I'll bring the draft, and the budget numbers.",
     );
+  });
+});
+
+describe("Transcribe's word confidences", () => {
+  const { words, duration_ms } = parseTranscribeOutput(fixture('two-speakers.json'));
+
+  it('gives each word the confidence of its chosen alternative, as a number', () => {
+    expect(words.slice(0, 3).map((w) => [w.text, w.confidence])).toEqual([
+      ['Hi', 0.998],
+      ['Maria,', 0.957],
+      ['are', 0.999],
+    ]);
+    expect(words.every((w) => typeof w.confidence === 'number')).toBe(true);
+  });
+
+  it('scores each segment by the duration-weighted mean of its words, punctuation left out', () => {
+    const transcription = buildTranscription(words, {
+      duration_ms,
+      engine: 'amazon-transcribe',
+      language: 'en-US',
+    });
+    // Hi 240 ms x 0.998, Maria 440 ms x 0.957, ... Friday 590 ms x 0.989.
+    expect(transcription.conversation_segments.map((s) => s.confidence)).toEqual([0.987, 0.981, 0.988]);
+    expect(transcription.notice).toBeNull();
+  });
+
+  it('marks the word Transcribe doubted, and leaves a word without a confidence unscored', () => {
+    const doubted = editable('two-speakers.json');
+    const items = doubted.results.items;
+    items[1] = word('Mario', '0.78', '1.22', { alternatives: [{ confidence: '0.412', content: 'Mario' }] });
+    items[2] = word('are', '1.31', '1.45', { alternatives: [{ content: 'are' }] });
+    const parsed = parseTranscribeOutput(doubted).words;
+    expect(parsed[1]).toMatchObject({ text: 'Mario', confidence: 0.412 });
+    expect(parsed[2]?.confidence).toBeUndefined();
+  });
+
+  it('turns an output without words (music, silence) into no segments and a no_speech notice', () => {
+    const empty = parseTranscribeOutput(fixture('no-speech.json'));
+    const transcription = buildTranscription(empty.words, {
+      duration_ms: empty.duration_ms,
+      engine: 'amazon-transcribe',
+      language: 'en-US',
+    });
+    expect(transcription.conversation_segments).toEqual([]);
+    expect(transcription.notice?.code).toBe('no_speech');
   });
 });

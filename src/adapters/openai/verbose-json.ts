@@ -12,18 +12,32 @@ import type { RecognitionResult, RecognizedWord } from '../../ports/speech-to-te
  *   Whisper *tokens* (sub-word pieces, with `start`/`end` only when token timestamps are on), and
  *   `start`/`end` are missing when the server runs with `--no-timestamps`.
  * Times are seconds. Unknown keys are ignored; only what the mapping reads is checked.
+ *
+ * Confidence: OpenAI's words carry none; faster-whisper (speaches) and whisper.cpp add `probability`
+ * to each word or token, which becomes the word's confidence. Every segment has `avg_logprob`, the
+ * mean log-probability of its tokens: exp(avg_logprob), clipped to 0..1, is the segment's confidence,
+ * used for its words that have none of their own (never shown as a word's).
  */
 const seconds = z.number().finite().nonnegative();
+/** A probability some servers add; a value out of range is ignored rather than refused. */
+const probability = z.number().finite().nullish();
 
-const timedWord = z.object({ word: z.string(), start: seconds, end: seconds });
+const timedWord = z.object({ word: z.string(), start: seconds, end: seconds, probability });
 
-const segmentWord = z.object({ word: z.string(), start: seconds.optional(), end: seconds.optional() });
+const segmentWord = z.object({
+  word: z.string(),
+  start: seconds.optional(),
+  end: seconds.optional(),
+  probability,
+});
 
 const segment = z.object({
   text: z.string(),
   start: seconds.optional(),
   end: seconds.optional(),
   words: z.array(segmentWord).nullish(),
+  avg_logprob: z.number().finite().nullish(),
+  no_speech_prob: z.number().finite().nullish(),
 });
 
 export const verboseJsonSchema = z.object({
@@ -72,18 +86,67 @@ export function parseVerboseJson(body: unknown): VerboseJson {
  * `duration_ms` is `duration` when given, else the end of the last word; no word ends after it.
  */
 export function recognitionFromVerboseJson(body: VerboseJson): RecognitionResult {
-  const words = pickWords(body);
+  const segments = body.segments ?? [];
+  const silent = segments.filter(isSilence);
+  const words = pickWords(body)
+    .filter((word) => !silent.some((s) => within(word, s)))
+    .map((word) => withSpanConfidence(word, segments));
   const lastEnd = words.reduce((latest, word) => Math.max(latest, word.end_ms), 0);
   const duration_ms = body.duration != null ? toMs(body.duration) : lastEnd;
+  // Every segment was silence by Whisper's own test: the words were invented.
+  const noSpeech = silent.length > 0 && silent.length === segments.length;
+  if (noSpeech) return { words: [], duration_ms, notice: 'no_speech' };
   return { words: words.map((word) => clamp(word, duration_ms)), duration_ms };
+}
+
+/**
+ * Whisper's own no-speech rule (openai/whisper `transcribe`, defaults `no_speech_threshold` 0.6 and
+ * `logprob_threshold` -1): a segment the model thinks is probably silence and is unsure of is skipped.
+ * Servers that run the rule leave such segments out already; this catches those that do not.
+ */
+const NO_SPEECH_PROB_ABOVE = 0.6;
+const AVG_LOGPROB_BELOW = -1;
+
+function isSilence(s: Segment): boolean {
+  return (
+    s.no_speech_prob != null &&
+    s.avg_logprob != null &&
+    s.no_speech_prob > NO_SPEECH_PROB_ABOVE &&
+    s.avg_logprob < AVG_LOGPROB_BELOW &&
+    s.start !== undefined &&
+    s.end !== undefined
+  );
+}
+
+/** Whether the word's middle falls inside the segment's times. */
+function within(word: RecognizedWord, s: Segment): boolean {
+  const middle = (word.start_ms + word.end_ms) / 2;
+  return s.start !== undefined && s.end !== undefined && middle >= toMs(s.start) && middle <= toMs(s.end);
+}
+
+/** exp(avg_logprob) of the segment the word falls in, when it has one. */
+function withSpanConfidence(word: RecognizedWord, segments: readonly Segment[]): RecognizedWord {
+  const home = segments.find((s) => s.avg_logprob != null && within(word, s)) ?? onlySegment(segments);
+  if (home?.avg_logprob == null) return word;
+  return { ...word, span_confidence: toConfidence(Math.exp(home.avg_logprob)) };
+}
+
+/** Without segment times, a lone segment still covers every word. */
+function onlySegment(segments: readonly Segment[]): Segment | undefined {
+  const [only] = segments;
+  return segments.length === 1 && only?.start === undefined ? only : undefined;
+}
+
+function toConfidence(value: number): number {
+  return Math.round(Math.min(1, Math.max(0, value)) * 1000) / 1000;
 }
 
 function pickWords(body: VerboseJson): RecognizedWord[] {
   if (body.words && body.words.length > 0) {
-    return body.words.flatMap(({ word, start, end }) => {
+    return body.words.flatMap(({ word, start, end, probability }) => {
       // Whisper writes a word with its leading space (" Hello,"); the transcript wants bare words.
       const text = word.trim();
-      return text ? [timed(text, start, end)] : [];
+      return text ? [withProbability(timed(text, start, end), probability)] : [];
     });
   }
   const segments = body.segments ?? [];
@@ -109,6 +172,9 @@ function segmentWords(s: Segment): RecognizedWord[] | undefined {
   );
   if (pieces.length === 0) return undefined;
   const words: RecognizedWord[] = [];
+  // The probabilities of each word's pieces: a glued word gets their mean, as faster-whisper scores
+  // a word by the mean of its tokens' probabilities.
+  const probabilities: number[][] = [];
   for (const piece of pieces) {
     const start = piece.start ?? 0;
     const end = piece.end ?? start;
@@ -116,11 +182,22 @@ function segmentWords(s: Segment): RecognizedWord[] | undefined {
     if (previous && !/^\s/.test(piece.word)) {
       previous.text += piece.word.trimEnd();
       previous.end_ms = Math.max(previous.end_ms, toMs(end));
+      if (piece.probability != null) probabilities.at(-1)?.push(piece.probability);
     } else if (piece.word.trim()) {
       words.push(timed(piece.word.trim(), start, end));
+      probabilities.push(piece.probability == null ? [] : [piece.probability]);
     }
   }
-  return words;
+  return words.map((word, i) => {
+    const scores = probabilities[i] ?? [];
+    const mean = scores.length > 0 ? scores.reduce((sum, p) => sum + p, 0) / scores.length : undefined;
+    return withProbability(word, mean);
+  });
+}
+
+function withProbability(word: RecognizedWord, probability: number | null | undefined): RecognizedWord {
+  if (probability == null || !(probability >= 0 && probability <= 1)) return word;
+  return { ...word, confidence: toConfidence(probability) };
 }
 
 /** Splits `text` into words and gives each an equal share of `[start, end]` seconds. */

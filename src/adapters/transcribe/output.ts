@@ -84,7 +84,14 @@ export function parseTranscribeOutput(json: unknown): RecognitionResult {
     const start_ms = toMs(item.start_time);
     const end_ms = toMs(item.end_time);
     const label = item.speaker_label ?? speakerAt(start_ms, end_ms);
-    words.push({ text, start_ms, end_ms, ...(label ? { speaker: speakerName(label) } : {}) });
+    const confidence = confidenceOf(best(item.alternatives));
+    words.push({
+      text,
+      start_ms,
+      end_ms,
+      ...(label ? { speaker: speakerName(label) } : {}),
+      ...(confidence === undefined ? {} : { confidence }),
+    });
   }
 
   // Transcribe reports no media duration; the latest timestamp is the best lower bound it gives.
@@ -105,6 +112,16 @@ export function speakerName(label: string): string {
 
 function toMs(secondsValue: number): number {
   return Math.round(secondsValue * 1000);
+}
+
+/**
+ * A pronunciation's confidence, 0..1, as Transcribe writes it ("0.998"); undefined when absent or not
+ * a number in range. (Punctuation items carry "0.0", which says nothing: they are not words.)
+ */
+function confidenceOf(alternative: Alternative): number | undefined {
+  if (alternative.confidence === undefined) return undefined;
+  const value = Number(alternative.confidence);
+  return Number.isFinite(value) && value >= 0 && value <= 1 ? value : undefined;
 }
 
 /** Highest confidence wins; the first alternative on ties or when confidences are missing. */
