@@ -5,6 +5,7 @@ import {
   timestampedLine,
 } from './transcript.ts';
 import type { TranscriptNotice } from './transcript-confidence.ts';
+import { tokensOf } from './transcript-words.ts';
 
 /** Formats a transcript can be read in besides JSON (getTranscription `format`). */
 export const TRANSCRIPT_FORMATS = {
@@ -93,8 +94,11 @@ function segmentView(
 ): SegmentView {
   const view: SegmentView = { ...segment, confidence: confidence ?? null };
   if (withWords && words) {
-    view.words = words.map(({ text, start_ms, end_ms, confidence: word }) => ({
-      text,
+    // Stored words are the recogniser's ("the"); shown, each is its token of the text ("The").
+    const tokens = tokensOf(segment.text);
+    const shown = tokens.length === words.length ? tokens : words.map((word) => word.text);
+    view.words = words.map(({ start_ms, end_ms, confidence: word }, i) => ({
+      text: shown[i] ?? '',
       start_ms,
       end_ms,
       confidence: word ?? null,
