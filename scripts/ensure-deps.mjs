@@ -31,6 +31,9 @@ const TEST_PACKAGES = {
   // LibriVox and "cards" recordings, and the voice of ALSA's channel test.
   'pocketsphinx-testdata': '/usr/share/pocketsphinx/test/data/librivox/fileids',
   'alsa-utils': '/usr/share/sounds/alsa/Front_Left.wav',
+  // Speech in another language (German) for the recogniser-confidence tests
+  // (test/fixtures/confidence-material.ts).
+  'espeak-ng': '/usr/bin/espeak-ng',
 };
 
 function say(line) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { noSpeechRecording } from '../fixtures/confidence-material.ts';
 import { wordOverlap } from '../fixtures/word-overlap.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
@@ -55,6 +56,16 @@ describe('from a recording to answers through the CLI', () => {
     expect(result.stderr).toMatch(/ready after \d+ s/);
     expect(`${result.stdout}${result.stderr}`).not.toContain(service.apiKey);
     transcribed = true;
+  });
+
+  it('transcribe <wav> --wait of two sine tones prints the empty transcript and the no_speech notice on stderr', async () => {
+    const tones = await noSpeechRecording('two-tones');
+    const result = await runCli(['transcribe', tones, '--wait', '--timeout', '300'], env);
+    expect(result.code, describeRun(result)).toBe(0);
+    const transcript = stdoutJson<{ conversation_segments: unknown[]; notice: { code: string } }>(result);
+    expect(transcript.conversation_segments).toEqual([]);
+    expect(transcript.notice.code).toBe('no_speech');
+    expect(result.stderr).toMatch(/Notice \(no_speech\): No speech was heard/);
   });
 
   it('transcription get --format srt prints SubRip text as is', async () => {

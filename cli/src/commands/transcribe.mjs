@@ -8,7 +8,7 @@ import { UsageError } from '../errors.mjs';
 import { info, printJson } from '../output.mjs';
 import { uploadFile } from '../upload.mjs';
 import { notePath, printResponse, waitOptions } from './shared.mjs';
-import { TRANSCRIPTION_TIMEOUT_SECONDS, waitForTranscription } from './transcription.mjs';
+import { reportNotice, TRANSCRIPTION_TIMEOUT_SECONDS, waitForTranscription } from './transcription.mjs';
 
 const COMMAND = 'transcribe';
 const TITLE_MAX = 200;
@@ -45,7 +45,8 @@ export const transcribe = {
     'Submits the note, then PUTs the file to the returned upload URL with exactly the returned\n' +
     'headers (progress on stderr for files over 1 MiB). Without --wait it prints the job status\n' +
     "(not a result yet; 'notes transcription get <id>' polls it). With --wait it prints the\n" +
-    'transcript with the note ID added at the top level (note_id).',
+    'transcript with the note ID added at the top level (note_id), and on stderr the notice when\n' +
+    'no speech was heard (no_speech) or the recogniser could not follow it (low_confidence).',
   examples: [
     'notes transcribe meeting.mp3 --title "Weekly product sync" --wait',
     'notes transcribe interview.wav --speakers 2',
@@ -92,6 +93,7 @@ export const transcribe = {
       });
       // The note ID first, so that a script can go on with it (insights, artifacts, ask).
       printJson({ note_id: noteId, .../** @type {object} */ (done.body) });
+      reportNotice(done);
       return;
     }
     if (submitted.status === 200) {

@@ -33,6 +33,19 @@ export function waitForTranscription(api, noteId, options) {
   });
 }
 
+/**
+ * Says on stderr what the recogniser found about the recording (no speech heard, or speech it could
+ * not follow), so that a person reading the JSON on stdout, or a script's log, sees it.
+ * @param {import('../http.mjs').ApiResponse} response
+ */
+export function reportNotice(response) {
+  const body = /** @type {{ notice?: { code?: unknown, detail?: unknown } | null } | null} */ (response.body);
+  const notice = response.status === 200 && body && typeof body === 'object' ? body.notice : undefined;
+  if (notice && typeof notice.code === 'string' && typeof notice.detail === 'string') {
+    info(`Notice (${notice.code}): ${notice.detail}`);
+  }
+}
+
 /** @type {import('../types.mjs').CommandSpec} */
 export const transcriptionGet = {
   name: 'transcription get',
@@ -67,6 +80,7 @@ export const transcriptionGet = {
         awaitingUploadHint: `The audio of note ${noteId} has not been uploaded: the job cannot start until it is (notes transcribe <file> --note-id ${noteId}).`,
       });
       printResponse(done, '');
+      reportNotice(done);
       return;
     }
     const response = await api.request('GET', `${notePath(noteId)}/transcription`, {
@@ -79,6 +93,7 @@ export const transcriptionGet = {
     );
     // The JSON representation's ETag is what corrections take as --if-match.
     if (format === 'json' && response.status === 200) printEtag(response);
+    reportNotice(response);
   },
 };
 
