@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- api | transcription | quality | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app]`
- * (`recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
+ * `npm run bench [-- api | transcription | quality | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app]`
+ * (`confidence`: the speech-presence check and low-confidence flag on tuning and held-out material,
+ * a few minutes, also part of `quality`; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
  * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
@@ -14,6 +15,7 @@ import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { correctionIndexBench, correctionIndexTable } from './correction-index.ts';
 import { main as longRecording } from './long-recording.ts';
+import { confidenceTables, recogniserConfidenceBench } from './recogniser-confidence.ts';
 import { main as recogniserSettings } from './recogniser-settings.ts';
 import { searchBench, searchTable } from './search.ts';
 import { storageFrontBench, storageFrontTable } from './storage-front.ts';
@@ -29,6 +31,7 @@ const NAMES = [
   'api',
   'transcription',
   'quality',
+  'confidence',
   'recogniser',
   'ask',
   'search',
@@ -112,6 +115,13 @@ if (which === 'all' || which === 'storage') {
 
 if (which === 'all' || which === 'quality') {
   results.transcript_quality = await transcriptQuality();
+}
+
+if (which === 'all' || which === 'quality' || which === 'confidence') {
+  console.log('Says when it is guessing: speech presence (no_speech) and low confidence (low_confidence)');
+  const result = await recogniserConfidenceBench();
+  results.recogniser_confidence = result;
+  console.log(`${confidenceTables(result)}\n`);
 }
 
 if (which === 'all' || which === 'recogniser') {

@@ -102,10 +102,11 @@ describe('PocketsphinxSpeechToText recognises speech offline', () => {
   );
 
   it(
-    'returns no words (not an error) for silence',
+    'returns no words and a no_speech notice (not an error) for silence',
     async () => {
       const { result } = await transcribeOnce(fixtures.silence);
-      expect(result.words.length).toBeLessThanOrEqual(1);
+      expect(result.words).toEqual([]);
+      expect(result.notice).toBe('no_speech');
       expect(result.duration_ms).toBe(3000);
     },
     SLOW,
@@ -198,17 +199,21 @@ describe('long speech without pauses is cut into bounded utterances', () => {
 });
 
 describe('pocketsphinx word-timing lines are parsed into words', () => {
-  it('keeps words, strips pronunciation variants and drops fillers and hypothesis lines', () => {
+  it('keeps words with their posterior as confidence, strips pronunciation variants and drops fillers and hypothesis lines', () => {
     expect(parseWordLine('morning 0.280 0.690 0.996406')).toEqual({
       text: 'morning',
       start_ms: 280,
       end_ms: 690,
+      confidence: 0.996406,
     });
     expect(parseWordLine('project(2) 4.130 4.600 0.645939')).toEqual({
       text: 'project',
       start_ms: 4130,
       end_ms: 4600,
+      confidence: 0.645939,
     });
+    // Printed as 1.000001 by float rounding: still a probability.
+    expect(parseWordLine('yes 0.10 0.40 1.000001')?.confidence).toBe(1);
     for (const filler of ['<s> 0.000 0.140 0.999400', '</s> 12.19 12.51 1.0', '<sil> 2.17 2.42 0.97']) {
       expect(parseWordLine(filler)).toBeUndefined();
     }

@@ -52,6 +52,12 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   chunkOverlapMs?: number;
   /** Chunks recognised at once, each by its own ffmpeg + pocketsphinx. Default: cores, at most 4. */
   concurrency?: number;
+  /**
+   * Whether the audio is checked for speech (speech-presence.ts) so that a recording without any
+   * comes back with no words and a `no_speech` notice. Default true; the bench turns it off to show
+   * what the recogniser makes of such recordings.
+   */
+  speechPresenceCheck?: boolean;
 }
 
 /**
@@ -127,7 +133,10 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const words = mergeChunkWords(results);
     throwIfAborted(signal);
     await progress.report({ stage: 'recognizing', fraction: 1 });
-    const notice = recordingNotice(words, combinePresence(results.map((result) => result.presence)));
+    const presence = combinePresence(results.map((result) => result.presence));
+    const checked =
+      this.options.speechPresenceCheck === false ? { ...presence, verdict: 'unknown' as const } : presence;
+    const notice = recordingNotice(words, checked);
     if (notice === 'no_speech') return { words: [], duration_ms, notice };
     // pocketsphinx spells every number out; figures read better where the reading is certain.
     const readable = readableWords(words).map((word) => clampWord(word, duration_ms));
