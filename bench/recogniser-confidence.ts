@@ -266,7 +266,7 @@ export async function recogniserConfidenceBench(): Promise<{ rows: ConfidenceRow
     }
     const presence = await measurePresence(file);
     const result = await engine.transcribe(file);
-    rows.push({
+    const row: ConfidenceRow = {
       name: item.name,
       set: item.set,
       kind: item.kind,
@@ -275,7 +275,12 @@ export async function recogniserConfidenceBench(): Promise<{ rows: ConfidenceRow
       words: result.words.length,
       confidence: result.words.length > 0 ? meanConfidence(result.words) : null,
       notice: recordingNotice(result.words, presence) ?? null,
-    });
+    };
+    rows.push(row);
+    // Progress on stderr: the whole run takes minutes.
+    console.error(
+      `${row.set} ${row.name}: peak ${row.speech_peak.toFixed(2)}, confidence ${row.confidence}, ${row.notice}`,
+    );
   }
   return { rows, skipped };
 }
