@@ -11,7 +11,7 @@
  * Run: `npm run bench -- confidence` or `npx tsx bench/recogniser-confidence.ts`. Prints tables; no
  * transcript text is printed.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { decodeToPcm } from '../src/adapters/speech/ffmpeg.ts';
@@ -19,13 +19,20 @@ import { PocketsphinxSpeechToText } from '../src/adapters/speech/pocketsphinx.ts
 import { recordingNotice } from '../src/adapters/speech/recognition-notice.ts';
 import { type SpeechPresence, SpeechPresenceMeter } from '../src/adapters/speech/speech-presence.ts';
 import { meanConfidence } from '../src/domain/transcript-confidence.ts';
+import type { RecognitionResult } from '../src/ports/speech-to-text.ts';
 import { GERMAN_TEXT } from '../test/fixtures/confidence-material.ts';
 import { atomically, exists, FFMPEG_QUIET, run } from '../test/fixtures/fixture-files.ts';
 import { speechFixture } from '../test/support/fixtures.ts';
 import { OUT_DIR } from './support.ts';
 
 type Kind = 'no_speech' | 'english' | 'garbled' | 'other_language';
-type Set = 'tuning' | 'held_out';
+/**
+ * `tuning`: what the thresholds were first chosen on. `tuning 2`: the first held-out set; its real
+ * English phrases between pauses came out as no_speech, which led to the `sparse` rule, so it is
+ * tuning material now. `held_out`: never looked at before the rules were final.
+ */
+type Set = 'tuning' | 'tuning 2' | 'held_out';
+const SETS: readonly Set[] = ['tuning', 'tuning 2', 'held_out'];
 
 interface Material {
   name: string;
@@ -71,6 +78,10 @@ const SENTENCES: Record<string, string> = {
   fi: 'Valiokunta kokoontui tiistaina käsittelemään ensi vuoden talousarviota. Useat jäsenet kysyivät, valmistuisiko uusi rakennus ennen talvea.',
   tr: 'Komite gelecek yılın bütçesini incelemek için salı günü toplandı. Birkaç üye yeni binanın kıştan önce bitip bitmeyeceğini sordu.',
   hu: 'A bizottság kedden ülésezett, hogy áttekintse a jövő évi költségvetést. Több tag megkérdezte, hogy az új épület elkészül-e a tél előtt.',
+  da: 'Udvalget mødtes tirsdag for at gennemgå budgettet for næste år. Flere medlemmer spurgte, om den nye bygning ville være færdig før vinteren.',
+  ro: 'Comitetul s-a întrunit marți pentru a examina bugetul pentru anul viitor. Mai mulți membri au întrebat dacă noua clădire va fi gata înainte de iarnă.',
+  cs: 'Výbor se sešel v úterý, aby projednal rozpočet na příští rok. Několik členů se ptalo, zda bude nová budova hotová před zimou.',
+  el: 'Η επιτροπή συνεδρίασε την Τρίτη για να εξετάσει τον προϋπολογισμό του επόμενου έτους. Αρκετά μέλη ρώτησαν αν το νέο κτίριο θα είναι έτοιμο πριν από τον χειμώνα.',
 };
 
 /** The held-out English text for flite: different words from the tuning text. */
@@ -164,26 +175,26 @@ function material(): Material[] {
     ...['de', 'es', 'fr', 'it', 'pl', 'ru'].map((language) => espeak(language, 'tuning')),
     ...['cs', 'de', 'es', 'it', 'nl', 'ru', 'en'].map((language) => klettres(language, 'tuning')),
 
-    // HELD_OUT: made afterwards, never used to choose.
+    // TUNING 2: the first held-out set, which led to the `sparse` rule.
     tone(
       'square-wave arpeggio',
-      'held_out',
+      'tuning 2',
       "aevalsrc='0.2*sgn(sin(2*PI*(330*pow(2\\,floor(mod(t*6\\,4))/4))*t))':d=12",
     ),
     tone(
       'noise bursts at 2 Hz (drum-like)',
-      'held_out',
+      'tuning 2',
       "aevalsrc='0.5*random(0)*exp(-20*mod(t\\,0.5))':d=12",
     ),
-    tone('noise gated at 4 Hz', 'held_out', "aevalsrc='0.3*random(1)*gt(sin(2*PI*4*t)\\,0)':d=12"),
+    tone('noise gated at 4 Hz', 'tuning 2', "aevalsrc='0.3*random(1)*gt(sin(2*PI*4*t)\\,0)':d=12"),
     tone(
       'two chords alternating every second',
-      'held_out',
+      'tuning 2',
       "aevalsrc='0.2*sin(2*PI*(262+131*mod(floor(t)\\,2))*t)+0.2*sin(2*PI*(330+110*mod(floor(t)\\,2))*t)':d=12",
     ),
     ...['1', '2', '3'].map((track) => ({
       name: `drascula-music track ${track}`,
-      set: 'held_out' as const,
+      set: 'tuning 2' as const,
       kind: 'no_speech' as const,
       make: () =>
         firstFile('/usr/share/scummvm/drascula/audio', track).then(
@@ -192,63 +203,66 @@ function material(): Material[] {
     })),
     {
       name: 'freedesktop sound theme (bells, alerts)',
-      set: 'held_out',
+      set: 'tuning 2',
       kind: 'no_speech',
       make: () =>
         joined('freedesktop-sounds', FREEDESKTOP, 0.5, 12, (file) => !file.startsWith('audio-channel')),
     },
     {
       name: 'freedesktop sound theme channel names (voice)',
-      set: 'held_out',
+      set: 'tuning 2',
       kind: 'english',
       make: () =>
         joined('freedesktop-channels', FREEDESKTOP, 0.5, 12, (file) => file.startsWith('audio-channel')),
     },
     {
       name: 'pocketsphinx cards (real voice, phrases)',
-      set: 'held_out',
+      set: 'tuning 2',
       kind: 'english',
       make: () => joined('cards', `${TESTDATA}/cards`, 1, 5),
     },
     {
       name: 'alsa-utils channel names (real voice)',
-      set: 'held_out',
+      set: 'tuning 2',
       kind: 'english',
       make: () => joined('alsa-channels', ALSA, 0.5, 12, (file) => !file.startsWith('Noise')),
     },
     {
       name: 'tidigits digits (real voice)',
-      set: 'held_out',
+      set: 'tuning 2',
       kind: 'english',
       make: () => rawPcm('tidigits', `${TESTDATA}/tidigits/dhd.2934z.raw`),
     },
-    ...['slt', 'rms', 'awb', 'kal'].map((voice) => flite(voice, 'held_out', HELD_OUT_ENGLISH)),
+    ...['slt', 'rms', 'awb', 'kal'].map((voice) => flite(voice, 'tuning 2', HELD_OUT_ENGLISH)),
     {
       name: 'flite slt fixture (25 s script)',
-      set: 'held_out',
+      set: 'tuning 2',
       kind: 'english',
       make: async () => (await speechFixture('slt', 'wav')).file,
     },
     {
       name: 'flite rms fixture as MP3 (25 s script)',
-      set: 'held_out',
+      set: 'tuning 2',
       kind: 'english',
       make: async () => converted('rms-fixture-mp3', (await speechFixture('rms', 'mp3')).file),
     },
     {
       name: 'flite slt fixture in pink noise (about 10 dB SNR)',
-      set: 'held_out',
-      kind: 'english',
+      set: 'tuning 2',
+      kind: 'garbled',
       make: async () => withNoise('slt-pink-10db', (await speechFixture('slt', 'wav')).file, 'pink', 0.05),
     },
+    // HELD_OUT: never looked at before the rules were final.
     {
       name: 'flite rms fixture reversed',
       set: 'held_out',
       kind: 'garbled',
       make: async () => filtered('rms-reversed', (await speechFixture('rms', 'wav')).file, 'areverse'),
     },
-    ...['nl', 'sv', 'pt', 'fi', 'tr', 'hu'].map((language) => espeak(language, 'held_out')),
-    ...['da', 'hu', 'nb', 'pt_BR', 'uk', 'lt'].map((language) => klettres(language, 'held_out')),
+    ...['nl', 'sv', 'pt', 'fi', 'tr', 'hu', 'da', 'ro', 'cs', 'el'].map((language) =>
+      espeak(language, 'held_out'),
+    ),
+    ...['da', 'hu', 'nb', 'pt_BR', 'uk', 'lt', 'fr'].map((language) => klettres(language, 'held_out')),
   ];
 }
 
@@ -265,7 +279,7 @@ export async function recogniserConfidenceBench(): Promise<{ rows: ConfidenceRow
       continue;
     }
     const presence = await measurePresence(file);
-    const result = await engine.transcribe(file);
+    const result = await recognised(engine, file);
     const row: ConfidenceRow = {
       name: item.name,
       set: item.set,
@@ -283,6 +297,26 @@ export async function recogniserConfidenceBench(): Promise<{ rows: ConfidenceRow
     );
   }
   return { rows, skipped };
+}
+
+/** Bump when the recogniser's settings change: cached recognitions are then made again. */
+const RECOGNITION_CACHE = 'pocketsphinx -fwdflat no; v1';
+
+/**
+ * The recogniser's words for a recording, kept beside it (bench/out/confidence/*.json): recognition
+ * is the slow part, and the notice rules can be judged again on the same words in seconds.
+ */
+async function recognised(engine: PocketsphinxSpeechToText, file: string): Promise<RecognitionResult> {
+  const cache = `${file}.recognition.json`;
+  const { size, mtimeMs } = await stat(file);
+  const key = `${RECOGNITION_CACHE}; ${size}; ${mtimeMs}`;
+  const cached = await readFile(cache, 'utf8')
+    .then((text) => JSON.parse(text) as { key: string; result: RecognitionResult })
+    .catch(() => undefined);
+  if (cached?.key === key) return cached.result;
+  const result = await engine.transcribe(file);
+  await writeFile(cache, JSON.stringify({ key, result }));
+  return result;
 }
 
 async function measurePresence(file: string): Promise<SpeechPresence> {
@@ -315,7 +349,7 @@ export function confidenceTables({ rows, skipped }: { rows: ConfidenceRow[]; ski
   lines.push('Speech presence (no_speech is the answer "no speech"):');
   lines.push('| set | no-speech recordings called speech | speech recordings called no-speech |');
   lines.push('| --- | --- | --- |');
-  for (const set of ['tuning', 'held_out'] as const) {
+  for (const set of SETS) {
     const inSet = rows.filter((row) => row.set === set);
     const silent = inSet.filter((row) => row.kind === 'no_speech');
     const spoken = inSet.filter((row) => row.kind !== 'no_speech');
@@ -329,7 +363,7 @@ export function confidenceTables({ rows, skipped }: { rows: ConfidenceRow[]; ski
   lines.push('Low confidence (flagged: notice low_confidence), among recordings with speech:');
   lines.push('| set | English flagged | garbled flagged | other languages flagged |');
   lines.push('| --- | --- | --- | --- |');
-  for (const set of ['tuning', 'held_out'] as const) {
+  for (const set of SETS) {
     const share = (kind: Kind) => {
       const group = rows.filter((row) => row.set === set && row.kind === kind && row.notice !== 'no_speech');
       const flagged = group.filter((row) => row.notice === 'low_confidence');

@@ -3,13 +3,16 @@ import {
   LOW_CONFIDENCE_BELOW,
   LOW_CONFIDENCE_MIN_WORDS,
   recordingNotice,
+  SPARSE_SPEECH_FROM,
 } from '../../src/adapters/speech/recognition-notice.ts';
 import { combinePresence, type SpeechPresence } from '../../src/adapters/speech/speech-presence.ts';
 import type { RecognizedWord } from '../../src/ports/speech-to-text.ts';
 
 const heard: SpeechPresence = { windows: 20, speechWindows: 15, peakShare: 0.75, verdict: 'present' };
-const notHeard: SpeechPresence = { windows: 20, speechWindows: 1, peakShare: 0.06, verdict: 'absent' };
+const notHeard: SpeechPresence = { windows: 20, speechWindows: 0, peakShare: 0, verdict: 'absent' };
 const tooShort: SpeechPresence = { windows: 1, speechWindows: 1, peakShare: 1, verdict: 'unknown' };
+/** Phrases between pauses, or rhythmic music: a few speech-like windows. */
+const sparse: SpeechPresence = { windows: 30, speechWindows: 5, peakShare: 0.25, verdict: 'sparse' };
 
 /** `count` words of 300 ms each, all with this confidence. */
 function words(count: number, confidence: number): RecognizedWord[] {
@@ -51,6 +54,11 @@ describe("the local engine's verdict on a recording", () => {
     expect(recordingNotice(words(LOW_CONFIDENCE_MIN_WORDS - 1, 0.1), heard)).toBeUndefined();
   });
 
+  it('keeps sparse speech the recogniser follows, and drops what it cannot follow there as no speech', () => {
+    expect(recordingNotice(words(12, SPARSE_SPEECH_FROM), sparse)).toBeUndefined();
+    expect(recordingNotice(words(12, SPARSE_SPEECH_FROM - 0.01), sparse)).toBe('no_speech');
+  });
+
   it('lets the recogniser decide when the recording is too short for the speech check', () => {
     expect(recordingNotice(words(3, 0.9), tooShort)).toBeUndefined();
   });
@@ -59,7 +67,8 @@ describe("the local engine's verdict on a recording", () => {
 describe('the speech check over the chunks of a long recording', () => {
   it('hears speech when any chunk has it, and none only when no chunk does', () => {
     expect(combinePresence([notHeard, heard, notHeard]).verdict).toBe('present');
-    expect(combinePresence([notHeard, tooShort]).verdict).toBe('absent');
+    expect(combinePresence([notHeard, notHeard]).verdict).toBe('absent');
+    expect(combinePresence([notHeard, sparse]).verdict).toBe('sparse');
     expect(combinePresence([tooShort]).verdict).toBe('unknown');
     expect(combinePresence([notHeard, heard])).toMatchObject({
       windows: 40,

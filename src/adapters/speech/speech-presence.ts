@@ -43,11 +43,14 @@ export const SPEECH_WINDOW = {
 /**
  * A recording has speech when, in some stretch of about 10 s (or in the whole recording when it is
  * shorter), at least half the windows are speech-like: speech anywhere counts, however much music
- * surrounds it; music's speech-like windows are scattered. Chosen on the tuning set (see the bench).
+ * surrounds it; music's speech-like windows are scattered. With fewer (but some) speech-like
+ * windows the check cannot tell sparse speech (short phrases between pauses) from rhythmic music:
+ * `sparse`, and the recogniser's confidence decides (recognition-notice.ts). Chosen on the tuning
+ * set (see the bench).
  */
 export const SPEECH_STRETCH = { windows: 16, minShare: 0.5 } as const;
-/** Below this many windows (about 1.9 s) the check abstains: too little to tell. */
-const MIN_WINDOWS = 2;
+/** Below this many windows (about 3.2 s) the check abstains: too little to tell. */
+const MIN_WINDOWS = 4;
 
 export interface WindowFeatures {
   levelDb: number;
@@ -67,8 +70,11 @@ export interface SpeechPresence {
   speechWindows: number;
   /** The highest share of speech-like windows in any stretch of SPEECH_STRETCH.windows. */
   peakShare: number;
-  /** `absent`: no speech heard; `unknown`: too short to tell. */
-  verdict: 'present' | 'absent' | 'unknown';
+  /**
+   * `present`: speech; `absent`: not one speech-like window; `sparse`: some, too few to tell speech
+   * between pauses from music; `unknown`: too short to tell.
+   */
+  verdict: 'present' | 'sparse' | 'absent' | 'unknown';
 }
 
 /**
@@ -122,9 +128,7 @@ export class SpeechPresenceMeter {
     // A recording shorter than one stretch is judged whole.
     const peakShare =
       windows >= SPEECH_STRETCH.windows ? this.peak : windows > 0 ? speechWindows / windows : 0;
-    const verdict =
-      windows < MIN_WINDOWS ? 'unknown' : peakShare >= SPEECH_STRETCH.minShare ? 'present' : 'absent';
-    return { windows, speechWindows, peakShare, verdict };
+    return { windows, speechWindows, peakShare, verdict: verdictOf(windows, speechWindows, peakShare) };
   }
 
   /** A pipeline stage that measures the PCM passing through it, unchanged. */
@@ -203,14 +207,18 @@ export class SpeechPresenceMeter {
   }
 }
 
+function verdictOf(windows: number, speechWindows: number, peakShare: number): SpeechPresence['verdict'] {
+  if (windows < MIN_WINDOWS) return 'unknown';
+  if (peakShare >= SPEECH_STRETCH.minShare) return 'present';
+  return speechWindows > 0 ? 'sparse' : 'absent';
+}
+
 /** The chunks of one recording: speech in any of them is speech in the recording. */
 export function combinePresence(parts: readonly SpeechPresence[]): SpeechPresence {
   const windows = parts.reduce((sum, part) => sum + part.windows, 0);
   const speechWindows = parts.reduce((sum, part) => sum + part.speechWindows, 0);
   const peakShare = parts.reduce((peak, part) => Math.max(peak, part.peakShare), 0);
-  const verdicts = new Set(parts.map((part) => part.verdict));
-  const verdict = verdicts.has('present') ? 'present' : verdicts.has('absent') ? 'absent' : 'unknown';
-  return { windows, speechWindows, peakShare, verdict };
+  return { windows, speechWindows, peakShare, verdict: verdictOf(windows, speechWindows, peakShare) };
 }
 
 export function isSpeechLike(features: WindowFeatures): boolean {
