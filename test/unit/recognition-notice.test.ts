@@ -72,7 +72,7 @@ describe('the speech check over the chunks of a long recording', () => {
     expect(combinePresence([tooShort]).verdict).toBe('unknown');
     expect(combinePresence([notHeard, heard])).toMatchObject({
       windows: 40,
-      speechWindows: 16,
+      speechWindows: 15,
       peakShare: 0.75,
     });
   });
