@@ -38,6 +38,9 @@ export function SpeakerName({
         }}
       >
         {name}
+        <span aria-hidden="true" class="pencil">
+          {' ✎'}
+        </span>
         <span class="visually-hidden"> (rename)</span>
       </button>
     );

@@ -71,9 +71,11 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               onRename={(name) => corrections.rename(speaker.label, name)}
             />
           ))}
-          <button type="button" class="quiet" disabled={!canUndo} onClick={() => corrections.undo()}>
-            Undo last correction
-          </button>
+          {(canUndo || segments.length > 0) && (
+            <button type="button" class="quiet" disabled={!canUndo} onClick={() => corrections.undo()}>
+              Undo last correction
+            </button>
+          )}
         </div>
       </div>
       <p class="pending" role="status">
