@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureNamed } from '../fixtures/conversations/generate.ts';
 import { ensureFixtures } from '../fixtures/generate.ts';
 import { ensureRealVoices } from '../fixtures/real-voices/generate.ts';
-import { accessibilityChecks, launchChromium, signIn } from '../support/chromium.ts';
+import { accessibilityChecks, launchChromium, signIn, visibleText } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 
 /**
@@ -111,13 +111,7 @@ const announced = () => page.evaluate<string[]>('window.announced');
 
 /** A segment's text as shown (without what only screen readers hear, such as "(unsure)"). */
 function shownText(index: number): Promise<string> {
-  return row(index)
-    .locator('.text')
-    .evaluate((element) => {
-      const copy = element.cloneNode(true) as typeof element;
-      for (const hidden of copy.querySelectorAll('.visually-hidden')) hidden.remove();
-      return copy.textContent ?? '';
-    });
+  return visibleText(row(index).locator('.text'));
 }
 
 async function lastAnnouncement(): Promise<string> {

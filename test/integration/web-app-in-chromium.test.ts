@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_OUT, realSpeechRecording } from '../fixtures/real-speech.ts';
-import { accessibilityChecks, launchChromium, signIn } from '../support/chromium.ts';
+import { accessibilityChecks, launchChromium, signIn, visibleText } from '../support/chromium.ts';
 import { notAudioFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { postMcpWithToken } from '../support/mcp-requests.ts';
@@ -181,11 +181,12 @@ describe('the web app in Chromium', () => {
 
   it('corrects a segment in place, finds the correction by search, and undoes it', async () => {
     const first = page.locator('.segment').first();
-    const original = (await first.locator('.text').textContent()) ?? '';
+    // As seen: words the recogniser was unsure of also carry "(unsure)" for screen readers.
+    const original = await visibleText(first.locator('.text'));
     await first.getByRole('button', { name: /Correct/ }).click();
     await first.locator('textarea').fill(`${original} ${UNIQUE_WORD}`);
     await first.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => first.locator('.text').textContent()).toBe(`${original} ${UNIQUE_WORD}`);
+    await expect.poll(() => visibleText(first.locator('.text'))).toBe(`${original} ${UNIQUE_WORD}`);
 
     await page.fill('#search-notes', UNIQUE_WORD);
     await page.press('#search-notes', 'Enter');
@@ -195,13 +196,13 @@ describe('the web app in Chromium', () => {
     await checkAccessibility('search');
     await result.locator('a.title').click();
     await expect
-      .poll(() => page.locator('.segment').first().locator('.text').textContent())
+      .poll(() => visibleText(page.locator('.segment').first().locator('.text')))
       .toBe(`${original} ${UNIQUE_WORD}`);
 
     const undone = page.waitForResponse((response) => response.url().endsWith('/transcription/undo'));
     await page.getByRole('button', { name: 'Undo last correction' }).click();
     expect((await undone).status()).toBe(200);
-    await expect.poll(() => page.locator('.segment').first().locator('.text').textContent()).toBe(original);
+    await expect.poll(() => visibleText(page.locator('.segment').first().locator('.text'))).toBe(original);
   });
 
   it('downloads the transcript as SubRip', async () => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 
 /**
  * A person at the web app, in Debian's headless Chromium driven by playwright-core: launch it, sign
@@ -55,4 +55,13 @@ export function accessibilityChecks(page: Page, screenshots?: string) {
         await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
     },
   };
+}
+
+/** An element's text as it is seen: without what only screen readers hear (`.visually-hidden`). */
+export function visibleText(element: Locator): Promise<string> {
+  return element.evaluate((shown) => {
+    const copy = shown.cloneNode(true) as typeof shown;
+    for (const hidden of copy.querySelectorAll('.visually-hidden')) hidden.remove();
+    return copy.textContent ?? '';
+  });
 }
