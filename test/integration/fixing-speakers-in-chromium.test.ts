@@ -153,7 +153,7 @@ describe('fixing speakers in the web app, in Chromium', () => {
     await axe.check('transcript-to-fix');
   });
 
-  it('renames a speaker, then renames the same speaker again', async () => {
+  it('renames a speaker, renames the same speaker again, and undoes a rename', async () => {
     await rename('Speaker 1', 'Speaker 1', 'Elinor');
     await expect.poll(lastAnnouncement).toBe('Speaker 1 is now Elinor');
     const first = (await shownLabels()).indexOf('Speaker 1');
@@ -164,6 +164,14 @@ describe('fixing speakers in the web app, in Chromium', () => {
     await expect.poll(() => row(first).locator('.speaker').textContent()).toBe('Marianne');
     expect((await speakerNames())['Speaker 1']).toBe('Marianne');
     expect((await announced()).join('\n')).not.toMatch(/speaker labels|must be/);
+
+    // Undo goes back one rename, then the speaker is renamed again.
+    await page.getByRole('button', { name: 'Undo last correction' }).click();
+    await expect.poll(lastAnnouncement).toBe('Undone: the rename of Elinor to Marianne');
+    await expect.poll(() => row(first).locator('.speaker').textContent()).toBe('Elinor');
+    expect((await speakerNames())['Speaker 1']).toBe('Elinor');
+    await rename('Speaker 1', 'Elinor', 'Marianne');
+    await expect.poll(() => row(first).locator('.speaker').textContent()).toBe('Marianne');
     // A segment's corrections show where the pointer is.
     await row(1).hover();
     await axe.check('segment-tools-on-hover');

@@ -38,10 +38,20 @@ export type TranscriptEdit =
 export interface Corrections {
   /** What is being saved (for the pending state), or null. Changes asked for meanwhile wait their turn. */
   pending: string | null;
+  /** Whether the newest change of this session is a rename, which Undo then reverts. */
+  renameToUndo: boolean;
   /** Applies the edits; `what` names the change for the undo that may follow ("the split at 0:12"). */
   edit(edits: TranscriptEdit[], what: string, done: string): Promise<boolean>;
+  /** Undoes this session's newest change (a rename or a correction), else the transcript's last correction. */
   undo(): Promise<boolean>;
   rename(label: string, name: string): Promise<boolean>;
+}
+
+/** A change made in this session, newest last, so that Undo can revert it and say what it undid. */
+interface Made {
+  what: string;
+  /** A rename: the label and the name it had before (null: none, the label showed). */
+  rename?: { label: string; previous: string | null };
 }
 
 class ChangedMeanwhile extends Error {}
@@ -72,8 +82,12 @@ export function useCorrections({
   useEffect(() => {
     latest.current = { transcript, noteEtag, speakerNames };
   }, [transcript, noteEtag, speakerNames]);
-  // This session's corrections, newest last, so that an undo can say what it undid.
-  const made = useRef<string[]>([]);
+  const [made, setMade] = useState<Made[]>([]);
+  const history = useRef<Made[]>([]);
+  const remember = (next: Made[]) => {
+    history.current = next;
+    setMade(next);
+  };
   const transcriptPath = `/v1/notes/${noteId}/transcription`;
 
   const save = (saved: Saved) => {
@@ -135,58 +149,73 @@ export function useCorrections({
     }
   }
 
+  /** Names the label (null: takes its name away), if it still has the name the user saw. */
+  async function nameSpeaker(label: string, name: string | null): Promise<void> {
+    const shown = latest.current.speakerNames[label] ?? label;
+    const send = async (etag: string | null) => {
+      const answer = await api.request<Note>(`/v1/notes/${noteId}`, {
+        method: 'PATCH',
+        ifMatch: etag,
+        body: { speaker_names: { [label]: name } },
+      });
+      return { note: answer.data, etag: answer.etag };
+    };
+    let saved: NoteState;
+    try {
+      saved = await send(latest.current.noteEtag);
+    } catch (error) {
+      if (!preconditionFailed(error)) throw error;
+      // The note changed since it was read (the user's own correction does that): only a
+      // different name for this speaker is someone else's change to keep.
+      const fresh = await api.request<Note>(`/v1/notes/${noteId}`);
+      const now = fresh.data.speaker_names[label] ?? label;
+      if (now !== shown) {
+        save({ note: { note: fresh.data, etag: fresh.etag } });
+        throw new ChangedMeanwhile(`Someone else renamed ${shown} to ${now} meanwhile: it was reloaded.`);
+      }
+      saved = await send(fresh.etag);
+    }
+    // The note's answer holds the transcript with the new name: shown at once; its ETag stays the
+    // one read (a rename does not renumber segments, so corrections by index stay right).
+    const renamed = saved.note.transcription;
+    save({
+      note: saved,
+      ...(renamed ? { transcript: { data: renamed, etag: latest.current.transcript.etag } } : {}),
+    });
+  }
+
   return {
     pending,
+    renameToUndo: made.at(-1)?.rename !== undefined,
     edit: (edits, what, done) => {
       const seen = latest.current.transcript.data.conversation_segments;
       return run(`Saving ${what}…`, async () => {
         const saved = await changeTranscript(`${transcriptPath}/edits`, { edits }, seen);
-        made.current.push(what);
+        remember([...history.current, { what }]);
         save({ transcript: saved });
         return done;
       });
     },
     undo: () =>
       run('Undoing…', async () => {
-        const saved = await changeTranscript(`${transcriptPath}/undo`, { to: 'previous' });
-        const what = made.current.pop();
-        save({ transcript: saved });
-        return what ? `Undone: ${what}` : 'The last correction was undone';
+        const last = history.current.at(-1);
+        if (last?.rename) {
+          await nameSpeaker(last.rename.label, last.rename.previous);
+        } else {
+          save({ transcript: await changeTranscript(`${transcriptPath}/undo`, { to: 'previous' }) });
+        }
+        remember(history.current.slice(0, -1));
+        return last ? `Undone: ${last.what}` : 'The last correction was undone';
       }),
     rename: (label, name) =>
       run(`Renaming ${speakerNames[label] ?? label}…`, async () => {
-        const shown = latest.current.speakerNames[label] ?? label;
-        const send = async (etag: string | null) => {
-          const answer = await api.request<Note>(`/v1/notes/${noteId}`, {
-            method: 'PATCH',
-            ifMatch: etag,
-            body: { speaker_names: { [label]: name } },
-          });
-          return { note: answer.data, etag: answer.etag };
-        };
-        let saved: NoteState;
-        try {
-          saved = await send(latest.current.noteEtag);
-        } catch (error) {
-          if (!preconditionFailed(error)) throw error;
-          // The note changed since it was read (the user's own correction does that): only a
-          // different name for this speaker is someone else's change to keep.
-          const fresh = await api.request<Note>(`/v1/notes/${noteId}`);
-          if ((fresh.data.speaker_names[label] ?? label) !== shown) {
-            save({ note: { note: fresh.data, etag: fresh.etag } });
-            throw new ChangedMeanwhile(
-              `Someone else renamed ${shown} to ${fresh.data.speaker_names[label] ?? label} meanwhile: it was reloaded.`,
-            );
-          }
-          saved = await send(fresh.etag);
-        }
-        // The note's answer holds the transcript with the new name: shown at once; its ETag stays the
-        // one read (a rename does not renumber segments, so corrections by index stay right).
-        const renamed = saved.note.transcription;
-        save({
-          note: saved,
-          ...(renamed ? { transcript: { data: renamed, etag: latest.current.transcript.etag } } : {}),
-        });
+        const before = latest.current.speakerNames[label] ?? null;
+        const shown = before ?? label;
+        await nameSpeaker(label, name);
+        remember([
+          ...history.current,
+          { what: `the rename of ${shown} to ${name}`, rename: { label, previous: before } },
+        ]);
         return `${shown} is now ${name}`;
       }),
   };

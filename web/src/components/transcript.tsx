@@ -28,6 +28,7 @@ interface Props {
  */
 export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, player, onSaved }: Props) {
   const corrections = useCorrections({ noteId, transcript, noteEtag, speakerNames, onSaved });
+  const canUndo = corrections.renameToUndo || (transcript.data.revision ?? 0) > 0;
   const [active, setActive] = useState<{ index: number; mode: SegmentMode } | null>(null);
   const [focusRow, setFocusRow] = useState<number | null>(null);
   const transcription = transcript.data;
@@ -37,7 +38,7 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
   const newLabel = nextFreeLabel(labels, speakerNames);
   const words = segments.map(wordsOf);
   const anyUnsure = words.some((list) => list.some((word) => word.unsure));
-  const canUndo = (transcription.revision ?? 0) > 0;
+
   const colourOf = (label: string) => labels.indexOf(label) % PALETTE_SIZE;
   const playing = segments.findIndex(
     (segment) => player.positionMs >= segment.start_ms && player.positionMs < segment.end_ms,
