@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labelOf, labelsOf, nextFreeLabel, sameSegments, wordsOf } from '../../web/src/speakers.ts';
+import { colourOf, labelOf, labelsOf, nextFreeLabel, sameSegments, wordsOf } from '../../web/src/speakers.ts';
 import type { Segment } from '../../web/src/types.ts';
 
 function segment(overrides: Partial<Segment>): Segment {
@@ -26,13 +26,20 @@ describe('the web app’s speakers and words', () => {
     expect(labelOf(segment({ speaker: 'Speaker 2' }), names)).toBe('Speaker 2');
   });
 
-  it('lists each speaker once, in order of first appearance', () => {
+  it('lists each speaker once, by label number, so the list stays put when a correction changes who speaks first', () => {
     const segments = [
+      segment({ speaker_label: 'Speaker 10' }),
+      segment({ speaker_label: 'Guest' }),
       segment({ speaker_label: 'Speaker 2' }),
-      segment({ speaker_label: 'Speaker 1' }),
-      segment({ speaker_label: 'Speaker 2' }),
+      segment({ speaker_label: 'Speaker 10' }),
     ];
-    expect(labelsOf(segments, {})).toEqual(['Speaker 2', 'Speaker 1']);
+    expect(labelsOf(segments, {})).toEqual(['Speaker 2', 'Speaker 10', 'Guest']);
+  });
+
+  it('keeps a speaker’s colour when a correction changes who speaks first', () => {
+    expect(colourOf('Speaker 2', ['Speaker 2', 'Speaker 1'], 8)).toBe(1);
+    expect(colourOf('Speaker 10', [], 8)).toBe(1);
+    expect(colourOf('Guest', ['Speaker 1', 'Guest'], 8)).toBe(1);
   });
 
   it('gives a new speaker the label after the highest in use or named', () => {

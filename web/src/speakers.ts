@@ -24,9 +24,20 @@ export function nameOf(label: string, names: Record<string, string>): string {
   return names[label] ?? label;
 }
 
-/** The transcript's speakers by label, in order of first appearance (their colours follow it). */
+/** The transcript's speakers by label: `Speaker N` by number, then any other label as it appears. */
 export function labelsOf(segments: readonly Segment[], names: Record<string, string>): string[] {
-  return [...new Set(segments.map((segment) => labelOf(segment, names)))];
+  const labels = [...new Set(segments.map((segment) => labelOf(segment, names)))];
+  const number = (label: string) => Number(LABEL.exec(label)?.[1] ?? Number.POSITIVE_INFINITY);
+  return labels.sort((a, b) => number(a) - number(b) || labels.indexOf(a) - labels.indexOf(b));
+}
+
+/**
+ * A speaker's colour (0 to `palette - 1`): by its label's number, so that colours stay with speakers
+ * when a correction changes who speaks first; other labels by their place in `labels`.
+ */
+export function colourOf(label: string, labels: readonly string[], palette: number): number {
+  const number = Number(LABEL.exec(label)?.[1] ?? 0);
+  return (number > 0 ? number - 1 : Math.max(0, labels.indexOf(label))) % palette;
 }
 
 /** The label a new speaker gets: one more than the highest `Speaker N` in use or named. */

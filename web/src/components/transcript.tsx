@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { type Saved, type TranscriptEdit, type TranscriptState, useCorrections } from '../corrections.ts';
 import { clock } from '../format.ts';
 import type { Player } from '../player.ts';
-import { labelOf, labelsOf, nameOf, nextFreeLabel, UNSURE_BELOW, wordsOf } from '../speakers.ts';
+import { colourOf, labelOf, labelsOf, nameOf, nextFreeLabel, UNSURE_BELOW, wordsOf } from '../speakers.ts';
 import { type SegmentMode, SegmentRow } from './segment-row.tsx';
 import { SpeakerName } from './speaker-name.tsx';
 
@@ -39,7 +39,7 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
   const words = segments.map(wordsOf);
   const anyUnsure = words.some((list) => list.some((word) => word.unsure));
 
-  const colourOf = (label: string) => labels.indexOf(label) % PALETTE_SIZE;
+  const colour = (label: string) => colourOf(label, labels, PALETTE_SIZE);
   const playing = segments.findIndex(
     (segment) => player.positionMs >= segment.start_ms && player.positionMs < segment.end_ms,
   );
@@ -68,7 +68,7 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               key={speaker.label}
               label={speaker.label}
               name={speaker.name}
-              colour={colourOf(speaker.label)}
+              colour={colour(speaker.label)}
               onRename={(name) => corrections.rename(speaker.label, name)}
             />
           ))}
@@ -105,7 +105,7 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               index={index}
               label={label}
               name={nameOf(label, speakerNames)}
-              colour={colourOf(label)}
+              colour={colour(label)}
               words={words[index] ?? []}
               isLast={index === segments.length - 1}
               playing={index === playing}
