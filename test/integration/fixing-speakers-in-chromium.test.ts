@@ -311,6 +311,8 @@ describe('fixing speakers in the web app, in Chromium', () => {
     const epiphany = page.locator('section[aria-labelledby="generated-epiphany"]');
     await epiphany.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 60_000 });
     const text = (await epiphany.textContent()) ?? '';
+    // It says who said each moment it cites ("said at 00:00:00 (Marianne Dashwood)").
+    expect(text).toContain(`(${names['Speaker 1']}`);
     expect(text).not.toContain('Speaker 1');
   });
 
