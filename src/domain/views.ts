@@ -1,6 +1,7 @@
 import type { CollectionRef } from './collection.ts';
 import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
+import { type InsightsView, insightsWithNames } from './named-results.ts';
 import type { AudioInfo, Note } from './note.ts';
 import type { Transcription } from './transcript.ts';
 import { transcriptionView } from './transcript-exports.ts';
@@ -18,8 +19,8 @@ export interface NoteView extends NoteSummaryView {
   collections: CollectionRef[];
   transcription_job: JobStatusView | null;
   transcription: Transcription | null;
-  /** Present once generated (generateInsights). */
-  insights: Insights | null;
+  /** Present once generated (generateInsights); speakers named as the transcript names them. */
+  insights: InsightsView | null;
 }
 
 export function noteSummaryView(note: Note, transcriptionJob: Job | null): NoteSummaryView {
@@ -48,6 +49,6 @@ export function noteView(
     collections,
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
     transcription: transcription && transcriptionView(transcription, note.speaker_names),
-    insights,
+    insights: insights && insightsWithNames(insights, note.speaker_names),
   };
 }

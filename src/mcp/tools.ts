@@ -17,8 +17,10 @@ import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
 import { noteAudioLink } from '../domain/note-audio.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
 import { searchNotes } from '../domain/search.ts';
+import type { Transcription } from '../domain/transcript.ts';
 import { renderTranscript } from '../domain/transcript-exports.ts';
 import { editTranscription, undoTranscriptionEdit } from '../domain/transcript-revisions.ts';
+import { transcriptEntityTag } from '../domain/transcript-tags.ts';
 import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
 import {
   addNoteToCollectionBody,
@@ -191,9 +193,9 @@ function noteResult(note: object) {
 }
 
 /** A transcript with the etag a correction must name (getTranscription's JSON representation). */
-function transcriptResult(transcription: object) {
+function transcriptResult(transcription: Transcription) {
   return resultOf(transcription, [
-    `etag of this transcript: ${jsonEntityTag(transcription)} (pass it as if_match to editTranscription or undoTranscriptionEdit).`,
+    `etag of this transcript: ${transcriptEntityTag(transcription)} (pass it as if_match to editTranscription or undoTranscriptionEdit).`,
   ]);
 }
 

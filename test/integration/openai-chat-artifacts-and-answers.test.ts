@@ -41,6 +41,9 @@ const answerRequest: AnswerRequest = {
       start_ms: 28100,
       end_ms: 36900,
       text: 'Then we launch on April 7. I will tell the marketing team today.',
+      turns: [
+        { speaker: 'Speaker 1', text: 'Then we launch on April 7. I will tell the marketing team today.' },
+      ],
     },
   ],
 };
@@ -208,7 +211,7 @@ describe('OpenAiChatAnswerEngine against a local chat completions server', () =>
     expect(body?.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'answer' } });
     expect(body?.messages[0]?.content).toMatch(/Answer only from the passages/);
     expect(body?.messages[1]?.content).toBe(
-      'Passages:\n[n_launch 28100-36900] "Mobile launch sync": Then we launch on April 7. I will tell the marketing team today.\n\nQuestion: "When does the app launch?"',
+      'Passages:\n[n_launch 28100-36900] "Mobile launch sync": Speaker 1: Then we launch on April 7. I will tell the marketing team today.\n\nQuestion: "When does the app launch?"',
     );
   });
 

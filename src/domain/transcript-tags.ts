@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { TagCondition } from './entity-tags.ts';
+import type { Transcription } from './transcript.ts';
+
+/**
+ * The entity tag of a transcript's JSON representation (see docs/api-decisions.md, "Speaker names
+ * and the transcript's ETag"). Two digests, `"<segments>.<representation>"`:
+ *
+ * - the second covers every byte of the representation, names included, so the tag is strong and
+ *   changes whenever the body does (a GET with If-None-Match never answers 304 after a rename);
+ * - the first covers the representation without the names (each segment's `speaker_label` kept,
+ *   its display `speaker` and the name-bearing `timestamped_full_text` left out): what a correction
+ *   depends on. Corrections compare only this part, so a rename (names live on the note, with its
+ *   own ETag) never makes a correction made against the transcript read before it fail.
+ *
+ * The tag stays opaque to clients: they send back what the ETag header gave them.
+ */
+export function transcriptEntityTag(view: Transcription): string {
+  return `"${digest(JSON.stringify(withoutNames(view)))}.${digest(JSON.stringify(view))}"`;
+}
+
+/** If-Match for a correction: `*`, or a strong tag of this transcript's segments under any names. */
+export function matchesSegmentsOf(condition: TagCondition, view: Transcription): boolean {
+  if (condition.kind === 'any') return true;
+  const segments = segmentsPart(transcriptEntityTag(view));
+  return condition.tags.some((tag) => !tag.weak && segmentsPart(tag.opaque) === segments);
+}
+
+/** If-Match naming this exact representation, names included. */
+export function matchesRepresentationOf(condition: TagCondition, view: Transcription): boolean {
+  if (condition.kind === 'any') return true;
+  const current = transcriptEntityTag(view);
+  return condition.tags.some((tag) => !tag.weak && tag.opaque === current);
+}
+
+function withoutNames(view: Transcription): object {
+  const { timestamped_full_text: _named, conversation_segments, ...rest } = view;
+  return {
+    ...rest,
+    conversation_segments: conversation_segments.map(({ speaker, speaker_label, ...segment }) => ({
+      ...segment,
+      // A view always carries the label; a stored transcript's speaker is its label.
+      speaker_label: speaker_label ?? speaker,
+    })),
+  };
+}
+
+/** The part before the dot of a tag as sent (quotes included); a tag of another form has none. */
+function segmentsPart(opaque: string): string | null {
+  const match = /^"([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+"$/.exec(opaque);
+  return match?.[1] ?? null;
+}
+
+/** 128 bits of SHA-256 in base64url, like entityTagOf. */
+function digest(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
+}
