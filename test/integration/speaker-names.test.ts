@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ArtifactKind } from '../../src/domain/artifacts.ts';
 import type { ConversationSegment } from '../../src/domain/transcript.ts';
+import { getGenerationServices } from '../../src/generation-services.ts';
+import type { SpeechSynthesizer } from '../../src/ports/speech-synthesizer.ts';
 import { ensureConversations, fixtureNamed } from '../fixtures/conversations/generate.ts';
-import { type Api, type ApiResponse, client } from '../support/api.ts';
-import { type RunningService, startService } from '../support/local-runtime.ts';
+import type { Api, ApiResponse } from '../support/api.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /**
@@ -13,7 +17,8 @@ import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
  * given to a new speaker, corrections that a rename never makes fail, and the names in every result
  * that names speakers (Insights, artifacts, exports, Ask), also after a rename made after generation.
  */
-let service: RunningService;
+/** In this process: the podcast test listens to what the synthesizer is asked to say. */
+let service: InProcessService;
 let api: Api;
 let noteId: string;
 let labels: string[];
@@ -25,8 +30,8 @@ interface TranscriptBody {
 }
 
 beforeAll(async () => {
-  service = await startService();
-  api = client(service.baseUrl, service.apiKey);
+  service = await startInProcess();
+  ({ api } = service);
   const conversation = fixtureNamed(await ensureConversations(), 'two-speakers');
   noteId = randomUUID();
   await submitAndUpload(api, noteId, conversation.audio, 'audio/wav', 'Garden planning');
@@ -63,8 +68,9 @@ function edit(edits: Record<string, unknown>[], ifMatch: string, id = noteId) {
 }
 
 async function exported(format: 'srt' | 'vtt' | 'md'): Promise<string> {
-  const response = await fetch(`${service.baseUrl}${transcriptPath()}?format=${format}`, {
-    headers: { authorization: `Bearer ${service.apiKey}` },
+  const apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
+  const response = await fetch(`${service.runtime.apiUrl}${transcriptPath()}?format=${format}`, {
+    headers: { authorization: `Bearer ${apiKey}` },
   });
   expect(response.status).toBe(200);
   return response.text();
@@ -247,15 +253,35 @@ describe('names wherever speakers are named', () => {
     expect(note.body.insights).toEqual(after.body);
   });
 
-  it('the epiphany, the research brief and the podcast script name the speakers, also after a later rename', async () => {
+  it('the epiphany, the research brief and the podcast script name the speakers, also after a later rename; the podcast says the names given when it was made', async () => {
     await rename(namesFor('Person'));
-    for (const kind of ['epiphany', 'deep_research', 'podcast'] as const) {
-      const artifact = await generateArtifact(kind);
-      const content = JSON.stringify(artifact.content);
-      expect(content, kind).toMatch(/Person [12]/);
-      // Only the speakers' labels are named; nothing says "Speaker N" for a named speaker.
-      expect(labelsIn(content), kind).toEqual([]);
+    // The real synthesizer voices the podcast; this only notes what it is asked to say.
+    const services = getGenerationServices();
+    const voices = services.voices;
+    const spoken: string[] = [];
+    const listening: SpeechSynthesizer = {
+      name: voices.name,
+      hostVoices: (language) => voices.hostVoices(language),
+      synthesize: (lines, path, signal) => {
+        spoken.push(...lines.map((line) => line.text));
+        return voices.synthesize(lines, path, signal);
+      },
+    };
+    Object.assign(services, { voices: listening });
+    try {
+      for (const kind of ['epiphany', 'deep_research', 'podcast'] as const) {
+        const artifact = await generateArtifact(kind);
+        const content = JSON.stringify(artifact.content);
+        expect(content, kind).toMatch(/Person [12]/);
+        // Only the speakers' labels are named; nothing says "Speaker N" for a named speaker.
+        expect(labelsIn(content), kind).toEqual([]);
+      }
+    } finally {
+      Object.assign(services, { voices });
     }
+    expect(spoken.join(' ')).toMatch(/Person [12]/);
+    expect(labelsIn(spoken.join(' '))).toEqual([]);
+
     await rename(namesFor('Renamed'));
     for (const kind of ['epiphany', 'deep_research', 'podcast'] as const) {
       const response = await api('GET', `/v1/notes/${noteId}/artifacts/${kind}`);
