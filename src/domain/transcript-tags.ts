@@ -1,13 +1,12 @@
-import { createHash } from 'node:crypto';
-import type { TagCondition } from './entity-tags.ts';
+import { matchesPartOf, matchesStrongly, partedEntityTag, type TagCondition } from './entity-tags.ts';
 import type { Transcription } from './transcript.ts';
 
 /**
  * The entity tag of a transcript's JSON representation (see docs/api-decisions.md, "Speaker names
- * and the transcript's ETag"). Two digests, `"<segments>.<representation>"`:
+ * and the transcript's ETag"): a parted tag, `"<segments>.<representation>"`.
  *
- * - the second covers every byte of the representation, names included, so the tag is strong and
- *   changes whenever the body does (a GET with If-None-Match never answers 304 after a rename);
+ * - the second part covers every byte of the representation, names included, so the tag is strong
+ *   and changes whenever the body does (a GET with If-None-Match never answers 304 after a rename);
  * - the first covers the representation without the names (each segment's `speaker_label` kept,
  *   its display `speaker` and the name-bearing `timestamped_full_text` left out): what a correction
  *   depends on. Corrections compare only this part, so a rename (names live on the note, with its
@@ -16,21 +15,17 @@ import type { Transcription } from './transcript.ts';
  * The tag stays opaque to clients: they send back what the ETag header gave them.
  */
 export function transcriptEntityTag(view: Transcription): string {
-  return `"${digest(JSON.stringify(withoutNames(view)))}.${digest(JSON.stringify(view))}"`;
+  return partedEntityTag(withoutNames(view), view);
 }
 
 /** If-Match for a correction: `*`, or a strong tag of this transcript's segments under any names. */
 export function matchesSegmentsOf(condition: TagCondition, view: Transcription): boolean {
-  if (condition.kind === 'any') return true;
-  const segments = segmentsPart(transcriptEntityTag(view));
-  return condition.tags.some((tag) => !tag.weak && segmentsPart(tag.opaque) === segments);
+  return matchesPartOf(condition, transcriptEntityTag(view));
 }
 
 /** If-Match naming this exact representation, names included. */
 export function matchesRepresentationOf(condition: TagCondition, view: Transcription): boolean {
-  if (condition.kind === 'any') return true;
-  const current = transcriptEntityTag(view);
-  return condition.tags.some((tag) => !tag.weak && tag.opaque === current);
+  return matchesStrongly(condition, transcriptEntityTag(view));
 }
 
 function withoutNames(view: Transcription): object {
@@ -43,15 +38,4 @@ function withoutNames(view: Transcription): object {
       speaker_label: speaker_label ?? speaker,
     })),
   };
-}
-
-/** The part before the dot of a tag as sent (quotes included); a tag of another form has none. */
-function segmentsPart(opaque: string): string | null {
-  const match = /^"([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+"$/.exec(opaque);
-  return match?.[1] ?? null;
-}
-
-/** 128 bits of SHA-256 in base64url, like entityTagOf. */
-function digest(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
 }

@@ -1,4 +1,5 @@
 import type { CollectionRef } from './collection.ts';
+import { partedEntityTag } from './entity-tags.ts';
 import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
 import { type InsightsView, insightsWithNames } from './named-results.ts';
@@ -51,4 +52,16 @@ export function noteView(
     transcription: transcription && transcriptionView(transcription, note.speaker_names),
     insights: insights && insightsWithNames(insights, note.speaker_names),
   };
+}
+
+/**
+ * The entity tag of a note's representation (getNote, updateNote): a parted tag (entity-tags.ts)
+ * whose first part covers what updateNote changes (title, state, speaker names) and whose second
+ * covers the whole view. updateNote's If-Match compares the first part, so a note read before its
+ * transcript was corrected, or before a job moved on, can still be renamed; If-None-Match compares
+ * the whole tag, so a read never gets 304 for a view that changed.
+ */
+export function noteEntityTag(view: NoteView): string {
+  const { note_id, title, state, trashed_at, speaker_names } = view;
+  return partedEntityTag({ note_id, title, state, trashed_at, speaker_names }, view);
 }

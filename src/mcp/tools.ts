@@ -11,7 +11,7 @@ import {
   removeNoteFromCollection,
   renameCollection,
 } from '../domain/collections.ts';
-import { entityTagOf, jsonEntityTag, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
+import { entityTagOf, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
 import { noteAudioLink } from '../domain/note-audio.ts';
@@ -22,6 +22,7 @@ import { renderTranscript } from '../domain/transcript-exports.ts';
 import { editTranscription, undoTranscriptionEdit } from '../domain/transcript-revisions.ts';
 import { transcriptEntityTag } from '../domain/transcript-tags.ts';
 import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
+import { type NoteView, noteEntityTag } from '../domain/views.ts';
 import {
   addNoteToCollectionBody,
   artifactParams,
@@ -186,9 +187,9 @@ function tagConditionOf(ifMatch: string | undefined): TagCondition | undefined {
 }
 
 /** A note's result with its etag, which agents need to update it without overwriting others. */
-function noteResult(note: object) {
+function noteResult(note: NoteView) {
   return resultOf(note, [
-    `etag of this note: ${jsonEntityTag(note)} (pass it as if_match to updateNote so that a change made meanwhile is not overwritten).`,
+    `etag of this note: ${noteEntityTag(note)} (pass it as if_match to updateNote so that a change made meanwhile is not overwritten).`,
   ]);
 }
 

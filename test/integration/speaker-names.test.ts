@@ -209,6 +209,37 @@ describe('a rename never makes a correction fail', () => {
   });
 });
 
+describe('a correction never makes a rename fail', () => {
+  it("a rename sent with the note's ETag read before a correction succeeds; one racing another rename still gets 412", async () => {
+    const before = await api('GET', `/v1/notes/${noteId}`);
+    const noteEtag = etagOf(before);
+    const { etag } = await read();
+    expect((await edit([{ op: 'replace_text', segment: 0, text: 'Good morning all.' }], etag)).status).toBe(
+      200,
+    );
+
+    // The note embeds the transcript: its representation, and so its ETag, changed.
+    const changed = await api('GET', `/v1/notes/${noteId}`, { headers: { 'if-none-match': noteEtag } });
+    expect(changed.status).toBe(200);
+    expect(etagOf(changed)).not.toBe(noteEtag);
+
+    const renamed = await api('PATCH', `/v1/notes/${noteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Alba' } },
+      headers: { 'if-match': noteEtag },
+    });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    const racing = await api('PATCH', `/v1/notes/${noteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Someone else' } },
+      headers: { 'if-match': noteEtag },
+    });
+    expect(racing.status).toBe(412);
+    expect((await api('GET', `/v1/notes/${noteId}`)).body.speaker_names).toMatchObject({
+      'Speaker 1': 'Alba',
+    });
+    expect(etagOf(renamed)).toBe(etagOf(await api('GET', `/v1/notes/${noteId}`)));
+  });
+});
+
 describe('names wherever speakers are named', () => {
   it('exports (SubRip, WebVTT, Markdown) name the speakers', async () => {
     await rename(namesFor('Person'));
