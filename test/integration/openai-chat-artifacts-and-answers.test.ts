@@ -124,6 +124,30 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
     },
   );
 
+  it('shows the model who each speaker label is and asks it to write labels, which the service names when read', async () => {
+    provider.replies = [completion(artifactJson.epiphany)];
+    const labelled: Transcription = {
+      ...transcription,
+      conversation_segments: transcription.conversation_segments.map((segment) => ({
+        ...segment,
+        speaker: segment.speaker === 'Alice' ? 'Speaker 1' : 'Speaker 2',
+      })),
+    };
+    await artifacts({ apiKey: API_KEY }).generateArtifact({
+      ...artifactRequest('epiphany'),
+      transcription: labelled,
+      speaker_names: { 'Speaker 2': 'Bob' },
+    });
+    const [system, user] = received[0]?.body.messages ?? [];
+    expect(user?.content).toContain(
+      'Speakers (label: the name the user gave them):\nSpeaker 2: "Bob"\nTranscript:\n',
+    );
+    expect(user?.content).toContain('[22400] Speaker 2: Yes, I will fix the Android crash by Friday.');
+    expect(system?.content).toContain(
+      'Refer to a speaker of the transcript by their label exactly as written',
+    );
+  });
+
   it('drops quotes that are not in the segment they name', async () => {
     const draft = JSON.parse(artifactJson.epiphany) as { ideas: Array<{ evidence: unknown[] }> };
     draft.ideas[1]?.evidence.push({ start_ms: 22400, quote: 'I will fix it on Monday' });
