@@ -324,6 +324,21 @@ describe('names wherever speakers are named', () => {
     }
   });
 
+  it('search results name each matching segment’s speaker beside its label', async () => {
+    await rename(namesFor('Person'));
+    type Found = {
+      results: { note: { note_id: string }; segments: { speaker: string; speaker_label: string }[] }[];
+    };
+    const response = await api<Found>('GET', '/v1/search?q=hardware');
+    expect(response.status).toBe(200);
+    const segments = response.body.results.find((result) => result.note.note_id === noteId)?.segments ?? [];
+    expect(segments.length).toBeGreaterThan(0);
+    for (const segment of segments) {
+      expect(segment.speaker_label).toMatch(/^Speaker [12]$/);
+      expect(segment.speaker).toBe(`Person ${segment.speaker_label.slice('Speaker '.length)}`);
+    }
+  });
+
   it('Ask names who said what in its answer and in each citation', async () => {
     await rename(namesFor('Person'));
     const response = await api<{ answer: string; citations: { note_id: string; speakers: string[] }[] }>(
