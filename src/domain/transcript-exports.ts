@@ -1,4 +1,7 @@
+import type { SpeakerNames } from './speaker-labels.ts';
 import { formatTimestamp, type Transcription, timestampedLine } from './transcript.ts';
+
+export type { SpeakerNames } from './speaker-labels.ts';
 
 /** Formats a transcript can be read in besides JSON (getTranscription `format`). */
 export const TRANSCRIPT_FORMATS = {
@@ -10,22 +13,23 @@ export const TRANSCRIPT_FORMATS = {
 
 export type TranscriptFormat = keyof typeof TRANSCRIPT_FORMATS;
 
-/** Display names chosen by the user for the engine's labels (`Speaker 1` -> `Alice`). */
-export type SpeakerNames = Record<string, string>;
-
 /**
- * The transcript as the user sees it: speaker labels replaced by the names they gave. The stored
- * transcript keeps the labels, so renaming never rewrites results.
+ * The transcript as the user sees it: each segment's `speaker` is the name the user gave its label,
+ * else the label, and `speaker_label` is the label. The stored transcript keeps the labels, so
+ * renaming never rewrites results.
  */
 export function withSpeakerNames(
   transcription: Transcription,
   names: SpeakerNames | undefined,
 ): Transcription {
-  if (!names || Object.keys(names).length === 0) return transcription;
   const segments = transcription.conversation_segments.map((segment) => {
-    const name = names[segment.speaker];
+    const name = names?.[segment.speaker];
     // Names stored before line breaks were refused must not split a line of the timestamped text.
-    return { ...segment, speaker: name === undefined ? segment.speaker : oneLine(name) };
+    return {
+      ...segment,
+      speaker: name === undefined ? segment.speaker : oneLine(name),
+      speaker_label: segment.speaker,
+    };
   });
   return {
     ...transcription,
@@ -35,8 +39,9 @@ export function withSpeakerNames(
 }
 
 /**
- * The transcript as the API shows it (getTranscription, getNote, corrections): speaker names applied,
- * which revision it is, and without the stored word timings (kept for corrections, not shown).
+ * The transcript as the API shows it (getTranscription, getNote, corrections): speaker names applied
+ * beside their labels, which revision it is, and without the stored word timings (kept for
+ * corrections, not shown).
  */
 export function transcriptionView(
   transcription: Transcription,
