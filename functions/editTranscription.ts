@@ -1,23 +1,20 @@
 import { editTranscription } from '#src/domain/transcript-revisions.ts';
 import { apiHandler } from '#src/http/api-handler.ts';
-import { ifMatchOf, withTag } from '#src/http/conditional-requests.ts';
-import { jsonResponse } from '#src/http/response.ts';
+import { ifMatchOf } from '#src/http/conditional-requests.ts';
 import { editTranscriptionBody, noteParams } from '#src/http/schemas.ts';
+import { transcriptResponse } from '#src/http/transcript-response.ts';
 
 export const handler = apiHandler(
   'editTranscription',
   { params: noteParams, body: editTranscriptionBody },
   async ({ caller, params, body, services, event }) =>
-    withTag(
-      jsonResponse(
-        200,
-        await editTranscription(
-          services,
-          caller.account.account_id,
-          params.note_id,
-          body.edits,
-          ifMatchOf(event),
-        ),
+    transcriptResponse(
+      await editTranscription(
+        services,
+        caller.account.account_id,
+        params.note_id,
+        body.edits,
+        ifMatchOf(event),
       ),
     ),
 );

@@ -1,4 +1,5 @@
 import { renderTranscript } from '#src/domain/transcript-exports.ts';
+import { transcriptEntityTag } from '#src/domain/transcript-tags.ts';
 import { getTranscription } from '#src/domain/transcription.ts';
 import { apiHandler } from '#src/http/api-handler.ts';
 import { withEntityTag } from '#src/http/conditional-requests.ts';
@@ -16,7 +17,13 @@ export const handler = apiHandler(
     if (result.kind !== 'ready') return jsonResponse(202, result.job);
     const format = transcriptFormat(query.format, header(event, 'accept'));
     // Each format is its own representation with its own ETag.
-    if (format === 'json') return withEntityTag(event, jsonResponse(200, result.transcription));
+    if (format === 'json') {
+      return withEntityTag(
+        event,
+        jsonResponse(200, result.transcription),
+        transcriptEntityTag(result.transcription),
+      );
+    }
     return withEntityTag(
       event,
       textResponse(200, renderTranscript(result.transcription, format, result.title), contentTypeOf(format)),

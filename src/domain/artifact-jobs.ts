@@ -5,6 +5,7 @@ import { GENERATION_STAGES, isHeld, type Job, type JobStatusView, jobStatusView,
 import { artifactKindOf, requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
+import { artifactWithNames } from './named-results.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readArtifactObject, readTranscription, type StoredRead } from './stored-results.ts';
@@ -61,7 +62,8 @@ export async function requestArtifact(
   if (existing?.status === 'completed' && !options.regenerate) {
     const artifact = await readArtifact(deps, existing, kind);
     if (artifact !== 'unreadable' && satisfiesLanguage(options.language, artifact.language)) {
-      return { kind: 'ready', artifact: withRevisionState(artifact, transcriptionJob) };
+      const shown = withRevisionState(artifact, transcriptionJob);
+      return { kind: 'ready', artifact: artifactWithNames(shown, note.speaker_names) };
     }
   }
 
@@ -102,7 +104,8 @@ export async function getArtifact(
   if (artifact === 'unreadable') {
     throw new FailedJobError(jobStatusView(await artifactLost(deps, job), note.title));
   }
-  return { kind: 'ready', artifact: await withCurrentRevisionState(deps, accountId, noteId, artifact) };
+  const shown = await withCurrentRevisionState(deps, accountId, noteId, artifact);
+  return { kind: 'ready', artifact: artifactWithNames(shown, note.speaker_names) };
 }
 
 /**

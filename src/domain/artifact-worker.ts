@@ -20,6 +20,7 @@ import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { objectKeys } from './object-keys.ts';
 import { withScratchDir } from './scratch.ts';
+import { namedInText, type SpeakerNames } from './speaker-labels.ts';
 import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
 import { madeFrom } from './transcript-freshness.ts';
 
@@ -67,6 +68,7 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
         await deps.artifacts.generateArtifact({
           kind,
           transcription,
+          ...(note.speaker_names ? { speaker_names: note.speaker_names } : {}),
           title: note.title,
           language: task.language,
           reference_time: note.audio?.uploaded_at ?? note.created_at,
@@ -75,7 +77,7 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
       signal.throwIfAborted();
       content =
         kind === 'podcast'
-          ? await podcast(deps, claimed, task, draft as PodcastScript, signal)
+          ? await podcast(deps, claimed, task, draft as PodcastScript, note.speaker_names, signal)
           : (draft as ArtifactContents['epiphany' | 'deep_research']);
     } catch (error) {
       if (error instanceof ProviderThrottledError || signal.aborted) throw error;
@@ -114,12 +116,17 @@ function artifactOf(
   };
 }
 
-/** Voices the script and stores the audio next to the artifact. */
+/**
+ * Voices the script and stores the audio next to the artifact. The script keeps the speakers' labels
+ * (shown with the names current when it is read); the audio cannot follow later renames, so it says
+ * the names given by now.
+ */
 async function podcast(
   deps: ArtifactWorkerDeps,
   held: Job,
   task: ArtifactTask,
   script: PodcastScript,
+  names: SpeakerNames | undefined,
   signal: AbortSignal,
 ): Promise<PodcastContent> {
   const voices = deps.voices.hostVoices(task.language);
@@ -134,7 +141,10 @@ async function podcast(
   return withScratchDir(deps.scratchRoot, 'notes-podcast-', async (workDir) => {
     const path = join(workDir, 'podcast.mp3');
     const { duration_ms } = await deps.voices.synthesize(
-      script.lines.map((line) => ({ voice: voiceOf.get(line.host) ?? voices[0], text: line.text })),
+      script.lines.map((line) => ({
+        voice: voiceOf.get(line.host) ?? voices[0],
+        text: namedInText(line.text, names),
+      })),
       path,
       signal,
     );

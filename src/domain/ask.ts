@@ -8,6 +8,7 @@ import { processedNotes } from './processed-notes.ts';
 import { searchWithin } from './scoped-search.ts';
 import { searchTerms } from './search-terms.ts';
 import { readTranscription } from './stored-results.ts';
+import { withSpeakerNames } from './transcript-exports.ts';
 
 export interface AskDeps extends DomainDeps {
   answers: AnswerEngine;
@@ -26,6 +27,8 @@ export interface AskCitation {
   start_ms: number;
   end_ms: number;
   quote: string;
+  /** Who speaks in the cited passage, in order of first turn (names the user gave, else labels). */
+  speakers: string[];
 }
 
 export interface AskAnswer {
@@ -102,6 +105,7 @@ export async function askWorkspace(
       start_ms: passage.start_ms,
       end_ms: passage.end_ms,
       quote: quoteOf(passage.text),
+      speakers: [...new Set(passage.turns.map((turn) => turn.speaker))],
     });
   }
   return {
@@ -135,8 +139,11 @@ async function bestPassages(
       // An unreadable transcript is skipped here; reading the note marks its job failed.
       const transcription = await readTranscription(deps, accountId, note_id);
       if (transcription === 'unreadable') return [];
-      const note_title = notes.get(note_id)?.title ?? '';
-      const passages = passagesOf(transcription).map((passage) => ({ ...passage, note_id, note_title }));
+      const note = notes.get(note_id);
+      const note_title = note?.title ?? '';
+      // Speakers as the user named them: answers are made now, with the names of now.
+      const named = withSpeakerNames(transcription, note?.speaker_names);
+      const passages = passagesOf(named).map((passage) => ({ ...passage, note_id, note_title }));
       return scorePassages(passages, terms, idf)
         .filter((scored) => scored.score > 0)
         .sort((a, b) => b.score - a.score)

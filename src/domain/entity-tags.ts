@@ -20,12 +20,37 @@ export interface SentTag {
 
 /** 128 bits of SHA-256 in base64url: collisions are out of reach, the header stays short. */
 export function entityTagOf(representation: string): string {
-  return `"${createHash('sha256').update(representation, 'utf8').digest('base64url').slice(0, 22)}"`;
+  return `"${digestOf(representation)}"`;
 }
 
 /** The tag of a JSON representation, as the API serialises it (JSON.stringify, like jsonResponse). */
 export function jsonEntityTag(value: unknown): string {
   return entityTagOf(JSON.stringify(value));
+}
+
+/**
+ * A tag in two parts, `"<part>.<whole>"`, for a representation that shows more than a change of it
+ * depends on (a transcript shows the note's speaker names; a note embeds its transcript): `whole`
+ * digests every byte, so the tag is still strong and If-None-Match still sees every change; `part`
+ * digests what a change of the resource depends on, which If-Match compares (`matchesPartOf`).
+ */
+export function partedEntityTag(part: unknown, whole: unknown): string {
+  return `"${digestOf(JSON.stringify(part))}.${digestOf(JSON.stringify(whole))}"`;
+}
+
+/** If-Match against the part of a parted tag: `*`, or a strong tag whose part is current's. */
+export function matchesPartOf(condition: TagCondition, current: string): boolean {
+  if (condition.kind === 'any') return true;
+  const part = partOf(current);
+  return part !== null && condition.tags.some((tag) => !tag.weak && partOf(tag.opaque) === part);
+}
+
+function partOf(opaque: string): string | null {
+  return /^"([A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+"$/.exec(opaque)?.[1] ?? null;
+}
+
+function digestOf(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64url').slice(0, 22);
 }
 
 // entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE; etagc = %x21 / %x23-7E / obs-text

@@ -1,9 +1,9 @@
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
-import type { Insights } from './insights.ts';
 import { isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
+import { type InsightsView, insightsWithNames } from './named-results.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readInsights } from './stored-results.ts';
@@ -44,7 +44,7 @@ export async function requestInsights(
 }
 
 export type GetInsightsResult =
-  | { kind: 'ready'; insights: Insights }
+  | { kind: 'ready'; insights: InsightsView }
   | { kind: 'pending'; job: JobStatusView };
 
 export async function getInsights(
@@ -61,7 +61,8 @@ export async function getInsights(
   if (insights === 'unreadable') {
     throw new FailedJobError(jobStatusView(await insightsLost(deps, job), note.title));
   }
-  return { kind: 'ready', insights: await withCurrentRevisionState(deps, accountId, noteId, insights) };
+  const shown = await withCurrentRevisionState(deps, accountId, noteId, insights);
+  return { kind: 'ready', insights: insightsWithNames(shown, note.speaker_names) };
 }
 
 /** Stored Insights that can no longer be read: the job fails, and generateInsights runs it again. */

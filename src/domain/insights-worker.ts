@@ -45,6 +45,7 @@ export async function runInsights(
       try {
         const generated = await deps.insights.generateInsights({
           transcription,
+          ...(note.speaker_names ? { speaker_names: note.speaker_names } : {}),
           title: note.title,
           reference_time: note.audio?.uploaded_at ?? note.created_at,
         });

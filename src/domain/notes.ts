@@ -1,6 +1,6 @@
 import { collectionsOfNote, notesInCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
-import { jsonEntityTag, matchesStrongly, type TagCondition } from './entity-tags.ts';
+import { matchesPartOf, type TagCondition } from './entity-tags.ts';
 import { NotFoundError, PreconditionFailedError } from './errors.ts';
 import { insightsLost } from './insights-jobs.ts';
 import { JOB_KINDS } from './job.ts';
@@ -11,7 +11,7 @@ import { objectKeys } from './object-keys.ts';
 import { readInsights, readTranscriptionAt } from './stored-results.ts';
 import { withRevisionState } from './transcript-freshness.ts';
 import { transcriptLost } from './transcription.ts';
-import { type NoteSummaryView, type NoteView, noteSummaryView, noteView } from './views.ts';
+import { type NoteSummaryView, type NoteView, noteEntityTag, noteSummaryView, noteView } from './views.ts';
 
 export async function requireNote(deps: DomainDeps, accountId: string, noteId: string): Promise<Note> {
   const note = await deps.notes.getNote(accountId, noteId);
@@ -102,8 +102,8 @@ async function updateIfCurrent(
   changes: NoteChanges,
   ifMatch: TagCondition,
 ): Promise<Note> {
-  const current = jsonEntityTag(await viewOfNote(deps, note));
-  const updated = matchesStrongly(ifMatch, current)
+  const current = noteEntityTag(await viewOfNote(deps, note));
+  const updated = matchesPartOf(ifMatch, current)
     ? await deps.notes.updateNoteIf(note, changes, deps.now())
     : null;
   if (!updated) throw new PreconditionFailedError(NOTE_CHANGED);

@@ -9,24 +9,41 @@ export interface Passage {
   text: string;
 }
 
+/** Who said what in a passage: one turn per segment, the speaker as the transcript shows it. */
+export interface Turn {
+  speaker: string;
+  text: string;
+}
+
+/** A passage of a transcript, with its turns. */
+export interface TranscriptPassage extends Passage {
+  turns: Turn[];
+}
+
 /** Enough words to carry a thought, few enough to quote. */
 const PASSAGE_WORDS = 60;
 
 /** Consecutive segments joined until a passage has about 60 words; segments are never split. */
-export function passagesOf(transcription: Transcription): Passage[] {
-  const passages: Passage[] = [];
-  let open: Passage | null = null;
+export function passagesOf(transcription: Transcription): TranscriptPassage[] {
+  const passages: TranscriptPassage[] = [];
+  let open: TranscriptPassage | null = null;
   let words = 0;
   for (const segment of transcription.conversation_segments) {
     const count = segment.text.split(/\s+/).filter(Boolean).length;
     if (open && words + count <= PASSAGE_WORDS) {
       open.end_ms = Math.max(open.end_ms, segment.end_ms);
       open.text = `${open.text} ${segment.text}`;
+      open.turns.push({ speaker: segment.speaker, text: segment.text });
       words += count;
       continue;
     }
     if (open) passages.push(open);
-    open = { start_ms: segment.start_ms, end_ms: segment.end_ms, text: segment.text };
+    open = {
+      start_ms: segment.start_ms,
+      end_ms: segment.end_ms,
+      text: segment.text,
+      turns: [{ speaker: segment.speaker, text: segment.text }],
+    };
     words = count;
   }
   if (open) passages.push(open);

@@ -25,7 +25,10 @@ export interface SearchRequest {
 export interface MatchingSegment {
   start_ms: number;
   end_ms: number;
+  /** The name the user gave the speaker, else the label. */
   speaker: string;
+  /** The stable label (`Speaker 1`). */
+  speaker_label: string;
   /** The segment's text, cut around the match when long ("…" marks what was left out). */
   snippet: string;
   highlights: Highlight[];
@@ -191,6 +194,7 @@ function matchingSegments(
         start_ms: passage.start_ms,
         end_ms: passage.end_ms,
         speaker: passage.speaker,
+        speaker_label: passage.speaker_label ?? passage.speaker,
         snippet: snippet.text,
         highlights: snippet.highlights,
       };

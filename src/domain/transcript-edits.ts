@@ -14,8 +14,11 @@ export type TranscriptEdit =
   | { op: 'merge'; segment: number }
   | { op: 'split'; segment: number; at_word?: number | undefined; at_ms?: number | undefined };
 
-/** Maps a speaker as the user wrote it to the label stored (a display name back to its label). */
-export type SpeakerLabelOf = (speaker: string) => string;
+/**
+ * Maps a speaker as the user wrote it to the label stored (a display name back to its label); throws
+ * UnprocessableError, naming the edit, for one it cannot map.
+ */
+export type SpeakerLabelOf = (speaker: string, edit: string) => string;
 
 export function applyEdits(
   segments: readonly ConversationSegment[],
@@ -45,7 +48,7 @@ function applyEdit(
     case 'replace_text':
       return replace(withText(target, oneSpaced(edit.text)));
     case 'set_speaker':
-      return replace({ ...target, speaker: labelOf(oneSpaced(edit.speaker)) });
+      return replace({ ...target, speaker: labelOf(oneSpaced(edit.speaker), name) });
     case 'merge': {
       const next = segments[edit.segment + 1];
       if (!next) {

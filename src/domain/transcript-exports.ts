@@ -1,3 +1,4 @@
+import type { SpeakerNames } from './speaker-labels.ts';
 import {
   type ConversationSegment,
   formatTimestamp,
@@ -6,6 +7,8 @@ import {
 } from './transcript.ts';
 import type { TranscriptNotice } from './transcript-confidence.ts';
 import { tokensOf } from './transcript-words.ts';
+
+export type { SpeakerNames } from './speaker-labels.ts';
 
 /** Formats a transcript can be read in besides JSON (getTranscription `format`). */
 export const TRANSCRIPT_FORMATS = {
@@ -17,22 +20,23 @@ export const TRANSCRIPT_FORMATS = {
 
 export type TranscriptFormat = keyof typeof TRANSCRIPT_FORMATS;
 
-/** Display names chosen by the user for the engine's labels (`Speaker 1` -> `Alice`). */
-export type SpeakerNames = Record<string, string>;
-
 /**
- * The transcript as the user sees it: speaker labels replaced by the names they gave. The stored
- * transcript keeps the labels, so renaming never rewrites results.
+ * The transcript as the user sees it: each segment's `speaker` is the name the user gave its label,
+ * else the label, and `speaker_label` is the label. The stored transcript keeps the labels, so
+ * renaming never rewrites results.
  */
 export function withSpeakerNames(
   transcription: Transcription,
   names: SpeakerNames | undefined,
 ): Transcription {
-  if (!names || Object.keys(names).length === 0) return transcription;
   const segments = transcription.conversation_segments.map((segment) => {
-    const name = names[segment.speaker];
+    const name = names?.[segment.speaker];
     // Names stored before line breaks were refused must not split a line of the timestamped text.
-    return { ...segment, speaker: name === undefined ? segment.speaker : oneLine(name) };
+    return {
+      ...segment,
+      speaker: name === undefined ? segment.speaker : oneLine(name),
+      speaker_label: segment.speaker,
+    };
   });
   return {
     ...transcription,
@@ -62,10 +66,10 @@ export interface TranscriptionView
 }
 
 /**
- * The transcript as the API shows it (getTranscription, getNote, corrections): speaker names applied,
- * which revision it is, how sure the recogniser was, and each segment's words with their times and
- * confidences. getNote leaves the words out (`words: false`): they triple the size of a long
- * transcript, and getTranscription is where a client reads them.
+ * The transcript as the API shows it (getTranscription, getNote, corrections): speaker names applied
+ * beside their labels, which revision it is, how sure the recogniser was, and each segment's words
+ * with their times and confidences. getNote leaves the words out (`words: false`): they triple the
+ * size of a long transcript, and getTranscription is where a client reads them.
  */
 export function transcriptionView(
   transcription: Transcription,

@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import type { DomainDeps } from './deps.ts';
-import { jsonEntityTag, matchesStrongly, type TagCondition } from './entity-tags.ts';
+import type { TagCondition } from './entity-tags.ts';
 import { ConflictError, PreconditionFailedError, PreconditionRequiredError } from './errors.ts';
 import type { Job, TranscriptPointer } from './job.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { requireNote } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
+import { isSpeakerLabel, labelForSpeaker, type SpeakerNames } from './speaker-labels.ts';
 import { readRevision, readTranscriptionAt, type StoredRevision } from './stored-results.ts';
-import { type Transcription, withSegments } from './transcript.ts';
+import { type ConversationSegment, type Transcription, withSegments } from './transcript.ts';
 import { applyEdits, type SpeakerLabelOf, type TranscriptEdit } from './transcript-edits.ts';
-import { type SpeakerNames, type TranscriptionView, transcriptionView } from './transcript-exports.ts';
+import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
+import { matchesRepresentationOf, matchesSegmentsOf } from './transcript-tags.ts';
 import { transcriptLost } from './transcription.ts';
 
 /**
@@ -37,9 +39,16 @@ export async function editTranscription(
   edits: readonly TranscriptEdit[],
   ifMatch: TagCondition | undefined,
 ): Promise<TranscriptionView> {
-  return changeTranscript(deps, accountId, noteId, ifMatch, async ({ note, job, current }) => {
+  // A speaker given by name means the speaker that had the name when the client read the transcript:
+  // then the names must still be those it read.
+  const byName = edits.some((edit) => edit.op === 'set_speaker' && !isSpeakerLabel(edit.speaker.trim()));
+  return changeTranscript(deps, accountId, noteId, { ifMatch, byName }, async ({ note, job, current }) => {
     const revision = (job.transcript?.highest ?? 0) + 1;
-    const segments = applyEdits(current.conversation_segments, edits, labelOfName(note.speaker_names));
+    const segments = applyEdits(
+      current.conversation_segments,
+      edits,
+      labelOfName(note.speaker_names, current.conversation_segments),
+    );
     const edited_at = deps.now();
     const { duration_ms, language, engine, notice } = current;
     const transcription = withSegments(
@@ -69,7 +78,7 @@ export async function undoTranscriptionEdit(
   to: UndoTarget,
   ifMatch: TagCondition | undefined,
 ): Promise<TranscriptionView> {
-  return changeTranscript(deps, accountId, noteId, ifMatch, async ({ job }) => {
+  return changeTranscript(deps, accountId, noteId, { ifMatch, byName: false }, async ({ job }) => {
     const now = job.transcript;
     if (!now?.key) {
       throw new ConflictError(
@@ -103,16 +112,23 @@ interface NextState {
   written: string | null;
 }
 
+interface Precondition {
+  ifMatch: TagCondition | undefined;
+  /** The change names speakers by name: the names it was made against must still hold. */
+  byName: boolean;
+}
+
 /**
  * The frame of every change: If-Match required and checked against the transcript as the API shows
- * it (getTranscription's JSON ETag), the new pointer written only if the job is still the one read,
- * then the Ask and search index brought in line with the new text.
+ * it (getTranscription's JSON ETag, src/domain/transcript-tags.ts: its segments, and its names too
+ * when the change names speakers by name), the new pointer written only if the job is still the one
+ * read, then the Ask and search index brought in line with the new text.
  */
 async function changeTranscript(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
-  ifMatch: TagCondition | undefined,
+  { ifMatch, byName }: Precondition,
   next: (state: CurrentState) => Promise<NextState>,
 ): Promise<TranscriptionView> {
   const note = await requireNote(deps, accountId, noteId);
@@ -125,8 +141,9 @@ async function changeTranscript(
   }
   const current = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
   if (current === 'unreadable') throw await lost(deps, job);
-  if (!matchesStrongly(ifMatch, jsonEntityTag(transcriptionView(current, note.speaker_names)))) {
-    throw new PreconditionFailedError(TRANSCRIPT_CHANGED);
+  const shown = transcriptionView(current, note.speaker_names);
+  if (!(byName ? matchesRepresentationOf(ifMatch, shown) : matchesSegmentsOf(ifMatch, shown))) {
+    throw new PreconditionFailedError(byName ? TRANSCRIPT_OR_NAMES_CHANGED : TRANSCRIPT_CHANGED);
   }
   const { pointer, transcription, written } = await next({ note, job, current });
   // Strictly increasing, so that a change made in the same millisecond still fails the condition.
@@ -141,10 +158,12 @@ async function changeTranscript(
 }
 
 /** A speaker given by the name the user chose (updateNote speaker_names) is stored as its label. */
-function labelOfName(names: SpeakerNames | undefined): SpeakerLabelOf {
-  return (speaker) =>
-    Object.entries(names ?? {}).find(([label, name]) => name === speaker && label !== speaker)?.[0] ??
-    speaker;
+function labelOfName(
+  names: SpeakerNames | undefined,
+  segments: readonly ConversationSegment[],
+): SpeakerLabelOf {
+  const present = new Set(segments.map((segment) => segment.speaker));
+  return (speaker, edit) => labelForSpeaker(speaker, names, present, edit);
 }
 
 async function lost(deps: DomainDeps, job: Job): Promise<ConflictError> {
@@ -159,3 +178,6 @@ const IF_MATCH_REQUIRED =
 
 const TRANSCRIPT_CHANGED =
   'The transcript has changed since you read it (If-Match names an ETag that is no longer current), so nothing was changed. Read it again (getTranscription), reapply your correction to what it is now, and send its new ETag.';
+
+const TRANSCRIPT_OR_NAMES_CHANGED =
+  'The transcript or its speaker names have changed since you read it (If-Match names an ETag that is no longer current), so nothing was changed. This correction names a speaker by name, so the names must be those you read; give speaker labels (speaker_label) instead to correct regardless of renames. Read it again (getTranscription), reapply your correction and send its new ETag.';

@@ -10,7 +10,13 @@ import {
 export interface ConversationSegment {
   start_ms: number;
   end_ms: number;
+  /**
+   * Stored: the engine's label (`Speaker 1`). In the API's views: the name the user gave that label
+   * (updateNote `speaker_names`), else the label; the label itself is then in `speaker_label`.
+   */
   speaker: string;
+  /** Views only: the stable label behind `speaker`, which names and set_speaker refer to. */
+  speaker_label?: string;
   text: string;
   /** True when another speaker's segment overlaps this one in time (cross-talk). */
   has_overlap: boolean;

@@ -1,6 +1,8 @@
 import type { CollectionRef } from './collection.ts';
+import { partedEntityTag } from './entity-tags.ts';
 import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
+import { type InsightsView, insightsWithNames } from './named-results.ts';
 import type { AudioInfo, Note } from './note.ts';
 import type { Transcription } from './transcript.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
@@ -19,8 +21,8 @@ export interface NoteView extends NoteSummaryView {
   transcription_job: JobStatusView | null;
   /** Without the words of its segments: getTranscription has them. */
   transcription: TranscriptionView | null;
-  /** Present once generated (generateInsights). */
-  insights: Insights | null;
+  /** Present once generated (generateInsights); speakers named as the transcript names them. */
+  insights: InsightsView | null;
 }
 
 export function noteSummaryView(note: Note, transcriptionJob: Job | null): NoteSummaryView {
@@ -49,6 +51,18 @@ export function noteView(
     collections,
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
     transcription: transcription && transcriptionView(transcription, note.speaker_names, { words: false }),
-    insights,
+    insights: insights && insightsWithNames(insights, note.speaker_names),
   };
+}
+
+/**
+ * The entity tag of a note's representation (getNote, updateNote): a parted tag (entity-tags.ts)
+ * whose first part covers what updateNote changes (title, state, speaker names) and whose second
+ * covers the whole view. updateNote's If-Match compares the first part, so a note read before its
+ * transcript was corrected, or before a job moved on, can still be renamed; If-None-Match compares
+ * the whole tag, so a read never gets 304 for a view that changed.
+ */
+export function noteEntityTag(view: NoteView): string {
+  const { note_id, title, state, trashed_at, speaker_names } = view;
+  return partedEntityTag({ note_id, title, state, trashed_at, speaker_names }, view);
 }

@@ -17,8 +17,9 @@ export function ifMatchOf(event: APIGatewayProxyEventV2): TagCondition | undefin
 export function withEntityTag(
   event: APIGatewayProxyEventV2,
   response: APIGatewayProxyStructuredResultV2,
+  ownTag?: string,
 ): APIGatewayProxyStructuredResultV2 {
-  const tagged = withTag(response);
+  const tagged = withTag(response, ownTag);
   const tag = String(tagged.headers?.ETag);
   const value = header(event, 'if-none-match');
   if (value !== undefined && matchesWeakly(parseTagCondition(value, 'If-None-Match'), tag)) {
@@ -28,7 +29,13 @@ export function withEntityTag(
   return tagged;
 }
 
-/** The response with the ETag of its body (the representation it carries). */
-export function withTag(response: APIGatewayProxyStructuredResultV2): APIGatewayProxyStructuredResultV2 {
-  return { ...response, headers: { ...response.headers, ETag: entityTagOf(response.body ?? '') } };
+/**
+ * The response with the ETag of its body (the representation it carries): the digest of the body,
+ * or a tag the representation's owner computed (a transcript's, src/domain/transcript-tags.ts).
+ */
+export function withTag(
+  response: APIGatewayProxyStructuredResultV2,
+  tag: string = entityTagOf(response.body ?? ''),
+): APIGatewayProxyStructuredResultV2 {
+  return { ...response, headers: { ...response.headers, ETag: tag } };
 }

@@ -11,15 +11,17 @@ import {
   removeNoteFromCollection,
   renameCollection,
 } from '../domain/collections.ts';
-import { entityTagOf, jsonEntityTag, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
+import { entityTagOf, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
 import { noteAudioLink } from '../domain/note-audio.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
 import { searchNotes } from '../domain/search.ts';
-import { renderTranscript } from '../domain/transcript-exports.ts';
+import { renderTranscript, type TranscriptionView } from '../domain/transcript-exports.ts';
 import { editTranscription, undoTranscriptionEdit } from '../domain/transcript-revisions.ts';
+import { transcriptEntityTag } from '../domain/transcript-tags.ts';
 import { deleteTranscription, getTranscription } from '../domain/transcription.ts';
+import { type NoteView, noteEntityTag } from '../domain/views.ts';
 import {
   addNoteToCollectionBody,
   artifactParams,
@@ -145,12 +147,12 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   state:
     "'active' or 'trashed'. listNotes: which notes to list (default active). updateNote: 'trashed' moves the note to the trash, 'active' restores it.",
   if_match:
-    'updateNote: optional, recommended: the etag of the note as you last read it (from getNote or updateNote). editTranscription and undoTranscriptionEdit: required: the etag of the transcript as you last read it (from getTranscription with format json, or an earlier correction). When it has changed since, nothing is changed and the tool answers 412: read it again, reapply your change, retry with the new etag.',
+    'updateNote: optional, recommended: the etag of the note as you last read it (from getNote or updateNote). editTranscription and undoTranscriptionEdit: required: the etag of the transcript as you last read it (from getTranscription with format json, or an earlier correction); renaming speakers does not make it stale, unless a set_speaker gives a speaker by name. When it has changed since, nothing is changed and the tool answers 412: read it again, reapply your change, retry with the new etag.',
   edits:
     'Corrections applied in order, all or none (1 to 50): {op:"replace_text",segment,text}, {op:"set_speaker",segment,speaker}, {op:"merge",segment} (with the next segment), {op:"split",segment,at_word} (before that word, counted from 0 in the text) or {op:"split",segment,at_ms}. segment is the position in conversation_segments (from 0) of the transcript if_match names; each edit sees the result of the ones before it.',
   to: "'previous' (default: undo the last correction) or 'original' (back to the recogniser's transcript).",
   speaker_names:
-    'Names for speaker labels, e.g. {"Speaker 1": "Alice"}; null removes a name. Merged into the names the note has.',
+    'Names for speaker labels (a segment\'s speaker_label), e.g. {"Speaker 1": "Alice"}; null removes a name. Merged into the names the note has; rename a label as often as you like. Names show wherever speakers are named (transcript, exports, Insights, artifacts, Ask); a transcript etag read before a rename stays good for corrections.',
 };
 
 /**
@@ -184,16 +186,16 @@ function tagConditionOf(ifMatch: string | undefined): TagCondition | undefined {
 }
 
 /** A note's result with its etag, which agents need to update it without overwriting others. */
-function noteResult(note: object) {
+function noteResult(note: NoteView) {
   return resultOf(note, [
-    `etag of this note: ${jsonEntityTag(note)} (pass it as if_match to updateNote so that a change made meanwhile is not overwritten).`,
+    `etag of this note: ${noteEntityTag(note)} (pass it as if_match to updateNote so that a change made meanwhile is not overwritten).`,
   ]);
 }
 
 /** A transcript with the etag a correction must name (getTranscription's JSON representation). */
-function transcriptResult(transcription: object) {
+function transcriptResult(transcription: TranscriptionView) {
   return resultOf(transcription, [
-    `etag of this transcript: ${jsonEntityTag(transcription)} (pass it as if_match to editTranscription or undoTranscriptionEdit).`,
+    `etag of this transcript: ${transcriptEntityTag(transcription)} (pass it as if_match to editTranscription or undoTranscriptionEdit).`,
   ]);
 }
 
@@ -404,7 +406,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'editTranscription',
     title: 'Correct a transcript',
     description:
-      "Corrects a note's completed transcript: replace a segment's text, set its speaker (a label such as 'Speaker 2' or a name given with updateNote), merge a segment with the next one, or split one in two at a word or a time. Read the transcript first with getTranscription (format json) and pass its etag as if_match (required): segments are numbered from 0 in that revision. Returns the corrected transcript (revision, edited_at) and its new etag; full_text, the exports, askWorkspace and search follow at once, and Insights or artifacts made before say outdated: true until generated again. The recogniser's transcript is kept: undoTranscriptionEdit goes back. Errors: 400 for invalid input; 404 when there is no such note; 409 when it has no completed transcription; 412 when the transcript changed since you read it (nothing was changed: read it again, reapply, retry with the new etag); 422 when an edit cannot apply (no such segment, merge of the last one, split outside the segment); 428 without if_match.",
+      "Corrects a note's completed transcript: replace a segment's text, set its speaker (a label such as 'Speaker 2', one not used yet for a new speaker, or a name given with updateNote; anything else is 422), merge a segment with the next one, or split one in two at a word or a time. Read the transcript first with getTranscription (format json) and pass its etag as if_match (required): segments are numbered from 0 in that revision. Returns the corrected transcript (revision, edited_at) and its new etag; full_text, the exports, askWorkspace and search follow at once, and Insights or artifacts made before say outdated: true until generated again. The recogniser's transcript is kept: undoTranscriptionEdit goes back. Errors: 400 for invalid input; 404 when there is no such note; 409 when it has no completed transcription; 412 when the transcript changed since you read it (nothing was changed: read it again, reapply, retry with the new etag); 422 when an edit cannot apply (no such segment, merge of the last one, split outside the segment); 428 without if_match.",
     inputSchema: inputOf(noteParams, editTranscriptionBody, requiredIfMatch),
     annotations: ADDS,
     scopes: ['notes:write'],

@@ -5,6 +5,8 @@ export interface AskPassage {
   start_ms: number;
   end_ms: number;
   text: string;
+  /** The same text by who said it, in order: speakers by the names the user gave them, else labels. */
+  turns: { speaker: string; text: string }[];
 }
 
 export interface AnswerRequest {

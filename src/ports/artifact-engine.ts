@@ -1,9 +1,17 @@
 import type { ArtifactDrafts, ArtifactKind } from '../domain/artifacts.ts';
+import type { SpeakerNames } from '../domain/speaker-labels.ts';
 import type { Transcription } from '../domain/transcript.ts';
 
 export interface ArtifactRequest<K extends ArtifactKind = ArtifactKind> {
   kind: K;
+  /** Speakers by their labels (`Speaker 1`), as stored. */
   transcription: Transcription;
+  /**
+   * The names the user has given the labels so far. Engines write labels, not names: the service
+   * shows each label as the name it has when the artifact is read (a podcast's audio is voiced with
+   * the names of the moment it is made).
+   */
+  speaker_names?: SpeakerNames;
   title: string;
   /** The language to write in: a code such as `en` or `pt-BR` (`auto` is resolved before this). */
   language: string;

@@ -1,8 +1,15 @@
 import type { InsightsContent } from '../domain/insights.ts';
+import type { SpeakerNames } from '../domain/speaker-labels.ts';
 import type { Transcription } from '../domain/transcript.ts';
 
 export interface InsightsRequest {
+  /** Speakers by their labels (`Speaker 1`), as stored. */
   transcription: Transcription;
+  /**
+   * The names the user has given the labels so far. Engines write labels, not names: the service
+   * shows each label as the name it has when the result is read, so later renames follow.
+   */
+  speaker_names?: SpeakerNames;
   title: string;
   /** When the recording was made or uploaded (epoch ms): relative dates ("next Friday") resolve against it. */
   reference_time: number;

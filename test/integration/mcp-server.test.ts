@@ -409,6 +409,38 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     expect(back.structuredContent).toMatchObject({ revision: 0 });
   });
 
+  it("shows each segment's speaker_label beside its speaker; a rename through updateNote leaves the transcript's etag good for a correction", async () => {
+    const writer = await connect(tokens.mint(accountId, ['notes:read', 'notes:write']));
+    const etagIn = (result: CallToolResult) =>
+      /etag of this transcript: ("[^"]+")/.exec(texts(result).join('\n'))?.[1];
+    type Segment = { speaker: string; speaker_label: string; text: string };
+    const read = await call(writer, 'getTranscription', { note_id: noteId });
+    const [first] = read.structuredContent?.conversation_segments as Segment[];
+    expect(first?.speaker_label).toMatch(/^Speaker [0-9]+$/);
+    const label = first?.speaker_label as string;
+
+    const renamed = await call(writer, 'updateNote', { note_id: noteId, speaker_names: { [label]: 'Ada' } });
+    expect(renamed.isError).toBeFalsy();
+    const corrected = await call(writer, 'editTranscription', {
+      note_id: noteId,
+      edits: [{ op: 'replace_text', segment: 0, text: 'Named by the agent.' }],
+      if_match: etagIn(read),
+    });
+    expect(corrected.isError, texts(corrected).join('\n')).toBeFalsy();
+    const [now] = corrected.structuredContent?.conversation_segments as Segment[];
+    expect(now).toMatchObject({ speaker: 'Ada', speaker_label: label, text: 'Named by the agent.' });
+    const unnamed = await call(writer, 'updateNote', { note_id: noteId, speaker_names: { [label]: null } });
+    expect(unnamed.isError).toBeFalsy();
+    // Undo with the correction's etag, read before that rename: the recogniser's words are back.
+    const undone = await call(writer, 'undoTranscriptionEdit', {
+      note_id: noteId,
+      if_match: etagIn(corrected),
+    });
+    expect(undone.isError, texts(undone).join('\n')).toBeFalsy();
+    const [back] = undone.structuredContent?.conversation_segments as Segment[];
+    expect(back).toMatchObject({ speaker: label, speaker_label: label, text: first?.text });
+  });
+
   it('deletes a note only when confirm_note_id repeats its ID exactly, case included', async () => {
     const doomed = randomUUID();
     const submitted = await service.api('POST', `/v1/notes/${doomed}/transcription`, {

@@ -41,6 +41,9 @@ const answerRequest: AnswerRequest = {
       start_ms: 28100,
       end_ms: 36900,
       text: 'Then we launch on April 7. I will tell the marketing team today.',
+      turns: [
+        { speaker: 'Speaker 1', text: 'Then we launch on April 7. I will tell the marketing team today.' },
+      ],
     },
   ],
 };
@@ -120,6 +123,30 @@ describe('OpenAiChatArtifactEngine against a local chat completions server', () 
       );
     },
   );
+
+  it('shows the model who each speaker label is and asks it to write labels, which the service names when read', async () => {
+    provider.replies = [completion(artifactJson.epiphany)];
+    const labelled: Transcription = {
+      ...transcription,
+      conversation_segments: transcription.conversation_segments.map((segment) => ({
+        ...segment,
+        speaker: segment.speaker === 'Alice' ? 'Speaker 1' : 'Speaker 2',
+      })),
+    };
+    await artifacts({ apiKey: API_KEY }).generateArtifact({
+      ...artifactRequest('epiphany'),
+      transcription: labelled,
+      speaker_names: { 'Speaker 2': 'Bob' },
+    });
+    const [system, user] = received[0]?.body.messages ?? [];
+    expect(user?.content).toContain(
+      'Speakers (label: the name the user gave them):\nSpeaker 2: "Bob"\nTranscript:\n',
+    );
+    expect(user?.content).toContain('[22400] Speaker 2: Yes, I will fix the Android crash by Friday.');
+    expect(system?.content).toContain(
+      'Refer to a speaker of the transcript by their label exactly as written',
+    );
+  });
 
   it('drops quotes that are not in the segment they name', async () => {
     const draft = JSON.parse(artifactJson.epiphany) as { ideas: Array<{ evidence: unknown[] }> };
@@ -208,7 +235,7 @@ describe('OpenAiChatAnswerEngine against a local chat completions server', () =>
     expect(body?.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'answer' } });
     expect(body?.messages[0]?.content).toMatch(/Answer only from the passages/);
     expect(body?.messages[1]?.content).toBe(
-      'Passages:\n[n_launch 28100-36900] "Mobile launch sync": Then we launch on April 7. I will tell the marketing team today.\n\nQuestion: "When does the app launch?"',
+      'Passages:\n[n_launch 28100-36900] "Mobile launch sync": Speaker 1: Then we launch on April 7. I will tell the marketing team today.\n\nQuestion: "When does the app launch?"',
     );
   });
 

@@ -73,6 +73,32 @@ describe('OpenAiChatInsightsEngine against a local chat completions server', () 
     expect(body.messages[0]?.content).toContain('2025-03-12');
   });
 
+  it('shows the model who each speaker label is and asks for labels, owners included', async () => {
+    provider.replies = [ok];
+    const labelled: Transcription = {
+      ...transcription,
+      conversation_segments: transcription.conversation_segments.map((segment) => ({
+        ...segment,
+        speaker: segment.speaker === 'Alice' ? 'Speaker 1' : 'Speaker 2',
+      })),
+    };
+    await engine().generateInsights({
+      ...request,
+      transcription: labelled,
+      speaker_names: { 'Speaker 2': 'Bob' },
+    });
+    const [system, user] = bodyOf(0).messages;
+    expect(user?.content).toContain(
+      'Speakers (label: the name the user gave them):\nSpeaker 2: "Bob"\nTranscript:\n',
+    );
+    expect(system?.content).toMatch(
+      /owner is the person the transcript says will do it \(a speaker by label\)/,
+    );
+    expect(system?.content).toContain(
+      'Refer to a speaker of the transcript by their label exactly as written',
+    );
+  });
+
   it('accepts a base URL ending in /v1 and sends no Authorization without a key', async () => {
     provider.replies = [ok];
     await engine({ baseUrl: `${baseUrl}/v1/` }).generateInsights(request);

@@ -238,7 +238,7 @@ describe('correcting a transcript', () => {
       noteId,
       [
         { op: 'split', segment: 0, at_ms: middle },
-        { op: 'set_speaker', segment: 1, speaker: 'Someone else' },
+        { op: 'set_speaker', segment: 1, speaker: 'Speaker 9' },
         { op: 'merge', segment: 0 },
         { op: 'set_speaker', segment: 0, speaker: first.speaker },
       ],
@@ -252,7 +252,7 @@ describe('correcting a transcript', () => {
   it('a speaker set by the name given with updateNote is stored as its label, so a later rename follows', async () => {
     const noteId = await transcribedNote(api, 'Named speakers');
     const named = await api('PATCH', `/v1/notes/${noteId}`, {
-      body: { speaker_names: { 'Speaker 1': 'Ada' } },
+      body: { speaker_names: { 'Speaker 1': 'Ada', 'Speaker 2': 'Bob' } },
     });
     expect(named.status).toBe(200);
     const original = await read(noteId);
@@ -285,8 +285,17 @@ describe('correcting a transcript', () => {
       'Grace',
     ]);
     expect(after.body.timestamped_full_text.split('\n').at(-1)).toContain('Grace:');
-    // The rename changed the representation: the ETag read before it no longer applies.
-    expect((await edit(noteId, [{ op: 'merge', segment: 0 }], etagOf(response))).status).toBe(412);
+    expect(after.body.conversation_segments.slice(-2).map((segment) => segment.speaker_label)).toEqual([
+      'Speaker 2',
+      'Speaker 1',
+    ]);
+    // The rename changed the representation (and its ETag), not the segments a correction names:
+    // one by label made with the ETag read before it applies; one by name does not (names changed).
+    expect(after.etag).not.toBe(etagOf(response));
+    const byName = await edit(noteId, [{ op: 'set_speaker', segment: 0, speaker: 'Bob' }], etagOf(response));
+    expect(byName.status).toBe(412);
+    expect(byName.body).toMatchObject({ detail: expect.stringMatching(/names/) });
+    expect((await edit(noteId, [{ op: 'merge', segment: 0 }], etagOf(response))).status).toBe(200);
   });
 
   it('two concurrent edits with the same ETag: one wins, the other gets 412, the transcript is the winner and nothing is lost', async () => {

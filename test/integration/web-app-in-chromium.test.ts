@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_OUT, realSpeechRecording } from '../fixtures/real-speech.ts';
+import { accessibilityChecks, launchChromium, signIn, visibleText } from '../support/chromium.ts';
 import { notAudioFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { postMcpWithToken } from '../support/mcp-requests.ts';
@@ -18,7 +17,6 @@ import { postMcpWithToken } from '../support/mcp-requests.ts';
  * anything the app itself does. NOTES_SCREENSHOTS_DIR=<dir> keeps a screenshot of each main page
  * (docs/screenshots/ holds the committed ones).
  */
-const CHROMIUM = '/usr/bin/chromium';
 const TRANSCRIPTION_TIMEOUT_MS = 180_000;
 const UNIQUE_WORD = 'zebracorn';
 const COLLECTION = 'Reading group';
@@ -32,20 +30,17 @@ let context: BrowserContext;
 let page: Page;
 let noteId: string;
 const refusedByPolicy: string[] = [];
-const accessibility: Record<string, string[]> = {};
+let axe: ReturnType<typeof accessibilityChecks>;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run node scripts/ensure-deps.mjs test`);
   process.env.NOTES_OAUTH_UPSTREAM = 'local';
   service = await startInProcess();
   base = service.runtime.apiUrl;
   apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
-  });
+  browser = await launchChromium();
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
+  axe = accessibilityChecks(page, SCREENSHOTS);
   page.on('console', (message) => {
     if (/Content Security Policy/i.test(message.text())) refusedByPolicy.push(message.text());
   });
@@ -65,22 +60,9 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-/** axe-core's serious and critical findings on the page as it is now (WCAG 2.1 A/AA and best practice). */
-async function checkAccessibility(name: string, screenshot = true): Promise<void> {
-  await page.evaluate(await axeSource);
-  const violations = await page.evaluate<string[]>(`(async () => {
-    const result = await axe.run({
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
-    });
-    return result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map((violation) => violation.id + ' at ' + violation.nodes.map((node) => node.target.join(' ')).join(', '));
-  })()`);
-  accessibility[name] = violations;
-  if (SCREENSHOTS && screenshot)
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+/** axe-core's serious and critical findings on the page as it is now, with a screenshot when kept. */
+function checkAccessibility(name: string, screenshot = true): Promise<void> {
+  return axe.check(name, screenshot);
 }
 
 /* Code run in the page is written as strings: this file is compiled for Node, without the DOM's types. */
@@ -102,13 +84,8 @@ describe('the web app in Chromium', () => {
   it('signs in through the service’s own sign-in and consent pages, with no API key kept by the browser', async () => {
     await page.goto(base);
     await checkAccessibility('sign-in');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(/\/oauth\/authorize/);
-    await page.fill('#api_key', apiKey);
-    await page.click('button[value="sign_in"]');
     // The app asks for every scope; permanent deletion is never ticked for the user.
-    await page.check('#scope-notes-delete');
-    await page.click('button[value="approve"]');
+    await signIn(page, apiKey, { allowDeletion: true });
     await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
     expect(new URL(page.url()).pathname).toBe('/');
     const stored = await page.evaluate<string>('JSON.stringify({ ...sessionStorage, ...localStorage })');
@@ -204,11 +181,12 @@ describe('the web app in Chromium', () => {
 
   it('corrects a segment in place, finds the correction by search, and undoes it', async () => {
     const first = page.locator('.segment').first();
-    const original = (await first.locator('.text').textContent()) ?? '';
+    // As seen: words the recogniser was unsure of also carry "(unsure)" for screen readers.
+    const original = await visibleText(first.locator('.text'));
     await first.getByRole('button', { name: /Correct/ }).click();
     await first.locator('textarea').fill(`${original} ${UNIQUE_WORD}`);
     await first.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => first.locator('.text').textContent()).toBe(`${original} ${UNIQUE_WORD}`);
+    await expect.poll(() => visibleText(first.locator('.text'))).toBe(`${original} ${UNIQUE_WORD}`);
 
     await page.fill('#search-notes', UNIQUE_WORD);
     await page.press('#search-notes', 'Enter');
@@ -218,13 +196,13 @@ describe('the web app in Chromium', () => {
     await checkAccessibility('search');
     await result.locator('a.title').click();
     await expect
-      .poll(() => page.locator('.segment').first().locator('.text').textContent())
+      .poll(() => visibleText(page.locator('.segment').first().locator('.text')))
       .toBe(`${original} ${UNIQUE_WORD}`);
 
     const undone = page.waitForResponse((response) => response.url().endsWith('/transcription/undo'));
     await page.getByRole('button', { name: 'Undo last correction' }).click();
     expect((await undone).status()).toBe(200);
-    await expect.poll(() => page.locator('.segment').first().locator('.text').textContent()).toBe(original);
+    await expect.poll(() => visibleText(page.locator('.segment').first().locator('.text'))).toBe(original);
   });
 
   it('downloads the transcript as SubRip', async () => {
@@ -386,10 +364,7 @@ describe('the web app in Chromium', () => {
 
   it('asks for a permission the session lacks when an action needs it, and carries on once given', async () => {
     // Signed in with the consent page's defaults: permanent deletion (and so key creation) not given.
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.fill('#api_key', apiKey);
-    await page.click('button[value="sign_in"]');
-    await page.click('button[value="approve"]');
+    await signIn(page, apiKey);
     // Back where the user signed out from.
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
     await page.fill('#key-name', 'Needs every permission');
@@ -408,8 +383,8 @@ describe('the web app in Chromium', () => {
   });
 
   it('met no serious or critical accessibility finding on any page, and no Content-Security-Policy refusal', () => {
-    expect(Object.keys(accessibility).length).toBeGreaterThanOrEqual(8);
-    for (const [name, violations] of Object.entries(accessibility)) expect(violations, name).toEqual([]);
+    expect(Object.keys(axe.findings).length).toBeGreaterThanOrEqual(8);
+    for (const [name, violations] of Object.entries(axe.findings)) expect(violations, name).toEqual([]);
     expect(refusedByPolicy).toEqual([]);
   });
 });

@@ -18,6 +18,12 @@ const hiring: AskPassage = {
   start_ms: 45_000,
   end_ms: 75_000,
   text: 'We have two open roles on the team. The recruiter sends the shortlist on Monday. Salaries stay within the approved band.',
+  turns: [
+    {
+      speaker: 'Speaker 1',
+      text: 'We have two open roles on the team. The recruiter sends the shortlist on Monday. Salaries stay within the approved band.',
+    },
+  ],
 };
 const budget: AskPassage = {
   note_id: 'note-budget',
@@ -25,6 +31,12 @@ const budget: AskPassage = {
   start_ms: 130_000,
   end_ms: 160_000,
   text: 'Okay, next item. We agreed to cut the cloud budget by ten percent. The team will move the test clusters to spot instances.',
+  turns: [
+    {
+      speaker: 'Priya',
+      text: 'Okay, next item. We agreed to cut the cloud budget by ten percent. The team will move the test clusters to spot instances.',
+    },
+  ],
 };
 const licensing: AskPassage = {
   note_id: 'note-tools',
@@ -32,6 +44,12 @@ const licensing: AskPassage = {
   start_ms: 600_000,
   end_ms: 630_000,
   text: 'The reporting tool license renews in July! Nobody knows the new price yet.',
+  turns: [
+    {
+      speaker: 'Speaker 1',
+      text: 'The reporting tool license renews in July! Nobody knows the new price yet.',
+    },
+  ],
 };
 
 describe('ExtractiveAnswerEngine', () => {
@@ -49,14 +67,14 @@ describe('ExtractiveAnswerEngine', () => {
     expect(draft.citations).toEqual([{ note_id: 'note-budget', start_ms: 130_000 }]);
   });
 
-  it('says the answer is extractive and names the note and the time of what it quotes', async () => {
+  it('says the answer is extractive and names the note, the time and the speaker of what it quotes', async () => {
     const { answer } = await engine.answer({
       question: 'What happens to the cloud budget?',
       passages: [budget],
     });
     expect(answer).toMatch(/extractive/i);
     expect(answer).toContain(
-      'From "Budget review" (00:02:10): "We agreed to cut the cloud budget by ten percent."',
+      'From "Budget review" (00:02:10): Priya: "We agreed to cut the cloud budget by ten percent."',
     );
   });
 

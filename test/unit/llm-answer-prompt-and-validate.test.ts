@@ -11,6 +11,9 @@ const passages: AskPassage[] = [
     start_ms: 28100,
     end_ms: 36900,
     text: 'Then we launch on April 7. I will tell the marketing team today.',
+    turns: [
+      { speaker: 'Speaker 1', text: 'Then we launch on April 7. I will tell the marketing team today.' },
+    ],
   },
   {
     note_id: 'n_launch',
@@ -18,6 +21,12 @@ const passages: AskPassage[] = [
     start_ms: 6900,
     end_ms: 14100,
     text: 'The payment screen still crashes on older Android phones,\n so I would not ship before that is fixed.',
+    turns: [
+      {
+        speaker: 'Speaker 1',
+        text: 'The payment screen still crashes on older Android phones,\n so I would not ship before that is fixed.',
+      },
+    ],
   },
   {
     note_id: 'n_retro',
@@ -25,18 +34,21 @@ const passages: AskPassage[] = [
     start_ms: 1200,
     end_ms: 9000,
     text: 'The March release slipped by a week because of the payment provider.',
+    turns: [
+      { speaker: 'Dana', text: 'The March release slipped by a week because of the payment provider.' },
+    ],
   },
 ];
 const question = 'When do we launch the app?';
 
 describe('Answer prompt', () => {
-  it('shows passages as [note_id start_ms-end_ms] "title": text, best first', () => {
+  it('shows passages as [note_id start_ms-end_ms] "title": Speaker: text, each turn after the name of who says it, best first', () => {
     const prompt = buildAnswerPrompt({ question, passages });
     expect(passageLine(passages[2] as AskPassage)).toBe(
-      '[n_retro 1200-9000] "Q1 \\"retro\\"": The March release slipped by a week because of the payment provider.',
+      '[n_retro 1200-9000] "Q1 \\"retro\\"": Dana: The March release slipped by a week because of the payment provider.',
     );
     expect(prompt.user).toContain(
-      '[n_launch 6900-14100] "Mobile launch sync": The payment screen still crashes on older Android phones, so I would not ship before that is fixed.',
+      '[n_launch 6900-14100] "Mobile launch sync": Speaker 1: The payment screen still crashes on older Android phones, so I would not ship before that is fixed.',
     );
     const lines = prompt.user.split('\n').filter((line) => line.startsWith('['));
     expect(lines.map((line) => line.split(']')[0])).toEqual([

@@ -19,6 +19,9 @@ const passages: AskPassage[] = [
     start_ms: 28100,
     end_ms: 36900,
     text: 'Then we launch on April 7. I will tell the marketing team today.',
+    turns: [
+      { speaker: 'Speaker 1', text: 'Then we launch on April 7. I will tell the marketing team today.' },
+    ],
   },
   {
     note_id: 'n_launch',
@@ -26,6 +29,7 @@ const passages: AskPassage[] = [
     start_ms: 15000,
     end_ms: 21800,
     text: 'Agreed. Can you fix the crash by Friday?',
+    turns: [{ speaker: 'Speaker 1', text: 'Agreed. Can you fix the crash by Friday?' }],
   },
 ];
 const request: AnswerRequest = { question: 'When does the app launch?', passages };
@@ -55,7 +59,9 @@ describe('BedrockAnswerEngine', () => {
     const input = client.inputs[0];
     expect(input?.toolConfig?.toolChoice).toEqual({ tool: { name: 'record_answer' } });
     const user = input?.messages?.[0]?.content?.[0]?.text ?? '';
-    expect(user).toContain('[n_launch 28100-36900] "Mobile launch sync": Then we launch on April 7.');
+    expect(user).toContain(
+      '[n_launch 28100-36900] "Mobile launch sync": Speaker 1: Then we launch on April 7.',
+    );
     expect(user).toContain('Question: "When does the app launch?"');
     expect(input?.system?.[0]?.text).toMatch(/Answer only from the passages/);
   });

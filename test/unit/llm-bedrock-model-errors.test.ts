@@ -35,6 +35,7 @@ const request: AnswerRequest = {
       start_ms: 0,
       end_ms: 4000,
       text: 'The merger with Initech closes in May.',
+      turns: [{ speaker: 'Speaker 1', text: 'The merger with Initech closes in May.' }],
     },
   ],
 };

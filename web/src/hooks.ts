@@ -6,6 +6,8 @@ export interface Loaded<T> {
   error: string | null;
   loading: boolean;
   reload(): void;
+  /** Shows `data` at once (an answer that already holds the new state), until the next load. */
+  replace(data: T): void;
 }
 
 /**
@@ -39,12 +41,18 @@ export function useLoad<T>(key: string, load: () => Promise<T>): Loaded<T> {
     };
   }, [key, round]);
   const reload = useCallback(() => setRound((value) => value + 1), []);
+  const replace = useCallback(
+    (data: T) =>
+      setState((previous) => (previous.key === key ? { ...previous, data, error: null } : previous)),
+    [key],
+  );
   const current = state.key === key;
   return {
     data: current ? state.data : null,
     error: current ? state.error : null,
     loading: current ? state.loading : true,
     reload,
+    replace,
   };
 }
 

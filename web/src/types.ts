@@ -32,12 +32,32 @@ export interface NoteSummary {
   transcription_status: JobState | null;
 }
 
+/** A word with its time and how sure the recogniser was (0 to 1; null when the engine says nothing). */
+export interface TimedWord {
+  text: string;
+  start_ms: number;
+  end_ms: number;
+  confidence?: number | null;
+}
+
 export interface Segment {
   start_ms: number;
   end_ms: number;
+  /** The name the user gave the speaker (updateNote speaker_names), else its label. */
   speaker: string;
+  /** The speaker's stable label (`Speaker 2`): what renames and set_speaker name. Older services omit it. */
+  speaker_label?: string;
   text: string;
   has_overlap: boolean;
+  confidence?: number | null;
+  /** One per space-separated word of `text`, when the engine gave word timings. */
+  words?: TimedWord[];
+}
+
+/** Why a completed transcript has nothing (no speech) or should not be trusted as it is. */
+export interface TranscriptNotice {
+  code: string;
+  detail: string;
 }
 
 export interface Transcription {
@@ -47,6 +67,8 @@ export interface Transcription {
   language: string;
   engine: string;
   revision?: number;
+  confidence?: number | null;
+  notice?: TranscriptNotice | null;
 }
 
 export interface CitedText {
@@ -64,6 +86,8 @@ export interface Insights {
   decisions: CitedText[];
   open_questions: CitedText[];
   chapters: Array<{ title: string; start_ms: number }>;
+  /** Talk time per speaker, by the names the user gave them. */
+  speakers?: Array<{ speaker: string; talk_time_ms: number; share: number }>;
 }
 
 export interface Note extends NoteSummary {

@@ -20,6 +20,8 @@ const PREFACE = 'Extractive answer (quoted from the notes, not interpreted):';
 
 interface Sentence {
   text: string;
+  /** Who said it. */
+  speaker: string;
   position: number;
   terms: Set<string>;
 }
@@ -50,11 +52,9 @@ export function extractiveAnswer({ question, passages }: AnswerRequest): AnswerD
   if (wanted.size === 0 || passages.length === 0) return notCovered();
 
   const split = passages.map((passage) =>
-    splitSentences(passage.text).map((text, position) => ({
-      text,
-      position,
-      terms: new Set(searchTerms(text)),
-    })),
+    passage.turns
+      .flatMap((turn) => splitSentences(turn.text).map((text) => ({ text, speaker: turn.speaker })))
+      .map(({ text, speaker }, position) => ({ text, speaker, position, terms: new Set(searchTerms(text)) })),
   );
   // Rarer question words tell more: "budget" found in one passage beats "team" found in all.
   const weight = new Map<string, number>();
@@ -84,8 +84,7 @@ export function extractiveAnswer({ question, passages }: AnswerRequest): AnswerD
 
   const quoted = used.map(({ passage, sentences }) => {
     const title = passage.note_title.trim() || 'Untitled note';
-    const quotes = sentences.map((sentence) => `"${clip(sentence.text)}"`).join(' … ');
-    return `From "${title}" (${formatTimestamp(passage.start_ms)}): ${quotes}`;
+    return `From "${title}" (${formatTimestamp(passage.start_ms)}): ${attributed(sentences)}`;
   });
   const citations: AnswerDraft['citations'] = [];
   for (const { passage } of used) {
@@ -94,6 +93,17 @@ export function extractiveAnswer({ question, passages }: AnswerRequest): AnswerD
     }
   }
   return { answer: [PREFACE, ...quoted].join(' '), citations };
+}
+
+/** Quotes with who said them: `Alice: "…" … Bob: "…"`, the speaker named again only when it changes. */
+function attributed(sentences: readonly Sentence[]): string {
+  return sentences
+    .map((sentence, i) => {
+      const quote = `"${clip(sentence.text)}"`;
+      const speaker = sentence.speaker.trim();
+      return speaker && sentences[i - 1]?.speaker !== sentence.speaker ? `${speaker}: ${quote}` : quote;
+    })
+    .join(' … ');
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { ArtifactKind } from '../../domain/artifacts.ts';
 import type { ConversationSegment } from '../../domain/transcript.ts';
 import type { ArtifactRequest } from '../../ports/artifact-engine.ts';
-import { budgetChars, fitTranscript, type PromptOptions } from './prompt.ts';
+import {
+  budgetChars,
+  fitTranscript,
+  type PromptOptions,
+  SPEAKER_LABEL_RULE,
+  speakersBlock,
+} from './prompt.ts';
 
 export interface ArtifactPrompt {
   system: string;
@@ -29,7 +35,7 @@ export function buildArtifactPrompt(request: ArtifactRequest, options: PromptOpt
   return {
     system: systemPrompt(request),
     // The title is user-supplied; it is context, not an instruction, and is quoted as data.
-    user: `Title: ${JSON.stringify(request.title)}\n${note}Transcript:\n${lines.join('\n')}`,
+    user: `Title: ${JSON.stringify(request.title)}\n${note}${speakersBlock(segments, request.speaker_names)}Transcript:\n${lines.join('\n')}`,
     shown,
     truncated,
   };
@@ -45,6 +51,7 @@ function systemPrompt(request: ArtifactRequest): string {
     'Rules:',
     '- Use only what the transcript states. Do not invent facts, names, figures or dates.',
     ...TASKS[request.kind],
+    SPEAKER_LABEL_RULE,
     ...(request.kind === 'podcast' ? citationRules : evidenceRules(spoken)),
     `- Write all text in the language with code ${request.language} (the transcript's language code is ${spoken}).`,
   ].join('\n');
@@ -73,7 +80,7 @@ const TASKS: Record<ArtifactKind, string[]> = {
   podcast: [
     'Task: a lively script for two podcast hosts who retell the conversation for someone who missed it.',
     '- lines: 8 to 40. host_1 and host_2 alternate, host_1 first. Natural spoken sentences, at most three',
-    '  per line; no stage directions, sound effects, Markdown or speaker names inside the text.',
+    '  per line; no stage directions, sound effects, Markdown or "host_1:" prefixes inside the text.',
     '- The hosts talk about the speakers; they do not play them, and they add nothing the transcript does',
     '  not state.',
   ],

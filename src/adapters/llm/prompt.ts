@@ -1,3 +1,4 @@
+import type { SpeakerNames } from '../../domain/speaker-labels.ts';
 import type { ConversationSegment, Transcription } from '../../domain/transcript.ts';
 import type { InsightsRequest } from '../../ports/insights-engine.ts';
 
@@ -33,6 +34,25 @@ export function transcriptLine(segment: ConversationSegment): string {
   return `[${segment.start_ms}] ${segment.speaker}: ${segment.text.replace(/\s+/g, ' ').trim()}`;
 }
 
+/**
+ * Names shown to a model: which person each label is, so that it understands the conversation (a
+ * speaker addressed by name, an owner). It still writes labels: the service puts in the names when
+ * the result is read, so a rename made later shows too. Names are user data, quoted as JSON.
+ */
+export function speakersBlock(
+  segments: readonly ConversationSegment[],
+  names: SpeakerNames | undefined,
+): string {
+  const labels = [...new Set(segments.map((segment) => segment.speaker))];
+  const named = labels.filter((label) => names?.[label] !== undefined);
+  if (named.length === 0) return '';
+  return `Speakers (label: the name the user gave them):\n${named.map((label) => `${label}: ${JSON.stringify(names?.[label])}`).join('\n')}\n`;
+}
+
+/** The rule that goes with the speakers block: labels in, labels out. */
+export const SPEAKER_LABEL_RULE =
+  '- Refer to a speaker of the transcript by their label exactly as written at the start of their lines (e.g. "Speaker 2"), also when a name is given for it; the service shows each label as the name the user chose. Name other people as the transcript names them.';
+
 /** Whole lines from the start until the budget is spent; at least one, so there is something to cite. */
 export function fitTranscript(
   segments: ConversationSegment[],
@@ -58,7 +78,7 @@ export function buildInsightsPrompt(request: InsightsRequest, options: PromptOpt
   const truncated = shown.length < transcription.conversation_segments.length;
   return {
     system: systemPrompt(transcription, request.reference_time),
-    user: userPrompt(request.title, lines, truncated, transcription),
+    user: userPrompt(request.title, lines, truncated, transcription, request.speaker_names),
     citable: new Set(shown.map((segment) => segment.start_ms)),
     truncated,
   };
@@ -77,13 +97,14 @@ function systemPrompt(transcription: Transcription, referenceTime: number): stri
     '  numbers that appear in square brackets at the start of a line; never make one up or compute one.',
     '- summary: a short paragraph with its citations. key_points, decisions, open_questions: short',
     '  sentences, each with citations. topics: short labels with citations.',
-    '- action_items: owner is the person the transcript says will do it, else null. due_date is an ISO',
+    '- action_items: owner is the person the transcript says will do it (a speaker by label), else null. due_date is an ISO',
     `  date (YYYY-MM-DD) only when a deadline is stated, else null. Resolve relative dates ("next Friday",`,
     `  "tomorrow") against the reference date ${date} (${weekday}).`,
     "- chapters: consecutive stretches of the conversation; start_ms is the start_ms of the chapter's",
     '  first line, end_ms the start_ms of the next chapter (or of the last line for the last chapter).',
     '- speakers: return an empty array; talk time is computed from the transcript by the service.',
     '- Empty arrays are fine when the transcript has nothing of that kind.',
+    SPEAKER_LABEL_RULE,
     `- Write all text in the language of the transcript (language code: ${transcription.language || 'unknown'}).`,
   ].join('\n');
 }
@@ -93,6 +114,7 @@ function userPrompt(
   lines: string[],
   truncated: boolean,
   transcription: Transcription,
+  names: SpeakerNames | undefined,
 ): string {
   const total = transcription.conversation_segments.length;
   const note = truncated
@@ -100,5 +122,6 @@ function userPrompt(
       'Base the notes on these lines and mention in the summary that they cover the first part only.\n'
     : '';
   // The title is user-supplied; it is context, not an instruction, and is quoted as data.
-  return `Title: ${JSON.stringify(title)}\n${note}Transcript:\n${lines.join('\n')}`;
+  const speakers = speakersBlock(transcription.conversation_segments, names);
+  return `Title: ${JSON.stringify(title)}\n${note}${speakers}Transcript:\n${lines.join('\n')}`;
 }

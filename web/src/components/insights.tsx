@@ -1,3 +1,4 @@
+import { clock } from '../format.ts';
 import type { Player } from '../player.ts';
 import type { CitedText, Insights } from '../types.ts';
 import { Citations } from './citations.tsx';
@@ -35,6 +36,18 @@ export function InsightsView({ insights, player }: { insights: Insights; player:
             {insights.topics.map((topic) => (
               <li key={topic.label}>
                 {topic.label} <Citations at={topic.citations} player={player} />
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      {(insights.speakers?.length ?? 0) > 0 && (
+        <>
+          <h3>Talk time</h3>
+          <ul class="talk-time">
+            {insights.speakers?.map((speaker) => (
+              <li key={speaker.speaker}>
+                {speaker.speaker}: {clock(speaker.talk_time_ms)} ({Math.round(speaker.share * 100)} %)
               </li>
             ))}
           </ul>

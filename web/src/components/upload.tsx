@@ -26,6 +26,9 @@ const ACCEPTED = new Set([
   'audio/mp3',
 ]);
 
+/** submitTranscription's `speakers_expected` bounds (openapi.yaml). */
+const MOST_SPEAKERS = 10;
+
 interface Upload {
   upload: { url: string; method: string; headers: Record<string, string> };
 }
@@ -46,9 +49,18 @@ export function UploadArea() {
   const [dragging, setDragging] = useState(false);
   const [progress, setProgress] = useState<{ name: string; sent: number; total: number } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [speakers, setSpeakers] = useState('');
 
   async function upload(file: File) {
     setError(null);
+    const speakersExpected = speakers.trim() === '' ? undefined : Number(speakers);
+    if (
+      speakersExpected !== undefined &&
+      !(Number.isInteger(speakersExpected) && speakersExpected >= 1 && speakersExpected <= MOST_SPEAKERS)
+    ) {
+      setError(`How many people speak: a whole number from 1 to ${MOST_SPEAKERS}, or leave it blank.`);
+      return;
+    }
     const contentType = contentTypeOf(file);
     if (!contentType) {
       setError(
@@ -62,7 +74,12 @@ export function UploadArea() {
       const title = file.name.replace(/\.[^.]+$/, '').slice(0, 200) || 'Recording';
       const { data } = await api.request<Upload>(`/v1/notes/${noteId}/transcription`, {
         method: 'POST',
-        body: { title, content_type: contentType, size_bytes: file.size },
+        body: {
+          title,
+          content_type: contentType,
+          size_bytes: file.size,
+          speakers_expected: speakersExpected,
+        },
       });
       await put(data.upload, file, (sent) => setProgress({ name: file.name, sent, total: file.size }));
       navigate(href(`notes/${noteId}`));
@@ -92,6 +109,23 @@ export function UploadArea() {
       onDrop={onDrop}
     >
       <h2 id="upload-title">New note</h2>
+      <p class="speakers-field">
+        <label for="speakers-expected">How many people speak?</label>{' '}
+        <input
+          id="speakers-expected"
+          type="number"
+          inputMode="numeric"
+          min={1}
+          max={MOST_SPEAKERS}
+          step={1}
+          value={speakers}
+          aria-describedby="speakers-expected-hint"
+          onInput={(event) => setSpeakers(event.currentTarget.value)}
+        />{' '}
+        <span id="speakers-expected-hint" class="meta">
+          Optional: blank lets the service work it out.
+        </span>
+      </p>
       <p>Drop a recording here, or</p>
       <input
         ref={input}

@@ -7,6 +7,7 @@ import { SaveOrCancel } from '../components/save-or-cancel.tsx';
 import { StatusBadge } from '../components/status.tsx';
 import { TranscriptView } from '../components/transcript.tsx';
 import { useApp } from '../context.ts';
+import type { Saved, TranscriptState } from '../corrections.ts';
 import { bytes, stageLabel, when } from '../format.ts';
 import { messageOf, useFocusOnMount, useInterval, useLoad } from '../hooks.ts';
 import { usePlayer } from '../player.ts';
@@ -23,7 +24,7 @@ const EXPORTS = [
 interface NoteView {
   note: Note;
   etag: string | null;
-  transcript: { data: Transcription; etag: string | null } | null;
+  transcript: TranscriptState | null;
 }
 
 export function NotePage({ noteId, startAt }: { noteId: string; startAt: number }) {
@@ -60,6 +61,19 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
     audio.addEventListener('loadedmetadata', seek, { once: true });
     return () => audio.removeEventListener('loadedmetadata', seek);
   }, [startAt, audioUrl, player.ref]);
+
+  // An answer holds the new state and ETag: shown at once, so the next action is sent against it,
+  // then everything is read again (the reload also cancels a read started before the change).
+  const onSaved = (saved: Saved) => {
+    const current = view.data;
+    if (!current) return;
+    view.replace({
+      note: saved.note?.note ?? current.note,
+      etag: saved.note?.etag ?? current.etag,
+      transcript: saved.transcript ?? current.transcript,
+    });
+    view.reload();
+  };
 
   if (view.error && !note) {
     return (
@@ -100,12 +114,11 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
         <>
           <TranscriptView
             noteId={noteId}
-            transcription={view.data.transcript.data}
-            etag={view.data.transcript.etag}
+            transcript={view.data.transcript}
             noteEtag={view.data.etag}
             speakerNames={note.speaker_names}
             player={player}
-            onChanged={view.reload}
+            onSaved={onSaved}
           />
           <section aria-labelledby="exports-title">
             <h2 id="exports-title">Export</h2>

@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+
+/**
+ * A person at the web app, in Debian's headless Chromium driven by playwright-core: launch it, sign
+ * in through the service's own pages, and check a page with axe-core.
+ */
+export const CHROMIUM = '/usr/bin/chromium';
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run node scripts/ensure-deps.mjs test`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
+  });
+}
+
+/**
+ * Signs in from the app's sign-in page with the account's API key, on the service's sign-in and
+ * consent pages; `allowDeletion` ticks permanent deletion, which the consent page never ticks itself.
+ */
+export async function signIn(page: Page, apiKey: string, { allowDeletion = false } = {}): Promise<void> {
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(/\/oauth\/authorize/);
+  await page.fill('#api_key', apiKey);
+  await page.click('button[value="sign_in"]');
+  if (allowDeletion) await page.check('#scope-notes-delete');
+  await page.click('button[value="approve"]');
+}
+
+const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's serious and critical findings on the page as it is now (WCAG 2.1 A/AA and best
+ * practice), kept by name; with `screenshots`, a full-page picture of it too.
+ */
+export function accessibilityChecks(page: Page, screenshots?: string) {
+  const findings: Record<string, string[]> = {};
+  return {
+    findings,
+    async check(name: string, screenshot = true): Promise<void> {
+      await page.evaluate(await axeSource);
+      findings[name] = await page.evaluate<string[]>(`(async () => {
+        const result = await axe.run({
+          runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+        });
+        return result.violations
+          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+          .map((violation) => violation.id + ' at ' + violation.nodes.map((node) => node.target.join(' ')).join(', '));
+      })()`);
+      if (screenshots && screenshot)
+        await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: true });
+    },
+  };
+}
+
+/** An element's text as it is seen: without what only screen readers hear (`.visually-hidden`). */
+export function visibleText(element: Locator): Promise<string> {
+  return element.evaluate((shown) => {
+    const copy = shown.cloneNode(true) as typeof shown;
+    for (const hidden of copy.querySelectorAll('.visually-hidden')) hidden.remove();
+    return copy.textContent ?? '';
+  });
+}
