@@ -62,7 +62,12 @@ describe('parseTranscribeOutput reads a current-format output (speaker_label on 
 
   it('converts second strings to milliseconds and spk_N labels to 1-based speaker names', () => {
     expect(result.words[0]).toMatchObject({ text: 'Hi', start_ms: 540, end_ms: 780, speaker: 'Speaker 1' });
-    expect(result.words[8]).toMatchObject({ text: 'Yes.', start_ms: 3640, end_ms: 3980, speaker: 'Speaker 2' });
+    expect(result.words[8]).toMatchObject({
+      text: 'Yes.',
+      start_ms: 3640,
+      end_ms: 3980,
+      speaker: 'Speaker 2',
+    });
     expect(result.words.at(-1)).toMatchObject({
       text: 'thanks.',
       start_ms: 7700,
