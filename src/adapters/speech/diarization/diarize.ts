@@ -68,6 +68,7 @@ export class Diarizer {
   private sampleCount = (ANALYSIS_SAMPLES - 400) / 2;
   private totalSamples = 0;
   private oddByte: number | undefined;
+  private completed = false;
 
   constructor(private readonly tuning: DiarizerTuning = DEFAULT_TUNING) {}
 
@@ -87,13 +88,27 @@ export class Diarizer {
   }
 
   finish(speakersExpected?: number): SpeakerTurn[] {
+    this.complete();
+    return this.decide(speakersExpected, this.tuning);
+  }
+
+  /** Analyses what is left of the audio; afterwards `decide` may be called any number of times. */
+  complete(): void {
+    if (this.completed) return;
+    this.completed = true;
     const frames = Math.floor(this.totalSamples / HOP_SAMPLES);
     // Zero padding lets the last frames be analysed.
     this.reserve(ANALYSIS_SAMPLES);
     this.sampleCount += ANALYSIS_SAMPLES;
     this.analyseAvailable(frames);
     while (this.framesDecided < this.framesAnalysed) this.decideOldest();
+  }
 
+  /**
+   * The speaker turns of the analysed audio under `tuning` (after `complete`). Pure: the bench calls
+   * it with many tunings on one analysis.
+   */
+  decide(speakersExpected: number | undefined, tuning: DiarizerTuning): SpeakerTurn[] {
     // Who speaks is decided on long windows (stable statistics), where on short ones (a short turn
     // or a change point is not averaged away): each short window takes the nearest speaker centroid.
     const coarse = windowEmbeddings(this.stats);
@@ -102,7 +117,7 @@ export class Diarizer {
       coarse.windows.map((w) => w.vector),
       speakersExpected !== undefined
         ? { clusters: speakersExpected }
-        : { threshold: this.tuning.overclusterThreshold },
+        : { threshold: tuning.overclusterThreshold },
       coarse.windows.map((w) => w.speechFrames),
     );
     const vectors = coarse.windows.map((w) => w.vector);
@@ -128,7 +143,7 @@ export class Diarizer {
     if (speakersExpected === undefined) {
       // Clusters BIC finds to be one speaker are merged, and the changes placed again against the
       // merged centroids, so a window at a change point has no in-between cluster to go to.
-      const mapping = mergeByBic(blockLabels, this.stats, this.tuning.bicPenaltyWeight);
+      const mapping = mergeByBic(blockLabels, this.stats, tuning.bicPenaltyWeight);
       blockLabels = place(labels.map((label) => mapping.get(label) ?? -1));
     }
     const runs: LabelledRun[] = [];
