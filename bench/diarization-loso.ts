@@ -21,8 +21,8 @@ import { SOURCES, type Source } from '../test/fixtures/real-voices/voices.ts';
 
 /** Values tried for each free parameter of the diarizer (the grid is their product). */
 export const TUNING_GRID: { [K in keyof DiarizerTuning]: number[] } = {
-  overclusterThreshold: [0.5, 0.56, 0.62, 0.68, 0.74],
-  bicPenaltyWeight: [2, 3, 4, 5, 6, 8],
+  overclusterSpreads: [1.2, 1.3, 1.4, 1.5, 1.6],
+  bicPenaltyWeight: [3, 4, 6, 8],
 };
 
 interface Unit {
