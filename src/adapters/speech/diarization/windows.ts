@@ -69,15 +69,6 @@ export class BlockStats {
     }
   }
 
-  /** Mean c1..c12 of block `block`'s speech frames into `into` (length CEPSTRA); false without speech. */
-  cepstralMean(block: number, into: Float64Array): boolean {
-    const base = block * STRIDE;
-    const n = this.data[base + N] ?? 0;
-    if (n === 0) return false;
-    for (let c = 0; c < CEPSTRA; c++) into[c] = (this.data[base + SUM + c] ?? 0) / n;
-    return true;
-  }
-
   /** Adds blocks [from, to) into `into` (length STRIDE). */
   sum(from: number, to: number, into: Float64Array): Float64Array {
     into.fill(0);
