@@ -31,6 +31,11 @@ const TEST_PACKAGES = {
   // LibriVox and "cards" recordings, and the voice of ALSA's channel test.
   'pocketsphinx-testdata': '/usr/share/pocketsphinx/test/data/librivox/fileids',
   'alsa-utils': '/usr/share/sounds/alsa/Front_Left.wav',
+  // More real people for the diarization bench and tests (test/fixtures/real-voices/voices.ts):
+  // letters and syllables read by a different person per language (40 MB download), and 8 kHz
+  // recordings of radio amateurs (11 MB).
+  'klettres-data': '/usr/share/klettres/de/alpha/a.ogg',
+  'codec2-examples': '/usr/share/codec2/wav/ve9qrp.wav',
 };
 
 function say(line) {
