@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- api | transcription | quality | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app]`
- * (`confidence`: the speech-presence check and low-confidence flag on tuning and held-out material,
- * a few minutes, also part of `quality`; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
+ * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app]`
+ * (`quality`: recogniser and diarizer scores, then the diarizer's leave-one-source-out folds, which
+ * `diarization-loso` runs alone, then the speech-presence check and low-confidence flag on tuning and
+ * held-out material, which `confidence` runs alone; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
  * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
@@ -14,6 +15,7 @@ import { main as apiUnderWork } from './api-under-work.ts';
 import { askBench, askTable } from './ask.ts';
 import { main as bundleSizeReport } from './bundle-size.ts';
 import { correctionIndexBench, correctionIndexTable } from './correction-index.ts';
+import { main as diarizationLoso } from './diarization-loso.ts';
 import { main as longRecording } from './long-recording.ts';
 import { confidenceTables, recogniserConfidenceBench } from './recogniser-confidence.ts';
 import { main as recogniserSettings } from './recogniser-settings.ts';
@@ -31,6 +33,7 @@ const NAMES = [
   'api',
   'transcription',
   'quality',
+  'diarization-loso',
   'confidence',
   'recogniser',
   'ask',
@@ -115,6 +118,10 @@ if (which === 'all' || which === 'storage') {
 
 if (which === 'all' || which === 'quality') {
   results.transcript_quality = await transcriptQuality();
+}
+
+if (which === 'diarization-loso') {
+  results.diarization_loso = await diarizationLoso();
 }
 
 if (which === 'all' || which === 'quality' || which === 'confidence') {

@@ -2,6 +2,7 @@
  * Transcript quality of the local engine: the real recogniser (pocketsphinx) plus diarization, scored
  * against the ground truth of two fixture families side by side: flite conversations (synthetic
  * voices) and real human voices (Debian recordings, test/fixtures/real-voices/).
+ * Then the diarizer's leave-one-source-out folds (diarization-loso.ts), on voices it was not tuned on.
  * Run: npm run bench -- quality   (prints tables; no transcript text or audio is logged).
  */
 import { resolve } from 'node:path';
@@ -18,6 +19,7 @@ import { PocketsphinxSpeechToText } from '../src/adapters/speech/pocketsphinx.ts
 import type { RecognizedWord } from '../src/ports/speech-to-text.ts';
 import { type ConversationFixture, ensureConversations } from '../test/fixtures/conversations/generate.ts';
 import { ensureRealVoices } from '../test/fixtures/real-voices/generate.ts';
+import { type FoldSummary, main as leaveOneSourceOutReport } from './diarization-loso.ts';
 
 export interface QualityRow {
   fixture: string;
@@ -115,7 +117,7 @@ export function qualityTable(rows: readonly QualityRow[]): string {
   return [header, header.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 
-export async function main(): Promise<QualityRow[]> {
+export async function main(): Promise<{ rows: QualityRow[]; worst_fold: FoldSummary | undefined }> {
   const fixtures = [...(await ensureConversations()), ...(await ensureRealVoices())];
   const rows: QualityRow[] = [];
   // One at a time: the RTFs are per file on an otherwise idle core, not shared with a neighbour.
@@ -137,7 +139,8 @@ export async function main(): Promise<QualityRow[]> {
   console.log(qualityTable(hinted));
   const peakMiB = process.resourceUsage().maxRSS / 1024;
   console.log(`\nPeak RSS of this process: ${peakMiB.toFixed(0)} MiB`);
-  return rows;
+  console.log('\nHeld-out voices: the diarizer on voices it was not tuned on (bench/diarization-loso.ts)\n');
+  return { rows, worst_fold: await leaveOneSourceOutReport() };
 }
 
 /** Speaker-count accuracy per family: real-voice fixtures are named `real-...`. */

@@ -34,6 +34,11 @@ const TEST_PACKAGES = {
   // Speech in another language (German) for the recogniser-confidence tests
   // (test/fixtures/confidence-material.ts).
   'espeak-ng': '/usr/bin/espeak-ng',
+  // More real people for the diarization bench and tests (test/fixtures/real-voices/voices.ts):
+  // letters and syllables read by a different person per language (40 MB download), and 8 kHz
+  // recordings of radio amateurs (11 MB).
+  'klettres-data': '/usr/share/klettres/de/alpha/a.ogg',
+  'codec2-examples': '/usr/share/codec2/wav/ve9qrp.wav',
 };
 
 function say(line) {

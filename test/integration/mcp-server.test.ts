@@ -415,7 +415,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       /etag of this transcript: ("[^"]+")/.exec(texts(result).join('\n'))?.[1];
     type Segment = { speaker: string; speaker_label: string; text: string };
     const read = await call(writer, 'getTranscription', { note_id: noteId });
-    const [first] = read.structuredContent?.conversation_segments as Segment[];
+    const [first] = (read.structuredContent?.conversation_segments ?? []) as Segment[];
     expect(first?.speaker_label).toMatch(/^Speaker [0-9]+$/);
     const label = first?.speaker_label as string;
 
@@ -427,7 +427,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       if_match: etagIn(read),
     });
     expect(corrected.isError, texts(corrected).join('\n')).toBeFalsy();
-    const [now] = corrected.structuredContent?.conversation_segments as Segment[];
+    const [now] = (corrected.structuredContent?.conversation_segments ?? []) as Segment[];
     expect(now).toMatchObject({ speaker: 'Ada', speaker_label: label, text: 'Named by the agent.' });
     const unnamed = await call(writer, 'updateNote', { note_id: noteId, speaker_names: { [label]: null } });
     expect(unnamed.isError).toBeFalsy();
@@ -437,7 +437,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       if_match: etagIn(corrected),
     });
     expect(undone.isError, texts(undone).join('\n')).toBeFalsy();
-    const [back] = undone.structuredContent?.conversation_segments as Segment[];
+    const [back] = (undone.structuredContent?.conversation_segments ?? []) as Segment[];
     expect(back).toMatchObject({ speaker: label, speaker_label: label, text: first?.text });
   });
 

@@ -46,3 +46,18 @@ describe('BIC speaker decision', () => {
     expect(mapping.get(1)).not.toBe(mapping.get(0));
   });
 });
+
+describe('BIC with a speaker count to reach', () => {
+  it('merges the closest clusters down to exactly the hinted count, even voices BIC would keep apart', () => {
+    const stats = new BlockStats();
+    const voiceOf = (block: number) => Math.floor(block / 4) * 3; // three clearly different voices
+    for (let block = 0; block < 12; block++)
+      for (const frame of frames(voiceOf(block), 25, block + 1)) stats.add(block, frame, 0);
+    const labels = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2];
+    expect(new Set(mergeByBic(labels, stats).values()).size).toBe(3);
+    const two = mergeByBic(labels, stats, undefined, 2);
+    expect(new Set(two.values()).size).toBe(2);
+    // The two nearest voices (centres 0 and 3, or 3 and 6) are the ones joined, never 0 with 6 alone.
+    expect(two.get(1) === two.get(0) || two.get(1) === two.get(2)).toBe(true);
+  });
+});

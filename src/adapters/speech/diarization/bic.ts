@@ -16,8 +16,8 @@ export interface Gaussian {
 
 /**
  * Weight of the parameter penalty. 10 ms frames are far from independent, so the textbook 1 splits one
- * voice into phonetic classes; 3-5 gets every fixture's speaker count right on flite and real voices
- * (with the over-clustering distance at 0.62, diarize.ts; bench/transcript-quality.ts).
+ * voice into phonetic classes. Chosen with the over-clustering distance (diarize.ts) by
+ * leave-one-source-out (bench/diarization-loso.ts): folds chose 4 or 8; 4 is best on all sources.
  */
 export const BIC_PENALTY_WEIGHT = 4;
 
@@ -56,13 +56,14 @@ export function deltaBic(a: Gaussian, b: Gaussian, penaltyWeight = BIC_PENALTY_W
 
 /**
  * Merges the clusters of `blockLabels` (one label per 250 ms block) pairwise, lowest ΔBIC first, while
- * ΔBIC is negative. Returns each cluster's new label (merged clusters take the lower label); clusters
+ * ΔBIC is negative, or, with `clusters` given, until exactly that many are left. Returns each cluster's new label (merged clusters take the lower label); clusters
  * with no speech in any block are left out.
  */
 export function mergeByBic(
   blockLabels: readonly number[],
   stats: BlockStats,
   penaltyWeight = BIC_PENALTY_WEIGHT,
+  clusters?: number,
 ): Map<number, number> {
   const models = new Map<number, Gaussian>();
   blockLabels.forEach((label, block) => {
@@ -76,9 +77,11 @@ export function mergeByBic(
   for (const [label, model] of models) if (model.n < 2) models.delete(label);
   const mapping = new Map([...models.keys()].map((label) => [label, label]));
   for (;;) {
-    let best = 0;
-    let pair: [number, number] | undefined;
     const keys = [...models.keys()];
+    // With a speaker count to reach, the closest pair is merged whatever its sign, down to that count.
+    if (clusters !== undefined && keys.length <= clusters) return mapping;
+    let best = clusters !== undefined ? Number.POSITIVE_INFINITY : 0;
+    let pair: [number, number] | undefined;
     for (let i = 0; i < keys.length; i++) {
       for (let j = i + 1; j < keys.length; j++) {
         const a = keys[i] as number;

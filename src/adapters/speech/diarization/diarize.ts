@@ -10,15 +10,16 @@
  * than being guessed.
  */
 import { BIC_PENALTY_WEIGHT, mergeByBic } from './bic.ts';
-import { centroids, cluster, nearestCentroid } from './cluster.ts';
+import { centroids, cluster, distance, nearestCentroid } from './cluster.ts';
 import { ANALYSIS_SAMPLES, FRAME_MS, FrameAnalyser, HOP_SAMPLES, MFCC_COUNT } from './features.ts';
-import { type LabelledRun, smoothTurns } from './smooth.ts';
+import { DEFAULT_SMOOTH_OPTIONS, type LabelledRun, smoothTurns } from './smooth.ts';
 import type { SpeakerLabel, SpeakerTurn } from './types.ts';
 import { AdaptiveEnergyThreshold, LOOKAHEAD_FRAMES, speechRegions } from './vad.ts';
 import {
   BLOCK_FRAMES,
   BlockStats,
   DEFAULT_WINDOW_OPTIONS,
+  type Window,
   type WindowOptions,
   windowEmbeddings,
 } from './windows.ts';
@@ -32,21 +33,23 @@ export const LABELLING_WINDOWS: WindowOptions = {
 };
 
 /**
- * Without a hint the windows are first clustered up to this average-linkage distance (in units of the
- * recording's within-window spread), where a voice may be split but two voices are rarely joined; BIC
- * then decides which clusters are one speaker (bic.ts). Measured on flite and real voices
- * (bench/transcript-quality.ts): 0.58-0.66 gets every fixture's speaker count right (BIC weight 4); a single fixed
- * distance (0.82 before) joined a reader and a short-turn speaker into one.
+ * The windows are first clustered up to this average-linkage distance, in units of the recording's own
+ * spread between neighbouring stretches of speech (`adjacentSpread`): where a voice may be split but
+ * two voices are rarely joined; BIC then decides which clusters are one speaker (bic.ts). A fixed
+ * distance (0.62 before) split letters read one by one, whose neighbouring windows differ more than
+ * those of running speech, into up to eight speakers. Chosen by leave-one-source-out
+ * (bench/diarization-loso.ts): 1.3-1.4 in every fold, with the BIC weight 4-8.
  */
-export const OVERCLUSTER_THRESHOLD = 0.62;
+export const OVERCLUSTER_SPREADS = 1.4;
 
 export interface DiarizerTuning {
-  overclusterThreshold: number;
+  /** Over-clustering stops at this many times the recording's adjacent-window spread. */
+  overclusterSpreads: number;
   bicPenaltyWeight: number;
 }
 
 export const DEFAULT_TUNING: DiarizerTuning = {
-  overclusterThreshold: OVERCLUSTER_THRESHOLD,
+  overclusterSpreads: OVERCLUSTER_SPREADS,
   bicPenaltyWeight: BIC_PENALTY_WEIGHT,
 };
 
@@ -68,6 +71,7 @@ export class Diarizer {
   private sampleCount = (ANALYSIS_SAMPLES - 400) / 2;
   private totalSamples = 0;
   private oddByte: number | undefined;
+  private completed = false;
 
   constructor(private readonly tuning: DiarizerTuning = DEFAULT_TUNING) {}
 
@@ -87,24 +91,31 @@ export class Diarizer {
   }
 
   finish(speakersExpected?: number): SpeakerTurn[] {
+    this.complete();
+    return this.decide(speakersExpected, this.tuning);
+  }
+
+  /** Analyses what is left of the audio; afterwards `decide` may be called any number of times. */
+  complete(): void {
+    if (this.completed) return;
+    this.completed = true;
     const frames = Math.floor(this.totalSamples / HOP_SAMPLES);
     // Zero padding lets the last frames be analysed.
     this.reserve(ANALYSIS_SAMPLES);
     this.sampleCount += ANALYSIS_SAMPLES;
     this.analyseAvailable(frames);
     while (this.framesDecided < this.framesAnalysed) this.decideOldest();
+  }
 
+  /**
+   * The speaker turns of the analysed audio under `tuning` (after `complete`). Pure: the bench calls
+   * it with many tunings on one analysis.
+   */
+  decide(speakersExpected: number | undefined, tuning: DiarizerTuning): SpeakerTurn[] {
     // Who speaks is decided on long windows (stable statistics), where on short ones (a short turn
     // or a change point is not averaged away): each short window takes the nearest speaker centroid.
     const coarse = windowEmbeddings(this.stats);
     if (coarse.windows.length === 0) return [];
-    const labels = cluster(
-      coarse.windows.map((w) => w.vector),
-      speakersExpected !== undefined
-        ? { clusters: speakersExpected }
-        : { threshold: this.tuning.overclusterThreshold },
-      coarse.windows.map((w) => w.speechFrames),
-    );
     const vectors = coarse.windows.map((w) => w.vector);
     const fine = windowEmbeddings(this.stats, LABELLING_WINDOWS, coarse.scale).windows;
     /** Block labels from the centroids of the coarse windows labelled `coarseLabels` (-1: left out). */
@@ -124,13 +135,23 @@ export class Diarizer {
         ),
       );
     };
+    const weights = coarse.windows.map((w) => w.speechFrames);
+    // Over-cluster on purpose, then let BIC decide which clusters are one speaker; with a hint, BIC's
+    // closest pairs keep merging down to exactly the hinted count.
+    const threshold = tuning.overclusterSpreads * adjacentSpread(fine);
+    let labels = cluster(vectors, { threshold }, weights);
+    if (speakersExpected !== undefined && new Set(labels).size < speakersExpected)
+      labels = cluster(vectors, { clusters: speakersExpected }, weights);
     let blockLabels = place(labels);
-    if (speakersExpected === undefined) {
-      // Clusters BIC finds to be one speaker are merged, and the changes placed again against the
-      // merged centroids, so a window at a change point has no in-between cluster to go to.
-      const mapping = mergeByBic(blockLabels, this.stats, this.tuning.bicPenaltyWeight);
-      blockLabels = place(labels.map((label) => mapping.get(label) ?? -1));
-    }
+    if (speakersExpected !== undefined && new Set(blockLabels).size < new Set(labels).size)
+      blockLabels = labelBlocks(this.stats.count, coarse.windows, labels); // no cluster lost in placement
+    // Clusters BIC finds to be one speaker are merged, and the changes placed again against the
+    // merged centroids, so a window at a change point has no in-between cluster to go to.
+    const mapping = mergeByBic(blockLabels, this.stats, tuning.bicPenaltyWeight, speakersExpected);
+    labels = labels.map((label) => mapping.get(label) ?? -1);
+    blockLabels = place(labels);
+    if (speakersExpected !== undefined && new Set(blockLabels).size < new Set(labels).size)
+      blockLabels = labelBlocks(this.stats.count, coarse.windows, labels);
     const runs: LabelledRun[] = [];
     for (const region of speechRegions(this.flags, this.framesDecided)) {
       for (let frame = region.start; frame < region.end; frame++) {
@@ -142,7 +163,12 @@ export class Diarizer {
         else runs.push({ start_ms, end_ms, label });
       }
     }
-    return nameSpeakers(smoothTurns(runs));
+    let turns = smoothTurns(runs);
+    const distinct = (list: LabelledRun[]) => new Set(list.map((run) => run.label)).size;
+    // A hinted speaker heard only in turns shorter than the smoothing's minimum keeps them.
+    if (speakersExpected !== undefined && distinct(turns) < Math.min(speakersExpected, distinct(runs)))
+      turns = smoothTurns(runs, { ...DEFAULT_SMOOTH_OPTIONS, minTurnMs: 0 });
+    return nameSpeakers(turns);
   }
 
   private reserve(extra: number): void {
@@ -237,6 +263,24 @@ function labelBlocks(
     else out[b] = last >= 0 ? last : (forward[b] ?? 0);
   }
   return out.map((label) => Math.max(0, label));
+}
+
+/**
+ * The lower quartile of the distances between each 1 s window and the next one that does not overlap
+ * it: how far apart two stretches of one voice usually are in this recording, which depends on what
+ * is said (running speech against isolated words), the channel and the codec. Neighbours are mostly
+ * one speaker; the quartile keeps the speaker changes among them out, even with turns of 1-2 s.
+ */
+export function adjacentSpread(windows: readonly Window[]): number {
+  const byStart = new Map(windows.map((w) => [w.startBlock, w]));
+  const distances: number[] = [];
+  for (const w of windows) {
+    const next = byStart.get(w.endBlock);
+    if (next) distances.push(distance(w.vector, next.vector));
+  }
+  if (distances.length === 0) return 0.4;
+  distances.sort((a, b) => a - b);
+  return distances[Math.floor(distances.length / 4)] ?? 0.4;
 }
 
 function nameSpeakers(turns: LabelledRun[]): SpeakerTurn[] {
