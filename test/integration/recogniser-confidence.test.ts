@@ -4,6 +4,7 @@ import {
   germanSpeech,
   type NoSpeechName,
   noSpeechRecording,
+  quietSpeech,
   reversedSpeech,
 } from '../fixtures/confidence-material.ts';
 import { createAccount } from '../support/accounts.ts';
@@ -97,6 +98,15 @@ describe("the recogniser's confidence on speech", () => {
     const { transcript } = await transcribe(await reversedSpeech(), 'reversed speech');
     expect(transcript.conversation_segments.length).toBeGreaterThan(0);
     expect(transcript.confidence).toBeLessThan(clean.transcript.confidence ?? 0);
+  });
+
+  it('keeps the words of speech recorded 45 dB quieter, instead of calling it silence', async () => {
+    const { transcript } = await transcribe(await quietSpeech(), 'quiet speech');
+    expect(transcript.notice?.code).not.toBe('no_speech');
+    expect(transcript.conversation_segments.length).toBeGreaterThan(0);
+    const heard = new Set(transcript.full_text.toLowerCase().match(/[a-z']+/g) ?? []);
+    const said = clean.transcript.full_text.toLowerCase().match(/[a-z']+/g) ?? [];
+    expect(said.filter((word) => heard.has(word)).length).toBeGreaterThan(said.length / 2);
   });
 
   it('flags German speech as low_confidence, with a message that names the other engines', async () => {

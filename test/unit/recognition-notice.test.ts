@@ -8,11 +8,35 @@ import {
 import { combinePresence, type SpeechPresence } from '../../src/adapters/speech/speech-presence.ts';
 import type { RecognizedWord } from '../../src/ports/speech-to-text.ts';
 
-const heard: SpeechPresence = { windows: 20, speechWindows: 15, peakShare: 0.75, verdict: 'present' };
-const notHeard: SpeechPresence = { windows: 20, speechWindows: 0, peakShare: 0, verdict: 'absent' };
-const tooShort: SpeechPresence = { windows: 1, speechWindows: 1, peakShare: 1, verdict: 'unknown' };
+const heard: SpeechPresence = {
+  windows: 20,
+  speechWindows: 15,
+  quietSpeechWindows: 0,
+  peakShare: 0.75,
+  verdict: 'present',
+};
+const notHeard: SpeechPresence = {
+  windows: 20,
+  speechWindows: 0,
+  quietSpeechWindows: 0,
+  peakShare: 0,
+  verdict: 'absent',
+};
+const tooShort: SpeechPresence = {
+  windows: 1,
+  speechWindows: 1,
+  quietSpeechWindows: 0,
+  peakShare: 1,
+  verdict: 'unknown',
+};
 /** Phrases between pauses, or rhythmic music: a few speech-like windows. */
-const sparse: SpeechPresence = { windows: 30, speechWindows: 5, peakShare: 0.25, verdict: 'sparse' };
+const sparse: SpeechPresence = {
+  windows: 30,
+  speechWindows: 5,
+  quietSpeechWindows: 0,
+  peakShare: 0.25,
+  verdict: 'sparse',
+};
 
 /** `count` words of 300 ms each, all with this confidence. */
 function words(count: number, confidence: number): RecognizedWord[] {
@@ -69,6 +93,8 @@ describe('the speech check over the chunks of a long recording', () => {
     expect(combinePresence([notHeard, heard, notHeard]).verdict).toBe('present');
     expect(combinePresence([notHeard, notHeard]).verdict).toBe('absent');
     expect(combinePresence([notHeard, sparse]).verdict).toBe('sparse');
+    const quietOnly = { ...notHeard, quietSpeechWindows: 6 };
+    expect(combinePresence([notHeard, quietOnly]).verdict).toBe('sparse');
     expect(combinePresence([tooShort]).verdict).toBe('unknown');
     expect(combinePresence([notHeard, heard])).toMatchObject({
       windows: 40,

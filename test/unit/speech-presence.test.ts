@@ -49,6 +49,16 @@ describe('the speech-presence check', () => {
     expect(measure(pcm(8, tremolo)).verdict).toBe('absent');
   });
 
+  it('leaves quiet speech (35 dB down, far from the microphone) to the recogniser instead of calling it silence', () => {
+    const quiet = Buffer.alloc(speech.length);
+    for (let i = 0; i + 1 < speech.length; i += 2) {
+      quiet.writeInt16LE(Math.round(speech.readInt16LE(i) * 10 ** (-35 / 20)), i);
+    }
+    const presence = measure(quiet);
+    expect(presence.quietSpeechWindows).toBeGreaterThan(0);
+    expect(presence.verdict).toBe('sparse');
+  });
+
   it('abstains on a clip too short to judge', () => {
     expect(measure(pcm(1, (t) => Math.sin(2 * Math.PI * 440 * t))).verdict).toBe('unknown');
   });

@@ -23,8 +23,16 @@ const WINDOW_HOP = 64;
 const BAND_EDGES_HZ = [150, 250, 400, 630, 1000, 1500, 2000, 2800, 4000];
 const BAND_COUNT = BAND_EDGES_HZ.length - 1;
 const ENVELOPE_RATE = SAMPLE_RATE / HOP;
-/** A band's level never reads below this (dB re full scale): digital silence is not a 100 dB dip. */
-const FLOOR_DB = -75;
+/** Levels are measured down to this (dB re full scale): below it is digital silence. */
+const FLOOR_DB = -120;
+/**
+ * Within a window, a band's level never reads more than this under the window's loudest frame:
+ * digital silence between words is not a 100 dB dip, and the rhythm measured is the same whatever
+ * the recording's gain (speech far from the microphone keeps its syllables; the level test apart).
+ * At the usual speech level (loudest frames near -15 dBFS) this is the -75 dBFS floor the
+ * thresholds were chosen with.
+ */
+const WINDOW_RANGE_DB = 60;
 
 /** What makes a window speech-like; chosen on the tuning set of bench/speech-presence.ts. */
 export const SPEECH_WINDOW = {
@@ -68,11 +76,17 @@ export interface SpeechPresence {
   windows: number;
   /** Of those, the speech-like ones. */
   speechWindows: number;
+  /**
+   * Windows that would be speech-like but are quieter than `SPEECH_WINDOW.minLevelDb`: speech
+   * recorded far from the microphone or at low gain has the syllabic rhythm at any level.
+   */
+  quietSpeechWindows: number;
   /** The highest share of speech-like windows in any stretch of SPEECH_STRETCH.windows. */
   peakShare: number;
   /**
-   * `present`: speech; `absent`: not one speech-like window; `sparse`: some, too few to tell speech
-   * between pauses from music; `unknown`: too short to tell.
+   * `present`: speech; `absent`: not one speech-like window, quiet or not; `sparse`: some, too few
+   * to tell speech between pauses from music, or speech-like only below the level of speech
+   * (the recogniser's confidence then decides); `unknown`: too short to tell.
    */
   verdict: 'present' | 'sparse' | 'absent' | 'unknown';
 }
@@ -99,6 +113,7 @@ export class SpeechPresenceMeter {
   private readonly bandOfBin = bandOfBins();
   private windows = 0;
   private speechWindows = 0;
+  private quietSpeechWindows = 0;
   /** The last SPEECH_STRETCH.windows verdicts, as a ring, and how many of them are speech-like. */
   private readonly recent = new Uint8Array(SPEECH_STRETCH.windows);
   private recentSpeech = 0;
@@ -124,11 +139,17 @@ export class SpeechPresenceMeter {
 
   /** What was measured so far. */
   result(): SpeechPresence {
-    const { windows, speechWindows } = this;
+    const { windows, speechWindows, quietSpeechWindows } = this;
     // A recording shorter than one stretch is judged whole.
     const peakShare =
       windows >= SPEECH_STRETCH.windows ? this.peak : windows > 0 ? speechWindows / windows : 0;
-    return { windows, speechWindows, peakShare, verdict: verdictOf(windows, speechWindows, peakShare) };
+    return {
+      windows,
+      speechWindows,
+      quietSpeechWindows,
+      peakShare,
+      verdict: verdictOf(windows, speechWindows + quietSpeechWindows, peakShare),
+    };
   }
 
   /** A pipeline stage that measures the PCM passing through it, unchanged. */
@@ -178,14 +199,17 @@ export class SpeechPresenceMeter {
 
   private window(): void {
     const start = this.frames % WINDOW_FRAMES; // the oldest frame of the ring
-    const ordered = (ring: Float64Array) =>
-      Float64Array.from({ length: WINDOW_FRAMES }, (_, i) => ring[(start + i) % WINDOW_FRAMES] ?? 0);
     const levelDb = Math.max(...this.levels);
-    const sorted = Float64Array.from(this.levels).sort();
+    const floor = Math.max(FLOOR_DB, levelDb - WINDOW_RANGE_DB);
+    const ordered = (ring: Float64Array) =>
+      Float64Array.from({ length: WINDOW_FRAMES }, (_, i) =>
+        Math.max(floor, ring[(start + i) % WINDOW_FRAMES] ?? floor),
+      );
+    const sorted = Float64Array.from(this.levels, (level) => Math.max(floor, level)).sort();
     const rangeDb =
       (sorted[Math.floor(0.9 * (WINDOW_FRAMES - 1))] ?? 0) -
       (sorted[Math.floor(0.1 * (WINDOW_FRAMES - 1))] ?? 0);
-    const shapeChangeDb = shapeChange(this.envelopes.map(ordered));
+    const shapeChangeDb = shapeChange(this.envelopes.map(ordered), floor);
     const syllabicShare: number[] = [];
     const syllabicDepthDb: number[] = [];
     for (const envelope of this.envelopes) {
@@ -195,7 +219,9 @@ export class SpeechPresenceMeter {
     }
     const features = { levelDb, rangeDb, shapeChangeDb, syllabicShare, syllabicDepthDb };
     this.features?.push(features);
-    const speechLike = isSpeechLike(features) ? 1 : 0;
+    const rhythm = hasSpeechRhythm(features);
+    const speechLike = rhythm && features.levelDb >= SPEECH_WINDOW.minLevelDb ? 1 : 0;
+    if (rhythm && !speechLike) this.quietSpeechWindows++;
     const slot = this.windows % SPEECH_STRETCH.windows;
     this.recentSpeech += speechLike - (this.recent[slot] ?? 0);
     this.recent[slot] = speechLike;
@@ -207,22 +233,34 @@ export class SpeechPresenceMeter {
   }
 }
 
-function verdictOf(windows: number, speechWindows: number, peakShare: number): SpeechPresence['verdict'] {
+/** `rhythmWindows`: the speech-like windows, quiet ones included. */
+function verdictOf(windows: number, rhythmWindows: number, peakShare: number): SpeechPresence['verdict'] {
   if (windows < MIN_WINDOWS) return 'unknown';
   if (peakShare >= SPEECH_STRETCH.minShare) return 'present';
-  return speechWindows > 0 ? 'sparse' : 'absent';
+  return rhythmWindows > 0 ? 'sparse' : 'absent';
 }
 
 /** The chunks of one recording: speech in any of them is speech in the recording. */
 export function combinePresence(parts: readonly SpeechPresence[]): SpeechPresence {
   const windows = parts.reduce((sum, part) => sum + part.windows, 0);
   const speechWindows = parts.reduce((sum, part) => sum + part.speechWindows, 0);
+  const quietSpeechWindows = parts.reduce((sum, part) => sum + part.quietSpeechWindows, 0);
   const peakShare = parts.reduce((peak, part) => Math.max(peak, part.peakShare), 0);
-  return { windows, speechWindows, peakShare, verdict: verdictOf(windows, speechWindows, peakShare) };
+  return {
+    windows,
+    speechWindows,
+    quietSpeechWindows,
+    peakShare,
+    verdict: verdictOf(windows, speechWindows + quietSpeechWindows, peakShare),
+  };
 }
 
 export function isSpeechLike(features: WindowFeatures): boolean {
-  if (features.levelDb < SPEECH_WINDOW.minLevelDb) return false;
+  return features.levelDb >= SPEECH_WINDOW.minLevelDb && hasSpeechRhythm(features);
+}
+
+/** Syllabic modulation in enough bands and a moving spectrum, whatever the level. */
+function hasSpeechRhythm(features: WindowFeatures): boolean {
   if (features.shapeChangeDb < SPEECH_WINDOW.minShapeChangeDb) return false;
   let bands = 0;
   for (let band = 0; band < BAND_COUNT; band++) {
@@ -277,20 +315,19 @@ const SHAPE_RANGE_DB = 30;
  * over 30 ms minus their mean change (so that a sound that only gets louder or softer scores 0),
  * averaged over the window. Formants move; a tremolo or a held chord does not.
  */
-function shapeChange(envelopes: Float64Array[]): number {
+function shapeChange(envelopes: Float64Array[], floor: number): number {
   let sum = 0;
   let frames = 0;
   for (let t = SHAPE_LAG; t < WINDOW_FRAMES; t++) {
-    let loudest = FLOOR_DB;
-    for (const band of envelopes)
-      loudest = Math.max(loudest, band[t] ?? FLOOR_DB, band[t - SHAPE_LAG] ?? FLOOR_DB);
+    let loudest = floor;
+    for (const band of envelopes) loudest = Math.max(loudest, band[t] ?? floor, band[t - SHAPE_LAG] ?? floor);
     const changes: number[] = [];
     for (const band of envelopes) {
-      const now = band[t] ?? FLOOR_DB;
-      const before = band[t - SHAPE_LAG] ?? FLOOR_DB;
+      const now = band[t] ?? floor;
+      const before = band[t - SHAPE_LAG] ?? floor;
       if (Math.max(now, before) >= loudest - SHAPE_RANGE_DB) changes.push(now - before);
     }
-    if (changes.length < 2 || loudest <= FLOOR_DB + 1) continue;
+    if (changes.length < 2 || loudest <= floor + 1) continue;
     const mean = changes.reduce((a, b) => a + b, 0) / changes.length;
     sum += Math.sqrt(changes.reduce((a, b) => a + (b - mean) ** 2, 0) / changes.length);
     frames++;
