@@ -191,7 +191,9 @@ async function settleBatchJob(
     if (ended.permanent) return failUnreadable(deps, note, job, reason);
     return fail(deps, job, `${reason} Submit the note again to retry.`);
   }
-  const outcome = await saveTranscript(deps, job, await deps.speech.result(ended.job));
+  // The event names the run only; the note's hints go with it (a one-speaker hint shapes the result).
+  const result = await deps.speech.result({ ...ended.job, hints: hintsOf(note) });
+  const outcome = await saveTranscript(deps, job, result);
   // Then the note joins the search index.
   await syncNoteIndex(deps, accountId, noteId);
   return outcome;

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
 import { COLLECTION_LIMITS } from '../domain/collection.ts';
+import { isSpeakerLabel } from '../domain/speaker-labels.ts';
 
 /** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
 
@@ -75,7 +76,7 @@ const speakerName = limitedText(100)
 /** Keys are the labels the engines give (`Speaker 1`, `Speaker 2`, ...). */
 const speakerNames = z
   .record(
-    z.string().regex(/^Speaker [1-9][0-9]{0,2}$/, 'keys must be speaker labels such as "Speaker 1"'),
+    z.string().refine(isSpeakerLabel, 'keys must be speaker labels such as "Speaker 1"'),
     speakerName.nullable(),
     // zod reports a bad key as "Invalid key in record"; say what a key must be.
     {
@@ -83,7 +84,16 @@ const speakerNames = z
         issue.code === 'invalid_key' ? 'keys must be speaker labels such as "Speaker 1"' : undefined,
     },
   )
-  .refine((names) => Object.keys(names).length <= 50, { message: 'at most 50 speakers' });
+  .refine((names) => Object.keys(names).length <= 50, { message: 'at most 50 speakers' })
+  // "Speaker 2" as the name of Speaker 1 would make two people look alike everywhere, and a
+  // set_speaker by that name would pick Speaker 2.
+  .refine(
+    (names) =>
+      Object.entries(names).every(
+        ([label, name]) => name === null || name === label || !isSpeakerLabel(name),
+      ),
+    { message: 'a name must not be another speaker\'s label (such as "Speaker 2"): choose a name' },
+  );
 
 export const updateNoteBody = z
   .strictObject({

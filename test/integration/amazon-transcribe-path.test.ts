@@ -128,6 +128,31 @@ describe('transcription through Amazon Transcribe', () => {
     expect(started.at(-1)?.Settings).toMatchObject({ ShowSpeakerLabels: true, MaxSpeakerLabels: 3 });
   });
 
+  it('asks Transcribe for one speaker, and gives every word to Speaker 1, when one is expected', async () => {
+    const { file, contentType } = await speechFixture('slt', 'wav');
+    const noteId = randomUUID();
+    await submitAndUpload(api, noteId, file, contentType, 'Monologue', { speakers_expected: 1 });
+    const accountId = (await api('GET', '/v1/account')).body.account_id as string;
+    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    expect(started.at(-1)?.Settings).toEqual({ ShowSpeakerLabels: false });
+    const name = await jobName(accountId, noteId);
+    // The fixture output has two speakers: with a one-speaker hint the words are all Speaker 1's.
+    const run = name.split('.').at(-1);
+    await getWorkerServices().blobs.putJson(
+      `accounts/${accountId}/notes/${noteId}/transcribe-output-${run}.json`,
+      JSON.parse(await readFile(join(FIXTURES, 'two-speakers.json'), 'utf8')),
+    );
+    await invoke(await fixtureEvent('event-completed.json', name));
+    const done = await api('GET', `/v1/notes/${noteId}/transcription`);
+    expect(done.status).toBe(200);
+    const speakers = new Set(
+      (done.body.conversation_segments as { speaker_label: string }[]).map(
+        (segment) => segment.speaker_label,
+      ),
+    );
+    expect(speakers).toEqual(new Set(['Speaker 1']));
+  });
+
   it('ignores the event of an earlier attempt', async () => {
     const { accountId, noteId } = await uploadedNote();
     await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });

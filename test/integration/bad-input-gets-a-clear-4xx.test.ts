@@ -301,6 +301,22 @@ describe('bad input gets a clear 4xx with a detail and stores nothing', () => {
     expect(fine.body.speaker_names).toEqual({ 'Speaker 1': 'Ann-Marie <ann@example.com> & co -> \u{1F600}' });
   });
 
+  it("refuses another speaker's label as a name (two people would look alike), and takes a label's own", async () => {
+    const noteId = randomUUID();
+    expect((await api('POST', `/v1/notes/${noteId}/transcription`, { body: validSubmission })).status).toBe(
+      202,
+    );
+    await expectRejected(
+      400,
+      () => api('PATCH', `/v1/notes/${noteId}`, { body: { speaker_names: { 'Speaker 1': ' Speaker 2 ' } } }),
+      /speaker_names: a name must not be another speaker's label/,
+    );
+    const own = await api('PATCH', `/v1/notes/${noteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Speaker 1', 'Speaker 2': 'Speaker 2b' } },
+    });
+    expect(own.status).toBe(200);
+  });
+
   it('answers 401 with WWW-Authenticate for a missing, malformed or unknown key, before validating input', async () => {
     for (const key of [null, 'not-a-key', `svc_sk_${'A'.repeat(43)}`]) {
       const response = await api('POST', '/v1/notes/not-a-uuid/transcription', { key, rawBody: '{' });

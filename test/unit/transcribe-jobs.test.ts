@@ -70,6 +70,12 @@ describe('TranscribeJobs.start', () => {
     });
   });
 
+  it('asks for no speaker labels when one speaker is expected (MaxSpeakerLabels starts at 2)', async () => {
+    const { jobs, send } = fakeClient(async () => startedResponse);
+    await jobs.start({ ...request, maxSpeakers: 1 });
+    expect(sentInput(send)?.Settings).toEqual({ ShowSpeakerLabels: false });
+  });
+
   it("asks Transcribe to identify the language for 'auto' and passes maxSpeakers", async () => {
     const { jobs, send } = fakeClient(async () => startedResponse);
     await jobs.start({ ...request, languageCode: 'auto', maxSpeakers: 4 });
@@ -110,7 +116,7 @@ describe('TranscribeJobs.start', () => {
   it.each([
     ['a job name with a slash', { jobName: 'notes/1' }, /job name/],
     ['an https media URI', { mediaUri: 'https://example.com/a.mp3' }, /s3:\/\//],
-    ['fewer than two speakers', { maxSpeakers: 1 }, /maxSpeakers/],
+    ['fewer than one speaker', { maxSpeakers: 0 }, /maxSpeakers/],
   ])('refuses %s before calling AWS', async (_name, change, message) => {
     const { jobs, send } = fakeClient(async () => startedResponse);
     await expect(jobs.start({ ...request, ...change })).rejects.toThrow(message);

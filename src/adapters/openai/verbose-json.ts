@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { roundConfidence } from '../../domain/transcript-confidence.ts';
 import type { RecognitionResult, RecognizedWord } from '../../ports/speech-to-text.ts';
 
 /**
@@ -128,17 +129,13 @@ function within(word: RecognizedWord, s: Segment): boolean {
 function withSpanConfidence(word: RecognizedWord, segments: readonly Segment[]): RecognizedWord {
   const home = segments.find((s) => s.avg_logprob != null && within(word, s)) ?? onlySegment(segments);
   if (home?.avg_logprob == null) return word;
-  return { ...word, span_confidence: toConfidence(Math.exp(home.avg_logprob)) };
+  return { ...word, span_confidence: roundConfidence(Math.exp(home.avg_logprob)) };
 }
 
 /** Without segment times, a lone segment still covers every word. */
 function onlySegment(segments: readonly Segment[]): Segment | undefined {
   const [only] = segments;
   return segments.length === 1 && only?.start === undefined ? only : undefined;
-}
-
-function toConfidence(value: number): number {
-  return Math.round(Math.min(1, Math.max(0, value)) * 1000) / 1000;
 }
 
 function pickWords(body: VerboseJson): RecognizedWord[] {
@@ -197,7 +194,7 @@ function segmentWords(s: Segment): RecognizedWord[] | undefined {
 
 function withProbability(word: RecognizedWord, probability: number | null | undefined): RecognizedWord {
   if (probability == null || !(probability >= 0 && probability <= 1)) return word;
-  return { ...word, confidence: toConfidence(probability) };
+  return { ...word, confidence: roundConfidence(probability) };
 }
 
 /** Splits `text` into words and gives each an equal share of `[start, end]` seconds. */

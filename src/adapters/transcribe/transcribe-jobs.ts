@@ -90,15 +90,19 @@ export class TranscribeJobs {
     const { jobName, mediaUri, outputBucket, outputKey, languageCode, maxSpeakers = 10 } = request;
     assertJobName(jobName);
     if (!mediaUri.startsWith('s3://')) throw new Error(`Media URI must be s3://bucket/key, got ${mediaUri}`);
-    if (!Number.isInteger(maxSpeakers) || maxSpeakers < 2) {
-      throw new RangeError(`maxSpeakers must be an integer of at least 2, got ${maxSpeakers}`);
+    if (!Number.isInteger(maxSpeakers) || maxSpeakers < 1) {
+      throw new RangeError(`maxSpeakers must be an integer of at least 1, got ${maxSpeakers}`);
     }
     const input: StartTranscriptionJobCommandInput = {
       TranscriptionJobName: jobName,
       Media: { MediaFileUri: mediaUri },
       OutputBucketName: outputBucket,
       OutputKey: outputKey,
-      Settings: { ShowSpeakerLabels: true, MaxSpeakerLabels: maxSpeakers },
+      // Transcribe's MaxSpeakerLabels starts at 2: one speaker is asked for by asking for no labels.
+      Settings:
+        maxSpeakers === 1
+          ? { ShowSpeakerLabels: false }
+          : { ShowSpeakerLabels: true, MaxSpeakerLabels: maxSpeakers },
       // Transcribe rejects an unknown code with a BadRequestException; no need to keep a copy of its list.
       ...(languageCode === 'auto'
         ? { IdentifyLanguage: true }

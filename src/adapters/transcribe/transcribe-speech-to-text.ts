@@ -39,15 +39,18 @@ export class TranscribeSpeechToText implements BatchSpeechToText {
       outputBucket: this.settings.bucket,
       outputKey: this.outputKey(job),
       languageCode: this.settings.languageCode,
-      // Transcribe needs at least 2 speaker labels; a one-speaker hint leaves the default.
-      ...((job.hints?.speakersExpected ?? 0) >= 2 ? { maxSpeakers: job.hints?.speakersExpected } : {}),
+      ...(job.hints?.speakersExpected ? { maxSpeakers: job.hints.speakersExpected } : {}),
     });
   }
 
   async result(job: BatchRecognitionJob): Promise<RecognitionResult> {
     const output = await this.blobs.getJson<unknown>(this.outputKey(job));
     if (output === null) throw new Error('The Transcribe output document is missing');
-    return parseTranscribeOutput(output);
+    const result = parseTranscribeOutput(output);
+    // A one-speaker hint is obeyed exactly: the job ran without speaker labels, so every word is
+    // the default speaker (also for an output that carries labels anyway).
+    if (job.hints?.speakersExpected !== 1) return result;
+    return { ...result, words: result.words.map(({ speaker: _speaker, ...word }) => word) };
   }
 
   async cleanUp(job: BatchRecognitionJob): Promise<void> {
