@@ -14,6 +14,8 @@
  * Thresholds: see `SPEECH_WINDOW` and docs/transcripts.md ("Confidence and speech presence").
  */
 
+import { fft } from './fft.ts';
+
 const SAMPLE_RATE = 16_000;
 const HOP = 160; // 10 ms: the envelope is sampled at 100 Hz
 const FRAME = 400; // 25 ms
@@ -105,7 +107,8 @@ export class SpeechPresenceMeter {
   );
   private readonly levels = new Float64Array(WINDOW_FRAMES);
   private frames = 0;
-  private readonly fft = new Fft(FFT_SIZE);
+  private readonly re = new Float64Array(FFT_SIZE);
+  private readonly im = new Float64Array(FFT_SIZE);
   private readonly hann = Float64Array.from(
     { length: FRAME },
     (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (FRAME - 1)),
@@ -143,13 +146,7 @@ export class SpeechPresenceMeter {
     // A recording shorter than one stretch is judged whole.
     const peakShare =
       windows >= SPEECH_STRETCH.windows ? this.peak : windows > 0 ? speechWindows / windows : 0;
-    return {
-      windows,
-      speechWindows,
-      quietSpeechWindows,
-      peakShare,
-      verdict: verdictOf(windows, speechWindows + quietSpeechWindows, peakShare),
-    };
+    return presence({ windows, speechWindows, quietSpeechWindows, peakShare });
   }
 
   /** A pipeline stage that measures the PCM passing through it, unchanged. */
@@ -172,12 +169,12 @@ export class SpeechPresenceMeter {
   }
 
   private frame(): void {
-    const { re, im } = this.fft;
+    const { re, im } = this;
     re.fill(0);
     im.fill(0);
     const oldest = this.filled % FRAME;
     for (let i = 0; i < FRAME; i++) re[i] = (this.samples[(oldest + i) % FRAME] ?? 0) * (this.hann[i] ?? 0);
-    this.fft.transform();
+    fft(re, im);
     const bands = new Float64Array(BAND_COUNT);
     let total = 0;
     for (let bin = 1; bin < FFT_SIZE / 2; bin++) {
@@ -233,11 +230,18 @@ export class SpeechPresenceMeter {
   }
 }
 
-/** `rhythmWindows`: the speech-like windows, quiet ones included. */
-function verdictOf(windows: number, rhythmWindows: number, peakShare: number): SpeechPresence['verdict'] {
-  if (windows < MIN_WINDOWS) return 'unknown';
-  if (peakShare >= SPEECH_STRETCH.minShare) return 'present';
-  return rhythmWindows > 0 ? 'sparse' : 'absent';
+/** The counts with their verdict; quiet speech-like windows count as sparse speech. */
+function presence(counts: Omit<SpeechPresence, 'verdict'>): SpeechPresence {
+  const { windows, speechWindows, quietSpeechWindows, peakShare } = counts;
+  const verdict =
+    windows < MIN_WINDOWS
+      ? 'unknown'
+      : peakShare >= SPEECH_STRETCH.minShare
+        ? 'present'
+        : speechWindows + quietSpeechWindows > 0
+          ? 'sparse'
+          : 'absent';
+  return { ...counts, verdict };
 }
 
 /** The chunks of one recording: speech in any of them is speech in the recording. */
@@ -246,13 +250,7 @@ export function combinePresence(parts: readonly SpeechPresence[]): SpeechPresenc
   const speechWindows = parts.reduce((sum, part) => sum + part.speechWindows, 0);
   const quietSpeechWindows = parts.reduce((sum, part) => sum + part.quietSpeechWindows, 0);
   const peakShare = parts.reduce((peak, part) => Math.max(peak, part.peakShare), 0);
-  return {
-    windows,
-    speechWindows,
-    quietSpeechWindows,
-    peakShare,
-    verdict: verdictOf(windows, speechWindows + quietSpeechWindows, peakShare),
-  };
+  return presence({ windows, speechWindows, quietSpeechWindows, peakShare });
 }
 
 export function isSpeechLike(features: WindowFeatures): boolean {
@@ -347,49 +345,4 @@ function bandOfBins(): Int8Array {
     bins[bin] = band;
   }
   return bins;
-}
-
-/** In-place iterative radix-2 FFT over `re`/`im`. */
-class Fft {
-  readonly re: Float64Array;
-  readonly im: Float64Array;
-  private readonly cos: Float64Array;
-  private readonly sin: Float64Array;
-
-  constructor(private readonly size: number) {
-    this.re = new Float64Array(size);
-    this.im = new Float64Array(size);
-    this.cos = Float64Array.from({ length: size / 2 }, (_, i) => Math.cos((-2 * Math.PI * i) / size));
-    this.sin = Float64Array.from({ length: size / 2 }, (_, i) => Math.sin((-2 * Math.PI * i) / size));
-  }
-
-  transform(): void {
-    const { re, im, size } = this;
-    for (let i = 1, j = 0; i < size; i++) {
-      let bit = size >> 1;
-      for (; j & bit; bit >>= 1) j ^= bit;
-      j ^= bit;
-      if (i < j) {
-        [re[i], re[j]] = [re[j] ?? 0, re[i] ?? 0];
-        [im[i], im[j]] = [im[j] ?? 0, im[i] ?? 0];
-      }
-    }
-    for (let length = 2; length <= size; length <<= 1) {
-      const step = size / length;
-      for (let i = 0; i < size; i += length) {
-        for (let k = 0; k < length / 2; k++) {
-          const wr = this.cos[k * step] ?? 1;
-          const wi = this.sin[k * step] ?? 0;
-          const a = i + k;
-          const b = a + length / 2;
-          const xr = (re[b] ?? 0) * wr - (im[b] ?? 0) * wi;
-          const xi = (re[b] ?? 0) * wi + (im[b] ?? 0) * wr;
-          re[b] = (re[a] ?? 0) - xr;
-          im[b] = (im[a] ?? 0) - xi;
-          re[a] = (re[a] ?? 0) + xr;
-          im[a] = (im[a] ?? 0) + xi;
-        }
-      }
-    }
-  }
 }
