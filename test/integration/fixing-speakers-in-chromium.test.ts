@@ -14,7 +14,8 @@ import { type InProcessService, startInProcess } from '../support/in-process-run
  * LibriVox reader and the pocketsphinx "cards" speaker) uploaded through the app with the number of
  * speakers given, then speakers renamed (twice), segments given another speaker (an existing one and
  * a new one), split at a word and merged back, every correction undone, a correction made right after
- * a rename, unsure words shown, names carried into Insights and the epiphany. Every state is checked
+ * a rename, an editor kept open with what was typed while a merge before it is saved, unsure words
+ * shown (and kept through a rename), names carried into Insights and the epiphany. Every state is checked
  * with axe-core. NOTES_SCREENSHOTS_DIR=<dir> keeps a screenshot of each, at desktop and phone widths.
  */
 const TRANSCRIPTION_TIMEOUT_MS = 180_000;
@@ -108,6 +109,12 @@ const shownLabels = () =>
     `[...document.querySelectorAll('.transcript .segment')].map((row) => row.dataset.speakerLabel)`,
   );
 const announced = () => page.evaluate<string[]>('window.announced');
+/** Per row, the words shown as unsure. */
+const unsureShown = () =>
+  page.evaluate<string[][]>(
+    `[...document.querySelectorAll('.transcript .segment')].map((row) =>
+      [...row.querySelectorAll('.text .unsure')].map((word) => word.firstChild.textContent))`,
+  );
 
 /** A segment's text as shown (without what only screen readers hear, such as "(unsure)"). */
 function shownText(index: number): Promise<string> {
@@ -154,10 +161,29 @@ describe('fixing speakers in the web app, in Chromium', () => {
   });
 
   it('renames a speaker, renames the same speaker again, and undoes a rename', async () => {
-    await rename('Speaker 1', 'Speaker 1', 'Elinor');
-    await expect.poll(lastAnnouncement).toBe('Speaker 1 is now Elinor');
+    // The rename's answer is shown while the transcript is read again (held back here): the names
+    // change at once and the unsure words stay marked, though that answer carries no words.
+    const marked = await unsureShown();
+    let release = () => {};
+    const reloadHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const transcriptRead = (url: URL) => url.pathname.endsWith(`/notes/${noteId}/transcription`);
+    await page.route(transcriptRead, async (route) => {
+      if (route.request().method() === 'GET') await reloadHeld;
+      await route.fallback();
+    });
+    try {
+      await rename('Speaker 1', 'Speaker 1', 'Elinor');
+      await expect.poll(lastAnnouncement).toBe('Speaker 1 is now Elinor');
+      const renamed = (await shownLabels()).indexOf('Speaker 1');
+      await expect.poll(() => row(renamed).locator('.speaker').textContent()).toBe('Elinor');
+      expect(await unsureShown()).toEqual(marked);
+    } finally {
+      release();
+      await page.unroute(transcriptRead);
+    }
     const first = (await shownLabels()).indexOf('Speaker 1');
-    await expect.poll(() => row(first).locator('.speaker').textContent()).toBe('Elinor');
 
     await rename('Speaker 1', 'Elinor', 'Marianne');
     await expect.poll(lastAnnouncement).toBe('Elinor is now Marianne');
@@ -196,7 +222,11 @@ describe('fixing speakers in the web app, in Chromium', () => {
 
   it('gives a segment a new speaker, gives another segment that same speaker, and undoes both', async () => {
     const before = await labels();
-    const fresh = `Speaker ${Math.max(...before.map((label) => Number(label.replace('Speaker ', '')))) + 1}`;
+    // The lowest label neither in use nor named, as the service suggests.
+    const used = new Set([...before, ...Object.keys(await speakerNames())]);
+    let number = 1;
+    while (used.has(`Speaker ${number}`)) number += 1;
+    const fresh = `Speaker ${number}`;
 
     await row(0)
       .getByRole('button', { name: /^Speaker — change who says the segment at/ })
@@ -269,6 +299,49 @@ describe('fixing speakers in the web app, in Chromium', () => {
     );
   });
 
+  it('keeps an editor opened on another segment, and what was typed in it, when a merge before it is saved', async () => {
+    const segments = (await transcript()).conversation_segments;
+    const count = segments.length;
+    const text = segments[2]?.text ?? '';
+    // The merge's answer is held back until the person has opened another segment's editor and typed.
+    let release = () => {};
+    const answerHeld = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const edits = (url: URL) => url.pathname.endsWith(`/notes/${noteId}/transcription/edits`);
+    await page.route(edits, async (route) => {
+      await answerHeld;
+      await route.fallback();
+    });
+    try {
+      await row(0)
+        .getByRole('button', { name: /^Merge the segment at .* with the next$/ })
+        .click();
+      await row(2)
+        .getByRole('button', { name: /^Correct/ })
+        .click();
+      await row(2).locator('textarea').fill(`${text} quokka`);
+    } finally {
+      release();
+      await page.unroute(edits);
+    }
+    await expect.poll(() => rows().count()).toBe(count - 1);
+    await expect.poll(lastAnnouncement).toMatch(/^The segment at .* was merged with the next$/);
+    // The editor stays open on its segment, now one row up, with what was typed.
+    expect(await row(1).locator('textarea').inputValue()).toBe(`${text} quokka`);
+    await row(1).getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => shownText(1)).toBe(`${text} quokka`);
+    expect((await transcript()).conversation_segments[1]?.text).toBe(`${text} quokka`);
+
+    await undo();
+    await expect.poll(() => shownText(1)).toBe(text);
+    await undo();
+    await expect.poll(() => rows().count()).toBe(count);
+    expect((await transcript()).conversation_segments.map((segment) => segment.text)).toEqual(
+      segments.map((segment) => segment.text),
+    );
+  });
+
   it('underlines exactly the words the recogniser was unsure of, and says what the underline means', async () => {
     const segments = (await transcript()).conversation_segments;
     const rated = segments
@@ -285,11 +358,7 @@ describe('fixing speakers in the web app, in Chromium', () => {
         return typeof confidence === 'number' && confidence < UNSURE_BELOW;
       });
     });
-    const shown = await page.evaluate<string[][]>(
-      `[...document.querySelectorAll('.transcript .segment')].map((row) =>
-        [...row.querySelectorAll('.text .unsure')].map((word) => word.firstChild.textContent))`,
-    );
-    expect(shown).toEqual(unsure);
+    expect(await unsureShown()).toEqual(unsure);
     const legend = page.locator('.transcript .legend');
     if (unsure.flat().length > 0) {
       expect(await legend.textContent()).toContain('the recogniser was unsure of these words');

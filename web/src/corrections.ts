@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Api, ApiError } from './api.ts';
 import { useApp } from './context.ts';
 import { messageOf } from './hooks.ts';
-import { sameSegments } from './speakers.ts';
+import { sameSegments, withHeldWords } from './speakers.ts';
 import type { Note, Segment, Transcription } from './types.ts';
 
 /**
@@ -176,11 +176,13 @@ export function useCorrections({
       saved = await send(fresh.etag);
     }
     // The note's answer holds the transcript with the new name: shown at once; its ETag stays the
-    // one read (a rename does not renumber segments, so corrections by index stay right).
+    // one read (a rename does not renumber segments, so corrections by index stay right). That
+    // transcript comes without its words, so the held one's are kept: the unsure marks stay.
     const renamed = saved.note.transcription;
+    const held = latest.current.transcript;
     save({
       note: saved,
-      ...(renamed ? { transcript: { data: renamed, etag: latest.current.transcript.etag } } : {}),
+      ...(renamed ? { transcript: { data: withHeldWords(renamed, held.data), etag: held.etag } } : {}),
     });
   }
 

@@ -1,4 +1,4 @@
-import type { Segment, TimedWord } from './types.ts';
+import type { Segment, TimedWord, Transcription } from './types.ts';
 
 /**
  * Speakers as the API keeps them: a stable label per speaker (`Speaker 2`), which renames
@@ -40,10 +40,15 @@ export function colourOf(label: string, labels: readonly string[], palette: numb
   return (number > 0 ? number - 1 : Math.max(0, labels.indexOf(label))) % palette;
 }
 
-/** The label a new speaker gets: one more than the highest `Speaker N` in use or named. */
+/**
+ * The label a new speaker gets: the lowest-numbered `Speaker N` that neither the transcript nor the
+ * names use (the service's rule, which its set_speaker refusal suggests, so both offer the same one).
+ */
 export function nextFreeLabel(labels: readonly string[], names: Record<string, string>): string {
-  const numbers = [...labels, ...Object.keys(names)].map((label) => Number(LABEL.exec(label)?.[1] ?? 0));
-  return `Speaker ${Math.max(0, ...numbers) + 1}`;
+  const used = new Set([...labels, ...Object.keys(names)]);
+  let number = 1;
+  while (used.has(`Speaker ${number}`)) number += 1;
+  return `Speaker ${number}`;
 }
 
 /** The segment's words, one per space-separated token of its text (what split's `at_word` counts). */
@@ -65,19 +70,49 @@ function isUnsure(confidence: number | null | undefined): boolean {
 
 /** Whether two readings of a transcript have the same segments, so a correction by index means the same. */
 export function sameSegments(a: readonly Segment[], b: readonly Segment[]): boolean {
+  return a.length === b.length && a.every((segment, index) => sameSegment(segment, b[index]));
+}
+
+/** Whether two readings of a segment are the same segment: same times, text and (where given) label. */
+function sameSegment(segment: Segment, other: Segment | undefined): boolean {
   return (
-    a.length === b.length &&
-    a.every((segment, index) => {
-      const other = b[index];
-      return (
-        other !== undefined &&
-        segment.start_ms === other.start_ms &&
-        segment.end_ms === other.end_ms &&
-        segment.text === other.text &&
-        (segment.speaker_label === undefined ||
-          other.speaker_label === undefined ||
-          segment.speaker_label === other.speaker_label)
-      );
-    })
+    other !== undefined &&
+    segment.start_ms === other.start_ms &&
+    segment.end_ms === other.end_ms &&
+    segment.text === other.text &&
+    (segment.speaker_label === undefined ||
+      other.speaker_label === undefined ||
+      segment.speaker_label === other.speaker_label)
   );
+}
+
+/**
+ * The transcript an answer without words holds (getNote and updateNote embed it so, for size), each
+ * segment that is still the one `held` has at its place given back its words: so a rename shows the
+ * new names at once without losing the marks on the words the recogniser was unsure of.
+ */
+export function withHeldWords(answer: Transcription, held: Transcription): Transcription {
+  return {
+    ...answer,
+    conversation_segments: answer.conversation_segments.map((segment, index) => {
+      const before = held.conversation_segments[index];
+      if (segment.words !== undefined || before?.words === undefined || !sameSegment(before, segment)) {
+        return segment;
+      }
+      return { ...segment, words: before.words };
+    }),
+  };
+}
+
+/**
+ * A key per segment that stays with it when a split or a merge elsewhere moves it to another index
+ * (its start; a count after it where two start together), so an editor open on it stays open on it.
+ */
+export function segmentKeys(segments: readonly Segment[]): string[] {
+  const seen = new Map<number, number>();
+  return segments.map((segment) => {
+    const count = seen.get(segment.start_ms) ?? 0;
+    seen.set(segment.start_ms, count + 1);
+    return count === 0 ? `${segment.start_ms}` : `${segment.start_ms}-${count}`;
+  });
 }

@@ -1,8 +1,17 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type Saved, type TranscriptEdit, type TranscriptState, useCorrections } from '../corrections.ts';
 import { clock } from '../format.ts';
 import type { Player } from '../player.ts';
-import { colourOf, labelOf, labelsOf, nameOf, nextFreeLabel, UNSURE_BELOW, wordsOf } from '../speakers.ts';
+import {
+  colourOf,
+  labelOf,
+  labelsOf,
+  nameOf,
+  nextFreeLabel,
+  segmentKeys,
+  UNSURE_BELOW,
+  wordsOf,
+} from '../speakers.ts';
 import { type SegmentMode, SegmentRow } from './segment-row.tsx';
 import { SpeakerName } from './speaker-name.tsx';
 
@@ -29,10 +38,14 @@ interface Props {
 export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, player, onSaved }: Props) {
   const corrections = useCorrections({ noteId, transcript, noteEtag, speakerNames, onSaved });
   const canUndo = corrections.renameToUndo || (transcript.data.revision ?? 0) > 0;
-  const [active, setActive] = useState<{ index: number; mode: SegmentMode } | null>(null);
+  // The open editor, by its segment's key: it stays on its segment when a split or merge moves it.
+  const [active, setActive] = useState<{ key: string; mode: SegmentMode } | null>(null);
+  const activeNow = useRef(active);
+  activeNow.current = active;
   const [focusRow, setFocusRow] = useState<number | null>(null);
   const transcription = transcript.data;
   const segments = transcription.conversation_segments;
+  const keys = segmentKeys(segments);
   const labels = labelsOf(segments, speakerNames);
   const speakers = labels.map((label) => ({ label, name: nameOf(label, speakerNames) }));
   const newLabel = nextFreeLabel(labels, speakerNames);
@@ -51,11 +64,21 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
     setFocusRow(null);
   }, [focusRow, segments.length]);
 
+  // An editor whose segment is gone (merged into the one before) closes.
+  const activeGone = active !== null && !keys.includes(active.key);
+  useEffect(() => {
+    if (activeGone) setActive(null);
+  }, [activeGone]);
+
   const edit = async (index: number, edits: TranscriptEdit[], what: string, done: string) => {
-    if (await corrections.edit(edits, what, done)) {
-      setActive(null);
-      setFocusRow(index);
-    }
+    const key = keys[index];
+    if (!(await corrections.edit(edits, what, done))) return;
+    // Only this row's editor closes: one opened on another row meanwhile (while the change waited or
+    // was saved) stays open with what was typed in it, and keeps the focus.
+    const open = activeNow.current;
+    if (open !== null && open.key !== key) return;
+    setActive(null);
+    setFocusRow(index);
   };
 
   return (
@@ -98,9 +121,10 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
         {segments.map((segment, index) => {
           const label = labelOf(segment, speakerNames);
           const at = clock(segment.start_ms);
+          const key = keys[index] ?? `${index}`;
           return (
             <SegmentRow
-              key={`${segment.start_ms}-${index}`}
+              key={key}
               segment={segment}
               index={index}
               label={label}
@@ -109,12 +133,12 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               words={words[index] ?? []}
               isLast={index === segments.length - 1}
               playing={index === playing}
-              mode={active?.index === index ? active.mode : null}
+              mode={active?.key === key ? active.mode : null}
               speakers={speakers}
               newLabel={newLabel}
               player={player}
               onMode={(mode) => {
-                setActive(mode ? { index, mode } : null);
+                setActive(mode ? { key, mode } : null);
                 if (!mode) setFocusRow(index);
               }}
               onText={(text) =>
