@@ -11,7 +11,7 @@ let noteId: string;
 
 interface Transcript {
   revision: number;
-  conversation_segments: { text: string; speaker: string }[];
+  conversation_segments: { text: string; speaker: string; speaker_label: string }[];
 }
 
 beforeAll(async () => {
@@ -26,6 +26,11 @@ const etagIn = (stderr: string) => /ETag: (".+")/.exec(stderr)?.[1];
 
 describe('notes transcription edit, merge, split and undo', () => {
   it('corrects a segment, splits and merges it, and undoes back to the recogniser, printing each ETag', async () => {
+    // A speaker is given by a name the note gives a label (a bare name could never be renamed).
+    const named = await api('PATCH', `/v1/notes/${noteId}`, {
+      body: { speaker_names: { 'Speaker 2': 'Ada' } },
+    });
+    expect(named.status).toBe(200);
     const read = await runCli(['transcription', 'get', noteId], env);
     expect(read.code, describeRun(read)).toBe(0);
     const original = stdoutJson<Transcript>(read);
@@ -50,6 +55,7 @@ describe('notes transcription edit, merge, split and undo', () => {
     expect(stdoutJson<Transcript>(edited).conversation_segments[0]).toMatchObject({
       text: 'Corrected from the terminal.',
       speaker: 'Ada',
+      speaker_label: 'Speaker 2',
     });
     const editedTag = etagIn(edited.stderr);
 
