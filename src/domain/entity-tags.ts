@@ -23,11 +23,6 @@ export function entityTagOf(representation: string): string {
   return `"${digestOf(representation)}"`;
 }
 
-/** The tag of a JSON representation, as the API serialises it (JSON.stringify, like jsonResponse). */
-export function jsonEntityTag(value: unknown): string {
-  return entityTagOf(JSON.stringify(value));
-}
-
 /**
  * A tag in two parts, `"<part>.<whole>"`, for a representation that shows more than a change of it
  * depends on (a transcript shows the note's speaker names; a note embeds its transcript): `whole`
