@@ -1,8 +1,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApi } from './api.ts';
 import { beginSignIn, CALLBACK_PATH, completeSignIn, currentSession, signOut } from './auth.ts';
+import { Toast, type ToastState } from './components/toast.tsx';
 import type { AppConfig } from './config.ts';
-import { App as AppContextProvider } from './context.ts';
+import { type AnnounceOptions, App as AppContextProvider } from './context.ts';
 import { messageOf } from './hooks.ts';
 import { AccountPage } from './pages/account.tsx';
 import { AskPage } from './pages/ask.tsx';
@@ -65,17 +66,22 @@ function SignInPage({ config, error }: { config: AppConfig; error: string | null
 
 function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: () => void }) {
   const route = useRoute();
-  const [message, setMessage] = useState('');
+  const [toast, setToast] = useState<ToastState | null>(null);
   const [missing, setMissing] = useState(false);
   const context = useMemo(
-    () => ({ api: createApi(config, onSignedOut, () => setMissing(true)), config, announce: setMessage }),
+    () => ({
+      api: createApi(config, onSignedOut, () => setMissing(true)),
+      config,
+      announce: (message: string, options?: AnnounceOptions) =>
+        setToast(message ? { message, undo: options?.undo } : null),
+    }),
     [config, onSignedOut],
   );
   useEffect(() => {
-    if (!message) return;
-    const timer = setTimeout(() => setMessage(''), 6000);
+    if (!toast) return;
+    const timer = setTimeout(() => setToast(null), toast.undo ? 10_000 : 6000);
     return () => clearTimeout(timer);
-  }, [message]);
+  }, [toast]);
 
   const leave = async () => {
     await signOut(config);
@@ -114,9 +120,7 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
         {missing && <PermissionNotice config={config} onDismiss={() => setMissing(false)} />}
         <Page route={route} />
       </main>
-      <div class="toast" role="status" aria-live="polite">
-        {message}
-      </div>
+      <Toast toast={toast} onDone={() => setToast(null)} />
     </AppContextProvider.Provider>
   );
 }

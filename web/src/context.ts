@@ -6,8 +6,15 @@ import type { AppConfig } from './config.ts';
 export interface AppContext {
   api: Api;
   config: AppConfig;
-  /** A short message for everyone (screen readers included), e.g. "Note moved to the trash". */
-  announce(message: string): void;
+  /**
+   * A short message for everyone (screen readers included), e.g. "Note moved to the trash"; with
+   * `undo`, the toast offers an Undo button that runs it (and stays a little longer).
+   */
+  announce(message: string, options?: AnnounceOptions): void;
+}
+
+export interface AnnounceOptions {
+  undo?: () => Promise<void> | void;
 }
 
 export const App = createContext<AppContext | null>(null);
