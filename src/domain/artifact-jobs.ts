@@ -1,6 +1,7 @@
 import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
+import { requireSpeechToGenerateFrom } from './generation-source.ts';
 import { GENERATION_STAGES, isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { artifactKindOf, requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
@@ -39,6 +40,7 @@ export async function requestArtifact(
   const note = await requireNote(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
   const transcriptionJob = await deps.notes.getJob(accountId, noteId, 'transcription');
+  requireSpeechToGenerateFrom(transcriptionJob, 'Artifacts');
   let transcription =
     transcriptionJob?.status === 'completed' ? await readTranscription(deps, accountId, noteId) : null;
   if (transcriptionJob && transcription === 'unreadable') {

@@ -1,5 +1,6 @@
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
+import { requireSpeechToGenerateFrom } from './generation-source.ts';
 import { isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
@@ -23,9 +24,7 @@ export async function requestInsights(
   const note = await requireNote(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
   const transcription = await deps.notes.getJob(accountId, noteId, 'transcription');
-  if (transcription?.status !== 'completed') {
-    throw new ConflictError('Insights need a completed transcription: transcribe the note first');
-  }
+  requireSpeechToGenerateFrom(transcription, 'Insights');
   const now = deps.now();
   const fresh = queuedJob(accountId, noteId, 'insights', now);
   const { job, created } = await deps.notes.createJobIfAbsent(fresh);

@@ -30,7 +30,7 @@ export async function completeJob(
   deps: DomainDeps,
   held: Job,
   resultKeys: string[],
-  results: Pick<Job, 'recognition'> = {},
+  results: Pick<Job, 'recognition' | 'no_speech'> = {},
 ): Promise<'completed' | 'skipped'> {
   for (;;) {
     const job = await deps.notes.getJob(held.account_id, held.note_id, held.kind);

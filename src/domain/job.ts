@@ -63,6 +63,11 @@ export interface Job {
    * makes them outdated even though its revision numbers start from 0 again.
    */
   recognition?: string;
+  /**
+   * Completed transcription jobs whose recording held no speech (music, tones, silence): there is
+   * nothing to generate from, so Insights and artifacts answer 409 instead of queuing a run.
+   */
+  no_speech?: true;
 }
 
 /** The current revision of a corrected transcript (src/domain/transcript-revisions.ts). */

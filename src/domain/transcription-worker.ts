@@ -217,7 +217,8 @@ async function saveTranscript(
   // that was lost) no longer apply to anything. Removed under the same claim check as the write.
   await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(job.account_id, job.note_id));
   await deps.blobs.putJson(key, transcription);
-  return completeJob(deps, job, [key], { recognition: randomUUID() });
+  const heard = transcription.notice?.code === 'no_speech' ? { no_speech: true as const } : {};
+  return completeJob(deps, job, [key], { recognition: randomUUID(), ...heard });
 }
 
 /** Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload. */

@@ -56,6 +56,15 @@ describe('a recording without speech completes with no segments and says so', ()
       const note = await api('GET', `/v1/notes/${noteId}`);
       expect(note.body.transcription_status).toBe('completed');
       expect((note.body.transcription as Transcript).notice?.code).toBe('no_speech');
+
+      // Nothing to summarise: refused before a run is queued, and no job is left behind.
+      const insights = await api('POST', `/v1/notes/${noteId}/insights`, {});
+      expect(insights.status).toBe(409);
+      expect(insights.body.detail).toMatch(/none was heard/);
+      expect((await api('GET', `/v1/notes/${noteId}/insights`)).status).toBe(404);
+      const epiphany = await api('POST', `/v1/notes/${noteId}/artifacts/epiphany`, {});
+      expect(epiphany.status).toBe(409);
+      expect(epiphany.body.detail).toMatch(/none was heard/);
     });
   }
 });
