@@ -169,7 +169,8 @@ const accountDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZo
 
 /** "the account “Ada”, made on 27 November 2026": the name alone ("local") says little to a person. */
 function accountLine(account: ConsentPage['account']): string {
-  const made = account.createdAt === null ? '' : `, made on ${escapeHtml(accountDate.format(account.createdAt))}`;
+  const made =
+    account.createdAt === null ? '' : `, made on ${escapeHtml(accountDate.format(account.createdAt))}`;
   return `the account <strong>“${escapeHtml(account.name)}”</strong>${made}, the one you just signed in to`;
 }
 

@@ -67,24 +67,107 @@ async function challengeOf(verifier: string): Promise<string> {
   return base64url(new Uint8Array(digest));
 }
 
-/** Sends the browser to the sign-in page; `returnTo` is the app location to come back to. */
-export async function beginSignIn(config: AppConfig, returnTo: string): Promise<void> {
+/** A sign-in started here: the authorization URL, with the verifier and state it must come back with. */
+async function authorization(
+  config: AppConfig,
+  scopes: readonly string[],
+  statePrefix = '',
+): Promise<{ url: string; verifier: string; state: string }> {
   const server = await metadata(config);
   const verifier = randomToken();
-  const state = randomToken();
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo }));
+  const state = `${statePrefix}${randomToken()}`;
   const url = new URL(server.authorization_endpoint);
   url.search = new URLSearchParams({
     response_type: 'code',
     client_id: config.client_id,
     redirect_uri: redirectUri(),
-    scope: config.scopes.join(' '),
+    scope: scopes.join(' '),
     resource: config.resource,
     state,
     code_challenge: await challengeOf(verifier),
     code_challenge_method: 'S256',
   }).toString();
-  location.assign(url.toString());
+  return { url: url.toString(), verifier, state };
+}
+
+/**
+ * Sends the browser to the sign-in page; `returnTo` is the app location to come back to, `scopes`
+ * what to ask for (every scope the app uses unless said).
+ */
+export async function beginSignIn(
+  config: AppConfig,
+  returnTo: string,
+  scopes: readonly string[] = config.scopes,
+): Promise<void> {
+  const { url, verifier, state } = await authorization(config, scopes);
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo }));
+  location.assign(url);
+}
+
+/** States of consents asked for in a small window (`askPermission`): its callback hands the code back. */
+export const WINDOW_STATE_PREFIX = 'window.';
+const CONSENT_MESSAGE = 'notes.consent';
+
+/**
+ * Asks the person for more permissions without leaving the page: the consent page opens in a small
+ * window, whose callback hands the authorization code back here (same origin only), and this tab
+ * exchanges it, so the action that needed it can simply run again. Resolves once the wider session
+ * is saved; rejects when the window is closed without an answer or consent is refused. Where the
+ * browser blocks the window, the whole tab goes to the consent page and comes back where it was.
+ */
+export async function askPermission(config: AppConfig, scopes: readonly string[]): Promise<void> {
+  const wanted = [...new Set([...(currentSession()?.scope ?? '').split(' ').filter(Boolean), ...scopes])];
+  const { url, verifier, state } = await authorization(config, wanted, WINDOW_STATE_PREFIX);
+  const consent = open(url, 'notes-permission', 'popup,width=560,height=760');
+  if (!consent) {
+    await beginSignIn(config, location.hash, wanted);
+    return new Promise(() => undefined);
+  }
+  const search = await new Promise<string>((resolve, reject) => {
+    const closed = setInterval(() => {
+      if (!consent.closed) return;
+      finish();
+      reject(new Error('The permission was not given: the window closed before you decided.'));
+    }, 500);
+    const onMessage = (event: MessageEvent) => {
+      const data = event.data as { type?: string; search?: string } | null;
+      if (event.origin !== location.origin || data?.type !== CONSENT_MESSAGE || !data.search) return;
+      if (new URLSearchParams(data.search).get('state') !== state) return;
+      finish();
+      resolve(data.search);
+    };
+    const finish = () => {
+      clearInterval(closed);
+      removeEventListener('message', onMessage);
+    };
+    addEventListener('message', onMessage);
+  });
+  const params = new URLSearchParams(search);
+  if (params.get('error') === 'access_denied') throw new Error('The permission was not given.');
+  const error = params.get('error');
+  if (error) throw new Error(params.get('error_description') ?? `The permission was not given (${error})`);
+  const code = params.get('code');
+  if (!code) throw new Error('The consent page answered without a code: try again.');
+  saveSession(
+    await tokenRequest(await metadata(config), config, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri(),
+      code_verifier: verifier,
+    }),
+  );
+}
+
+/**
+ * On the callback page inside the consent window: hands the answer to the tab that asked (only to
+ * this origin) and closes. False when this is not such a window (a whole-tab sign-in).
+ */
+export function handBackConsent(params: URLSearchParams): boolean {
+  const asker = opener as Window | null;
+  if (!asker || !(params.get('state') ?? '').startsWith(WINDOW_STATE_PREFIX)) return false;
+  asker.postMessage({ type: CONSENT_MESSAGE, search: location.search }, location.origin);
+  close();
+  return true;
 }
 
 /** Finishes a sign-in on the callback page; answers where the user was going. */

@@ -38,7 +38,7 @@ export const keysCreate = {
     'Prints the new key as JSON on stdout, api_key included: the only time the secret is shown.\n' +
     'Store it at once (e.g. in a password manager); afterwards only its key_id and prefix are shown.\n' +
     'A key never holds more than the key that made it: --scope narrows it, and a scope this key lacks is refused (403).',
-  examples: ["notes keys create 'Laptop CLI'", "notes keys create Dashboard --scope notes:read"],
+  examples: ["notes keys create 'Laptop CLI'", 'notes keys create Dashboard --scope notes:read'],
   async run({ positionals, values, client }) {
     const name = positionals[0] ?? '';
     if (!name.trim()) throw new UsageError('give the key a name', 'keys create');

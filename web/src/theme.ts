@@ -1,0 +1,42 @@
+import { useState } from 'preact/hooks';
+
+/**
+ * Light or dark: the system's choice (`prefers-color-scheme`) unless the person picked one in the
+ * app, which this browser remembers (localStorage). The choice is a `data-theme` on the root
+ * element; styles.css holds both palettes as custom properties and sets `color-scheme` with them.
+ */
+export type Theme = 'light' | 'dark';
+
+const THEME_KEY = 'notes.theme';
+const darkQuery = () => matchMedia('(prefers-color-scheme: dark)');
+
+function chosenTheme(): Theme | null {
+  const stored = localStorage.getItem(THEME_KEY);
+  return stored === 'light' || stored === 'dark' ? stored : null;
+}
+
+/** The theme in effect now. */
+export function currentTheme(): Theme {
+  return chosenTheme() ?? (darkQuery().matches ? 'dark' : 'light');
+}
+
+/** Applies the remembered choice to the page (before the first render, so nothing flashes). */
+export function applyTheme(): void {
+  const chosen = chosenTheme();
+  if (chosen) document.documentElement.dataset.theme = chosen;
+  else delete document.documentElement.dataset.theme;
+}
+
+/** A button that switches between light and dark and remembers it. */
+export function useTheme(): { theme: Theme; toggle(): void } {
+  const [theme, setTheme] = useState(currentTheme);
+  return {
+    theme,
+    toggle() {
+      const next: Theme = currentTheme() === 'dark' ? 'light' : 'dark';
+      localStorage.setItem(THEME_KEY, next);
+      applyTheme();
+      setTheme(next);
+    },
+  };
+}
