@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import { PermissionNeeded } from './api.ts';
-import { askPermission } from './auth.ts';
+import { askPermission, PermissionNotGiven } from './auth.ts';
 import { useApp } from './context.ts';
 import { messageOf } from './hooks.ts';
 
@@ -26,6 +26,7 @@ export interface PermissionRequest {
   allow(): Promise<void>;
   /** Whether the consent page is open (or the new session being fetched). */
   asking: boolean;
+  /** Stops waiting for the consent window (or drops the request when not asking). */
   dismiss(): void;
 }
 
@@ -35,6 +36,7 @@ export function useAction<A extends unknown[]>(perform: (...args: A) => Promise<
   const [error, setError] = useState<string | null>(null);
   const [needed, setNeeded] = useState<{ failure: PermissionNeeded; args: A } | null>(null);
   const [asking, setAsking] = useState(false);
+  const waiting = useRef<AbortController | null>(null);
   const performRef = useRef(perform);
   performRef.current = perform;
   const busy = useRef(false);
@@ -60,17 +62,24 @@ export function useAction<A extends unknown[]>(perform: (...args: A) => Promise<
   const permission: PermissionRequest | null = needed && {
     missing: needed.failure.missing,
     asking,
-    dismiss: () => setNeeded(null),
+    dismiss: () => {
+      waiting.current?.abort();
+      setNeeded(null);
+    },
     allow: async () => {
+      const controller = new AbortController();
+      waiting.current = controller;
       setAsking(true);
       try {
-        await askPermission(config, needed.failure.wanted);
+        await askPermission(config, needed.failure.wanted, controller.signal);
         setNeeded(null);
         await run(...needed.args);
       } catch (failure) {
         setNeeded(null);
-        setError(messageOf(failure));
+        if (!(failure instanceof PermissionNotGiven && controller.signal.aborted))
+          setError(messageOf(failure));
       } finally {
+        waiting.current = null;
         setAsking(false);
       }
     },

@@ -25,8 +25,8 @@ export function ActionFeedback({
         >
           {permission.asking ? 'Waiting for your answer…' : 'Give permission and continue'}
         </button>{' '}
-        <button type="button" class="quiet" onClick={permission.dismiss} disabled={permission.asking}>
-          Not now
+        <button type="button" class="quiet" onClick={permission.dismiss}>
+          {permission.asking ? 'Cancel' : 'Not now'}
         </button>
       </span>
     );
