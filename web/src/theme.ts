@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 
 /**
  * Light or dark: the system's choice (`prefers-color-scheme`) unless the person picked one in the
@@ -27,9 +27,16 @@ export function applyTheme(): void {
   else delete document.documentElement.dataset.theme;
 }
 
-/** A button that switches between light and dark and remembers it. */
+/** The theme in effect, following the system until the person switches, which is remembered. */
 export function useTheme(): { theme: Theme; toggle(): void } {
   const [theme, setTheme] = useState(currentTheme);
+  // The system may switch (at dusk, or by hand) while the app is open.
+  useEffect(() => {
+    const query = darkQuery();
+    const follow = () => setTheme(currentTheme());
+    query.addEventListener('change', follow);
+    return () => query.removeEventListener('change', follow);
+  }, []);
   return {
     theme,
     toggle() {
