@@ -167,11 +167,20 @@ Only allow applications you trust.</p>
 
 const accountDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
 
-/** "the account “Ada”, made on 27 November 2026": the name alone ("local") says little to a person. */
+/** The name `npm start` gives the account it makes on first start (src/local/local-account.ts). */
+export const LOCAL_ACCOUNT_NAME = 'local';
+
+/**
+ * "the account “Ada”, made on 27 November 2026", or for the account `npm start` made, "the account on
+ * this computer": its name alone ("local") says little to a person.
+ */
 function accountLine(account: ConsentPage['account']): string {
-  const made =
-    account.createdAt === null ? '' : `, made on ${escapeHtml(accountDate.format(account.createdAt))}`;
-  return `the account <strong>“${escapeHtml(account.name)}”</strong>${made}, the one you just signed in to`;
+  const made = account.createdAt === null ? '' : ` on ${escapeHtml(accountDate.format(account.createdAt))}`;
+  if (account.name === LOCAL_ACCOUNT_NAME) {
+    return `<strong>the account on this computer</strong> (the one <code>npm start</code> made${made}, whose key you just signed in with)`;
+  }
+  const madeOn = made ? `, made${made}` : '';
+  return `the account <strong>“${escapeHtml(account.name)}”</strong>${madeOn}, the one you just signed in to`;
 }
 
 export function renderError(title: string, description: string): string {

@@ -97,7 +97,9 @@ describe('every action answers where it was taken (issue 22)', () => {
     await page.click('button[value="sign_in"]');
     await page.locator('button[value="approve"]').waitFor();
     const consent = (await page.locator('main').textContent()) ?? '';
-    expect(consent).toMatch(/your notes in the account “local”, made on \d+ \w+ \d{4}/);
+    expect(consent).toMatch(
+      /your notes in the account on this computer \(the one npm start made on \d+ \w+ \d{4}/,
+    );
     expect(consent).not.toContain('notes of local');
     // Permanent deletion is left unticked, as the consent page leaves it.
     expect(await page.isChecked('#scope-notes-delete')).toBe(false);
