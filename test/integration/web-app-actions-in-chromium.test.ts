@@ -305,6 +305,12 @@ describe('every action answers where it was taken (issue 22)', () => {
     const toggle = page.getByRole('button', { name: 'Dark mode' });
     expect(await toggle.getAttribute('aria-pressed')).toBe('true');
     await axe.check('notes-dark');
+    await page.goto(`${base}/#/notes/${noteId}`);
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+    await axe.check('note-dark');
+    await page.goto(`${base}/#/search?q=${encodeURIComponent(noteTitle)}`);
+    await page.locator('.results > li').first().waitFor();
+    await axe.check('search-dark', false);
     await page.goto(`${base}/#/ask`);
     await page.locator('#question').waitFor();
     await axe.check('ask-dark');
@@ -357,7 +363,7 @@ describe('every action answers where it was taken (issue 22)', () => {
   });
 
   it('met no serious or critical accessibility finding on any page, and no Content-Security-Policy refusal', () => {
-    expect(Object.keys(axe.findings).length).toBeGreaterThanOrEqual(11);
+    expect(Object.keys(axe.findings).length).toBeGreaterThanOrEqual(13);
     for (const [name, violations] of Object.entries(axe.findings)) expect(violations, name).toEqual([]);
     expect(refusedByPolicy).toEqual([]);
   });

@@ -1,6 +1,6 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import { PermissionNeeded } from './api.ts';
-import { askPermission, PermissionNotGiven } from './auth.ts';
+import { askPermission, PermissionNotGiven } from './consent-window.ts';
 import { useApp } from './context.ts';
 import { messageOf } from './hooks.ts';
 

@@ -1,15 +1,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApi } from './api.ts';
-import {
-  beginSignIn,
-  CALLBACK_PATH,
-  completeSignIn,
-  currentSession,
-  handBackConsent,
-  signOut,
-} from './auth.ts';
+import { beginSignIn, CALLBACK_PATH, completeSignIn, currentSession, signOut } from './auth.ts';
 import { Toast, type ToastState } from './components/toast.tsx';
 import type { AppConfig } from './config.ts';
+import { handBackConsent } from './consent-window.ts';
 import { type AnnounceOptions, App as AppContextProvider } from './context.ts';
 import { messageOf } from './hooks.ts';
 import { AccountPage } from './pages/account.tsx';
