@@ -105,7 +105,7 @@ export function AccountPage() {
       {revoking && (
         <ConfirmDeletion
           what={`the API key “${revoking.name}”: programs using it stop working at once`}
-          action="Revoke the key"
+          action={revoke.pending ? 'Revoking…' : 'Revoke the key'}
           onConfirm={async () => void (await revoke.run())}
           onCancel={() => setRevoking(null)}
         />
