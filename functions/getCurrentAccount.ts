@@ -7,7 +7,7 @@ export const handler = apiHandler('getCurrentAccount', {}, async ({ caller }) =>
     account_id: account.account_id,
     name: account.name,
     created_at: account.created_at,
-    api_key: api_key && { key_id: api_key.key_id, created_at: api_key.created_at },
+    api_key: api_key && { key_id: api_key.key_id, created_at: api_key.created_at, scopes: api_key.scopes },
     access_token: access_token && { client_id: access_token.client_id, scopes: access_token.scopes },
   });
 });

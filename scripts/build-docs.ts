@@ -209,10 +209,10 @@ export const CLI = {
       description: "The account's API keys: ID, name, prefix, created, revoked; never a secret.",
     },
     {
-      usage: 'notes keys create <name>',
+      usage: 'notes keys create <name> [--scope <scope>...]',
       operationId: 'createApiKey',
       description:
-        'Create a named API key; its secret is printed this once. Only when the user asks for a key.',
+        "Create a named API key (the current key's scopes, or fewer with --scope); its secret is printed this once. Only when the user asks for a key.",
     },
     {
       usage: 'notes keys revoke <key_id>',

@@ -4,8 +4,8 @@ import type { OperationId } from './routes.ts';
 /**
  * The scopes an OAuth access token must hold to call each REST operation (DESIGN.md section 4): reads
  * need notes:read, renaming and organising notes:write, transcription and generation notes:process,
- * permanent deletion notes:delete, API key management see firstPartyOnlyOperations. API keys are not
- * limited by it (full access to their account). The
+ * permanent deletion notes:delete, API key management see firstPartyOnlyOperations. API keys are held
+ * to it too, with the scopes they were made with (src/http/rest-auth.ts). The
  * MCP tools of the same names ask for the same scopes (checked by test/unit/operation-scopes.test.ts).
  */
 export const operationScopes = {
@@ -32,17 +32,18 @@ export const operationScopes = {
   deleteCollection: ['notes:write'],
   addNoteToCollection: ['notes:write'],
   removeNoteFromCollection: ['notes:write'],
-  // A new key has full access: only a token holding every scope may make one.
+  // A new key holds its creator's scopes (or fewer), never more: making one needs no scope beyond
+  // changing the account (functions/createApiKey.ts).
   listApiKeys: ['notes:read'],
-  createApiKey: ['notes:read', 'notes:write', 'notes:process', 'notes:delete'],
+  createApiKey: ['notes:write'],
   revokeApiKey: ['notes:write'],
   getNoteAudio: ['notes:read'],
 } as const satisfies Record<OperationId, readonly McpScope[]>;
 
 /**
  * Operations a token may call only when it was issued to the web app's own client (`notes-web`),
- * whatever its scopes: an MCP agent or any other OAuth client must not mint itself a full-access
- * API key, nor revoke the user's keys. API keys may call them (the account owner's credential).
+ * whatever its scopes: an MCP agent or any other OAuth client must not turn its revocable grant into
+ * a long-lived key, nor revoke the user's keys. API keys may call them (the account owner's credential).
  */
 export const firstPartyOnlyOperations: ReadonlySet<OperationId> = new Set([
   'listApiKeys',

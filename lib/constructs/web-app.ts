@@ -82,7 +82,10 @@ export class WebApp extends Construct {
         viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
         allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
         // Honours each object's Cache-Control: hashed assets for a year, the page and config revalidated.
+        // Its cache key includes gzip and brotli, so CloudFront can serve either compressed form.
         cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        // gzip or brotli for the script, stylesheet and page, by the viewer's Accept-Encoding.
+        compress: true,
         responseHeadersPolicy: responseHeaders,
       },
       httpVersion: HttpVersion.HTTP2_AND_3,

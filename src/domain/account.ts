@@ -17,6 +17,11 @@ export interface ApiKeyRecord {
   name?: string | null;
   /** The key's first characters (`svc_sk_` and 4 more), so its owner can tell keys apart; never enough to use. */
   prefix?: string | null;
+  /**
+   * What the key may do: the scopes of the credential that made it, or fewer. Keys made before keys
+   * carried scopes, and the account's first key, have none recorded: they hold every scope.
+   */
+  scopes?: McpScope[] | null;
 }
 
 /** An API key as its owner sees it: never the secret nor its hash. */
@@ -26,13 +31,14 @@ export interface ApiKeyView {
   prefix: string | null;
   created_at: number;
   revoked_at: number | null;
+  scopes: McpScope[];
 }
 
 /** Who is calling: resolved from the bearer credential before any handler runs. */
 export interface Caller {
   account: Account;
   /** The key of this request: its public identifier and when it was issued, never the secret. Null for a token. */
-  api_key: Pick<ApiKeyRecord, 'key_id' | 'created_at'> | null;
+  api_key: { key_id: string; created_at: number; scopes: McpScope[] } | null;
   /** The OAuth access token of this request (audience: the REST API): its client and scopes. Null for a key. */
   access_token: AccessTokenUse | null;
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 import type { AccountStore } from '../ports/account-store.ts';
 import type { Account, ApiKeyRecord, ApiKeyView, Caller } from './account.ts';
 import { NotFoundError, UnauthorizedError } from './errors.ts';
@@ -23,6 +24,15 @@ export interface IssuedKey {
   name: string | null;
   prefix: string;
   created_at: number;
+  scopes: McpScope[];
+}
+
+/** Every scope, in canonical order: what a key made without a narrower credential holds. */
+export const ALL_SCOPES = Object.keys(mcpScopes) as McpScope[];
+
+/** A key's scopes: those recorded, or every scope for a key made before keys carried them. */
+export function keyScopes(record: Pick<ApiKeyRecord, 'scopes'>): McpScope[] {
+  return record.scopes ? ALL_SCOPES.filter((scope) => record.scopes?.includes(scope)) : [...ALL_SCOPES];
 }
 
 export async function createAccount(store: AccountStore, name: string, now = Date.now()): Promise<IssuedKey> {
@@ -36,7 +46,9 @@ export async function issueApiKey(
   account: Account,
   now = Date.now(),
   name: string | null = null,
+  scopes: readonly McpScope[] = ALL_SCOPES,
 ): Promise<IssuedKey> {
+  const held = ALL_SCOPES.filter((scope) => scopes.includes(scope));
   const apiKey = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const keyId = `key_${randomBytes(8).toString('hex')}`;
   const prefix = apiKey.slice(0, SHOWN_KEY_CHARACTERS);
@@ -48,8 +60,9 @@ export async function issueApiKey(
     revoked_at: null,
     name,
     prefix,
+    scopes: held,
   });
-  return { account, key_id: keyId, api_key: apiKey, name, prefix, created_at: now };
+  return { account, key_id: keyId, api_key: apiKey, name, prefix, created_at: now, scopes: held };
 }
 
 /** The account's keys, newest first, revoked ones included (with revoked_at). */
@@ -80,6 +93,7 @@ export function apiKeyView(record: ApiKeyRecord): ApiKeyView {
     prefix: record.prefix ?? null,
     created_at: record.created_at,
     revoked_at: record.revoked_at,
+    scopes: keyScopes(record),
   };
 }
 
@@ -104,5 +118,9 @@ export async function authenticate(store: AccountStore, authorization: string | 
   }
   const account = await store.getAccount(record.account_id);
   if (!account) throw new UnauthorizedError(INVALID_KEY);
-  return { account, api_key: { key_id: record.key_id, created_at: record.created_at }, access_token: null };
+  return {
+    account,
+    api_key: { key_id: record.key_id, created_at: record.created_at, scopes: keyScopes(record) },
+    access_token: null,
+  };
 }

@@ -1,4 +1,5 @@
 import type { AnswerEngine, AskPassage } from '../ports/answer-engine.ts';
+import { citedSentence } from './cited-sentence.ts';
 import { requireCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { BadRequestError } from './errors.ts';
@@ -24,9 +25,14 @@ export interface AskQuestion {
 
 export interface AskCitation {
   note_id: string;
+  /** The note's title now, so the citation can be shown by name. */
+  note_title: string;
   start_ms: number;
   end_ms: number;
   quote: string;
+  /** The sentence of the passage the answer rests on (cited-sentence.ts), and when it is said. */
+  sentence: string;
+  sentence_start_ms: number;
   /** Who speaks in the cited passage, in order of first turn (names the user gave, else labels). */
   speakers: string[];
 }
@@ -100,11 +106,15 @@ export async function askWorkspace(
     const passage = byKey.get(key);
     if (!passage || cited.has(key)) continue;
     cited.add(key);
+    const sentence = citedSentence(passage, draft.answer);
     citations.push({
       note_id: passage.note_id,
+      note_title: passage.note_title,
       start_ms: passage.start_ms,
       end_ms: passage.end_ms,
       quote: quoteOf(passage.text),
+      sentence: sentence.sentence,
+      sentence_start_ms: sentence.start_ms,
       speakers: [...new Set(passage.turns.map((turn) => turn.speaker))],
     });
   }

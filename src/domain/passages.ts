@@ -9,10 +9,24 @@ export interface Passage {
   text: string;
 }
 
-/** Who said what in a passage: one turn per segment, the speaker as the transcript shows it. */
+/**
+ * Who said what in a passage: one turn per segment, the speaker as the transcript shows it, when it
+ * starts, and when each of its words starts (one per whitespace-separated token of `text`, when the
+ * recogniser gave word timings), so a sentence inside it can be found in the recording.
+ */
 export interface Turn {
   speaker: string;
   text: string;
+  start_ms: number;
+  word_starts?: number[];
+}
+
+function turnOf(segment: Transcription['conversation_segments'][number]): Turn {
+  const turn: Turn = { speaker: segment.speaker, text: segment.text, start_ms: segment.start_ms };
+  const tokens = segment.text.split(/\s+/).filter(Boolean).length;
+  if (segment.words && segment.words.length === tokens)
+    turn.word_starts = segment.words.map((word) => word.start_ms);
+  return turn;
 }
 
 /** A passage of a transcript, with its turns. */
@@ -33,7 +47,7 @@ export function passagesOf(transcription: Transcription): TranscriptPassage[] {
     if (open && words + count <= PASSAGE_WORDS) {
       open.end_ms = Math.max(open.end_ms, segment.end_ms);
       open.text = `${open.text} ${segment.text}`;
-      open.turns.push({ speaker: segment.speaker, text: segment.text });
+      open.turns.push(turnOf(segment));
       words += count;
       continue;
     }
@@ -42,7 +56,7 @@ export function passagesOf(transcription: Transcription): TranscriptPassage[] {
       start_ms: segment.start_ms,
       end_ms: segment.end_ms,
       text: segment.text,
-      turns: [{ speaker: segment.speaker, text: segment.text }],
+      turns: [turnOf(segment)],
     };
     words = count;
   }

@@ -15,7 +15,7 @@ import { header } from './request.ts';
 
 /**
  * Resolves the caller of a REST operation from `Authorization: Bearer ...`: an API key (`svc_sk_`,
- * full access to its account), or an OAuth access token of this service whose audience is the REST
+ * limited to the scopes it was made with), or an OAuth access token of this service whose audience is the REST
  * API (`<public URL>/v1`), verified as the MCP server verifies its own (signature, issuer of the host
  * the request reached, expiry, audience, revocation) and limited to the operations its scopes allow.
  * A token for the MCP server is refused here, as a REST token is at /mcp.
@@ -27,7 +27,16 @@ export async function authenticateRest(
 ): Promise<Caller> {
   const authorization = header(event, 'authorization');
   const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-  if (token === undefined || !isJwtShaped(token)) return authenticate(services.accounts, authorization);
+  if (token === undefined || !isJwtShaped(token)) {
+    const caller = await authenticate(services.accounts, authorization);
+    const short = caller.api_key ? missingScopes(operationId, caller.api_key.scopes) : [];
+    if (short.length > 0) {
+      throw new ForbiddenError(
+        `This API key may not ${operationId}: it was made without ${short.join(' and ')}. Make a key that holds it (createApiKey, from a credential that does).`,
+      );
+    }
+    return caller;
+  }
 
   const publicUrl = restPublicUrl(header(event, 'host'));
   if (publicUrl === null) {

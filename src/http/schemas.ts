@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
 import { COLLECTION_LIMITS } from '../domain/collection.ts';
 import { isSpeakerLabel } from '../domain/speaker-labels.ts';
+import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 
 /** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
 
@@ -147,7 +148,14 @@ const apiKeyName = limitedText(100)
   .trim()
   .min(1, 'must not be empty');
 
-export const createApiKeyBody = z.strictObject({ name: apiKeyName });
+export const createApiKeyBody = z.strictObject({
+  name: apiKeyName,
+  /** Fewer scopes than the creator holds; omitted, the creator's (functions/createApiKey.ts). */
+  scopes: z
+    .array(z.enum(Object.keys(mcpScopes) as [McpScope, ...McpScope[]]))
+    .min(1, 'must name at least one scope')
+    .optional(),
+});
 
 export const apiKeyParams = z.object({
   key_id: z.string().regex(/^key_[0-9a-f]{16}$/, 'must be a key ID such as key_0123456789abcdef'),

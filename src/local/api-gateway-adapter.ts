@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { jsonResponse } from '../http/response.ts';
 import { logger } from '../logging.ts';
+import { type EncodedBodies, negotiateCoding } from './content-encoding.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's own payload limit; larger requests never reach a function there either. */
@@ -21,6 +22,8 @@ export interface StaticFile {
   body: string | Buffer;
   /** Sent besides Content-Type and Content-Length (e.g. the web app's security and cache headers). */
   headers?: Record<string, string>;
+  /** The body compressed (content-encoding.ts), sent to clients that accept it. */
+  encoded?: EncodedBodies;
 }
 
 interface CompiledRoute extends LocalRoute {
@@ -58,12 +61,17 @@ async function handle(
   const method = (req.method ?? 'GET').toUpperCase();
   const file = staticFiles[url.pathname];
   if (file && (method === 'GET' || method === 'HEAD')) {
+    const coding = file.encoded ? negotiateCoding(req.headers['accept-encoding']) : null;
+    const body = coding && file.encoded ? file.encoded[coding] : file.body;
     res.writeHead(200, {
       ...file.headers,
       'Content-Type': file.contentType,
-      'Content-Length': Buffer.byteLength(file.body),
+      'Content-Length': Buffer.byteLength(body),
+      // Caches must keep the forms apart: the answer depends on Accept-Encoding.
+      ...(file.encoded ? { Vary: 'Accept-Encoding' } : {}),
+      ...(coding ? { 'Content-Encoding': coding } : {}),
     });
-    res.end(method === 'HEAD' ? undefined : file.body);
+    res.end(method === 'HEAD' ? undefined : body);
     return;
   }
 

@@ -1,6 +1,7 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAccount } from '../domain/accounts.ts';
+import { LOCAL_ACCOUNT_NAME } from '../oauth/pages.ts';
 import type { AccountStore } from '../ports/account-store.ts';
 
 export const API_KEY_FILE = 'api-key';
@@ -18,7 +19,7 @@ export async function ensureLocalAccount(
   const existing = await readAccountFile(dataDir);
   if (existing && (await store.getAccount(existing.account_id)))
     return { accountId: existing.account_id, newApiKey: null };
-  const issued = await createAccount(store, 'local');
+  const issued = await createAccount(store, LOCAL_ACCOUNT_NAME);
   await writeOwnerOnly(join(dataDir, API_KEY_FILE), `${issued.api_key}\n`);
   await writeOwnerOnly(
     join(dataDir, ACCOUNT_FILE),

@@ -1,10 +1,12 @@
 import { APP_PAGE_PATHS, appSecurityHeaders, buildWebApp, webAppConfig } from '../../web/build.ts';
 import { WEB_APP_CLIENT_ID } from '../oauth/first-party.ts';
 import type { StaticFile } from './api-gateway-adapter.ts';
+import { encodeBodies } from './content-encoding.ts';
 
 /**
  * The web app as the local runtime serves it, at `/`: built at start (esbuild, well under a second),
- * with the same security headers CloudFront sends on AWS. The app and the API share this origin, so
+ * with the same security headers CloudFront sends on AWS, and compressed (brotli, gzip) for clients
+ * that accept it, as CloudFront compresses there. The app and the API share this origin, so
  * its configuration is relative: the app resolves it against the address the browser used.
  */
 export function webAppFiles(options: { storageOrigin: string }): Record<string, StaticFile> {
@@ -15,7 +17,12 @@ export function webAppFiles(options: { storageOrigin: string }): Record<string, 
       ...security,
       'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
     };
-    const served = { contentType: file.contentType, body: file.body, headers };
+    const served = {
+      contentType: file.contentType,
+      body: file.body,
+      headers,
+      encoded: encodeBodies(file.body),
+    };
     if (file.path === '/index.html') for (const path of APP_PAGE_PATHS) files[path] = served;
     else files[file.path] = served;
   }

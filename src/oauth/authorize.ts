@@ -278,7 +278,7 @@ async function consentPage(
     200,
     renderConsent({
       client: clientView(client, request.redirect_uri),
-      accountName: account?.name ?? accountId,
+      account: { name: account?.name ?? accountId, createdAt: account?.created_at ?? null },
       held,
       offered: request.scopes.filter((scope) => !held.includes(scope)),
       requestId: request.request_id,

@@ -32,7 +32,8 @@ export interface SignInPage {
 
 export interface ConsentPage {
   client: ClientView;
-  accountName: string;
+  /** The account signed in to: its name and when it was made, so a person recognises it. */
+  account: { name: string; createdAt: number | null };
   /** What the client's grant already holds (a step-up); kept whatever the user decides here. */
   held: McpScope[];
   /** What the request asks for beyond that: one checkbox each. */
@@ -41,14 +42,17 @@ export interface ConsentPage {
   csrf: string;
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a;line-height:1.45}
+const STYLE = `:root{color-scheme:light dark}
+body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a;background:#fff;line-height:1.45}
 h1{font-size:1.35rem}.box{border:1px solid #ccc;border-radius:8px;padding:1rem 1.25rem;margin:1rem 0}
 .muted{color:#555;font-size:.92rem}.error{color:#a00;font-weight:600}ul{padding-left:1.2rem}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}input[type=password]{width:100%;padding:.5rem;font-family:monospace;box-sizing:border-box}
 fieldset{border:0;padding:0;margin:.5rem 0}legend{font-weight:600;padding:0}.scope{display:flex;gap:.5rem;align-items:baseline;margin:.45rem 0}
 .scope input{margin:0}.scope label{display:inline;margin:0;font-weight:400}
 .actions{display:flex;gap:.75rem;margin-top:1.25rem}button{padding:.55rem 1.2rem;font-size:1rem;border-radius:6px;border:1px solid #888;background:#f4f4f4;cursor:pointer}
-button.primary{background:#1f5fbf;border-color:#1f5fbf;color:#fff}code{font-size:.9em}`;
+button.primary{background:#1f5fbf;border-color:#1f5fbf;color:#fff}code{font-size:.9em}
+@media (prefers-color-scheme:dark){body{color:#e8e8e8;background:#16181c}.muted{color:#b8b8b8}.error{color:#ff9b9b}
+.box{border-color:#555}button{background:#2a2d33;color:#e8e8e8;border-color:#777}button.primary{background:#4d8ef0;border-color:#4d8ef0;color:#0b0b0b}}`;
 
 function layout(title: string, body: string): string {
   return `<!doctype html>
@@ -61,7 +65,9 @@ function layout(title: string, body: string): string {
 <style>${STYLE}</style>
 </head>
 <body>
+<main>
 ${body}
+</main>
 </body>
 </html>
 `;
@@ -88,6 +94,11 @@ export function renderSignIn(page: SignInPage): string {
     'Sign in to Notes',
     `<h1>Sign in to Notes</h1>
 <p>${clientLine(page.client)} wants to connect to your notes. Sign in with one of your API keys to continue.</p>
+<p class="muted">Running the service on this computer? Its key is in the file <code>api-key</code> in the
+service's data folder: <code>.notes-data/api-key</code> in the folder you ran <code>npm start</code> from
+(or <code>$NOTES_DATA_DIR/api-key</code> if you set <code>NOTES_DATA_DIR</code>). <code>npm start</code> also
+printed it the first time it ran. A key for another account comes from
+<code>npm run account:create -- --name &lt;name&gt;</code>.</p>
 ${error}
 <form method="post" action="/oauth/authorize" autocomplete="off">
 ${hidden(page.requestId, page.csrf)}
@@ -140,7 +151,7 @@ ${page.held.map((scope) => `<li>${scopeText(scope)}</li>`).join('\n')}
 <form method="post" action="/oauth/authorize">
 ${hidden(page.requestId, page.csrf)}
 <div class="box">
-<p>${clientLine(page.client)} asks for access to the notes of <strong>${escapeHtml(page.accountName)}</strong>.</p>
+<p>${clientLine(page.client)} asks for access to your notes in ${accountLine(page.account)}.</p>
 ${held}
 ${offered}
 <p class="muted">After you decide, your browser returns to <strong>${escapeHtml(page.client.redirectHost)}</strong>.
@@ -152,6 +163,24 @@ Only allow applications you trust.</p>
 </div>
 </form>`,
   );
+}
+
+const accountDate = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
+
+/** The name `npm start` gives the account it makes on first start (src/local/local-account.ts). */
+export const LOCAL_ACCOUNT_NAME = 'local';
+
+/**
+ * "the account “Ada”, made on 27 November 2026", or for the account `npm start` made, "the account on
+ * this computer": its name alone ("local") says little to a person.
+ */
+function accountLine(account: ConsentPage['account']): string {
+  const made = account.createdAt === null ? '' : ` on ${escapeHtml(accountDate.format(account.createdAt))}`;
+  if (account.name === LOCAL_ACCOUNT_NAME) {
+    return `<strong>the account on this computer</strong> (the one <code>npm start</code> made${made}, whose key you just signed in with)`;
+  }
+  const madeOn = made ? `, made${made}` : '';
+  return `the account <strong>“${escapeHtml(account.name)}”</strong>${madeOn}, the one you just signed in to`;
 }
 
 export function renderError(title: string, description: string): string {

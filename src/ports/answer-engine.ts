@@ -5,8 +5,11 @@ export interface AskPassage {
   start_ms: number;
   end_ms: number;
   text: string;
-  /** The same text by who said it, in order: speakers by the names the user gave them, else labels. */
-  turns: { speaker: string; text: string }[];
+  /**
+   * The same text by who said it, in order: speakers by the names the user gave them, else labels;
+   * with when each turn (and, given word timings, each of its words) starts, where known.
+   */
+  turns: { speaker: string; text: string; start_ms?: number; word_starts?: number[] }[];
 }
 
 export interface AnswerRequest {

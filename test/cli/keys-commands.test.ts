@@ -49,6 +49,19 @@ describe('notes keys ...', () => {
     expect(refused.code, describeRun(refused)).toBe(3);
   });
 
+  it('creates a key with fewer scopes (--scope): it reads, and cannot make itself a wider key', async () => {
+    const created = await runCli(['keys', 'create', 'Dashboard', '--scope', 'notes:read'], env);
+    expect(created.code, describeRun(created)).toBe(0);
+    const key = stdoutJson<Key & { api_key: string; scopes: string[] }>(created);
+    expect(key.scopes).toEqual(['notes:read']);
+    const reader = { ...env, NOTES_API_KEY: key.api_key };
+    const listed = await runCli(['keys', 'list'], reader);
+    expect(listed.code, describeRun(listed)).toBe(0);
+    const wider = await runCli(['keys', 'create', 'Wider'], reader);
+    expect(wider.code, describeRun(wider)).toBe(3);
+    expect(wider.stderr).toMatch(/notes:write/);
+  });
+
   it('exits 2 for a missing name or a malformed key ID, before any request', async () => {
     const noName = await runCli(['keys', 'create', ' '], env);
     expect(noName.code, describeRun(noName)).toBe(2);

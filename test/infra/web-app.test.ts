@@ -53,6 +53,14 @@ describe('the web app on AWS', () => {
     expect(behavior.AllowedMethods).toEqual(['GET', 'HEAD']);
   });
 
+  it('compresses the app’s script and stylesheet at the edge (gzip and brotli, as the local runtime does)', () => {
+    const behavior = distributionConfig.DefaultCacheBehavior as Record<string, unknown>;
+    expect(behavior.Compress).toBe(true);
+    // CloudFront compresses only what the cache key keeps apart by encoding: the managed
+    // CachingOptimized policy (658327ea-…) does, for gzip and brotli.
+    expect(behavior.CachePolicyId).toBe('658327ea-f89d-4fab-a63d-7e88639e58f6');
+  });
+
   it('sends a strict Content-Security-Policy: own scripts and styles only, the API and data bucket only, no framing', () => {
     const security = headersPolicy().SecurityHeadersConfig as Record<string, Record<string, unknown>>;
     const csp = text(security.ContentSecurityPolicy?.ContentSecurityPolicy);

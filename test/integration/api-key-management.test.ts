@@ -21,6 +21,7 @@ interface KeyView {
   prefix: string | null;
   created_at: number;
   revoked_at: number | null;
+  scopes: string[];
 }
 type NewKey = KeyView & { api_key: string };
 
@@ -69,6 +70,7 @@ describe('API key management', () => {
       prefix: created.body.prefix,
       created_at: created.body.created_at,
       revoked_at: null,
+      scopes: ALL_SCOPES,
     });
     // The key the runtime made on first start is listed too.
     expect(listed.body.keys.map((key) => key.prefix)).toContain(apiKey.slice(0, 11));
@@ -117,6 +119,8 @@ describe('API key management', () => {
     ['a name over 100 characters', { name: 'x'.repeat(101) }, /name/],
     ['a name with a line break', { name: 'a\nb' }, /name/],
     ['an unknown field', { name: 'ok', scope: 'all' }, /scope/],
+    ['an unknown scope', { name: 'ok', scopes: ['notes:everything'] }, /scopes/],
+    ['an empty list of scopes', { name: 'ok', scopes: [] }, /scopes/],
   ])('refuses to create a key with %s: 400 with detail', async (_label, body, detail) => {
     const response = await api('POST', '/v1/account/keys', { body });
     expect(response.status).toBe(400);
@@ -132,19 +136,57 @@ describe('API key management', () => {
 });
 
 describe('who may manage API keys', () => {
-  it('lets the web app (notes-web) list keys, and create one when its token holds every scope', async () => {
-    const reader = await webAppToken();
-    const webApi = client(base, reader.access_token);
+  it('lets the web app (notes-web) create a key without the delete permission: the key holds the session’s scopes, no more', async () => {
+    const session = await webAppToken();
+    expect(session.scope.split(' ')).not.toContain('notes:delete');
+    const webApi = client(base, session.access_token);
     expect((await webApi('GET', '/v1/account/keys')).status).toBe(200);
-    const refused = await webApi('POST', '/v1/account/keys', { body: { name: 'From the app' } });
-    expect(refused.status).toBe(403);
-    expect(refused.body.detail).toMatch(/notes:delete/);
+    const created = await webApi<NewKey>('POST', '/v1/account/keys', { body: { name: 'From the app' } });
+    expect(created.status).toBe(201);
+    expect(created.body.scopes).toEqual(session.scope.split(' '));
+    const keyApi = client(base, created.body.api_key);
+    const account = await keyApi<{ api_key: { scopes: string[] } }>('GET', '/v1/account');
+    expect(account.body.api_key.scopes).toEqual(session.scope.split(' '));
+    // The key does what its creator could (list notes), and not what it could not (delete for good).
+    expect((await keyApi('GET', '/v1/notes')).status).toBe(200);
+    const note = await api<{ note_id: string }>('POST', `/v1/notes/${crypto.randomUUID()}/transcription`, {
+      body: { title: 'Kept', content_type: 'audio/wav', size_bytes: 1000 },
+    });
+    const deletion = await keyApi('DELETE', `/v1/notes/${note.body.note_id}`);
+    expect(deletion.status).toBe(403);
+    expect(deletion.body.detail).toMatch(/notes:delete/);
+    expect((await api('GET', `/v1/notes/${note.body.note_id}`)).status).toBe(200);
+    // Nor can it make a key that could: asking for more is refused, and its own keys hold no more.
+    const wider = await keyApi('POST', '/v1/account/keys', { body: { name: 'Wider', scopes: ALL_SCOPES } });
+    expect(wider.status).toBe(403);
+    expect(wider.body.detail).toMatch(/notes:delete/);
+    const child = await keyApi<NewKey>('POST', '/v1/account/keys', { body: { name: 'Child' } });
+    expect(child.body.scopes).not.toContain('notes:delete');
+    expect((await webApi('DELETE', `/v1/account/keys/${created.body.key_id}`)).status).toBe(204);
+  });
 
+  it('makes a key with fewer scopes when asked: a read-only key reads and cannot change anything', async () => {
+    const created = await api<NewKey>('POST', '/v1/account/keys', {
+      body: { name: 'Dashboard', scopes: ['notes:read'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.scopes).toEqual(['notes:read']);
+    const reader = client(base, created.body.api_key);
+    expect((await reader('GET', '/v1/notes')).status).toBe(200);
+    expect((await reader('GET', '/v1/account/keys')).status).toBe(200);
+    const collection = await reader('POST', '/v1/collections', { body: { name: 'Not allowed' } });
+    expect(collection.status).toBe(403);
+    expect(collection.body.detail).toMatch(/notes:write/);
+    expect((await reader('POST', '/v1/account/keys', { body: { name: 'Another' } })).status).toBe(403);
+  });
+
+  it('lets a web app session holding every scope make a key with every scope, and revoke it', async () => {
     const full = await webAppToken(['notes:delete']);
     expect(full.scope.split(' ')).toEqual(ALL_SCOPES);
     const fullApi = client(base, full.access_token);
     const created = await fullApi<NewKey>('POST', '/v1/account/keys', { body: { name: 'From the app' } });
     expect(created.status).toBe(201);
+    expect(created.body.scopes).toEqual(ALL_SCOPES);
     expect((await fullApi('DELETE', `/v1/account/keys/${created.body.key_id}`)).status).toBe(204);
     expect((await client(base, created.body.api_key)('GET', '/v1/notes')).status).toBe(401);
   });

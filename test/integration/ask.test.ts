@@ -25,7 +25,15 @@ const fullText = new Map<string, string>();
 interface AskBody {
   answer: string;
   note_ids: string[];
-  citations: { note_id: string; start_ms: number; end_ms: number; quote: string }[];
+  citations: {
+    note_id: string;
+    note_title: string;
+    start_ms: number;
+    end_ms: number;
+    quote: string;
+    sentence: string;
+    sentence_start_ms: number;
+  }[];
 }
 
 beforeAll(async () => {
@@ -64,6 +72,13 @@ describe('Ask over HTTP on the local runtime', () => {
         expect(note_ids).toContain(citation.note_id);
         expect(citation.end_ms).toBeGreaterThan(citation.start_ms);
         expect(fullText.get(citation.note_id)).toContain(citation.quote.replace(/…$/, ''));
+        // The cited sentence is the one the extractive answer quotes, said within the passage (these
+        // recordings give one unpunctuated sentence per segment; test/unit/cited-sentence.test.ts
+        // shows a sentence further into a passage).
+        expect(answer).toContain(citation.sentence.replace(/"/g, '').slice(0, 60));
+        expect(citation.sentence_start_ms).toBeGreaterThanOrEqual(citation.start_ms);
+        expect(citation.sentence_start_ms).toBeLessThan(citation.end_ms);
+        expect(citation.note_title.length).toBeGreaterThan(0);
       }
     }
     expect(misses).toEqual([]);
@@ -203,6 +218,11 @@ describe('Ask over HTTP on the local runtime', () => {
       expect(answered.status).toBe(200);
       expect(answered.body.answer).toBe('Two hundred thousand dollars.');
       expect(answered.body.note_ids).toEqual([idOf('budget')]);
+      // A model's answer gets its cited sentence the same way: the one it paraphrases, in the passage.
+      const [cited] = answered.body.citations;
+      expect(cited?.quote).toContain(cited?.sentence ?? 'missing');
+      expect(cited?.sentence_start_ms).toBeGreaterThanOrEqual(cited?.start_ms ?? Number.NaN);
+      expect(cited?.sentence_start_ms).toBeLessThan(cited?.end_ms ?? Number.NaN);
     } finally {
       askServices.answers = local;
     }

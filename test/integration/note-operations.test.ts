@@ -33,7 +33,11 @@ describe('getCurrentAccount', () => {
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({
       name: 'local',
-      api_key: { key_id: expect.stringMatching(/^key_/), created_at: expect.any(Number) },
+      api_key: {
+        key_id: expect.stringMatching(/^key_/),
+        created_at: expect.any(Number),
+        scopes: ['notes:read', 'notes:write', 'notes:process', 'notes:delete'],
+      },
     });
     expect(response.body.account_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(JSON.stringify(response.body)).not.toContain('svc_sk_');

@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 
@@ -66,6 +68,27 @@ describe('the web app as npm start serves it', () => {
     expect(await css.text()).toContain('.segment');
   });
 
+  it('compresses the script and stylesheet by Accept-Encoding (brotli first, then gzip), saying Vary: Accept-Encoding', async () => {
+    const page = await (await fetch(`${base}/`)).text();
+    const { script, styles } = scriptAndStylesOf(page);
+    // The page itself is under a kilobyte: not worth compressing.
+    for (const path of [script, styles]) {
+      const plain = await raw(path, undefined);
+      expect(plain.headers['content-encoding'], path).toBeUndefined();
+      expect(plain.headers.vary, path).toBe('Accept-Encoding');
+      const brotli = await raw(path, 'gzip, deflate, br');
+      expect(brotli.headers['content-encoding'], path).toBe('br');
+      expect(brotli.headers.vary, path).toBe('Accept-Encoding');
+      expect(Number(brotli.headers['content-length'])).toBe(brotli.body.length);
+      expect(brotliDecompressSync(brotli.body).equals(plain.body), path).toBe(true);
+      const gzip = await raw(path, 'gzip;q=1, br;q=0');
+      expect(gzip.headers['content-encoding'], path).toBe('gzip');
+      expect(gunzipSync(gzip.body).equals(plain.body), path).toBe(true);
+      expect(brotli.body.length, path).toBeLessThan(plain.body.length / 2);
+      expect((await raw(path, 'identity')).headers['content-encoding'], path).toBeUndefined();
+    }
+  });
+
   it('tells the app where its API and sign-in are, relative to the address the browser used', async () => {
     const response = await fetch(`${base}/app/config.json`);
     expect(response.headers.get('content-type')).toBe('application/json');
@@ -84,3 +107,21 @@ describe('the web app as npm start serves it', () => {
     expect(await response.json()).toEqual({ detail: 'No route for GET /app/assets/missing.js' });
   });
 });
+
+/** A GET as sent, its body as received: fetch would decode the body and hide the encoding. */
+function raw(
+  path: string,
+  acceptEncoding: string | undefined,
+): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = acceptEncoding ? { 'Accept-Encoding': acceptEncoding } : {};
+    request(`${base}${path}`, { headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+      response.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}

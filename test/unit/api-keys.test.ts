@@ -5,6 +5,7 @@ import {
   createAccount,
   hashApiKey,
   issueApiKey,
+  keyScopes,
   listApiKeys,
 } from '../../src/domain/accounts.ts';
 import { UnauthorizedError } from '../../src/domain/errors.ts';
@@ -49,7 +50,11 @@ describe('API keys', () => {
     const issued = await createAccount(store, 'someone');
     const caller = await authenticate(store, `Bearer ${issued.api_key}`);
     expect(caller.account.account_id).toBe(issued.account.account_id);
-    expect(caller.api_key).toEqual({ key_id: issued.key_id, created_at: issuedAt(store, issued.key_id) });
+    expect(caller.api_key).toEqual({
+      key_id: issued.key_id,
+      created_at: issuedAt(store, issued.key_id),
+      scopes: ['notes:read', 'notes:write', 'notes:process', 'notes:delete'],
+    });
   });
 
   it('are refused when missing, malformed, unknown or revoked', async () => {
@@ -92,6 +97,7 @@ describe('API keys', () => {
         prefix: laptop.api_key.slice(0, 11),
         created_at: 2000,
         revoked_at: null,
+        scopes: ['notes:read', 'notes:write', 'notes:process', 'notes:delete'],
       },
       {
         key_id: first.key_id,
@@ -99,9 +105,33 @@ describe('API keys', () => {
         prefix: first.api_key.slice(0, 11),
         created_at: 1000,
         revoked_at: null,
+        scopes: ['notes:read', 'notes:write', 'notes:process', 'notes:delete'],
       },
     ]);
     expect(JSON.stringify(listed)).not.toContain(hashApiKey(laptop.api_key));
     expect(JSON.stringify(listed)).not.toContain(laptop.api_key);
+  });
+
+  it('carry the scopes they were made with; a key recorded without scopes (made before) holds every scope', async () => {
+    const store = memoryStore();
+    const first = await createAccount(store, 'someone');
+    const reader = await issueApiKey(store, first.account, Date.now(), 'Reader', ['notes:read']);
+    expect((await authenticate(store, `Bearer ${reader.api_key}`)).api_key?.scopes).toEqual(['notes:read']);
+    // A key stored before keys carried scopes: no scopes field at all.
+    const oldKey = `svc_sk_${'A'.repeat(43)}`;
+    await store.putApiKey({
+      key_id: 'key_00000000000000aa',
+      account_id: first.account.account_id,
+      key_hash: hashApiKey(oldKey),
+      created_at: 1,
+      revoked_at: null,
+    });
+    expect((await authenticate(store, `Bearer ${oldKey}`)).api_key?.scopes).toEqual([
+      'notes:read',
+      'notes:write',
+      'notes:process',
+      'notes:delete',
+    ]);
+    expect(keyScopes({ scopes: ['notes:process', 'notes:read'] })).toEqual(['notes:read', 'notes:process']);
   });
 });

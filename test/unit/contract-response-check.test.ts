@@ -6,7 +6,7 @@ const ACCOUNT = {
   account_id: '6a1e2f3d-4c5b-4a69-8b7c-0d1e2f3a4b5c',
   name: 'local',
   created_at: 1767000000000,
-  api_key: { key_id: 'key_01', created_at: 1767000000000 },
+  api_key: { key_id: 'key_01', created_at: 1767000000000, scopes: ['notes:read'] },
   access_token: null,
 };
 

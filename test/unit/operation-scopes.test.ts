@@ -27,12 +27,8 @@ describe('the scopes each operation needs', () => {
   it('keeps API key management from MCP: no tool, and only the web app client among OAuth clients', () => {
     expect([...firstPartyOnlyOperations].sort()).toEqual(['createApiKey', 'listApiKeys', 'revokeApiKey']);
     for (const operationId of firstPartyOnlyOperations) expect(findTool(operationId)).toBeUndefined();
-    expect(operationScopes.createApiKey).toEqual([
-      'notes:read',
-      'notes:write',
-      'notes:process',
-      'notes:delete',
-    ]);
+    // A key holds its creator's scopes, so making one needs no scope beyond changing the account.
+    expect(operationScopes.createApiKey).toEqual(['notes:write']);
   });
 
   it('lists what a token lacks for an operation, nothing when it holds the scopes', () => {

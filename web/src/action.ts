@@ -1,21 +1,42 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
+import { PermissionNeeded } from './api.ts';
+import { askPermission, PermissionNotGiven } from './consent-window.ts';
+import { useApp } from './context.ts';
 import { messageOf } from './hooks.ts';
 
 /**
  * One call to the API started by a person's action (Save, Trash, Generate…): whether it is under
  * way and why it failed, so the control that started it can say so in place. A second click while
- * pending is ignored, so an impatient double click never sends the request twice.
+ * pending is ignored, so an impatient double click never sends the request twice. When the call
+ * needed a permission the session lacks, `permission` asks for it there, and once given the same
+ * call runs again.
  */
 export interface Action<A extends unknown[]> {
   run(...args: A): Promise<boolean>;
   pending: boolean;
   error: string | null;
   clearError(): void;
+  permission: PermissionRequest | null;
+}
+
+export interface PermissionRequest {
+  /** The scopes the session lacks (permission-words.ts says them in words). */
+  missing: string[];
+  /** Opens the consent page; once the permission is given, runs the action again. */
+  allow(): Promise<void>;
+  /** Whether the consent page is open (or the new session being fetched). */
+  asking: boolean;
+  /** Stops waiting for the consent window (or drops the request when not asking). */
+  dismiss(): void;
 }
 
 export function useAction<A extends unknown[]>(perform: (...args: A) => Promise<void>): Action<A> {
+  const { config } = useApp();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [needed, setNeeded] = useState<{ failure: PermissionNeeded; args: A } | null>(null);
+  const [asking, setAsking] = useState(false);
+  const waiting = useRef<AbortController | null>(null);
   const performRef = useRef(perform);
   performRef.current = perform;
   const busy = useRef(false);
@@ -24,11 +45,13 @@ export function useAction<A extends unknown[]>(perform: (...args: A) => Promise<
     busy.current = true;
     setPending(true);
     setError(null);
+    setNeeded(null);
     try {
       await performRef.current(...args);
       return true;
     } catch (failure) {
-      setError(messageOf(failure));
+      if (failure instanceof PermissionNeeded) setNeeded({ failure, args });
+      else setError(messageOf(failure));
       return false;
     } finally {
       busy.current = false;
@@ -36,5 +59,30 @@ export function useAction<A extends unknown[]>(perform: (...args: A) => Promise<
     }
   }, []);
   const clearError = useCallback(() => setError(null), []);
-  return { run, pending, error, clearError };
+  const permission: PermissionRequest | null = needed && {
+    missing: needed.failure.missing,
+    asking,
+    dismiss: () => {
+      waiting.current?.abort();
+      setNeeded(null);
+    },
+    allow: async () => {
+      const controller = new AbortController();
+      waiting.current = controller;
+      setAsking(true);
+      try {
+        await askPermission(config, needed.failure.wanted, controller.signal);
+        setNeeded(null);
+        await run(...needed.args);
+      } catch (failure) {
+        setNeeded(null);
+        if (!(failure instanceof PermissionNotGiven && controller.signal.aborted))
+          setError(messageOf(failure));
+      } finally {
+        waiting.current = null;
+        setAsking(false);
+      }
+    },
+  };
+  return { run, pending, error, clearError, permission };
 }

@@ -1,5 +1,6 @@
-import { accessToken } from './auth.ts';
+import { accessToken, currentSession } from './auth.ts';
 import type { AppConfig } from './config.ts';
+import { permissionWords } from './permission-words.ts';
 
 /** An answer of the API that is not a success, with the `detail` it gave. */
 export class ApiError extends Error {
@@ -9,6 +10,25 @@ export class ApiError extends Error {
     readonly body: Record<string, unknown>,
   ) {
     super(detail);
+  }
+}
+
+/**
+ * A 403 `insufficient_scope`: the person did not give this session a permission the action needs.
+ * `wanted` is every scope to ask for (those held and the missing ones, from the challenge), `missing`
+ * those not held; the message says it in plain words, for wherever it ends up.
+ */
+export class PermissionNeeded extends ApiError {
+  constructor(
+    readonly wanted: string[],
+    readonly missing: string[],
+    body: Record<string, unknown>,
+  ) {
+    super(
+      403,
+      `That needs your permission to ${permissionWords(missing)}, which this session was not given.`,
+      body,
+    );
   }
 }
 
@@ -33,12 +53,7 @@ export interface Api {
   request<T>(path: string, options?: RequestOptions): Promise<ApiResult<T>>;
 }
 
-export function createApi(
-  config: AppConfig,
-  onSignedOut: () => void,
-  /** A 403 insufficient_scope: the user did not give this session a permission the action needs. */
-  onNeedsPermission: () => void,
-): Api {
+export function createApi(config: AppConfig, onSignedOut: () => void): Api {
   async function send(path: string, options: RequestOptions, token: string): Promise<Response> {
     const url = new URL(`${config.api_base_url}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) {
@@ -75,7 +90,15 @@ export function createApi(
         const body = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
         const detail = String(body.detail ?? `The service answered ${response.status}`);
         const challenge = response.headers.get('www-authenticate') ?? '';
-        if (response.status === 403 && challenge.includes('insufficient_scope')) onNeedsPermission();
+        if (response.status === 403 && challenge.includes('insufficient_scope')) {
+          const wanted = (/scope="([^"]*)"/.exec(challenge)?.[1] ?? '').split(' ').filter(Boolean);
+          const held = (currentSession()?.scope ?? '').split(' ');
+          throw new PermissionNeeded(
+            wanted,
+            wanted.filter((scope) => !held.includes(scope)),
+            body,
+          );
+        }
         throw new ApiError(response.status, detail, body);
       }
       return { status: response.status, data, etag: response.headers.get('etag') };

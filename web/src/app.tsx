@@ -3,6 +3,7 @@ import { createApi } from './api.ts';
 import { beginSignIn, CALLBACK_PATH, completeSignIn, currentSession, signOut } from './auth.ts';
 import { Toast, type ToastState } from './components/toast.tsx';
 import type { AppConfig } from './config.ts';
+import { handBackConsent } from './consent-window.ts';
 import { type AnnounceOptions, App as AppContextProvider } from './context.ts';
 import { messageOf } from './hooks.ts';
 import { AccountPage } from './pages/account.tsx';
@@ -11,14 +12,19 @@ import { NotePage } from './pages/note.tsx';
 import { NotesPage } from './pages/notes.tsx';
 import { SearchPage } from './pages/search.tsx';
 import { href, navigate, type Route, useRoute } from './router.ts';
+import { useTheme } from './theme.ts';
 
 export function Root({ config }: { config: AppConfig }) {
   const [signedIn, setSignedIn] = useState(() => currentSession() !== null);
   const [callbackError, setCallbackError] = useState<string | null>(null);
   const [finishing, setFinishing] = useState(location.pathname === CALLBACK_PATH);
+  // The small consent window of askPermission: its answer goes back to the tab that asked.
+  const [handedBack] = useState(
+    () => location.pathname === CALLBACK_PATH && handBackConsent(new URLSearchParams(location.search)),
+  );
 
   useEffect(() => {
-    if (location.pathname !== CALLBACK_PATH) return;
+    if (location.pathname !== CALLBACK_PATH || handedBack) return;
     completeSignIn(config, new URLSearchParams(location.search)).then(
       (returnTo) => {
         history.replaceState(null, '', `/${returnTo || '#/'}`);
@@ -31,8 +37,9 @@ export function Root({ config }: { config: AppConfig }) {
         setFinishing(false);
       },
     );
-  }, [config]);
+  }, [config, handedBack]);
 
+  if (handedBack) return <p class="center">Permission given. This window closes by itself.</p>;
   if (finishing) return <p class="center">Signing you in…</p>;
   if (!signedIn) return <SignInPage config={config} error={callbackError} />;
   return <SignedInApp config={config} onSignedOut={() => setSignedIn(false)} />;
@@ -67,10 +74,10 @@ function SignInPage({ config, error }: { config: AppConfig; error: string | null
 function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: () => void }) {
   const route = useRoute();
   const [toast, setToast] = useState<ToastState | null>(null);
-  const [missing, setMissing] = useState(false);
+  const theme = useTheme();
   const context = useMemo(
     () => ({
-      api: createApi(config, onSignedOut, () => setMissing(true)),
+      api: createApi(config, onSignedOut),
       config,
       announce: (message: string, options?: AnnounceOptions) =>
         setToast(message ? { message, undo: options?.undo } : null),
@@ -112,12 +119,19 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
           </a>
         </nav>
         <SearchBox initial={route.path[0] === 'search' ? (route.query.get('q') ?? '') : ''} />
+        <button
+          type="button"
+          class="quiet theme-toggle"
+          aria-pressed={theme.theme === 'dark'}
+          onClick={theme.toggle}
+        >
+          Dark mode
+        </button>
         <button type="button" class="quiet" onClick={leave}>
           Sign out
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {missing && <PermissionNotice config={config} onDismiss={() => setMissing(false)} />}
         <Page route={route} />
       </main>
       <Toast toast={toast} onDone={() => setToast(null)} />
@@ -149,29 +163,6 @@ function Page({ route }: { route: Route }) {
     default:
       return <NotFound />;
   }
-}
-
-/**
- * An action needed a permission this session was not given (the consent page leaves permanent
- * deletion unticked unless the user ticks it): signing in again shows the consent page with it.
- */
-function PermissionNotice({ config, onDismiss }: { config: AppConfig; onDismiss(): void }) {
-  return (
-    <div class="notice" role="alert">
-      <p>
-        That needs a permission you did not give this session (for example, deleting notes permanently or
-        creating API keys). Sign in again and tick it on the consent page to allow it.
-      </p>
-      <p class="actions">
-        <button type="button" class="primary" onClick={() => void beginSignIn(config, location.hash)}>
-          Sign in again to allow it
-        </button>
-        <button type="button" class="quiet" onClick={onDismiss}>
-          Not now
-        </button>
-      </p>
-    </div>
-  );
 }
 
 function SearchBox({ initial }: { initial: string }) {

@@ -67,24 +67,41 @@ async function challengeOf(verifier: string): Promise<string> {
   return base64url(new Uint8Array(digest));
 }
 
-/** Sends the browser to the sign-in page; `returnTo` is the app location to come back to. */
-export async function beginSignIn(config: AppConfig, returnTo: string): Promise<void> {
+/** A sign-in started here: the authorization URL, with the verifier and state it must come back with. */
+export async function authorization(
+  config: AppConfig,
+  scopes: readonly string[],
+  statePrefix = '',
+): Promise<{ url: string; verifier: string; state: string }> {
   const server = await metadata(config);
   const verifier = randomToken();
-  const state = randomToken();
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo }));
+  const state = `${statePrefix}${randomToken()}`;
   const url = new URL(server.authorization_endpoint);
   url.search = new URLSearchParams({
     response_type: 'code',
     client_id: config.client_id,
     redirect_uri: redirectUri(),
-    scope: config.scopes.join(' '),
+    scope: scopes.join(' '),
     resource: config.resource,
     state,
     code_challenge: await challengeOf(verifier),
     code_challenge_method: 'S256',
   }).toString();
-  location.assign(url.toString());
+  return { url: url.toString(), verifier, state };
+}
+
+/**
+ * Sends the browser to the sign-in page; `returnTo` is the app location to come back to, `scopes`
+ * what to ask for (every scope the app uses unless said).
+ */
+export async function beginSignIn(
+  config: AppConfig,
+  returnTo: string,
+  scopes: readonly string[] = config.scopes,
+): Promise<void> {
+  const { url, verifier, state } = await authorization(config, scopes);
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo }));
+  location.assign(url);
 }
 
 /** Finishes a sign-in on the callback page; answers where the user was going. */
@@ -102,16 +119,20 @@ export async function completeSignIn(config: AppConfig, params: URLSearchParams)
   }
   const code = params.get('code');
   if (!code) throw new Error('The sign-in answer carried no authorization code: sign in again');
-  const server = await metadata(config);
+  await exchangeCode(config, code, pending.verifier);
+  return pending.returnTo;
+}
+
+/** Trades an authorization code (with the verifier of its sign-in) for the session this tab keeps. */
+export async function exchangeCode(config: AppConfig, code: string, verifier: string): Promise<void> {
   saveSession(
-    await tokenRequest(server, config, {
+    await tokenRequest(await metadata(config), config, {
       grant_type: 'authorization_code',
       code,
       redirect_uri: redirectUri(),
-      code_verifier: pending.verifier,
+      code_verifier: verifier,
     }),
   );
-  return pending.returnTo;
 }
 
 async function tokenRequest(

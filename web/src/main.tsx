@@ -1,6 +1,9 @@
 import { render } from 'preact';
 import { Root } from './app.tsx';
 import { loadConfig } from './config.ts';
+import { applyTheme } from './theme.ts';
+
+applyTheme();
 
 const root = document.getElementById('app');
 if (root) {

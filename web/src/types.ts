@@ -106,9 +106,13 @@ export interface Page<T> {
 
 export interface AskCitation {
   note_id: string;
+  note_title: string;
   start_ms: number;
   end_ms: number;
   quote: string;
+  /** The sentence the answer rests on, and when it is said: where the citation opens the note. */
+  sentence: string;
+  sentence_start_ms: number;
 }
 
 export interface AskAnswer {

@@ -1,4 +1,5 @@
 // @ts-check
+import { stringsOption } from '../args.mjs';
 import { UsageError } from '../errors.mjs';
 import { info, printJson } from '../output.mjs';
 
@@ -24,16 +25,26 @@ export const keysCreate = {
   summary: 'Create a named API key; its secret is printed this once',
   operation: 'createApiKey',
   args: ['<name>'],
-  options: {},
+  options: {
+    scope: {
+      type: 'string',
+      value: 'S',
+      multiple: true,
+      description:
+        'What the key may do (notes:read, notes:write, notes:process, notes:delete); default: what this key may do',
+    },
+  },
   details:
     'Prints the new key as JSON on stdout, api_key included: the only time the secret is shown.\n' +
-    'Store it at once (e.g. in a password manager); afterwards only its key_id and prefix are shown.',
-  examples: ["notes keys create 'Laptop CLI'"],
-  async run({ positionals, client }) {
+    'Store it at once (e.g. in a password manager); afterwards only its key_id and prefix are shown.\n' +
+    'A key never holds more than the key that made it: --scope narrows it, and a scope this key lacks is refused (403).',
+  examples: ["notes keys create 'Laptop CLI'", 'notes keys create Dashboard --scope notes:read'],
+  async run({ positionals, values, client }) {
     const name = positionals[0] ?? '';
     if (!name.trim()) throw new UsageError('give the key a name', 'keys create');
+    const scopes = stringsOption(values, 'scope');
     const { body } = await client().request('POST', '/v1/account/keys', {
-      body: { name },
+      body: { name, ...(scopes.length ? { scopes } : {}) },
       what: 'keys create',
     });
     printJson(body);

@@ -1,3 +1,4 @@
+import { splitSentences } from '../../domain/cited-sentence.ts';
 import { searchTerms } from '../../domain/search-terms.ts';
 import { formatTimestamp } from '../../domain/transcript.ts';
 import type { AnswerDraft, AnswerEngine, AnswerRequest, AskPassage } from '../../ports/answer-engine.ts';
@@ -133,14 +134,6 @@ function chooseSentences(
   return chosen.sort((a, b) => a.position - b.position);
 }
 
-/** Sentences: split after . ! ? or … followed by space, and at line breaks; empty pieces dropped. */
-export function splitSentences(text: string): string[] {
-  return text
-    .split(/(?<=[.!?…])\s+|\n+/)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => /[\p{L}\p{N}]/u.test(sentence));
-}
-
 /** Inner double quotes would end the quotation early: dropped (quotes compare without punctuation). */
 function clip(text: string): string {
   const plain = text.replace(/"/g, '');
@@ -153,3 +146,5 @@ function clip(text: string): string {
 function notCovered(): AnswerDraft {
   return { answer: NOT_COVERED_ANSWER, citations: [] };
 }
+
+export { splitSentences };

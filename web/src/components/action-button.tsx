@@ -1,9 +1,11 @@
 import type { ComponentChildren } from 'preact';
 import type { Action } from '../action.ts';
+import { ActionFeedback } from './action-feedback.tsx';
 
 /**
  * A button that calls the API: disabled and relabelled while the call runs ("Saving…"), and the
- * failure shown beside it, where the person is looking, not at the top of the page.
+ * failure, or the permission it needs, shown beside it, where the person is looking, not at the top
+ * of the page.
  */
 export function ActionButton({
   action,
@@ -30,11 +32,7 @@ export function ActionButton({
       >
         {action.pending ? pendingLabel : children}
       </button>
-      {action.error && (
-        <span role="alert" class="error inline">
-          {action.error}
-        </span>
-      )}
+      <ActionFeedback action={action} />
     </span>
   );
 }

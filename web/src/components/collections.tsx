@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks';
+import { useAction } from '../action.ts';
 import { useApp } from '../context.ts';
-import { messageOf, useLoad } from '../hooks.ts';
+import { type Loaded, useLoad } from '../hooks.ts';
 import { href, navigate } from '../router.ts';
 import type { Collection } from '../types.ts';
+import { ActionFeedback } from './action-feedback.tsx';
+import { Skeleton } from './skeleton.tsx';
 
 export function useCollections() {
   const { api } = useApp();
@@ -13,55 +16,56 @@ export function useCollections() {
 }
 
 /** The account's collections: pick one to list its notes; create, rename and delete them. */
-export function CollectionsPanel({ selected }: { selected: string | null }) {
+export function CollectionsPanel({
+  selected,
+  collections,
+}: {
+  selected: string | null;
+  collections: Loaded<Collection[]>;
+}) {
   const { api, announce } = useApp();
-  const collections = useCollections();
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
   const chosen = collections.data?.find((collection) => collection.collection_id === selected) ?? null;
 
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
-    try {
-      await api.request('/v1/collections', { method: 'POST', body: { name: name.trim() } });
-      announce(`Collection “${name.trim()}” created`);
-      setName('');
-      collections.reload();
-    } catch (reason) {
-      setError(messageOf(reason));
-    }
-  };
+  const create = useAction(async () => {
+    const wanted = name.trim();
+    await api.request('/v1/collections', { method: 'POST', body: { name: wanted } });
+    announce(`Collection “${wanted}” created`);
+    setName('');
+    collections.reload();
+  });
 
-  const rename = async (collection: Collection) => {
+  const rename = useAction(async (collection: Collection) => {
     const next = prompt('New name for the collection', collection.name)?.trim();
     if (!next || next === collection.name) return;
-    try {
-      await api.request(`/v1/collections/${collection.collection_id}`, {
-        method: 'PATCH',
-        body: { name: next },
-      });
-      collections.reload();
-    } catch (reason) {
-      announce(messageOf(reason));
-    }
-  };
+    await api.request(`/v1/collections/${collection.collection_id}`, {
+      method: 'PATCH',
+      body: { name: next },
+    });
+    announce(`Collection renamed “${next}”`);
+    collections.reload();
+  });
 
-  const remove = async (collection: Collection) => {
+  const remove = useAction(async (collection: Collection) => {
     if (!confirm(`Delete the collection “${collection.name}”? Its notes stay in your notes.`)) return;
-    try {
-      await api.request(`/v1/collections/${collection.collection_id}`, { method: 'DELETE' });
-      announce(`Collection “${collection.name}” deleted; its notes are still here`);
-      navigate(href(''));
-      collections.reload();
-    } catch (reason) {
-      announce(messageOf(reason));
-    }
-  };
+    await api.request(`/v1/collections/${collection.collection_id}`, { method: 'DELETE' });
+    announce(`Collection “${collection.name}” deleted; its notes are still here`);
+    navigate(href(''));
+    collections.reload();
+  });
 
   return (
     <aside aria-labelledby="collections-title" class="side">
       <h2 id="collections-title">Collections</h2>
+      {collections.loading && !collections.data && <Skeleton label="Loading collections…" lines={2} />}
+      {collections.error && (
+        <p role="alert" class="error">
+          {collections.error}{' '}
+          <button type="button" onClick={collections.reload}>
+            Try again
+          </button>
+        </p>
+      )}
       <ul class="plain">
         <li>
           <a href={href('')} aria-current={selected === null ? 'page' : undefined}>
@@ -80,16 +84,34 @@ export function CollectionsPanel({ selected }: { selected: string | null }) {
         ))}
       </ul>
       {chosen && (
-        <p class="actions">
-          <button type="button" class="quiet" onClick={() => rename(chosen)}>
-            Rename “{chosen.name}”
+        <div class="actions">
+          <button
+            type="button"
+            class="quiet"
+            onClick={() => void rename.run(chosen)}
+            disabled={rename.pending}
+          >
+            {rename.pending ? 'Renaming…' : `Rename “${chosen.name}”`}
           </button>
-          <button type="button" class="quiet danger" onClick={() => remove(chosen)}>
-            Delete “{chosen.name}”
+          <ActionFeedback action={rename} />
+          <button
+            type="button"
+            class="quiet danger"
+            onClick={() => void remove.run(chosen)}
+            disabled={remove.pending}
+          >
+            {remove.pending ? 'Deleting…' : `Delete “${chosen.name}”`}
           </button>
-        </p>
+          <ActionFeedback action={remove} />
+        </div>
       )}
-      <form onSubmit={create} class="inline">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void create.run();
+        }}
+        class="inline"
+      >
         <label for="new-collection">New collection</label>
         <input
           id="new-collection"
@@ -98,13 +120,11 @@ export function CollectionsPanel({ selected }: { selected: string | null }) {
           required
           onInput={(e) => setName(e.currentTarget.value)}
         />
-        <button type="submit">Create</button>
+        <button type="submit" disabled={create.pending}>
+          {create.pending ? 'Creating…' : 'Create'}
+        </button>
+        <ActionFeedback action={create} />
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
     </aside>
   );
 }

@@ -3,6 +3,8 @@ import { useApp } from '../context.ts';
 import { bytes } from '../format.ts';
 import { messageOf } from '../hooks.ts';
 import { href, navigate } from '../router.ts';
+import type { CollectionRef } from '../types.ts';
+import { recordUploadFinished } from '../uploads.ts';
 
 /** What the service accepts (submitTranscription's content_type), by file extension when the browser has no type. */
 const TYPES_BY_EXTENSION: Record<string, string> = {
@@ -40,10 +42,11 @@ export function contentTypeOf(file: File): string | null {
 }
 
 /**
- * Drop a recording or pick one: the note is created, then the bytes go straight to the presigned URL
- * (never through the API), with a progress bar; the note page then follows the transcription.
+ * Drop a recording or pick one: the note is created (and filed in `collection`, when the person is
+ * looking at one), then the bytes go straight to the presigned URL (never through the API), with a
+ * progress bar; the note page then follows the transcription.
  */
-export function UploadArea() {
+export function UploadArea({ collection = null }: { collection?: CollectionRef | null }) {
   const { api } = useApp();
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
@@ -81,7 +84,14 @@ export function UploadArea() {
           speakers_expected: speakersExpected,
         },
       });
+      if (collection) {
+        await api.request(`/v1/collections/${collection.collection_id}/notes`, {
+          method: 'POST',
+          body: { note_id: noteId },
+        });
+      }
       await put(data.upload, file, (sent) => setProgress({ name: file.name, sent, total: file.size }));
+      recordUploadFinished(noteId);
       navigate(href(`notes/${noteId}`));
     } catch (reason) {
       setError(messageOf(reason));
@@ -108,7 +118,7 @@ export function UploadArea() {
       onDragLeave={() => setDragging(false)}
       onDrop={onDrop}
     >
-      <h2 id="upload-title">New note</h2>
+      <h2 id="upload-title">{collection ? `New note in “${collection.name}”` : 'New note'}</h2>
       <p class="speakers-field">
         <label for="speakers-expected">How many people speak?</label>{' '}
         <input
@@ -148,7 +158,7 @@ export function UploadArea() {
         disabled={progress !== null}
         onClick={() => input.current?.click()}
       >
-        Choose a recording
+        {progress ? 'Uploading…' : 'Choose a recording'}
       </button>
       {progress && (
         <div class="progress-line">

@@ -1,8 +1,12 @@
 import { useState } from 'preact/hooks';
+import { useAction } from '../action.ts';
+import { ActionFeedback } from '../components/action-feedback.tsx';
 import { ConfirmDeletion } from '../components/confirm-deletion.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
 import { useApp } from '../context.ts';
 import { when } from '../format.ts';
-import { messageOf, useLoad } from '../hooks.ts';
+import { useLoad } from '../hooks.ts';
+import { permissionWords } from '../permission-words.ts';
 
 interface Account {
   account_id: string;
@@ -15,6 +19,8 @@ interface ApiKey {
   prefix: string;
   created_at: number;
   revoked_at: number | null;
+  /** What the key may do: what this session could when it was made (openapi.yaml ApiKey.scopes). */
+  scopes: string[];
 }
 
 /** The account, and the API keys for the CLI and integrations: create one (shown once), revoke. */
@@ -28,39 +34,34 @@ export function AccountPage() {
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
-  const [error, setError] = useState<string | null>(null);
 
-  const create = async (event: Event) => {
-    event.preventDefault();
-    setError(null);
-    try {
-      const { data } = await api.request<ApiKey & { api_key: string }>('/v1/account/keys', {
-        method: 'POST',
-        body: { name: name.trim() },
-      });
-      setCreated({ name: data.name, secret: data.api_key });
-      setName('');
-      keys.reload();
-    } catch (reason) {
-      setError(messageOf(reason));
-    }
-  };
+  const create = useAction(async () => {
+    const { data } = await api.request<ApiKey & { api_key: string }>('/v1/account/keys', {
+      method: 'POST',
+      body: { name: name.trim() },
+    });
+    setCreated({ name: data.name, secret: data.api_key });
+    setName('');
+    keys.reload();
+  });
 
-  const revoke = async () => {
+  const revoke = useAction(async () => {
     if (!revoking) return;
-    try {
-      await api.request(`/v1/account/keys/${revoking.key_id}`, { method: 'DELETE' });
-      announce(`Key “${revoking.name}” revoked`);
-      setRevoking(null);
-      keys.reload();
-    } catch (reason) {
-      announce(messageOf(reason));
-    }
-  };
+    await api.request(`/v1/account/keys/${revoking.key_id}`, { method: 'DELETE' });
+    announce(`Key “${revoking.name}” revoked`);
+    setRevoking(null);
+    keys.reload();
+  });
 
   return (
     <section aria-labelledby="account-title">
       <h1 id="account-title">Account</h1>
+      {account.loading && !account.data && <Skeleton label="Loading your account…" lines={2} />}
+      {account.error && (
+        <p role="alert" class="error">
+          {account.error}
+        </p>
+      )}
       {account.data && (
         <dl class="facts">
           <dt>Name</dt>
@@ -82,6 +83,7 @@ export function AccountPage() {
           {keys.error}
         </p>
       )}
+      {keys.loading && !keys.data && <Skeleton label="Loading your keys…" />}
       {keys.data && keys.data.length === 0 && <p class="empty">No API keys yet.</p>}
       <ul class="keys">
         {(keys.data ?? []).map((key) => (
@@ -90,7 +92,8 @@ export function AccountPage() {
             <span class="meta">
               created {when(key.created_at)}
               {key.revoked_at !== null && `, revoked ${when(key.revoked_at)}`}
-            </span>
+            </span>{' '}
+            <span class="meta">May {permissionWords(key.scopes ?? [])}.</span>
             {key.revoked_at === null && (
               <button type="button" class="quiet danger" onClick={() => setRevoking(key)}>
                 Revoke<span class="visually-hidden"> “{key.name || key.prefix}”</span>
@@ -102,11 +105,12 @@ export function AccountPage() {
       {revoking && (
         <ConfirmDeletion
           what={`the API key “${revoking.name}”: programs using it stop working at once`}
-          action="Revoke the key"
-          onConfirm={revoke}
+          action={revoke.pending ? 'Revoking…' : 'Revoke the key'}
+          onConfirm={async () => void (await revoke.run())}
           onCancel={() => setRevoking(null)}
         />
       )}
+      <ActionFeedback action={revoke} />
       {created && (
         <div class="notice" role="alert">
           <p>Your new key “{created.name}”. Copy it now: it is shown only once.</p>
@@ -119,7 +123,17 @@ export function AccountPage() {
           </button>
         </div>
       )}
-      <form onSubmit={create} class="inline">
+      <p class="meta">
+        A new key may do what you allowed this session to do, no more (you can widen it by giving this session
+        more permissions first).
+      </p>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void create.run();
+        }}
+        class="inline"
+      >
         <label for="key-name">Name of a new key</label>
         <input
           id="key-name"
@@ -128,13 +142,11 @@ export function AccountPage() {
           required
           onInput={(event) => setName(event.currentTarget.value)}
         />
-        <button type="submit">Create key</button>
+        <button type="submit" disabled={create.pending}>
+          {create.pending ? 'Creating…' : 'Create key'}
+        </button>
+        <ActionFeedback action={create} />
       </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
     </section>
   );
 }

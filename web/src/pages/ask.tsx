@@ -1,43 +1,71 @@
 import { useState } from 'preact/hooks';
+import { useAction } from '../action.ts';
+import { ActionFeedback } from '../components/action-feedback.tsx';
+import { AskExchange, type Exchange } from '../components/ask-exchange.tsx';
 import { useCollections } from '../components/collections.tsx';
 import { useApp } from '../context.ts';
-import { clock } from '../format.ts';
-import { messageOf } from '../hooks.ts';
-import { href } from '../router.ts';
 import type { AskAnswer } from '../types.ts';
 
-/** A question across the processed notes (or one collection's), answered with its supporting notes. */
+/** Where a question looks: every processed note, one collection, or one note (a follow-up). */
+type Scope =
+  | { kind: 'all' }
+  | { kind: 'collection'; id: string }
+  | { kind: 'note'; id: string; title: string };
+
+/**
+ * Ask as a conversation: each question and its answer stay on the page for the visit, newest last;
+ * a follow-up can be asked of one cited note ("Ask about this note"). Citations open the note at
+ * the sentence they rest on.
+ */
 export function AskPage() {
   const { api } = useApp();
   const collections = useCollections();
   const [question, setQuestion] = useState('');
-  const [collectionId, setCollectionId] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [answer, setAnswer] = useState<AskAnswer | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const [scope, setScope] = useState<Scope>({ kind: 'all' });
+  const [thread, setThread] = useState<Exchange[]>([]);
 
-  const ask = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const { data } = await api.request<AskAnswer>('/v1/ask', {
-        method: 'POST',
-        body: { question: question.trim(), ...(collectionId ? { collection_id: collectionId } : {}) },
-      });
-      setAnswer(data);
-    } catch (reason) {
-      setError(messageOf(reason));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const ask = useAction(async () => {
+    const asked = question.trim();
+    const body =
+      scope.kind === 'collection'
+        ? { question: asked, collection_id: scope.id }
+        : scope.kind === 'note'
+          ? { question: asked, note_ids: [scope.id] }
+          : { question: asked };
+    const { data } = await api.request<AskAnswer>('/v1/ask', { method: 'POST', body });
+    setThread((previous) => [
+      ...previous,
+      { id: previous.length, question: asked, scope: scopeWords(scope), answer: data },
+    ]);
+    setQuestion('');
+  });
 
+  const scopeValue = scope.kind === 'all' ? '' : `${scope.kind}:${scope.id}`;
   return (
     <section aria-labelledby="ask-title">
       <h1 id="ask-title">Ask your notes</h1>
-      <form onSubmit={ask} class="stack">
-        <label for="question">Question</label>
+      {thread.length > 0 && (
+        <ol class="thread" aria-label="Questions and answers of this visit">
+          {thread.map((exchange) => (
+            <AskExchange
+              key={exchange.id}
+              exchange={exchange}
+              onFollowUp={(noteId, title) => {
+                setScope({ kind: 'note', id: noteId, title });
+                document.getElementById('question')?.focus();
+              }}
+            />
+          ))}
+        </ol>
+      )}
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void ask.run();
+        }}
+        class="stack"
+      >
+        <label for="question">{thread.length > 0 ? 'Follow-up question' : 'Question'}</label>
         <textarea
           id="question"
           rows={3}
@@ -49,53 +77,32 @@ export function AskPage() {
         <label for="ask-scope">Notes to ask</label>
         <select
           id="ask-scope"
-          value={collectionId}
-          onChange={(event) => setCollectionId(event.currentTarget.value)}
+          value={scopeValue}
+          onChange={(event) => {
+            const [kind, id] = event.currentTarget.value.split(':');
+            if (kind === 'collection' && id) setScope({ kind: 'collection', id });
+            else if (kind !== 'note') setScope({ kind: 'all' });
+          }}
         >
           <option value="">All processed notes</option>
+          {scope.kind === 'note' && <option value={scopeValue}>Only the note “{scope.title}”</option>}
           {(collections.data ?? []).map((collection) => (
-            <option key={collection.collection_id} value={collection.collection_id}>
+            <option key={collection.collection_id} value={`collection:${collection.collection_id}`}>
               Collection: {collection.name}
             </option>
           ))}
         </select>
-        <button type="submit" class="primary" disabled={busy || !question.trim()}>
-          {busy ? 'Thinking…' : 'Ask'}
-        </button>
-      </form>
-      {error && (
-        <p role="alert" class="error">
-          {error}
+        <p>
+          <button type="submit" class="primary" disabled={ask.pending || !question.trim()}>
+            {ask.pending ? 'Thinking…' : 'Ask'}
+          </button>{' '}
+          <ActionFeedback action={ask} />
         </p>
-      )}
-      <div aria-live="polite">
-        {answer && (
-          <div class="answer">
-            <h2>Answer</h2>
-            <p>{answer.answer}</p>
-            <h3>Supported by</h3>
-            <ul>
-              {answer.citations.map((citation) => (
-                <li key={`${citation.note_id}-${citation.start_ms}`}>
-                  <q>{citation.quote}</q>{' '}
-                  <a href={href(`notes/${citation.note_id}`, { t: citation.start_ms })}>
-                    Open the note at {clock(citation.start_ms)}
-                  </a>
-                </li>
-              ))}
-            </ul>
-            <p class="meta">
-              Supporting notes:{' '}
-              {answer.note_ids.map((id, index) => (
-                <span key={id}>
-                  {index > 0 && ', '}
-                  <a href={href(`notes/${id}`)}>{id.slice(0, 8)}</a>
-                </span>
-              ))}
-            </p>
-          </div>
-        )}
-      </div>
+      </form>
     </section>
   );
+}
+
+function scopeWords(scope: Scope): string | null {
+  return scope.kind === 'note' ? `about “${scope.title}”` : null;
 }

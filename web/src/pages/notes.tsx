@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api.ts';
-import { CollectionsPanel } from '../components/collections.tsx';
-import { StatusBadge } from '../components/status.tsx';
+import { useAction } from '../action.ts';
+import { ActionFeedback } from '../components/action-feedback.tsx';
+import { CollectionsPanel, useCollections } from '../components/collections.tsx';
+import { NoteRow } from '../components/note-row.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
 import { UploadArea } from '../components/upload.tsx';
 import { useApp } from '../context.ts';
-import { when } from '../format.ts';
-import { messageOf, useInterval, useLoad } from '../hooks.ts';
-import { href } from '../router.ts';
+import { useInterval, useLoad } from '../hooks.ts';
 import type { NoteSummary } from '../types.ts';
 
 interface NoteList {
@@ -25,17 +25,21 @@ export function NotesPage({
   state: 'active' | 'trashed';
   collectionId: string | null;
 }) {
-  const { api, announce } = useApp();
+  const { api } = useApp();
+  const collections = useCollections();
   const [extra, setExtra] = useState<{ notes: NoteSummary[]; cursor: string | null } | null>(null);
+  const [leaving, setLeaving] = useState<ReadonlySet<string>>(new Set());
   const key = `${state}:${collectionId ?? ''}`;
   const first = useLoad(key, async () => {
     setExtra(null);
     const { data } = await api.request<NoteList>('/v1/notes', {
       query: { limit: PAGE_SIZE, state, collection_id: collectionId },
     });
+    setLeaving(new Set());
     return data;
   });
   const notes = [...(first.data?.notes ?? []), ...(extra?.notes ?? [])];
+  const shown = notes.filter((note) => !leaving.has(note.note_id));
   const nextCursor = extra ? extra.cursor : (first.data?.next_cursor ?? null);
   // Notes still being transcribed change on their own: refresh quietly until they settle.
   const working = notes.some(
@@ -43,35 +47,34 @@ export function NotesPage({
   );
   useInterval(working && extra === null, POLL_MS, first.reload);
 
-  const more = async () => {
+  const more = useAction(async () => {
     if (!nextCursor) return;
-    try {
-      const { data } = await api.request<NoteList>('/v1/notes', {
-        query: { limit: PAGE_SIZE, state, collection_id: collectionId, cursor: nextCursor },
-      });
-      setExtra({ notes: [...(extra?.notes ?? []), ...data.notes], cursor: data.next_cursor });
-    } catch (error) {
-      announce(messageOf(error));
-    }
-  };
+    const { data } = await api.request<NoteList>('/v1/notes', {
+      query: { limit: PAGE_SIZE, state, collection_id: collectionId, cursor: nextCursor },
+    });
+    setExtra({ notes: [...(extra?.notes ?? []), ...data.notes], cursor: data.next_cursor });
+  });
 
-  const setState = async (note: NoteSummary, next: 'active' | 'trashed') => {
-    try {
-      await api.request(`/v1/notes/${note.note_id}`, { method: 'PATCH', body: { state: next } });
-      announce(next === 'trashed' ? `“${note.title}” moved to the trash` : `“${note.title}” restored`);
-      first.reload();
-    } catch (error) {
-      announce(error instanceof ApiError && error.status === 404 ? 'That note is gone' : messageOf(error));
-    }
-  };
+  const mark = (noteId: string, gone: boolean) =>
+    setLeaving((previous) => {
+      const next = new Set(previous);
+      if (gone) next.add(noteId);
+      else next.delete(noteId);
+      return next;
+    });
 
-  const heading = state === 'trashed' ? 'Trash' : 'Notes';
+  const collection = collectionId
+    ? collections.data?.find((candidate) => candidate.collection_id === collectionId)
+    : undefined;
+  // A collection's view is titled with its name (a placeholder while the names load).
+  const heading = state === 'trashed' ? 'Trash' : collectionId ? (collection?.name ?? 'Collection') : 'Notes';
   return (
     <div class={state === 'active' ? 'with-side' : ''}>
-      {state === 'active' && <CollectionsPanel selected={collectionId} />}
+      {state === 'active' && <CollectionsPanel selected={collectionId} collections={collections} />}
       <section aria-labelledby="notes-title" class="grow">
         <h1 id="notes-title">{heading}</h1>
-        {state === 'active' && !collectionId && <UploadArea />}
+        {collectionId && <p class="meta">A collection of your notes.</p>}
+        {state === 'active' && <UploadArea collection={collection ?? null} />}
         {first.error && (
           <p role="alert" class="error">
             {first.error}{' '}
@@ -80,40 +83,35 @@ export function NotesPage({
             </button>
           </p>
         )}
-        {first.data && notes.length === 0 && (
+        {first.loading && !first.data && <Skeleton label={`Loading ${heading.toLowerCase()}…`} />}
+        {first.data && shown.length === 0 && (
           <p class="empty">
             {state === 'trashed'
               ? 'The trash is empty.'
               : collectionId
-                ? 'No notes in this collection yet. Open a note to file it here.'
+                ? 'No notes in this collection yet. Upload a recording here, or open a note to file it here.'
                 : 'No notes yet. Upload a recording to make your first one.'}
           </p>
         )}
         <ul class="notes" aria-busy={first.loading}>
           {notes.map((note) => (
-            <li key={note.note_id}>
-              <a href={href(`notes/${note.note_id}`)} class="title">
-                {note.title}
-              </a>
-              <span class="meta">
-                {when(note.created_at)} <StatusBadge status={note.transcription_status} />
-              </span>
-              {state === 'active' ? (
-                <button type="button" class="quiet" onClick={() => setState(note, 'trashed')}>
-                  Trash<span class="visually-hidden"> “{note.title}”</span>
-                </button>
-              ) : (
-                <button type="button" class="quiet" onClick={() => setState(note, 'active')}>
-                  Restore<span class="visually-hidden"> “{note.title}”</span>
-                </button>
-              )}
-            </li>
+            <NoteRow
+              key={note.note_id}
+              note={note}
+              leaving={leaving.has(note.note_id)}
+              onLeave={() => mark(note.note_id, true)}
+              onStay={() => mark(note.note_id, false)}
+              onChanged={first.reload}
+            />
           ))}
         </ul>
         {nextCursor && (
-          <button type="button" onClick={more}>
-            Show more
-          </button>
+          <p>
+            <button type="button" onClick={() => void more.run()} disabled={more.pending}>
+              {more.pending ? 'Loading more…' : 'Show more'}
+            </button>
+            <ActionFeedback action={more} />
+          </p>
         )}
       </section>
     </div>

@@ -1,7 +1,10 @@
 import { useState } from 'preact/hooks';
+import { useAction } from '../action.ts';
+import { ActionFeedback } from '../components/action-feedback.tsx';
+import { Skeleton } from '../components/skeleton.tsx';
 import { useApp } from '../context.ts';
 import { clock, when } from '../format.ts';
-import { messageOf, useLoad } from '../hooks.ts';
+import { useLoad } from '../hooks.ts';
 import { href, navigate } from '../router.ts';
 import type { NoteSummary } from '../types.ts';
 
@@ -45,7 +48,7 @@ function Highlighted({ text, highlights }: { text: string; highlights: Highlight
 }
 
 export function SearchPage({ query, includeTrashed }: { query: string; includeTrashed: boolean }) {
-  const { api, announce } = useApp();
+  const { api } = useApp();
   const [more, setMore] = useState<{ results: SearchHit[]; cursor: string | null } | null>(null);
   const first = useLoad(`${query}:${includeTrashed}`, async () => {
     setMore(null);
@@ -66,17 +69,13 @@ export function SearchPage({ query, includeTrashed }: { query: string; includeTr
   const results = [...(first.data?.results ?? []), ...(more?.results ?? [])];
   const cursor = more ? more.cursor : (first.data?.next_cursor ?? null);
 
-  const next = async () => {
+  const next = useAction(async () => {
     if (!cursor) return;
-    try {
-      const { data } = await api.request<SearchPage_>('/v1/search', {
-        query: { q: query, include_trashed: includeTrashed || undefined, cursor },
-      });
-      setMore({ results: [...(more?.results ?? []), ...data.results], cursor: data.next_cursor });
-    } catch (error) {
-      announce(messageOf(error));
-    }
-  };
+    const { data } = await api.request<SearchPage_>('/v1/search', {
+      query: { q: query, include_trashed: includeTrashed || undefined, cursor },
+    });
+    setMore({ results: [...(more?.results ?? []), ...data.results], cursor: data.next_cursor });
+  });
 
   return (
     <section aria-labelledby="search-title">
@@ -96,6 +95,7 @@ export function SearchPage({ query, includeTrashed }: { query: string; includeTr
           {first.error}
         </p>
       )}
+      {first.loading && !first.data && <Skeleton label="Searching…" />}
       {first.data && results.length === 0 && !cursor && <p class="empty">No processed note mentions that.</p>}
       <ol class="results" aria-busy={first.loading}>
         {results.map((hit) => (
@@ -121,9 +121,12 @@ export function SearchPage({ query, includeTrashed }: { query: string; includeTr
         ))}
       </ol>
       {cursor && (
-        <button type="button" onClick={next}>
-          More results
-        </button>
+        <p>
+          <button type="button" onClick={() => void next.run()} disabled={next.pending}>
+            {next.pending ? 'Loading more…' : 'More results'}
+          </button>
+          <ActionFeedback action={next} />
+        </p>
       )}
     </section>
   );

@@ -1,0 +1,99 @@
+import { useState } from 'preact/hooks';
+import { useAction } from '../action.ts';
+import { ApiError } from '../api.ts';
+import { useApp } from '../context.ts';
+import { when } from '../format.ts';
+import { href } from '../router.ts';
+import type { NoteSummary } from '../types.ts';
+import { ActionFeedback } from './action-feedback.tsx';
+import { ConfirmDeletion } from './confirm-deletion.tsx';
+import { StatusBadge } from './status.tsx';
+
+/**
+ * One note in a list, with what can be done to it there. Trash and Restore are optimistic: the row
+ * leaves at once and the toast offers Undo; if the service refuses, the row comes back with the
+ * reason beside its button. In the trash, deleting for good asks for typed confirmation (and for the
+ * permission, in place, when the session was not given it).
+ */
+export function NoteRow({
+  note,
+  leaving,
+  onLeave,
+  onStay,
+  onChanged,
+}: {
+  note: NoteSummary;
+  /** Hidden while its move is under way (kept mounted, so a failure can still be shown here). */
+  leaving: boolean;
+  onLeave(): void;
+  onStay(): void;
+  /** The list should be read again (the move happened, or was undone). */
+  onChanged(): void;
+}) {
+  const { api, announce } = useApp();
+  const [confirming, setConfirming] = useState(false);
+  const moveTo = (state: 'active' | 'trashed') =>
+    api.request(`/v1/notes/${note.note_id}`, { method: 'PATCH', body: { state } });
+
+  const move = useAction(async () => {
+    const next = note.state === 'active' ? 'trashed' : 'active';
+    onLeave();
+    announce(next === 'trashed' ? `Moving “${note.title}” to the trash…` : `Restoring “${note.title}”…`);
+    try {
+      await moveTo(next);
+    } catch (failure) {
+      onStay();
+      announce('');
+      if (failure instanceof ApiError && failure.status === 404) throw new Error('That note is gone');
+      throw failure;
+    }
+    announce(next === 'trashed' ? `“${note.title}” moved to the trash` : `“${note.title}” restored`, {
+      undo: async () => {
+        await moveTo(note.state);
+        onChanged();
+      },
+    });
+    onChanged();
+  });
+
+  const deletion = useAction(async () => {
+    await api.request(`/v1/notes/${note.note_id}`, { method: 'DELETE' });
+    setConfirming(false);
+    onLeave();
+    announce(`“${note.title}” deleted for good`);
+    onChanged();
+  });
+
+  const label = <span class="visually-hidden"> “{note.title}”</span>;
+  return (
+    <li hidden={leaving} aria-busy={move.pending || deletion.pending}>
+      <a href={href(`notes/${note.note_id}`)} class="title">
+        {note.title}
+      </a>
+      <span class="meta">
+        {when(note.created_at)} <StatusBadge status={note.transcription_status} />
+      </span>
+      <span class="row-actions">
+        <button type="button" class="quiet" onClick={() => void move.run()} disabled={move.pending}>
+          {note.state === 'active' ? 'Trash' : 'Restore'}
+          {label}
+        </button>
+        {note.state === 'trashed' && (
+          <button type="button" class="quiet danger" onClick={() => setConfirming(true)}>
+            Delete for good…{label}
+          </button>
+        )}
+      </span>
+      <ActionFeedback action={move} />
+      {confirming && (
+        <ConfirmDeletion
+          what={`“${note.title}”, its recording, transcript and everything made from it`}
+          action={deletion.pending ? 'Deleting…' : 'Delete permanently'}
+          onConfirm={async () => void (await deletion.run())}
+          onCancel={() => setConfirming(false)}
+        />
+      )}
+      <ActionFeedback action={deletion} />
+    </li>
+  );
+}
