@@ -1,5 +1,5 @@
 import { clock } from '../format.ts';
-import type { Player } from '../player.ts';
+import type { Player } from '../player/playback.ts';
 import type { CitedText, Insights } from '../types.ts';
 import { Citations } from './citations.tsx';
 
@@ -19,14 +19,39 @@ function CitedList({ title, items, player }: { title: string; items: CitedText[]
   );
 }
 
+/**
+ * A note's Insights, what a person looks for first at the top: the summary, the action items and the
+ * chapters (each plays from its start and brings the transcript there), then the rest.
+ */
 export function InsightsView({ insights, player }: { insights: Insights; player: Player }) {
   return (
     <div class="insights">
       <p>
         {insights.summary.text} <Citations at={insights.summary.citations} player={player} />
       </p>
-      <CitedList title="Key points" items={insights.key_points} player={player} />
       <CitedList title="Action items" items={insights.action_items} player={player} />
+      {insights.chapters.length > 0 && (
+        <>
+          <h3>Chapters</h3>
+          <ol class="chapters">
+            {insights.chapters.map((chapter) => (
+              <li key={chapter.start_ms}>
+                <a
+                  href={`#t=${chapter.start_ms}`}
+                  class="chapter"
+                  onClick={(event) => {
+                    event.preventDefault();
+                    player.playFrom(chapter.start_ms);
+                  }}
+                >
+                  <span class="at">{clock(chapter.start_ms)}</span> {chapter.title}
+                </a>
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+      <CitedList title="Key points" items={insights.key_points} player={player} />
       <CitedList title="Decisions" items={insights.decisions} player={player} />
       <CitedList title="Open questions" items={insights.open_questions} player={player} />
       {insights.topics.length > 0 && (
@@ -51,18 +76,6 @@ export function InsightsView({ insights, player }: { insights: Insights; player:
               </li>
             ))}
           </ul>
-        </>
-      )}
-      {insights.chapters.length > 0 && (
-        <>
-          <h3>Chapters</h3>
-          <ol>
-            {insights.chapters.map((chapter) => (
-              <li key={chapter.start_ms}>
-                {chapter.title} <Citations at={[chapter.start_ms]} player={player} />
-              </li>
-            ))}
-          </ol>
         </>
       )}
       <p class="meta">Made by {insights.engine}</p>
