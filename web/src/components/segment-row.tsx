@@ -80,8 +80,13 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
         }
       }}
     >
-      <button type="button" class="time" onClick={() => playback.playFrom(segment.start_ms)}>
-        <span class="visually-hidden">Play from </span>
+      {/* Names as aria-labels, not hidden spans: a two-hour transcript has a thousand of each. */}
+      <button
+        type="button"
+        class="time"
+        aria-label={`Play from ${at}`}
+        onClick={() => playback.playFrom(segment.start_ms)}
+      >
         {at}
       </button>
       <span class="speaker">{props.name}</span>
@@ -142,17 +147,32 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
       )}
       {mode === null && (
         <div class="tools">
-          <button type="button" class="quiet" onClick={() => actions.open(rowKey, 'speaker')}>
-            Speaker<span class="visually-hidden"> — change who says the segment at {at}</span>
+          <button
+            type="button"
+            class="quiet"
+            aria-label={`Speaker — change who says the segment at ${at}`}
+            onClick={() => actions.open(rowKey, 'speaker')}
+          >
+            Speaker
           </button>
           {words.length > 1 && (
-            <button type="button" class="quiet" onClick={() => actions.open(rowKey, 'split')}>
-              Split<span class="visually-hidden"> the segment at {at}</span>
+            <button
+              type="button"
+              class="quiet"
+              aria-label={`Split the segment at ${at}`}
+              onClick={() => actions.open(rowKey, 'split')}
+            >
+              Split
             </button>
           )}
           {!props.isLast && (
-            <button type="button" class="quiet" onClick={() => actions.merge(index)}>
-              Merge<span class="visually-hidden"> the segment at {at} with the next</span>
+            <button
+              type="button"
+              class="quiet"
+              aria-label={`Merge the segment at ${at} with the next`}
+              onClick={() => actions.merge(index)}
+            >
+              Merge
             </button>
           )}
         </div>

@@ -27,8 +27,13 @@ export function PlayerBar({
 }) {
   const media = useRef<HTMLAudioElement>(null);
   useEffect(() => {
-    playback.attach(media.current);
-    return () => playback.attach(null);
+    const element = media.current;
+    playback.attach(element);
+    // A media element taken out of the page plays on, unheard of: leaving the note stops it.
+    return () => {
+      element?.pause();
+      playback.attach(null);
+    };
   }, [playback, src]);
   useShortcuts(playback);
   const ready = usePlayback(playback, (p) => p.ready);
@@ -37,10 +42,10 @@ export function PlayerBar({
   const hasPlayed = usePlayback(playback, (p) => p.positionMs > 0 || !p.paused);
   const label = src ? (ready ? undefined : 'Loading the recording…') : 'Preparing the recording…';
   return (
-    <section class="player" aria-label="Recording">
+    <section class="player" aria-label="Player">
       {src && (
         // biome-ignore lint/a11y/useMediaCaption: the transcript on this page is the recording's text
-        <audio ref={media} preload="metadata" src={src} onError={onSourceError} />
+        <audio ref={media} preload="metadata" src={src} aria-label="Recording" onError={onSourceError} />
       )}
       <div class="player-controls">
         <button
