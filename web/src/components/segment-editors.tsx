@@ -41,6 +41,20 @@ export function TextEditor({
   }, []);
   const id = `edit-${segment.start_ms}`;
   const changed = text.trim() !== '' && text.trim() !== segment.text;
+  // A click elsewhere leaves an editor nothing was changed in (as clicking away from a text does); a
+  // focus moved by the app (a rename finishing) does not, and a changed text waits for Save or Escape.
+  const form = useRef<HTMLFormElement>(null);
+  const leave = useRef(() => {});
+  leave.current = () => {
+    if (!saving && !changed) onLeave();
+  };
+  useEffect(() => {
+    const away = (event: PointerEvent) => {
+      if (event.target instanceof Node && !form.current?.contains(event.target)) leave.current();
+    };
+    document.addEventListener('pointerdown', away, true);
+    return () => document.removeEventListener('pointerdown', away, true);
+  }, []);
   const save = async () => {
     if (!changed) return onCancel();
     setSaving(true);
@@ -49,6 +63,7 @@ export function TextEditor({
   };
   return (
     <form
+      ref={form}
       class="editor"
       aria-busy={saving}
       onSubmit={(event) => {
@@ -56,10 +71,6 @@ export function TextEditor({
         void save();
       }}
       onKeyDown={escapeTo(onCancel)}
-      onFocusOut={(event) => {
-        const to = event.relatedTarget;
-        if (!saving && !changed && !(to instanceof Node && event.currentTarget.contains(to))) onLeave();
-      }}
     >
       <label for={id} class="visually-hidden">
         Corrected text of the segment at {clock(segment.start_ms)}

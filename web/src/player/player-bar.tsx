@@ -40,6 +40,7 @@ export function PlayerBar({
   const paused = usePlayback(playback, (p) => p.paused);
   const following = usePlayback(playback, (p) => p.following);
   const hasPlayed = usePlayback(playback, (p) => p.positionMs > 0 || !p.paused);
+  const rate = usePlayback(playback, (p) => p.rate);
   const label = src ? (ready ? undefined : 'Loading the recording…') : 'Preparing the recording…';
   return (
     <section class="player" aria-label="Player">
@@ -80,7 +81,7 @@ export function PlayerBar({
         <label class="rate">
           <span class="visually-hidden">Speed</span>
           <select
-            value={String(usePlayback(playback, (p) => p.rate))}
+            value={String(rate)}
             onChange={(event) => playback.setRate(Number(event.currentTarget.value))}
           >
             {RATES.map((rate) => (

@@ -26,22 +26,24 @@ export function Filing({ note, onChanged }: { note: Note; onChanged(): void }) {
   });
   return (
     <div class="filing">
-      <ul class="tags" aria-label="Collections of this note">
-        {note.collections.map((collection) => (
-          <li key={collection.collection_id}>
-            <a href={href('', { collection: collection.collection_id })}>{collection.name}</a>
-            <button
-              type="button"
-              class="quiet"
-              disabled={unfile.pending}
-              onClick={() => void unfile.run(collection.collection_id, collection.name)}
-            >
-              <span aria-hidden="true">×</span>
-              <span class="visually-hidden">Take out of {collection.name}</span>
-            </button>
-          </li>
-        ))}
-      </ul>
+      {note.collections.length > 0 && (
+        <ul class="tags" aria-label="Collections of this note">
+          {note.collections.map((collection) => (
+            <li key={collection.collection_id}>
+              <a href={href('', { collection: collection.collection_id })}>{collection.name}</a>
+              <button
+                type="button"
+                class="quiet"
+                disabled={unfile.pending}
+                onClick={() => void unfile.run(collection.collection_id, collection.name)}
+              >
+                <span aria-hidden="true">×</span>
+                <span class="visually-hidden">Take out of {collection.name}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
       {unfile.error && (
         <span role="alert" class="error inline">
           {unfile.error}
