@@ -269,6 +269,8 @@ describe('the web app in Chromium', () => {
       await page.locator('.insights').waitFor();
       await page.locator('.player .play:not([disabled])').waitFor();
       await page.waitForLoadState('networkidle');
+      // The toast of the step before has gone: the picture is of the page.
+      await expect.poll(() => page.locator('.toast').textContent(), { timeout: 15_000 }).toBe('');
       await page.screenshot({ path: join(SCREENSHOTS, 'note-on-a-phone.png'), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
