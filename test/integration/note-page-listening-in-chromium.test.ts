@@ -233,6 +233,34 @@ describe('the note page, built around listening, in Chromium', () => {
     await axe.check('note-playing-word', false);
   });
 
+  it('changes only the playing segment in the page while the recording plays', async () => {
+    await open(longNote);
+    await recordingReady();
+    await page.evaluate(`(() => {
+      window.changedRows = new Set();
+      window.playedRows = new Set();
+      new MutationObserver((records) => {
+        for (const record of records) {
+          const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+          const row = node && node.closest('.segment');
+          if (row) window.changedRows.add(row.id);
+        }
+        const playing = document.querySelector('.segment.playing');
+        if (playing) window.playedRows.add(playing.id);
+      }).observe(document.querySelector('.segments'), { subtree: true, childList: true, attributes: true, characterData: true });
+    })()`);
+    await page.getByRole('button', { name: `Play from ${clockOf(20 * SEGMENT_MS)}` }).click();
+    await expect
+      .poll(() => page.evaluate<number>('window.playedRows.size'), { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(2);
+    await page.keyboard.press('k');
+    const changed = await page.evaluate<string[]>('[...window.changedRows]');
+    const played = await page.evaluate<string[]>('[...window.playedRows]');
+    // The segments that played, and the one before the first (it stopped being the one at 0:00).
+    expect(changed.length).toBeGreaterThanOrEqual(2);
+    for (const id of changed) expect([...played, 'segment-0']).toContain(id);
+  });
+
   it('plays a moment asked for before the recording is ready, once it is', async () => {
     let release = () => {};
     const held = new Promise<void>((resolve) => {
