@@ -326,6 +326,9 @@ describe('the note page, built around listening, in Chromium', () => {
     expect(Number(await page.locator('.segment.playing').getAttribute('data-start'))).toBeLessThanOrEqual(
       startMs,
     );
+    // The list says which chapter is playing.
+    expect(await last.getAttribute('aria-current')).toBe('true');
+    expect(await page.locator('.insights .chapters a[aria-current="true"]').count()).toBe(1);
     await page.keyboard.press('k');
 
     // On a phone the summary comes first, above the transcript.

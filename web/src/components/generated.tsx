@@ -3,7 +3,7 @@ import { ApiError } from '../api.ts';
 import { useApp } from '../context.ts';
 import { stageLabel } from '../format.ts';
 import { useInterval, useLoad } from '../hooks.ts';
-import type { Player } from '../player/playback.ts';
+import type { Playback } from '../player/playback.ts';
 import type { Insights, Job } from '../types.ts';
 import { ActionButton } from './action-button.tsx';
 import { type Artifact, ArtifactView } from './artifacts.tsx';
@@ -40,7 +40,7 @@ export function GeneratedPanel({
 }: {
   noteId: string;
   kind: GeneratedKind;
-  player: Player;
+  player: Playback;
 }) {
   const { api, announce } = useApp();
   const state = useLoad<Outcome>(`${noteId}:${kind}`, async () => {

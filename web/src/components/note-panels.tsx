@@ -1,5 +1,5 @@
 import { useRef, useState } from 'preact/hooks';
-import type { Player } from '../player/playback.ts';
+import type { Playback } from '../player/playback.ts';
 import { type GeneratedKind, GeneratedPanel, TITLES } from './generated.tsx';
 
 const KINDS: GeneratedKind[] = ['insights', 'epiphany', 'deep_research', 'podcast'];
@@ -9,7 +9,7 @@ const KINDS: GeneratedKind[] = ['insights', 'epiphany', 'deep_research', 'podcas
  * action items and chapters (Insights), and the three artifacts, one tab each. Every panel stays
  * mounted (hidden when not chosen), so each keeps its state and follows its job while another shows.
  */
-export function NotePanels({ noteId, player }: { noteId: string; player: Player }) {
+export function NotePanels({ noteId, player }: { noteId: string; player: Playback }) {
   const [chosen, setChosen] = useState<GeneratedKind>('insights');
   const tabs = useRef<Array<HTMLButtonElement | null>>([]);
   const choose = (index: number) => {
