@@ -344,6 +344,26 @@ describe('the note page, built around listening, in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
+  it('says how long the podcast lasts before it is played', { timeout: 180_000 }, async () => {
+    const path = `/v1/notes/${shortNote}/artifacts/podcast`;
+    expect((await service.api('POST', path, {})).status).toBe(202);
+    await expect.poll(async () => (await service.api('GET', path)).status, { timeout: 150_000 }).toBe(200);
+    const durationMs = Number(
+      ((await service.api('GET', path)).body.content as { audio: { duration_ms: number } }).audio.duration_ms,
+    );
+    await open(shortNote);
+    await page.getByRole('tab', { name: 'Podcast' }).click();
+    const panel = page.locator('#panel-podcast');
+    await expect.poll(() => panel.textContent()).toContain(`Lasts ${clockOf(durationMs)}`);
+    // Its player knows its length (metadata loaded) without a press of Play.
+    const podcast = `document.querySelector('audio[aria-label="Podcast audio"]')`;
+    await expect
+      .poll(() => page.evaluate<number>(`${podcast}.duration || 0`), { timeout: 20_000 })
+      .toBeCloseTo(durationMs / 1000, 0);
+    expect(await page.evaluate<boolean>(`${podcast}.paused`)).toBe(true);
+    await axe.check('note-podcast-tab', false);
+  });
+
   it('corrects a segment in place: Escape leaves it, Enter saves it with "Saving…", then "Saved"', async () => {
     await open(shortNote);
     const row = page.locator('#segment-2');
