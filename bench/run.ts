@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app]`
+ * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app | web-long-note]`
  * (`quality`: recogniser and diarizer scores, then the diarizer's leave-one-source-out folds, which
  * `diarization-loso` runs alone, then the speech-presence check and low-confidence flag on tuning and
  * held-out material, which `confidence` runs alone; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
@@ -26,6 +26,7 @@ import { correctionsBench, correctionsTable } from './transcript-corrections.ts'
 import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 import { webAppSize, webAppSizeTable } from './web-app-size.ts';
+import { webLongNoteBench, webLongNoteTable } from './web-long-note.ts';
 
 const which = process.argv[2] ?? 'all';
 const NAMES = [
@@ -45,6 +46,7 @@ const NAMES = [
   'corrections',
   'correction-index',
   'web-app',
+  'web-long-note',
 ];
 if (!NAMES.includes(which)) {
   console.error(`usage: npm run bench [-- ${NAMES.slice(1).join(' | ')}]`);
@@ -165,6 +167,13 @@ if (which === 'all' || which === 'web-app') {
   const result = await webAppSize();
   results.web_app = result;
   console.log(`${webAppSizeTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'web-long-note') {
+  console.log('Web app: the note page in Chromium, a 1-minute note next to a 2-hour one, opened and played');
+  const result = await webLongNoteBench();
+  results.web_long_note = result;
+  console.log(`${webLongNoteTable(result)}\n`);
 }
 
 if (which === 'all' || which === 'bundles') {

@@ -208,7 +208,8 @@ describe('fixing speakers in the web app, in Chromium', () => {
     await rename('Speaker 1', 'Marianne', 'Marianne Dashwood');
     // At once, without waiting for the rename's answer.
     const first = row(0);
-    await first.getByRole('button', { name: /^Correct/ }).click();
+    // The words themselves open for correction (there is no button per segment).
+    await first.locator('.text').click();
     await first.locator('textarea').fill(`${original} zebracorn`);
     await first.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => shownText(0)).toBe(`${original} zebracorn`);
@@ -317,9 +318,7 @@ describe('fixing speakers in the web app, in Chromium', () => {
       await row(0)
         .getByRole('button', { name: /^Merge the segment at .* with the next$/ })
         .click();
-      await row(2)
-        .getByRole('button', { name: /^Correct/ })
-        .click();
+      await row(2).locator('.text').click();
       await row(2).locator('textarea').fill(`${text} quokka`);
     } finally {
       release();
@@ -376,6 +375,8 @@ describe('fixing speakers in the web app, in Chromium', () => {
     expect(await talkTime.textContent()).not.toContain('Speaker 1:');
     await axe.check('insights-with-names');
 
+    // The artifacts are tabs beside the transcript: the epiphany's is chosen first.
+    await page.getByRole('tab', { name: 'Epiphany' }).click();
     await page.getByRole('button', { name: 'Generate epiphany' }).click();
     const epiphany = page.locator('section[aria-labelledby="generated-epiphany"]');
     await epiphany.getByRole('button', { name: 'Regenerate' }).waitFor({ timeout: 60_000 });

@@ -183,7 +183,8 @@ describe('the web app in Chromium', () => {
     const first = page.locator('.segment').first();
     // As seen: words the recogniser was unsure of also carry "(unsure)" for screen readers.
     const original = await visibleText(first.locator('.text'));
-    await first.getByRole('button', { name: /Correct/ }).click();
+    // The words themselves open for correction (there is no button per segment).
+    await first.locator('.text').click();
     await first.locator('textarea').fill(`${original} ${UNIQUE_WORD}`);
     await first.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => visibleText(first.locator('.text'))).toBe(`${original} ${UNIQUE_WORD}`);
@@ -260,11 +261,17 @@ describe('the web app in Chromium', () => {
         );
         expect(overflow, `${route} at ${width}px`).toBeLessThanOrEqual(0);
       }
-      if (SCREENSHOTS && width === 320) {
-        await page.goto(`${base}/#/notes/${noteId}`);
-        await page.getByRole('heading', { name: 'Transcript' }).waitFor();
-        await page.screenshot({ path: join(SCREENSHOTS, 'note-on-a-phone.png'), fullPage: true });
-      }
+    }
+    if (SCREENSHOTS) {
+      // A phone in portrait, once the note, its recording and its Insights have loaded.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(`${base}/#/notes/${noteId}`);
+      await page.locator('.insights').waitFor();
+      await page.locator('.player .play:not([disabled])').waitFor();
+      await page.waitForLoadState('networkidle');
+      // The toast of the step before has gone: the picture is of the page.
+      await expect.poll(() => page.locator('.toast').textContent(), { timeout: 15_000 }).toBe('');
+      await page.screenshot({ path: join(SCREENSHOTS, 'note-on-a-phone.png'), fullPage: true });
     }
     await page.setViewportSize({ width: 1280, height: 900 });
   });

@@ -1,4 +1,6 @@
-import type { Player } from '../player.ts';
+import { madeBy } from '../engine-words.ts';
+import { clock } from '../format.ts';
+import type { Player } from '../player/playback.ts';
 import { Citations } from './citations.tsx';
 
 interface Evidence {
@@ -54,7 +56,9 @@ export function ArtifactView({ artifact, player }: { artifact: Artifact; player:
       {artifact.kind === 'podcast' && (
         <PodcastView content={artifact.content as unknown as Podcast} player={player} />
       )}
-      <p class="meta">Made by {artifact.engine}</p>
+      <p class="meta" title={artifact.engine}>
+        {madeBy(artifact.engine)}
+      </p>
     </div>
   );
 }
@@ -110,8 +114,9 @@ function PodcastView({ content, player }: { content: Podcast; player: Player }) 
   const names = new Map(content.hosts.map((host) => [host.id, host.name]));
   return (
     <>
+      <p class="meta">Lasts {clock(content.audio.duration_ms)}</p>
       {/* biome-ignore lint/a11y/useMediaCaption: the script below is the podcast's transcript */}
-      <audio controls preload="none" src={content.audio.url} aria-label="Podcast audio" class="wide" />
+      <audio controls preload="metadata" src={content.audio.url} aria-label="Podcast audio" class="wide" />
       <details>
         <summary>Script</summary>
         <ol class="plain">

@@ -1,5 +1,5 @@
 import { clock } from '../format.ts';
-import type { Player } from '../player.ts';
+import type { Player } from '../player/playback.ts';
 
 /** Each citation a link to the moment it cites: activating it plays the recording from there. */
 export function Citations({ at, player }: { at: number[]; player: Player }) {

@@ -1,16 +1,17 @@
-import { useState } from 'preact/hooks';
+import { useAction } from '../action.ts';
 import { ApiError } from '../api.ts';
 import { useApp } from '../context.ts';
 import { stageLabel } from '../format.ts';
-import { messageOf, useInterval, useLoad } from '../hooks.ts';
-import type { Player } from '../player.ts';
+import { useInterval, useLoad } from '../hooks.ts';
+import type { Playback } from '../player/playback.ts';
 import type { Insights, Job } from '../types.ts';
+import { ActionButton } from './action-button.tsx';
 import { type Artifact, ArtifactView } from './artifacts.tsx';
 import { InsightsView } from './insights.tsx';
 
 export type GeneratedKind = 'insights' | 'epiphany' | 'deep_research' | 'podcast';
 
-const TITLES: Record<GeneratedKind, string> = {
+export const TITLES: Record<GeneratedKind, string> = {
   insights: 'Insights',
   epiphany: 'Epiphany',
   deep_research: 'Deep research',
@@ -39,10 +40,9 @@ export function GeneratedPanel({
 }: {
   noteId: string;
   kind: GeneratedKind;
-  player: Player;
+  player: Playback;
 }) {
   const { api, announce } = useApp();
-  const [starting, setStarting] = useState(false);
   const state = useLoad<Outcome>(`${noteId}:${kind}`, async () => {
     try {
       const { status, data } = await api.request<Job | Insights | Artifact>(pathOf(noteId, kind));
@@ -58,22 +58,16 @@ export function GeneratedPanel({
   const outcome = state.data;
   useInterval(outcome?.kind === 'working', POLL_MS, state.reload);
 
-  const generate = async (regenerate: boolean) => {
-    setStarting(true);
-    try {
-      await api.request(pathOf(noteId, kind), {
-        method: 'POST',
-        // generateInsights always makes them afresh and takes no options; artifacts are kept unless asked.
-        body: kind === 'insights' ? {} : { regenerate },
-      });
-      announce(`${TITLES[kind]} requested`);
-      state.reload();
-    } catch (error) {
-      announce(messageOf(error));
-    } finally {
-      setStarting(false);
-    }
-  };
+  // The failure (a missing permission, a refusal) shows beside the button, where it was pressed.
+  const generate = useAction(async () => {
+    await api.request(pathOf(noteId, kind), {
+      method: 'POST',
+      // generateInsights always makes them afresh and takes no options; artifacts are kept unless asked.
+      body: kind === 'insights' ? {} : { regenerate: outcome?.kind !== 'none' },
+    });
+    announce(`${TITLES[kind]} requested`);
+    state.reload();
+  });
 
   const headingId = `generated-${kind}`;
   return (
@@ -81,15 +75,20 @@ export function GeneratedPanel({
       <div class="section-head">
         <h2 id={headingId}>{TITLES[kind]}</h2>
         {outcome && outcome.kind !== 'working' && (
-          <button type="button" disabled={starting} onClick={() => generate(outcome.kind !== 'none')}>
+          <ActionButton action={generate} pendingLabel="Asking…">
             {outcome.kind === 'none' ? `Generate ${TITLES[kind].toLowerCase()}` : 'Regenerate'}
-          </button>
+          </ActionButton>
         )}
       </div>
       {state.error && (
         <p role="alert" class="error">
           {state.error}
         </p>
+      )}
+      {!outcome && !state.error && (
+        <div class="skeleton" aria-busy="true">
+          <span class="visually-hidden">Loading {TITLES[kind].toLowerCase()}…</span>
+        </div>
       )}
       {outcome?.kind === 'none' && <p class="empty">Not generated yet.</p>}
       {outcome?.kind === 'working' && (

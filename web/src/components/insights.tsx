@@ -1,5 +1,7 @@
+import { madeBy } from '../engine-words.ts';
 import { clock } from '../format.ts';
-import type { Player } from '../player.ts';
+import { usePlayback } from '../player/hooks.ts';
+import type { Playback, Player } from '../player/playback.ts';
 import type { CitedText, Insights } from '../types.ts';
 import { Citations } from './citations.tsx';
 
@@ -19,14 +21,19 @@ function CitedList({ title, items, player }: { title: string; items: CitedText[]
   );
 }
 
-export function InsightsView({ insights, player }: { insights: Insights; player: Player }) {
+/**
+ * A note's Insights, what a person looks for first at the top: the summary, the action items and the
+ * chapters (each plays from its start and brings the transcript there), then the rest.
+ */
+export function InsightsView({ insights, player }: { insights: Insights; player: Playback }) {
   return (
     <div class="insights">
       <p>
         {insights.summary.text} <Citations at={insights.summary.citations} player={player} />
       </p>
-      <CitedList title="Key points" items={insights.key_points} player={player} />
       <CitedList title="Action items" items={insights.action_items} player={player} />
+      <ChapterList chapters={insights.chapters} player={player} />
+      <CitedList title="Key points" items={insights.key_points} player={player} />
       <CitedList title="Decisions" items={insights.decisions} player={player} />
       <CitedList title="Open questions" items={insights.open_questions} player={player} />
       {insights.topics.length > 0 && (
@@ -53,19 +60,42 @@ export function InsightsView({ insights, player }: { insights: Insights; player:
           </ul>
         </>
       )}
-      {insights.chapters.length > 0 && (
-        <>
-          <h3>Chapters</h3>
-          <ol>
-            {insights.chapters.map((chapter) => (
-              <li key={chapter.start_ms}>
-                {chapter.title} <Citations at={[chapter.start_ms]} player={player} />
-              </li>
-            ))}
-          </ol>
-        </>
-      )}
-      <p class="meta">Made by {insights.engine}</p>
+      <p class="meta" title={insights.engine}>
+        {madeBy(insights.engine)}
+      </p>
     </div>
+  );
+}
+
+/**
+ * The chapters: each plays from its start and brings the transcript there; the one playing is marked
+ * (this list alone re-renders, and only when the chapter changes).
+ */
+function ChapterList({ chapters, player }: { chapters: Insights['chapters']; player: Playback }) {
+  const current = usePlayback(player, (p) =>
+    chapters.findLastIndex((chapter) => chapter.start_ms <= p.positionMs && (p.positionMs > 0 || !p.paused)),
+  );
+  if (chapters.length === 0) return null;
+  return (
+    <>
+      <h3>Chapters</h3>
+      <ol class="chapters">
+        {chapters.map((chapter, index) => (
+          <li key={chapter.start_ms}>
+            <a
+              href={`#t=${chapter.start_ms}`}
+              class="chapter"
+              aria-current={index === current ? 'true' : undefined}
+              onClick={(event) => {
+                event.preventDefault();
+                player.playFrom(chapter.start_ms);
+              }}
+            >
+              <span class="at">{clock(chapter.start_ms)}</span> {chapter.title}
+            </a>
+          </li>
+        ))}
+      </ol>
+    </>
   );
 }

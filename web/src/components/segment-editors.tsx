@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { clock } from '../format.ts';
 import { useFocusOnMount } from '../hooks.ts';
 import type { Segment } from '../types.ts';
@@ -11,26 +11,64 @@ function escapeTo(onCancel: () => void) {
   };
 }
 
-/** The segment's text in a field, to correct what the recogniser heard. */
+/**
+ * The segment's text in a field, in place of the words, to correct what the recogniser heard: Enter
+ * saves ("Saving…" until the service has it), Escape leaves it unchanged, and so does moving away
+ * from it without changing anything. It opens with the caret where the person clicked.
+ */
 export function TextEditor({
   segment,
+  caret,
   onSave,
   onCancel,
+  onLeave,
 }: {
   segment: Segment;
-  onSave(text: string): void;
+  caret: number | null;
+  onSave(text: string): Promise<boolean>;
   onCancel(): void;
+  onLeave(): void;
 }) {
   const [text, setText] = useState(segment.text);
-  const focus = useFocusOnMount<HTMLTextAreaElement>();
+  const [saving, setSaving] = useState(false);
+  const field = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => {
+    const element = field.current;
+    if (!element) return;
+    element.focus();
+    const at = caret ?? element.value.length;
+    element.setSelectionRange(at, at);
+  }, []);
   const id = `edit-${segment.start_ms}`;
+  const changed = text.trim() !== '' && text.trim() !== segment.text;
+  // A click elsewhere leaves an editor nothing was changed in (as clicking away from a text does); a
+  // focus moved by the app (a rename finishing) does not, and a changed text waits for Save or Escape.
+  const form = useRef<HTMLFormElement>(null);
+  const leave = useRef(() => {});
+  leave.current = () => {
+    if (!saving && !changed) onLeave();
+  };
+  useEffect(() => {
+    const away = (event: PointerEvent) => {
+      if (event.target instanceof Node && !form.current?.contains(event.target)) leave.current();
+    };
+    document.addEventListener('pointerdown', away, true);
+    return () => document.removeEventListener('pointerdown', away, true);
+  }, []);
+  const save = async () => {
+    if (!changed) return onCancel();
+    setSaving(true);
+    // On success the editor closes; on failure it stays, with the text, and the reason is announced.
+    if (!(await onSave(text.trim()))) setSaving(false);
+  };
   return (
     <form
+      ref={form}
       class="editor"
+      aria-busy={saving}
       onSubmit={(event) => {
         event.preventDefault();
-        if (text.trim() && text.trim() !== segment.text) onSave(text.trim());
-        else onCancel();
+        void save();
       }}
       onKeyDown={escapeTo(onCancel)}
     >
@@ -40,11 +78,28 @@ export function TextEditor({
       <textarea
         id={id}
         value={text}
-        rows={3}
+        rows={2}
+        readOnly={saving}
+        aria-describedby={`${id}-hint`}
         onInput={(event) => setText(event.currentTarget.value)}
-        ref={focus}
+        onKeyDown={(event) => {
+          // Enter saves, as in a chat box; a segment is one line of speech, so no newline is lost.
+          if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+            event.preventDefault();
+            void save();
+          }
+        }}
+        ref={field}
       />
-      <SaveOrCancel onCancel={onCancel} />
+      <span class="hint meta" id={`${id}-hint`}>
+        Enter saves, Escape cancels
+      </span>
+      <button type="submit" class="primary" disabled={saving}>
+        {saving ? 'Saving…' : 'Save'}
+      </button>
+      <button type="button" onClick={onCancel} disabled={saving}>
+        Cancel
+      </button>
     </form>
   );
 }

@@ -1,86 +1,139 @@
+import { useMemo, useState } from 'preact/hooks';
 import { clock } from '../format.ts';
-import type { Player } from '../player.ts';
-import type { Segment } from '../types.ts';
+import { memo } from '../memo.ts';
+import { useSegmentPlaying } from '../player/hooks.ts';
+import type { Playback } from '../player/playback.ts';
+import { wordsOf } from '../speakers.ts';
+import type { Segment, TimedWord } from '../types.ts';
 import { type SpeakerChoice, SpeakerChooser, SplitPicker, TextEditor } from './segment-editors.tsx';
+import { PlayingText, SegmentText } from './segment-text.tsx';
+import { wordAt } from './word-at.ts';
 
 export type SegmentMode = 'text' | 'speaker' | 'split';
 
-/** The words of a segment, those the recogniser was unsure of marked (and said so to screen readers). */
-export function SegmentText({ words }: { words: Array<{ text: string; unsure: boolean }> }) {
-  return (
-    <>
-      {words.map((word, index) => (
-        <span key={index}>
-          {index > 0 && ' '}
-          {word.unsure ? (
-            <span class="unsure">
-              {word.text}
-              <span class="visually-hidden"> (unsure)</span>
-            </span>
-          ) : (
-            word.text
-          )}
-        </span>
-      ))}
-    </>
-  );
+/** What a row asks of the transcript; one object for all rows, the same from render to render. */
+export interface RowActions {
+  open(key: string, mode: SegmentMode): void;
+  /** Closes the row's editor; `refocus` puts the focus back on the row (not when it went elsewhere). */
+  close(key: string, index: number, refocus: boolean): void;
+  text(index: number, text: string): Promise<boolean>;
+  speaker(index: number, label: string): void;
+  split(index: number, atWord: number): void;
+  merge(index: number): void;
 }
 
 interface Props {
   segment: Segment;
   index: number;
+  rowKey: string;
   label: string;
   name: string;
   colour: number;
-  words: Array<{ text: string; unsure: boolean }>;
   isLast: boolean;
-  playing: boolean;
   mode: SegmentMode | null;
+  /** Just corrected: says "Saved" for a moment. */
+  saved: boolean;
   speakers: SpeakerChoice[];
   newLabel: string;
-  player: Player;
-  onMode(mode: SegmentMode | null): void;
-  onText(text: string): void;
-  onSpeaker(label: string): void;
-  onSplit(atWord: number): void;
-  onMerge(): void;
+  playback: Playback;
+  actions: RowActions;
+}
+
+/** Where a word starts: its own timing, else its share of the segment's time. */
+function startOf(segment: Segment, timed: readonly TimedWord[] | undefined, word: number, count: number) {
+  const own = timed?.[word]?.start_ms;
+  if (own !== undefined) return own;
+  return Math.round(segment.start_ms + ((segment.end_ms - segment.start_ms) * word) / Math.max(1, count));
 }
 
 /**
- * One segment: its time (plays from there), its speaker, its words; a small toolbar, shown on hover
- * and keyboard focus, corrects the text, changes the speaker, splits it at a word or merges it with
- * the next. The toolbar's buttons name the segment for screen readers.
+ * One segment: its time (plays from there), its speaker, its words. A click on the words plays from
+ * the word clicked and opens them for correction at that place (Enter or Space on them opens them
+ * too); a small toolbar, shown on hover and keyboard focus, changes the speaker, splits the segment
+ * at a word or merges it with the next. Drawn again only when its own props change, or when it starts
+ * or stops playing.
  */
-export function SegmentRow(props: Props) {
-  const { segment, index, mode, player } = props;
+export const SegmentRow = memo(function SegmentRow(props: Props) {
+  const { segment, index, mode, playback, actions, rowKey } = props;
   const at = clock(segment.start_ms);
+  const playing = useSegmentPlaying(playback, index);
+  const words = useMemo(() => wordsOf(segment), [segment]);
+  const timed = segment.words?.length === words.length ? segment.words : undefined;
+  const [caret, setCaret] = useState<number | null>(null);
+  const openText = (at: number | null) => {
+    setCaret(at);
+    actions.open(rowKey, 'text');
+  };
+  const close = () => actions.close(rowKey, index, true);
   return (
     <li
       id={`segment-${index}`}
       tabIndex={-1}
-      class={`segment speaker-${props.colour}${props.playing ? ' playing' : ''}`}
-      aria-current={props.playing ? 'true' : undefined}
+      class={`segment speaker-${props.colour}${playing ? ' playing' : ''}`}
+      aria-current={playing ? 'true' : undefined}
       data-start={segment.start_ms}
       data-speaker-label={props.label}
+      onKeyDown={(event) => {
+        if (event.target === event.currentTarget && event.key === 'Enter' && mode === null) {
+          event.preventDefault();
+          openText(null);
+        }
+      }}
     >
-      <button type="button" class="time" onClick={() => player.playFrom(segment.start_ms)}>
-        <span class="visually-hidden">Play from </span>
+      {/* Names as aria-labels, not hidden spans: a two-hour transcript has a thousand of each. */}
+      <button
+        type="button"
+        class="time"
+        aria-label={`Play from ${at}`}
+        onClick={() => playback.playFrom(segment.start_ms)}
+      >
         {at}
       </button>
       <span class="speaker">{props.name}</span>
       {mode === 'text' ? (
-        <TextEditor segment={segment} onSave={props.onText} onCancel={() => props.onMode(null)} />
+        <TextEditor
+          segment={segment}
+          caret={caret}
+          onSave={(text) => actions.text(index, text)}
+          onCancel={close}
+          onLeave={() => actions.close(rowKey, index, false)}
+        />
       ) : mode === 'split' ? (
         <SplitPicker
           segment={segment}
-          words={props.words.map((word) => word.text)}
-          onSplit={props.onSplit}
-          onCancel={() => props.onMode(null)}
+          words={words.map((word) => word.text)}
+          onSplit={(atWord) => actions.split(index, atWord)}
+          onCancel={close}
         />
       ) : (
-        <p class="text">
-          <SegmentText words={props.words} />
-        </p>
+        // biome-ignore lint/a11y/useSemanticElements: a button cannot hold the words' own marks (unsure) as text
+        <div
+          class="text edit"
+          role="button"
+          tabIndex={0}
+          aria-describedby="correct-hint"
+          onClick={(event) => {
+            const hit = wordAt(event.currentTarget, event.clientX, event.clientY);
+            if (hit) playback.playFrom(startOf(segment, timed, hit.word, words.length));
+            openText(hit?.char ?? null);
+          }}
+          onKeyDown={(event) => {
+            if (event.key !== 'Enter' && event.key !== ' ') return;
+            event.preventDefault();
+            openText(null);
+          }}
+        >
+          {playing ? (
+            <PlayingText words={words} timed={timed} playback={playback} />
+          ) : (
+            <SegmentText words={words} />
+          )}
+        </div>
+      )}
+      {props.saved && mode === null && (
+        <span class="saved" role="status">
+          Saved
+        </span>
       )}
       {mode === 'speaker' && (
         <SpeakerChooser
@@ -88,30 +141,42 @@ export function SegmentRow(props: Props) {
           current={props.label}
           speakers={props.speakers}
           newLabel={props.newLabel}
-          onSave={props.onSpeaker}
-          onCancel={() => props.onMode(null)}
+          onSave={(label) => actions.speaker(index, label)}
+          onCancel={close}
         />
       )}
       {mode === null && (
         <div class="tools">
-          <button type="button" class="quiet edit" onClick={() => props.onMode('text')}>
-            Correct<span class="visually-hidden"> the segment at {at}</span>
+          <button
+            type="button"
+            class="quiet"
+            aria-label={`Speaker — change who says the segment at ${at}`}
+            onClick={() => actions.open(rowKey, 'speaker')}
+          >
+            Speaker
           </button>
-          <button type="button" class="quiet" onClick={() => props.onMode('speaker')}>
-            Speaker<span class="visually-hidden"> — change who says the segment at {at}</span>
-          </button>
-          {props.words.length > 1 && (
-            <button type="button" class="quiet" onClick={() => props.onMode('split')}>
-              Split<span class="visually-hidden"> the segment at {at}</span>
+          {words.length > 1 && (
+            <button
+              type="button"
+              class="quiet"
+              aria-label={`Split the segment at ${at}`}
+              onClick={() => actions.open(rowKey, 'split')}
+            >
+              Split
             </button>
           )}
           {!props.isLast && (
-            <button type="button" class="quiet" onClick={props.onMerge}>
-              Merge<span class="visually-hidden"> the segment at {at} with the next</span>
+            <button
+              type="button"
+              class="quiet"
+              aria-label={`Merge the segment at ${at} with the next`}
+              onClick={() => actions.merge(index)}
+            >
+              Merge
             </button>
           )}
         </div>
       )}
     </li>
   );
-}
+});

@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type Saved, type TranscriptEdit, type TranscriptState, useCorrections } from '../corrections.ts';
 import { clock } from '../format.ts';
-import type { Player } from '../player.ts';
+import type { Playback } from '../player/playback.ts';
 import {
   colourOf,
   labelOf,
@@ -12,10 +12,16 @@ import {
   UNSURE_BELOW,
   wordsOf,
 } from '../speakers.ts';
-import { type SegmentMode, SegmentRow } from './segment-row.tsx';
+import type { Segment } from '../types.ts';
+import { type RowActions, type SegmentMode, SegmentRow } from './segment-row.tsx';
 import { SpeakerName } from './speaker-name.tsx';
+import { useFollowPlayback } from './transcript-follow.ts';
 
 const PALETTE_SIZE = 8;
+/** Rows drawn at once (more than a tall screen holds), then the rest in slices, one task each. */
+const FIRST_ROWS = 60;
+const ROWS_PER_SLICE = 200;
+const SAVED_SHOWN_MS = 3000;
 
 interface Props {
   noteId: string;
@@ -24,18 +30,23 @@ interface Props {
   /** The note's ETag: speaker names are the note's, renamed against it. */
   noteEtag: string | null;
   speakerNames: Record<string, string>;
-  player: Player;
+  playback: Playback;
   /** After a change: show what the answer holds, then reload the note and its transcript. */
   onSaved(saved: Saved): void;
 }
 
+function anyUnsure(segments: readonly Segment[]): boolean {
+  return segments.some((segment) => wordsOf(segment).some((word) => word.unsure));
+}
+
 /**
- * The transcript as a list of segments: speakers in distinct colours, a click plays from the segment,
- * the playing one is highlighted. Speakers are renamed by their label; a segment is corrected, given
- * another speaker, split at a word or merged with the next in place, and each correction undone.
- * Words the recogniser was unsure of are underlined.
+ * The transcript as a list of segments: speakers in distinct colours, the playing segment and word
+ * highlighted and kept in view. Speakers are renamed by their label; a segment's text is corrected
+ * by clicking it, its speaker changed, split at a word or merged with the next in place, and each
+ * correction undone. Words the recogniser was unsure of are underlined. A long transcript is drawn a
+ * slice at a time, so its first screen shows at once.
  */
-export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, player, onSaved }: Props) {
+export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, playback, onSaved }: Props) {
   const corrections = useCorrections({ noteId, transcript, noteEtag, speakerNames, onSaved });
   const canUndo = corrections.renameToUndo || (transcript.data.revision ?? 0) > 0;
   // The open editor, by its segment's key: it stays on its segment when a split or merge moves it.
@@ -43,19 +54,28 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
   const activeNow = useRef(active);
   activeNow.current = active;
   const [focusRow, setFocusRow] = useState<number | null>(null);
+  const [savedKey, setSavedKey] = useState<string | null>(null);
   const transcription = transcript.data;
   const segments = transcription.conversation_segments;
-  const keys = segmentKeys(segments);
-  const labels = labelsOf(segments, speakerNames);
-  const speakers = labels.map((label) => ({ label, name: nameOf(label, speakerNames) }));
-  const newLabel = nextFreeLabel(labels, speakerNames);
-  const words = segments.map(wordsOf);
-  const anyUnsure = words.some((list) => list.some((word) => word.unsure));
-
-  const colour = (label: string) => colourOf(label, labels, PALETTE_SIZE);
-  const playing = segments.findIndex(
-    (segment) => player.positionMs >= segment.start_ms && player.positionMs < segment.end_ms,
+  const [shown, setShown] = useState(FIRST_ROWS);
+  const keys = useMemo(() => segmentKeys(segments), [segments]);
+  const labels = useMemo(() => labelsOf(segments, speakerNames), [segments, speakerNames]);
+  const speakers = useMemo(
+    () => labels.map((label) => ({ label, name: nameOf(label, speakerNames) })),
+    [labels, speakerNames],
   );
+  const newLabel = nextFreeLabel(labels, speakerNames);
+  const unsure = useMemo(() => anyUnsure(segments), [segments]);
+  const colour = (label: string) => colourOf(label, labels, PALETTE_SIZE);
+
+  useEffect(() => playback.setTimeline(segments), [playback, segments]);
+  // The rest of a long transcript, a slice per task: the page answers between slices.
+  useEffect(() => {
+    if (shown >= segments.length) return;
+    const timer = setTimeout(() => setShown((count) => count + ROWS_PER_SLICE), 0);
+    return () => clearTimeout(timer);
+  }, [shown, segments.length]);
+  useFollowPlayback(playback, () => setShown(Number.POSITIVE_INFINITY));
 
   // After a correction the row is drawn anew: focus goes back to it, not to the top of the page.
   useEffect(() => {
@@ -64,22 +84,77 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
     setFocusRow(null);
   }, [focusRow, segments.length]);
 
+  useEffect(() => {
+    if (savedKey === null) return;
+    const timer = setTimeout(() => setSavedKey(null), SAVED_SHOWN_MS);
+    return () => clearTimeout(timer);
+  }, [savedKey]);
+
   // An editor whose segment is gone (merged into the one before) closes.
   const activeGone = active !== null && !keys.includes(active.key);
   useEffect(() => {
     if (activeGone) setActive(null);
   }, [activeGone]);
 
-  const edit = async (index: number, edits: TranscriptEdit[], what: string, done: string) => {
-    const key = keys[index];
-    if (!(await corrections.edit(edits, what, done))) return;
-    // Only this row's editor closes: one opened on another row meanwhile (while the change waited or
-    // was saved) stays open with what was typed in it, and keeps the focus.
-    const open = activeNow.current;
-    if (open !== null && open.key !== key) return;
-    setActive(null);
-    setFocusRow(index);
-  };
+  // What the rows call, read through a ref: one object for good, so no row is drawn again for it.
+  const current = useRef({ keys, segments, speakerNames, corrections });
+  current.current = { keys, segments, speakerNames, corrections };
+  const actions = useMemo<RowActions>(() => {
+    const edit = async (index: number, edits: TranscriptEdit[], what: string, done: string) => {
+      const key = current.current.keys[index];
+      if (!(await current.current.corrections.edit(edits, what, done))) return false;
+      // Only this row's editor closes: one opened on another row meanwhile (while the change waited or
+      // was saved) stays open with what was typed in it, and keeps the focus.
+      const open = activeNow.current;
+      if (open !== null && open.key !== key) return true;
+      setActive(null);
+      setFocusRow(index);
+      return true;
+    };
+    const at = (index: number) => clock(current.current.segments[index]?.start_ms ?? 0);
+    return {
+      open: (key, mode) => setActive({ key, mode }),
+      close: (key, index, refocus) => {
+        if (activeNow.current?.key !== key) return;
+        setActive(null);
+        if (refocus) setFocusRow(index);
+      },
+      text: async (index, text) => {
+        const key = current.current.keys[index] ?? null;
+        const done = await edit(
+          index,
+          [{ op: 'replace_text', segment: index, text }],
+          `the correction at ${at(index)}`,
+          'Correction saved',
+        );
+        if (done) setSavedKey(key);
+        return done;
+      },
+      speaker: (index, speaker) =>
+        void edit(
+          index,
+          [{ op: 'set_speaker', segment: index, speaker }],
+          `the change of speaker at ${at(index)}`,
+          `The segment at ${at(index)} is now said by ${nameOf(speaker, current.current.speakerNames)}`,
+        ),
+      split: (index, atWord) => {
+        const word = current.current.segments[index]?.text.split(/\s+/).filter(Boolean)[atWord] ?? '';
+        void edit(
+          index,
+          [{ op: 'split', segment: index, at_word: atWord }],
+          `the split at ${at(index)}`,
+          `Split in two before “${word}”`,
+        );
+      },
+      merge: (index) =>
+        void edit(
+          index,
+          [{ op: 'merge', segment: index }],
+          `the merge at ${at(index)}`,
+          `The segment at ${at(index)} was merged with the next`,
+        ),
+    };
+  }, []);
 
   return (
     <section aria-labelledby="transcript-title" class="transcript">
@@ -111,68 +186,37 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
         </p>
       )}
       {segments.length === 0 && !transcription.notice && <p class="empty">No words were recognised.</p>}
-      {anyUnsure && (
+      {segments.length > 0 && (
+        <p class="meta hint" id="correct-hint">
+          Click a segment’s words to play from there and correct them (or press Enter on them).
+        </p>
+      )}
+      {unsure && (
         <p class="legend meta">
           <span class="unsure">Dotted underline</span>: the recogniser was unsure of these words (confidence
           under {Math.round(UNSURE_BELOW * 100)} %). Listen to those passages to check them.
         </p>
       )}
-      <ol class="segments" aria-busy={corrections.pending !== null}>
-        {segments.map((segment, index) => {
+      <ol class="segments" aria-busy={corrections.pending !== null || shown < segments.length}>
+        {segments.slice(0, shown).map((segment, index) => {
           const label = labelOf(segment, speakerNames);
-          const at = clock(segment.start_ms);
           const key = keys[index] ?? `${index}`;
           return (
             <SegmentRow
               key={key}
+              rowKey={key}
               segment={segment}
               index={index}
               label={label}
               name={nameOf(label, speakerNames)}
               colour={colour(label)}
-              words={words[index] ?? []}
               isLast={index === segments.length - 1}
-              playing={index === playing}
               mode={active?.key === key ? active.mode : null}
+              saved={savedKey === key}
               speakers={speakers}
               newLabel={newLabel}
-              player={player}
-              onMode={(mode) => {
-                setActive(mode ? { key, mode } : null);
-                if (!mode) setFocusRow(index);
-              }}
-              onText={(text) =>
-                edit(
-                  index,
-                  [{ op: 'replace_text', segment: index, text }],
-                  `the correction at ${at}`,
-                  'Correction saved',
-                )
-              }
-              onSpeaker={(speaker) =>
-                edit(
-                  index,
-                  [{ op: 'set_speaker', segment: index, speaker }],
-                  `the change of speaker at ${at}`,
-                  `The segment at ${at} is now said by ${nameOf(speaker, speakerNames)}`,
-                )
-              }
-              onSplit={(atWord) =>
-                edit(
-                  index,
-                  [{ op: 'split', segment: index, at_word: atWord }],
-                  `the split at ${at}`,
-                  `Split in two before “${words[index]?.[atWord]?.text ?? ''}”`,
-                )
-              }
-              onMerge={() =>
-                edit(
-                  index,
-                  [{ op: 'merge', segment: index }],
-                  `the merge at ${at}`,
-                  `The segment at ${at} was merged with the next`,
-                )
-              }
+              playback={playback}
+              actions={actions}
             />
           );
         })}

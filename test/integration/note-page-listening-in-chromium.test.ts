@@ -1,0 +1,453 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getServices } from '../../src/services.ts';
+import { accessibilityChecks, launchChromium, signIn, visibleText } from '../support/chromium.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { SEGMENT_MS, storeListenableNote } from '../support/listenable-note.ts';
+
+/**
+ * The note page as a person listening to a recording uses it, in a real headless Chromium: the player
+ * stays in view and answers the keys people know from video players, the transcript follows playback
+ * until the person scrolls away and brings them back, a click on a word plays from it, a moment asked
+ * for before the recording is ready plays once it is, the summary and chapters sit beside the
+ * transcript, a segment is corrected in place, and trash is undone from the toast. The notes are
+ * seeded through the runtime's stores (timed words, two speakers, a tone as the recording) and read
+ * through the real local API. Every state is checked with axe-core.
+ */
+const SCREENSHOTS = process.env.NOTES_SCREENSHOTS_DIR;
+const SHORT_SEGMENTS = 12;
+/** About 37 minutes: far longer than a screen, as a meeting is. */
+const LONG_SEGMENTS = 400;
+
+let service: InProcessService;
+let base: string;
+let browser: Browser;
+let page: Page;
+let shortNote: string;
+let longNote: string;
+let axe: ReturnType<typeof accessibilityChecks>;
+
+interface ApiSegment {
+  start_ms: number;
+  end_ms: number;
+  text: string;
+  words: Array<{ text: string; start_ms: number; end_ms: number }>;
+}
+
+beforeAll(async () => {
+  process.env.NOTES_OAUTH_UPSTREAM = 'local';
+  service = await startInProcess();
+  base = service.runtime.apiUrl;
+  const account = String((await service.api('GET', '/v1/account')).body.account_id);
+  shortNote = randomUUID();
+  longNote = randomUUID();
+  await storeListenableNote(getServices(), account, {
+    id: shortNote,
+    title: 'Weekly planning',
+    segments: SHORT_SEGMENTS,
+  });
+  await storeListenableNote(getServices(), account, {
+    id: longNote,
+    title: 'Quarterly review',
+    segments: LONG_SEGMENTS,
+  });
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  axe = accessibilityChecks(page, SCREENSHOTS);
+  if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
+  await page.goto(base);
+  await signIn(page, (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim());
+  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+}, 180_000);
+
+afterEach(async (context) => {
+  if (context.task.result?.state !== 'fail' || !page) return;
+  const file = join(tmpdir(), `note-page-failure-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
+  await page.screenshot({ path: file }).catch(() => undefined);
+  console.error(`Screenshot of the failed step: ${file}`);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+/* Code run in the page is written as strings: this file is compiled for Node, without the DOM's types. */
+const RECORDING = `document.querySelector('audio[aria-label="Recording"]')`;
+
+function recording(): Promise<{ seconds: number; paused: boolean; ready: number }> {
+  return page.evaluate(
+    `({ seconds: ${RECORDING}.currentTime, paused: ${RECORDING}.paused, ready: ${RECORDING}.readyState })`,
+  );
+}
+
+async function open(noteId: string): Promise<void> {
+  await page.goto(`${base}/#/`);
+  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+  await page.goto(`${base}/#/notes/${noteId}`);
+  await page.getByRole('heading', { name: 'Transcript' }).waitFor();
+}
+
+async function recordingReady(): Promise<void> {
+  await expect.poll(async () => (await recording()).ready, { timeout: 20_000 }).toBeGreaterThanOrEqual(1);
+}
+
+async function segments(noteId: string): Promise<ApiSegment[]> {
+  const answer = await service.api('GET', `/v1/notes/${noteId}/transcription`);
+  return answer.body.conversation_segments as unknown as ApiSegment[];
+}
+
+/** Whether an element is wholly in the viewport, below the player kept at the top. */
+function inView(selector: string): Promise<boolean> {
+  return page.evaluate(`(() => {
+    const element = document.querySelector(${JSON.stringify(selector)});
+    if (!element) return false;
+    const box = element.getBoundingClientRect();
+    const top = document.querySelector('.player').getBoundingClientRect().bottom;
+    return box.top >= top - 1 && box.bottom <= window.innerHeight + 1;
+  })()`);
+}
+
+/** Where a word of a segment's text is on screen, found as a person's eye finds it (what is seen). */
+function wordCentre(segment: number, word: number): Promise<{ x: number; y: number }> {
+  return page.evaluate(`(() => {
+    const text = document.querySelector('#segment-${segment} .text');
+    const seen = [];
+    const walker = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode())
+      if (!node.parentElement.closest('.visually-hidden')) seen.push(node);
+    const content = seen.map((node) => node.textContent).join('');
+    let start = 0;
+    for (let i = 0; i < ${word}; i++) start = content.indexOf(' ', start) + 1;
+    const space = content.indexOf(' ', start);
+    const end = space === -1 ? content.length : space;
+    let offset = 0;
+    for (const node of seen) {
+      const length = node.textContent.length;
+      if (start < offset + length) {
+        const range = document.createRange();
+        range.setStart(node, start - offset);
+        range.setEnd(node, Math.min(end - offset, length));
+        const box = range.getBoundingClientRect();
+        return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+      }
+      offset += length;
+    }
+    throw new Error('no such word');
+  })()`);
+}
+
+describe('the note page, built around listening, in Chromium', () => {
+  it('keeps the player in view on a long note, and Space, L, J and K play, go 5 s on and back, and pause', async () => {
+    await open(longNote);
+    await recordingReady();
+    await axe.check('note-long', false);
+    await page.evaluate('window.scrollTo(0, 8000)');
+    await expect.poll(() => page.evaluate<number>('window.scrollY')).toBeGreaterThan(5000);
+    const player = await page.locator('.player').boundingBox();
+    expect(player?.y).toBeGreaterThanOrEqual(0);
+    expect(player?.y).toBeLessThan(10);
+    expect(await page.getByRole('button', { name: 'Play', exact: true }).isVisible()).toBe(true);
+
+    // Focus on the page itself, not in a field.
+    await page.locator('#transcript-title').click();
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await recording()).paused).toBe(false);
+    expect(await page.getByRole('button', { name: 'Pause', exact: true }).isVisible()).toBe(true);
+    await page.keyboard.press('k');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    const before = (await recording()).seconds;
+    await page.keyboard.press('l');
+    await expect.poll(async () => (await recording()).seconds).toBeCloseTo(before + 5, 0);
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(async () => (await recording()).seconds).toBeCloseTo(before + 10, 0);
+    await page.keyboard.press('j');
+    await expect.poll(async () => (await recording()).seconds).toBeCloseTo(before + 5, 0);
+    // Keys typed in a field are text, never shortcuts.
+    await page.fill('#search-notes', 'plan');
+    await page.press('#search-notes', 'Space');
+    await page.press('#search-notes', 'l');
+    expect((await recording()).paused).toBe(true);
+    expect(await page.inputValue('#search-notes')).toBe('plan l');
+  });
+
+  it('follows playback through the transcript until the person scrolls away, then brings them back to the playing moment', async () => {
+    await open(longNote);
+    await recordingReady();
+    // Play from a segment near the bottom of the screen, at double speed: the next one is below it.
+    const first = 6;
+    await page.locator(`#segment-${first}`).scrollIntoViewIfNeeded();
+    await page.evaluate(
+      `window.scrollBy(0, -(window.innerHeight - document.querySelector('#segment-${first}').getBoundingClientRect().bottom) + 4)`,
+    );
+    await page.locator('.player select').selectOption('2');
+    await page.getByRole('button', { name: `Play from ${clockOf(first * SEGMENT_MS)}` }).click();
+    const playing = () => page.evaluate<string>(`document.querySelector('.segment.playing')?.id ?? ''`);
+    await expect.poll(playing, { timeout: 15_000 }).toBe(`segment-${first + 1}`);
+    await expect.poll(() => inView('.segment.playing')).toBe(true);
+    expect(await page.getByRole('button', { name: 'Back to the playing moment' }).count()).toBe(0);
+
+    // The person scrolls on to read ahead: the transcript stays where they put it.
+    await page.mouse.move(400, 600);
+    await page.mouse.wheel(0, 4000);
+    await expect.poll(() => inView('.segment.playing')).toBe(false);
+    const back = page.getByRole('button', { name: 'Back to the playing moment' });
+    await back.waitFor();
+    const scrolled = await page.evaluate<number>('window.scrollY');
+    await expect.poll(playing, { timeout: 15_000 }).toBe(`segment-${first + 2}`);
+    expect(await page.evaluate<number>('window.scrollY')).toBe(scrolled);
+
+    await back.click();
+    await expect.poll(() => inView('.segment.playing')).toBe(true);
+    expect(await back.count()).toBe(0);
+    await page.locator('.player select').selectOption('1');
+    await page.keyboard.press('k');
+  });
+
+  it('plays from the word clicked and highlights the word being said', async () => {
+    await open(shortNote);
+    await recordingReady();
+    const segment = (await segments(shortNote))[3] as ApiSegment;
+    const word = segment.words[5] as ApiSegment['words'][number];
+    const at = await wordCentre(3, 5);
+    await page.mouse.click(at.x, at.y);
+    await expect.poll(async () => (await recording()).paused).toBe(false);
+    const { seconds } = await recording();
+    expect(seconds).toBeGreaterThanOrEqual(word.start_ms / 1000 - 0.05);
+    expect(seconds).toBeLessThan(word.end_ms / 1000 + 0.5);
+    // The click also opened the words for correction, caret at the word; Escape leaves them as they were.
+    await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('.segment textarea').count()).toBe(0);
+    await page.keyboard.press('k');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    const position = (await recording()).seconds * 1000;
+    const said = (await segments(shortNote))
+      .flatMap((s) => s.words)
+      .find((w) => position >= w.start_ms && position < w.end_ms);
+    if (said) await expect.poll(() => page.locator('.segment.playing .said').textContent()).toBe(said.text);
+    await axe.check('note-playing-word', false);
+  });
+
+  it('changes only the playing segment in the page while the recording plays', async () => {
+    await open(longNote);
+    await recordingReady();
+    await page.evaluate(`(() => {
+      window.changedRows = new Set();
+      window.playedRows = new Set();
+      new MutationObserver((records) => {
+        for (const record of records) {
+          const node = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+          const row = node && node.closest('.segment');
+          if (row) window.changedRows.add(row.id);
+        }
+        const playing = document.querySelector('.segment.playing');
+        if (playing) window.playedRows.add(playing.id);
+      }).observe(document.querySelector('.segments'), { subtree: true, childList: true, attributes: true, characterData: true });
+    })()`);
+    await page.getByRole('button', { name: `Play from ${clockOf(20 * SEGMENT_MS)}` }).click();
+    await expect
+      .poll(() => page.evaluate<number>('window.playedRows.size'), { timeout: 20_000 })
+      .toBeGreaterThanOrEqual(2);
+    await page.keyboard.press('k');
+    const changed = await page.evaluate<string[]>('[...window.changedRows]');
+    const played = await page.evaluate<string[]>('[...window.playedRows]');
+    // The segments that played, and the one before the first (it stopped being the one at 0:00).
+    expect(changed.length).toBeGreaterThanOrEqual(2);
+    for (const id of changed) expect([...played, 'segment-0']).toContain(id);
+  });
+
+  it('plays a moment asked for before the recording is ready, once it is', async () => {
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const audioLink = (url: URL) => url.pathname === `/v1/notes/${shortNote}/audio`;
+    await page.route(audioLink, async (route) => {
+      await held;
+      await route.fallback();
+    });
+    try {
+      await open(shortNote);
+      const segment = (await segments(shortNote))[8] as ApiSegment;
+      await page.getByRole('button', { name: `Play from ${clockOf(segment.start_ms)}` }).click();
+      expect(await page.locator('.player [role="status"]').textContent()).toMatch(/recording/);
+      release();
+      await expect
+        .poll(
+          async () => {
+            const { seconds, paused } = await recording();
+            return !paused && seconds >= segment.start_ms / 1000 - 0.05;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe(true);
+    } finally {
+      release();
+      await page.unroute(audioLink);
+    }
+    await page.keyboard.press('k');
+  });
+
+  it('shows the summary, action items and chapters beside the transcript, and a chapter plays from its start and shows it', {
+    timeout: 120_000,
+  }, async () => {
+    expect((await service.api('POST', `/v1/notes/${longNote}/insights`, {})).status).toBe(202);
+    await expect
+      .poll(async () => (await service.api('GET', `/v1/notes/${longNote}/insights`)).status, {
+        timeout: 90_000,
+      })
+      .toBe(200);
+    await open(longNote);
+    const summary = page.locator('.insights > p').first();
+    await summary.waitFor();
+    // At the top of the page, without scrolling past the transcript.
+    expect(await page.evaluate<number>('window.scrollY')).toBe(0);
+    const box = await summary.boundingBox();
+    expect(box?.y).toBeLessThan(900);
+    const transcript = await page.locator('.transcript').boundingBox();
+    expect(box?.x).toBeGreaterThan((transcript?.x ?? 0) + (transcript?.width ?? 0) - 1);
+    await axe.check('note-with-summary-beside');
+
+    const chapters = page.locator('.insights .chapters a');
+    expect(await chapters.count()).toBeGreaterThan(1);
+    const last = chapters.last();
+    const startMs = Number((await last.getAttribute('href'))?.replace('#t=', ''));
+    expect(startMs).toBeGreaterThan(60_000);
+    await recordingReady();
+    await last.click();
+    await expect.poll(async () => (await recording()).seconds).toBeGreaterThanOrEqual(startMs / 1000 - 0.05);
+    expect((await recording()).seconds).toBeLessThan(startMs / 1000 + 3);
+    await expect.poll(() => inView('.segment.playing')).toBe(true);
+    expect(Number(await page.locator('.segment.playing').getAttribute('data-start'))).toBeLessThanOrEqual(
+      startMs,
+    );
+    // The list says which chapter is playing.
+    expect(await last.getAttribute('aria-current')).toBe('true');
+    expect(await page.locator('.insights .chapters a[aria-current="true"]').count()).toBe(1);
+    await page.keyboard.press('k');
+
+    // On a phone the summary comes first, above the transcript.
+    await page.setViewportSize({ width: 390, height: 800 });
+    const phoneSummary = await summary.boundingBox();
+    const phoneTranscript = await page.locator('.transcript').boundingBox();
+    expect(phoneSummary?.y).toBeLessThan(phoneTranscript?.y ?? 0);
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    await axe.check('note-on-a-phone-summary-first', false);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('says how long the podcast lasts before it is played', { timeout: 180_000 }, async () => {
+    const path = `/v1/notes/${shortNote}/artifacts/podcast`;
+    expect((await service.api('POST', path, {})).status).toBe(202);
+    await expect.poll(async () => (await service.api('GET', path)).status, { timeout: 150_000 }).toBe(200);
+    const durationMs = Number(
+      ((await service.api('GET', path)).body.content as { audio: { duration_ms: number } }).audio.duration_ms,
+    );
+    await open(shortNote);
+    await page.getByRole('tab', { name: 'Podcast' }).click();
+    const panel = page.locator('#panel-podcast');
+    await expect.poll(() => panel.textContent()).toContain(`Lasts ${clockOf(durationMs)}`);
+    // Its player knows its length (metadata loaded) without a press of Play.
+    const podcast = `document.querySelector('audio[aria-label="Podcast audio"]')`;
+    await expect
+      .poll(() => page.evaluate<number>(`${podcast}.duration || 0`), { timeout: 20_000 })
+      .toBeCloseTo(durationMs / 1000, 0);
+    expect(await page.evaluate<boolean>(`${podcast}.paused`)).toBe(true);
+    await axe.check('note-podcast-tab', false);
+  });
+
+  it('corrects a segment in place: Escape leaves it, Enter saves it with "Saving…", then "Saved"', async () => {
+    await open(shortNote);
+    const row = page.locator('#segment-2');
+    const original = await visibleText(row.locator('.text'));
+    // From the keyboard: Enter on the words opens them; Escape leaves them unchanged, sending nothing.
+    await row.locator('.text').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
+    await page.keyboard.type(' zebracorn');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => row.locator('textarea').count()).toBe(0);
+    expect(await visibleText(row.locator('.text'))).toBe(original);
+    expect((await segments(shortNote))[2]?.text).toBe(original);
+
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const edits = (url: URL) => url.pathname.endsWith(`/notes/${shortNote}/transcription/edits`);
+    await page.route(edits, async (route) => {
+      await held;
+      await route.fallback();
+    });
+    try {
+      await row.locator('.text').focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
+      await page.keyboard.press('End');
+      await page.keyboard.type(' zebracorn');
+      await page.keyboard.press('Enter');
+      await row.getByRole('button', { name: 'Saving…' }).waitFor();
+      expect(await row.locator('textarea').inputValue()).toBe(`${original} zebracorn`);
+      await axe.check('segment-saving', false);
+    } finally {
+      release();
+      await page.unroute(edits);
+    }
+    await expect.poll(() => visibleText(row.locator('.text'))).toBe(`${original} zebracorn`);
+    expect(await row.locator('.saved').textContent()).toBe('Saved');
+    expect((await segments(shortNote))[2]?.text).toBe(`${original} zebracorn`);
+    await page.getByRole('button', { name: 'Undo last correction' }).click();
+    await expect.poll(() => visibleText(row.locator('.text'))).toBe(original);
+  });
+
+  it('moves the note to the trash from its page, saying so while it works, and Undo in the toast restores it', async () => {
+    await open(shortNote);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const noteUrl = (url: URL) => url.pathname === `/v1/notes/${shortNote}`;
+    await page.route(noteUrl, async (route) => {
+      if (route.request().method() === 'PATCH') await held;
+      await route.fallback();
+    });
+    try {
+      await page.getByRole('button', { name: 'Move to trash' }).click();
+      await page.getByRole('button', { name: 'Moving to the trash…' }).waitFor();
+    } finally {
+      release();
+      await page.unroute(noteUrl);
+    }
+    await page.locator('.badge', { hasText: 'In the trash' }).waitFor();
+    expect((await service.api('GET', `/v1/notes/${shortNote}`)).body.state).toBe('trashed');
+    const toast = page.locator('.toast');
+    expect(await toast.textContent()).toContain('Moved to the trash');
+    await axe.check('note-trashed-with-undo', false);
+    await toast.getByRole('button', { name: 'Undo' }).click();
+    await expect.poll(() => page.locator('.badge', { hasText: 'In the trash' }).count()).toBe(0);
+    expect((await service.api('GET', `/v1/notes/${shortNote}`)).body.state).toBe('active');
+    await page.getByRole('button', { name: 'Move to trash' }).waitFor();
+  });
+
+  it('met no serious or critical accessibility finding in any of these states', () => {
+    expect(Object.keys(axe.findings).length).toBeGreaterThanOrEqual(5);
+    for (const [name, violations] of Object.entries(axe.findings)) expect(violations, name).toEqual([]);
+  });
+});
+
+/** `0:42` or `1:02:03`, as the app shows a time. */
+function clockOf(ms: number): string {
+  const total = Math.floor(ms / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, '0');
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`;
+}
