@@ -7,12 +7,15 @@ const WORD = 'delete';
 export function ConfirmDeletion({
   what,
   action = 'Delete permanently',
+  busyLabel = 'Deleting…',
   onConfirm,
   onCancel,
 }: {
   what: string;
   /** The button's label, e.g. "Revoke the key". */
   action?: string;
+  /** The button's label while the deletion runs, e.g. "Revoking…". */
+  busyLabel?: string;
   /** Resolves when done; on failure the form is usable again. */
   onConfirm(): Promise<void>;
   onCancel(): void;
@@ -42,8 +45,13 @@ export function ConfirmDeletion({
         onInput={(event) => setTyped(event.currentTarget.value)}
         ref={focus}
       />
-      <button type="submit" class="danger" disabled={busy || typed.trim().toLowerCase() !== WORD}>
-        {action}
+      <button
+        type="submit"
+        class="danger"
+        disabled={busy || typed.trim().toLowerCase() !== WORD}
+        aria-busy={busy}
+      >
+        {busy ? busyLabel : action}
       </button>
       <button type="button" onClick={onCancel}>
         Cancel

@@ -88,7 +88,7 @@ export function NoteRow({
       {confirming && (
         <ConfirmDeletion
           what={`“${note.title}”, its recording, transcript and everything made from it`}
-          action={deletion.pending ? 'Deleting…' : 'Delete permanently'}
+          action="Delete permanently"
           onConfirm={async () => void (await deletion.run())}
           onCancel={() => setConfirming(false)}
         />

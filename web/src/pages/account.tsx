@@ -105,7 +105,8 @@ export function AccountPage() {
       {revoking && (
         <ConfirmDeletion
           what={`the API key “${revoking.name}”: programs using it stop working at once`}
-          action={revoke.pending ? 'Revoking…' : 'Revoke the key'}
+          action="Revoke the key"
+          busyLabel="Revoking…"
           onConfirm={async () => void (await revoke.run())}
           onCancel={() => setRevoking(null)}
         />

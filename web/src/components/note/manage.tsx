@@ -73,6 +73,7 @@ export function NoteActions({
               ? `the note “${note.title}”, its recording and everything made from it`
               : `the transcript of “${note.title}”, its Insights and artifacts (the recording stays)`
           }
+          busyLabel={confirming === 'note' ? 'Deleting…' : 'Removing…'}
           onConfirm={async () => {
             await remove.run();
           }}
