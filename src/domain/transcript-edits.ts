@@ -12,7 +12,8 @@ export type TranscriptEdit =
   | { op: 'replace_text'; segment: number; text: string }
   | { op: 'set_speaker'; segment: number; speaker: string }
   | { op: 'merge'; segment: number }
-  | { op: 'split'; segment: number; at_word?: number | undefined; at_ms?: number | undefined };
+  | { op: 'split'; segment: number; at_word?: number | undefined; at_ms?: number | undefined }
+  | { op: 'merge_speakers'; speaker: string; into: string };
 
 /**
  * Maps a speaker as the user wrote it to the label stored (a display name back to its label); throws
@@ -37,6 +38,7 @@ function applyEdit(
   labelOf: SpeakerLabelOf,
   name: string,
 ): ConversationSegment[] {
+  if (edit.op === 'merge_speakers') return mergeSpeakers(segments, edit, labelOf, name);
   const target = segmentAt(segments, edit.segment, name);
   const replace = (...replacement: ConversationSegment[]) => [
     ...segments.slice(0, edit.segment),
@@ -61,6 +63,27 @@ function applyEdit(
     case 'split':
       return replace(...split(target, edit, name));
   }
+}
+
+/**
+ * One person the diarizer heard as two (a voice that changed with what it said): every segment of
+ * `speaker` becomes `into`'s, in one correction that one undo takes back.
+ */
+function mergeSpeakers(
+  segments: ConversationSegment[],
+  edit: { speaker: string; into: string },
+  labelOf: SpeakerLabelOf,
+  name: string,
+): ConversationSegment[] {
+  const from = labelOf(oneSpaced(edit.speaker), name);
+  const into = labelOf(oneSpaced(edit.into), name);
+  if (!segments.some((segment) => segment.speaker === from)) {
+    throw new UnprocessableError(`${name}: no segment is spoken by "${edit.speaker}"`);
+  }
+  if (from === into) {
+    throw new UnprocessableError(`${name}: "${edit.speaker}" and "${edit.into}" are the same speaker`);
+  }
+  return segments.map((segment) => (segment.speaker === from ? { ...segment, speaker: into } : segment));
 }
 
 function segmentAt(segments: ConversationSegment[], index: number, name: string): ConversationSegment {

@@ -41,7 +41,7 @@ export async function editTranscription(
 ): Promise<TranscriptionView> {
   // A speaker given by name means the speaker that had the name when the client read the transcript:
   // then the names must still be those it read.
-  const byName = edits.some((edit) => edit.op === 'set_speaker' && !isSpeakerLabel(edit.speaker.trim()));
+  const byName = edits.some((edit) => speakersOf(edit).some((speaker) => !isSpeakerLabel(speaker.trim())));
   return changeTranscript(deps, accountId, noteId, { ifMatch, byName }, async ({ note, job, current }) => {
     const revision = (job.transcript?.highest ?? 0) + 1;
     const segments = applyEdits(
@@ -181,3 +181,10 @@ const TRANSCRIPT_CHANGED =
 
 const TRANSCRIPT_OR_NAMES_CHANGED =
   'The transcript or its speaker names have changed since you read it (If-Match names an ETag that is no longer current), so nothing was changed. This correction names a speaker by name, so the names must be those you read; give speaker labels (speaker_label) instead to correct regardless of renames. Read it again (getTranscription), reapply your correction and send its new ETag.';
+
+/** The speakers an edit names (as labels or names). */
+function speakersOf(edit: TranscriptEdit): string[] {
+  if (edit.op === 'set_speaker') return [edit.speaker];
+  if (edit.op === 'merge_speakers') return [edit.speaker, edit.into];
+  return [];
+}

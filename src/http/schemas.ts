@@ -213,6 +213,7 @@ const transcriptEdit = z.discriminatedUnion(
     }),
     z.strictObject({ op: z.literal('set_speaker'), segment: segmentIndex, speaker: speakerName }),
     z.strictObject({ op: z.literal('merge'), segment: segmentIndex }),
+    z.strictObject({ op: z.literal('merge_speakers'), speaker: speakerName, into: speakerName }),
     z
       .strictObject({
         op: z.literal('split'),
@@ -227,7 +228,7 @@ const transcriptEdit = z.discriminatedUnion(
   {
     error: (issue) =>
       issue.code === 'invalid_union'
-        ? 'op must be one of replace_text, set_speaker, merge, split'
+        ? 'op must be one of replace_text, set_speaker, merge, split, merge_speakers'
         : undefined,
   },
 );

@@ -90,6 +90,31 @@ describe('notes transcription edit, merge, split and undo', () => {
     expect(etagIn(back.stderr)).toBe(originalTag);
   });
 
+  it('merges one speaker into another, so every segment is the one person’s, and undo separates them', async () => {
+    // One voice heard as two: the first word made a segment of its own, given to a speaker of its own.
+    const cut = await runCli(['transcription', 'split', noteId, '--segment', '0', '--at-word', '1'], env);
+    expect(cut.code, describeRun(cut)).toBe(0);
+    const kept = stdoutJson<Transcript>(await runCli(['transcription', 'get', noteId], env))
+      .conversation_segments[0]?.speaker_label as string;
+    const moved = 'Speaker 9';
+    const split = await runCli(['transcription', 'edit', noteId, '--segment', '0', '--speaker', moved], env);
+    expect(split.code, describeRun(split)).toBe(0);
+    const before = stdoutJson<Transcript>(split);
+    expect(new Set(before.conversation_segments.map((s) => s.speaker_label))).toEqual(new Set([kept, moved]));
+
+    const merged = await runCli(
+      ['transcription', 'merge-speakers', noteId, '--speaker', moved, '--into', kept],
+      env,
+    );
+    expect(merged.code, describeRun(merged)).toBe(0);
+    expect(stdoutJson<Transcript>(merged).conversation_segments.map((s) => s.speaker_label)).toEqual(
+      before.conversation_segments.map(() => kept),
+    );
+    const undone = await runCli(['transcription', 'undo', noteId], env);
+    expect(undone.code, describeRun(undone)).toBe(0);
+    expect(stdoutJson<Transcript>(undone).conversation_segments).toEqual(before.conversation_segments);
+  });
+
   it('refuses bad arguments before sending anything (exit 2), and reports a correction that cannot apply (exit 6)', async () => {
     const usage: string[][] = [
       ['transcription', 'edit', noteId, '--text', 'No segment'],
@@ -97,6 +122,7 @@ describe('notes transcription edit, merge, split and undo', () => {
       ['transcription', 'split', noteId, '--segment', '0'],
       ['transcription', 'split', noteId, '--segment', '0', '--at-word', '1', '--at-ms', '10'],
       ['transcription', 'merge', noteId, '--segment', '-1'],
+      ['transcription', 'merge-speakers', noteId, '--speaker', 'Speaker 2'],
       ['transcription', 'undo', 'not-a-uuid'],
     ];
     for (const args of usage) {

@@ -257,6 +257,24 @@ describe('fixing speakers in the web app, in Chromium', () => {
     expect(await labels()).toEqual(before);
   });
 
+  it('merges two speakers who are one person, from the speaker’s name, and one undo separates them again', async () => {
+    const before = await labels();
+    const [kept, merged] = [...new Set(before)];
+    expect(merged, 'the conversation has two speakers').toBeDefined();
+    const keptName = (await speakerNames())[kept as string] ?? (kept as string);
+    await page.locator(`.transcript .section-head button[data-speaker-label="${merged}"]`).click();
+    await axe.check('speaker-same-person');
+    await page.getByLabel('or the same person as').selectOption({ label: keptName });
+    await page.locator('.transcript').getByRole('button', { name: 'Merge', exact: true }).click();
+    await expect.poll(labels).toEqual(before.map(() => kept));
+    await expect.poll(lastAnnouncement).toMatch(/are now one speaker$/);
+    expect(new Set(await shownLabels())).toEqual(new Set([kept]));
+
+    await undo();
+    await expect.poll(labels).toEqual(before);
+    await expect.poll(async () => new Set(await shownLabels()).size).toBe(2);
+  });
+
   it('splits a segment before a word, by keyboard, merges it back with the next, and undoes both', async () => {
     const segments = (await transcript()).conversation_segments;
     const index = segments.findIndex((segment) => segment.text.split(' ').length >= 3);

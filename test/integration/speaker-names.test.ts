@@ -171,6 +171,38 @@ describe('speaker names kept apart from labels', () => {
     expect(undone.status).toBe(200);
     await rename({ 'Speaker 2': null, 'Speaker 3': null });
   });
+
+  it('merge_speakers gives every segment of a speaker heard apart to the one who said them, and one undo takes it back', async () => {
+    await rename({ 'Speaker 1': 'Ada' });
+    const original = await read();
+    const before = original.body.conversation_segments;
+    const merged = await edit([{ op: 'merge_speakers', speaker: 'Speaker 2', into: 'Ada' }], original.etag);
+    expect(merged.status, JSON.stringify(merged.body)).toBe(200);
+    expect(merged.body.conversation_segments.map((segment) => segment.speaker_label)).toEqual(
+      before.map(() => 'Speaker 1'),
+    );
+    expect(merged.body.conversation_segments.map((segment) => segment.text)).toEqual(
+      before.map((segment) => segment.text),
+    );
+    expect(merged.body.conversation_segments.every((segment) => segment.speaker === 'Ada')).toBe(true);
+
+    const again = await edit(
+      [{ op: 'merge_speakers', speaker: 'Speaker 2', into: 'Speaker 1' }],
+      etagOf(merged),
+    );
+    expect(again.status).toBe(422);
+    expect(again.body.detail).toMatch(/no segment is spoken by "Speaker 2"/);
+
+    const undone = await api('POST', `${transcriptPath()}/undo`, {
+      body: { to: 'previous' },
+      headers: { 'if-match': etagOf(merged) },
+    });
+    expect(undone.status).toBe(200);
+    expect((await read()).body.conversation_segments.map((segment) => segment.speaker_label)).toEqual(
+      before.map((segment) => segment.speaker_label),
+    );
+    await rename({ 'Speaker 1': null });
+  });
 });
 
 describe('a rename never makes a correction fail', () => {

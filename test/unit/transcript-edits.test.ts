@@ -139,6 +139,17 @@ describe('applying corrections', () => {
     expect(segments[0]?.speaker).toBe('Speaker 2');
   });
 
+  it('gives every segment of one speaker to another when one person was heard as two', () => {
+    const names: Record<string, string> = { Ada: 'Speaker 1' };
+    const segments = applyEdits(
+      recognised(),
+      [{ op: 'merge_speakers', speaker: 'Speaker 2', into: 'Ada' }],
+      (speaker) => names[speaker] ?? speaker,
+    );
+    expect(segments.map((segment) => segment.speaker)).toEqual(['Speaker 1', 'Speaker 1']);
+    expect(segments.map((segment) => segment.text)).toEqual(recognised().map((segment) => segment.text));
+  });
+
   it('refuses what cannot apply, naming the edit', () => {
     const cases: [TranscriptEdit[], RegExp][] = [
       [[{ op: 'replace_text', segment: 2, text: 'x' }], /edits\[0\] \(replace_text\): there is no segment 2/],
@@ -146,6 +157,11 @@ describe('applying corrections', () => {
       [[{ op: 'split', segment: 0, at_word: 4 }], /without words/],
       [[{ op: 'split', segment: 0, at_ms: 2500 }], /outside segment 0/],
       [[{ op: 'split', segment: 1, at_word: 1 }], /without words/],
+      [
+        [{ op: 'merge_speakers', speaker: 'Speaker 7', into: 'Speaker 1' }],
+        /no segment is spoken by "Speaker 7"/,
+      ],
+      [[{ op: 'merge_speakers', speaker: 'Speaker 1', into: 'Speaker 1' }], /are the same speaker/],
       [
         [
           { op: 'merge', segment: 0 },

@@ -33,7 +33,8 @@ export type TranscriptEdit =
   | { op: 'replace_text'; segment: number; text: string }
   | { op: 'set_speaker'; segment: number; speaker: string }
   | { op: 'merge'; segment: number }
-  | { op: 'split'; segment: number; at_word: number };
+  | { op: 'split'; segment: number; at_word: number }
+  | { op: 'merge_speakers'; speaker: string; into: string };
 
 export interface Corrections {
   /** What is being saved (for the pending state), or null. Changes asked for meanwhile wait their turn. */

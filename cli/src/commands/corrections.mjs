@@ -176,9 +176,41 @@ export const transcriptionUndo = {
   },
 };
 
+/** @type {import('../types.mjs').CommandSpec} */
+export const transcriptionMergeSpeakers = {
+  name: 'transcription merge-speakers',
+  summary: 'One person heard as two: give every segment of one speaker to another',
+  operation: 'editTranscription',
+  args: ['<id>'],
+  required: '--speaker <name> --into <name>',
+  options: {
+    speaker: {
+      type: 'string',
+      value: 'name',
+      description: "The speaker whose segments move: a label ('Speaker 3') or its name",
+    },
+    into: { type: 'string', value: 'name', description: 'The speaker who said them: a label or its name' },
+    'if-match': IF_MATCH_OPTION,
+  },
+  examples: [
+    "notes transcription merge-speakers 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 --speaker 'Speaker 3' --into 'Speaker 1'",
+  ],
+  async run(context) {
+    const command = 'transcription merge-speakers';
+    const noteId = noteIdArg(context.positionals[0], command);
+    const speaker = stringOption(context.values, 'speaker');
+    const into = stringOption(context.values, 'into');
+    if (speaker === undefined || into === undefined)
+      throw new UsageError('give --speaker and --into', command);
+    const edits = [{ op: 'merge_speakers', speaker, into }];
+    await correct(context, noteId, 'edits', { edits }, `${command} ${noteId}`);
+  },
+};
+
 export const CORRECTION_COMMANDS = [
   transcriptionEdit,
   transcriptionMerge,
+  transcriptionMergeSpeakers,
   transcriptionSplit,
   transcriptionUndo,
 ];

@@ -1,20 +1,32 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useFocusOnMount } from '../hooks.ts';
 
+/** Another speaker of the transcript, one this one may turn out to be. */
+export interface OtherSpeaker {
+  label: string;
+  name: string;
+}
+
 /**
  * A speaker's name; activating it turns it into a field, right there, to rename the speaker. The
- * rename is of the label (`Speaker 2`), so a speaker can be renamed again and again.
+ * rename is of the label (`Speaker 2`), so a speaker can be renamed again and again. The same
+ * place says "this is the same person as…" when the recogniser heard one voice as two.
  */
 export function SpeakerName({
   label,
   name,
   colour,
+  others,
   onRename,
+  onMerge,
 }: {
   label: string;
   name: string;
   colour: number;
+  others: OtherSpeaker[];
   onRename(name: string): Promise<boolean>;
+  /** Gives every segment of this speaker to `into` (a label). */
+  onMerge(into: string): Promise<boolean>;
 }) {
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(name);
@@ -50,7 +62,11 @@ export function SpeakerName({
       id={`speaker-name-${label.replace(/\W+/g, '-')}`}
       name={name}
       value={value}
+      others={others}
       onChange={setValue}
+      onMerge={async (into) => {
+        if (await onMerge(into)) setEditing(false);
+      }}
       onDone={async (renamed) => {
         if (renamed === null || renamed === '' || renamed === name) {
           setEditing(false);
@@ -67,17 +83,22 @@ function SpeakerNameForm({
   id,
   name,
   value,
+  others,
   onChange,
   onDone,
+  onMerge,
 }: {
   id: string;
   name: string;
   value: string;
+  others: OtherSpeaker[];
   onChange(value: string): void;
   /** The new name, or null when cancelled. */
   onDone(renamed: string | null): void;
+  onMerge(into: string): void;
 }) {
   const focus = useFocusOnMount<HTMLInputElement>();
+  const [into, setInto] = useState(others[0]?.label ?? '');
   return (
     <form
       class="inline"
@@ -101,6 +122,21 @@ function SpeakerNameForm({
       <button type="submit" class="primary">
         Rename
       </button>
+      {others.length > 0 && (
+        <span class="same-person">
+          <label for={`${id}-same`}>or the same person as</label>
+          <select id={`${id}-same`} value={into} onChange={(event) => setInto(event.currentTarget.value)}>
+            {others.map((other) => (
+              <option key={other.label} value={other.label}>
+                {other.name}
+              </option>
+            ))}
+          </select>
+          <button type="button" onClick={() => into && onMerge(into)}>
+            Merge
+          </button>
+        </span>
+      )}
     </form>
   );
 }

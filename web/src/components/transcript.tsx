@@ -167,7 +167,15 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               label={speaker.label}
               name={speaker.name}
               colour={colour(speaker.label)}
+              others={speakers.filter((other) => other.label !== speaker.label)}
               onRename={(name) => corrections.rename(speaker.label, name)}
+              onMerge={(into) =>
+                corrections.edit(
+                  [{ op: 'merge_speakers', speaker: speaker.label, into }],
+                  `the merge of ${speaker.name} into ${speakers.find((other) => other.label === into)?.name ?? into}`,
+                  `${speaker.name} and ${speakers.find((other) => other.label === into)?.name ?? into} are now one speaker`,
+                )
+              }
             />
           ))}
           {(canUndo || segments.length > 0) && (
