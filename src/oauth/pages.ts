@@ -36,8 +36,10 @@ export interface ConsentPage {
   account: { name: string; createdAt: number | null };
   /** What the client's grant already holds (a step-up); kept whatever the user decides here. */
   held: McpScope[];
-  /** What the request asks for beyond that: one checkbox each. */
+  /** What the request asks for beyond that, within what the signed-in key holds: one checkbox each. */
   offered: McpScope[];
+  /** What the request asks for that the API key signed in with does not hold: listed, not offered. */
+  beyondKey: McpScope[];
   requestId: string;
   csrf: string;
 }
@@ -145,6 +147,14 @@ ${page.held.map((scope) => `<li>${scopeText(scope)}</li>`).join('\n')}
       ? `${scopeChoices(page.held.length > 0 ? 'It now also asks to:' : 'Allow it to:', page.offered)}
 <p class="muted">Only the ticked permissions are given. Permanent deletion is never ticked for you; the application can ask again when it needs more.</p>`
       : '';
+  const beyondKey =
+    page.beyondKey.length > 0
+      ? `<p class="beyond-key">It also asks to do what the API key you signed in with may not:</p>
+<ul class="beyond-key">
+${page.beyondKey.map((scope) => `<li>${scopeText(scope)}</li>`).join('\n')}
+</ul>
+<p class="muted">A sign-in gives no more than its key holds. To allow these, start again from the application and sign in with a key that holds them.</p>`
+      : '';
   return layout(
     'Allow access to your notes?',
     `<h1>Allow access to your notes?</h1>
@@ -154,6 +164,7 @@ ${hidden(page.requestId, page.csrf)}
 <p>${clientLine(page.client)} asks for access to your notes in ${accountLine(page.account)}.</p>
 ${held}
 ${offered}
+${beyondKey}
 <p class="muted">After you decide, your browser returns to <strong>${escapeHtml(page.client.redirectHost)}</strong>.
 Only allow applications you trust.</p>
 </div>
