@@ -16,6 +16,18 @@ interface ServerMetadata {
 /** The authorization server refused the grant (an OAuth error answer): the session is over. */
 class GrantRefused extends Error {}
 
+/**
+ * A permission was given by signing in to another account than this tab's: the tab keeps its own
+ * session (nothing switches silently), and the other account's new tokens are revoked.
+ */
+export class OtherAccount extends Error {
+  constructor() {
+    super(
+      'That sign-in was to a different account than the one this tab uses, so nothing changed: you are still signed in to your account here. To give the permission, sign in with a key of this account.',
+    );
+  }
+}
+
 export interface Session {
   access_token: string;
   refresh_token: string | null;
@@ -98,9 +110,11 @@ export async function beginSignIn(
   config: AppConfig,
   returnTo: string,
   scopes: readonly string[] = config.scopes,
+  /** For a permission asked for in the whole tab: the account the new session must belong to. */
+  account: string | null = null,
 ): Promise<void> {
   const { url, verifier, state } = await authorization(config, scopes);
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo }));
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo, account }));
   location.assign(url);
 }
 
@@ -110,6 +124,7 @@ export async function completeSignIn(config: AppConfig, params: URLSearchParams)
     verifier: string;
     state: string;
     returnTo: string;
+    account?: string | null;
   } | null;
   sessionStorage.removeItem(PENDING_KEY);
   const error = params.get('error');
@@ -119,20 +134,49 @@ export async function completeSignIn(config: AppConfig, params: URLSearchParams)
   }
   const code = params.get('code');
   if (!code) throw new Error('The sign-in answer carried no authorization code: sign in again');
-  await exchangeCode(config, code, pending.verifier);
+  await exchangeCode(config, code, pending.verifier, pending.account ?? null);
   return pending.returnTo;
 }
 
-/** Trades an authorization code (with the verifier of its sign-in) for the session this tab keeps. */
-export async function exchangeCode(config: AppConfig, code: string, verifier: string): Promise<void> {
-  saveSession(
-    await tokenRequest(await metadata(config), config, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri(),
-      code_verifier: verifier,
-    }),
-  );
+/**
+ * Trades an authorization code (with the verifier of its sign-in) for the session this tab keeps.
+ * With `account` (asking for a permission), the new session must be that account's: otherwise the
+ * tab keeps its session, the new tokens are revoked, and OtherAccount says what happened.
+ */
+export async function exchangeCode(
+  config: AppConfig,
+  code: string,
+  verifier: string,
+  account: string | null = null,
+): Promise<void> {
+  const server = await metadata(config);
+  const session = await tokenRequest(server, config, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri(),
+    code_verifier: verifier,
+  });
+  if (account !== null && sessionAccount(session) !== account) {
+    await revokeTokens(server, config, session);
+    throw new OtherAccount();
+  }
+  saveSession(session);
+}
+
+/**
+ * The account a session belongs to: its access token's `sub` (RFC 9068). Read, not verified: the
+ * API verifies every token; this only tells two of this tab's own sessions apart.
+ */
+export function sessionAccount(session: Session | null): string | null {
+  const payload = session?.access_token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const json = atob(payload.replaceAll('-', '+').replaceAll('_', '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub : null;
+  } catch {
+    return null;
+  }
 }
 
 async function tokenRequest(
@@ -208,7 +252,11 @@ export async function signOut(config: AppConfig): Promise<void> {
   const session = currentSession();
   forgetSession();
   if (!session) return;
-  const server = await metadata(config);
+  await revokeTokens(await metadata(config), config, session);
+}
+
+/** Asks the server to revoke a session's tokens (the refresh token revokes its grant); best effort. */
+async function revokeTokens(server: ServerMetadata, config: AppConfig, session: Session): Promise<void> {
   if (!server.revocation_endpoint) return;
   for (const token of [session.refresh_token, session.access_token]) {
     if (!token) continue;
