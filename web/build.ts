@@ -93,7 +93,9 @@ export function webAppConfig(apiUrl: string, clientId: string): WebAppConfig {
     issuer: apiUrl || '/',
     client_id: clientId,
     resource: `${apiUrl}/v1`,
-    scopes: Object.keys(mcpScopes),
+    // Permanent deletion is asked for when a person first deletes (in place, and then ticked for
+    // them on the consent page), not at sign-in where it would sit unticked and unexplained.
+    scopes: Object.keys(mcpScopes).filter((scope) => scope !== 'notes:delete'),
   };
 }
 

@@ -293,6 +293,7 @@ async function consentPage(
       held,
       offered: withinCeiling(beyondHeld, ceiling),
       beyondKey: beyondHeld.filter((scope) => !ceiling.includes(scope)),
+      ticksRequested: client.source === 'first_party',
       requestId: request.request_id,
       csrf,
     }),

@@ -58,6 +58,8 @@ async function trashedNote(title: string): Promise<string> {
 /** Asks to delete the note for good on the trash page: the app then asks for the permission there. */
 async function deleteForGood(title: string) {
   await page.goto(`${base}/#/trash`);
+  // A fresh page: no confirmation left open by an earlier step.
+  await page.reload();
   const row = page.locator('.notes li', { hasText: title });
   await row.waitFor();
   await row.getByRole('button', { name: /Delete for good/ }).click();
@@ -102,4 +104,81 @@ describe('a permission given in place', () => {
     );
     expect(account.account_id).toBe((await service.api('GET', '/v1/account')).body.account_id);
   });
+
+  it('ticks the permission asked for, tells the tab what to do, and says why nothing happened when it is unticked', async () => {
+    const noteId = await trashedNote('Unticked draft');
+    const { row, asked } = await deleteForGood('Unticked draft');
+    const consentWindow = context.waitForEvent('page');
+    await asked.getByRole('button', { name: 'Give permission and continue' }).click();
+    const consent = await consentWindow;
+    expect(await asked.textContent()).toContain(
+      'check that “delete notes permanently” is ticked, and press Allow',
+    );
+    await consent.waitForURL(/\/oauth\/authorize/);
+    await consent.fill('#api_key', apiKey);
+    await consent.click('button[value="sign_in"]');
+    expect(await consent.isChecked('#scope-notes-delete')).toBe(true);
+    await consent.uncheck('#scope-notes-delete');
+    await consent.click('button[value="approve"]');
+
+    const explained = row.locator('.error');
+    await explained.waitFor({ timeout: 20_000 });
+    expect(await explained.textContent()).toContain(
+      'Nothing was done: the permission to delete notes permanently was not given',
+    );
+    // Not the same request again, and the note is still there.
+    expect(await row.locator('.permission').count()).toBe(0);
+    expect((await service.api('GET', `/v1/notes/${noteId}`)).status).toBe(200);
+  });
+
+  it('makes a key with the permissions ticked on the account page, asking in place for one the session lacks', async () => {
+    await page.goto(`${base}/#/account`);
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    const box = (words: string) => page.getByRole('checkbox', { name: words });
+    expect(await box('read your notes').isChecked()).toBe(true);
+    expect(await box('transcribe recordings and write summaries').isChecked()).toBe(true);
+    expect(await box('delete notes permanently').isChecked()).toBe(false);
+
+    await page.fill('#key-name', 'Reader');
+    await box('rename, trash and organise your notes').uncheck();
+    await box('transcribe recordings and write summaries').uncheck();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const reader = (await page.locator('.secret').textContent({ timeout: 10_000 })) ?? '';
+    expect(await scopesOf(reader)).toEqual(['notes:read']);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    await page.fill('#key-name', 'Everything');
+    for (const words of [
+      'rename, trash and organise your notes',
+      'transcribe recordings and write summaries',
+      'delete notes permanently',
+    ])
+      await box(words).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const asked = page.locator('form .permission');
+    await asked.waitFor();
+    expect(await asked.textContent()).toContain('permission to delete notes permanently');
+    const consentWindow = context.waitForEvent('page');
+    await asked.getByRole('button', { name: 'Give permission and continue' }).click();
+    const consent = await consentWindow;
+    await consent.waitForURL(/\/oauth\/authorize/);
+    await consent.fill('#api_key', apiKey);
+    await consent.click('button[value="sign_in"]');
+    await consent.click('button[value="approve"]');
+    // Once given, the key is made without another click.
+    const everything = (await page.locator('.secret').textContent({ timeout: 20_000 })) ?? '';
+    expect(everything).not.toBe(reader);
+    expect(await scopesOf(everything)).toEqual([
+      'notes:read',
+      'notes:write',
+      'notes:process',
+      'notes:delete',
+    ]);
+  });
 });
+
+async function scopesOf(secret: string): Promise<string[]> {
+  expect(secret).toMatch(/^svc_sk_/);
+  const account = await fetch(`${base}/v1/account`, { headers: { Authorization: `Bearer ${secret}` } });
+  return ((await account.json()) as { api_key: { scopes: string[] } }).api_key.scopes;
+}
