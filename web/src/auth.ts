@@ -37,6 +37,8 @@ export interface Session {
 }
 
 const SESSION_KEY = 'notes.session';
+/** Where this tab keeps what a visit gathers (the Ask thread): removed at sign-out. */
+export const VISIT_PREFIX = 'notes.visit.';
 const PENDING_KEY = 'notes.pending-sign-in';
 /** Refresh this long before the access token expires, so a request never carries an expired one. */
 const EXPIRY_MARGIN_MS = 30_000;
@@ -251,6 +253,8 @@ async function refresh(config: AppConfig, session: Session): Promise<Session | n
 export async function signOut(config: AppConfig): Promise<void> {
   const session = currentSession();
   forgetSession();
+  const visit = Object.keys(sessionStorage).filter((key) => key.startsWith(VISIT_PREFIX));
+  for (const key of visit) sessionStorage.removeItem(key);
   if (!session) return;
   await revokeTokens(await metadata(config), config, session);
 }
