@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { WEB_APP_CALLBACK_PATH } from '../src/oauth/first-party.ts';
-import { mcpScopes } from '../src/oauth-scopes.ts';
+import { WEB_APP_CALLBACK_PATH, WEB_APP_SIGN_IN_SCOPES } from '../src/oauth/first-party.ts';
 
 /**
  * Builds the web app into memory: one minified ES module (Preact and the app) and one stylesheet,
@@ -95,7 +94,7 @@ export function webAppConfig(apiUrl: string, clientId: string): WebAppConfig {
     resource: `${apiUrl}/v1`,
     // Permanent deletion is asked for when a person first deletes (in place, and then ticked for
     // them on the consent page), not at sign-in where it would sit unticked and unexplained.
-    scopes: Object.keys(mcpScopes).filter((scope) => scope !== 'notes:delete'),
+    scopes: [...WEB_APP_SIGN_IN_SCOPES],
   };
 }
 
