@@ -349,10 +349,11 @@ async function decide(
   if (accountId === null) return denied(deps, request, 'The user did not sign in');
   const shown = request.step_up ?? null;
   const held = shown?.held ?? [];
-  // What the page offered: nothing the signed-in credential does not hold itself.
+  // What the page offered: nothing the signed-in credential does not hold itself. A request bound
+  // before sign-ins carried a bound offers nothing: the person starts again (it lives minutes).
   const offered = withinCeiling(
     request.scopes.filter((scope) => !held.includes(scope)),
-    request.ceiling ?? SUPPORTED_SCOPES,
+    request.ceiling ?? [],
   );
   const nowS = Math.floor(now / 1000);
   // The user decided: the grant refreshes again, and is not asked for the declined scopes for a while.

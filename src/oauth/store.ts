@@ -47,7 +47,7 @@ export interface PendingAuthorization {
   /**
    * Set with the account: the most the signed-in credential may give (an API key's scopes; every
    * scope after a sign-in at the identity provider). The consent page offers no scope beyond it.
-   * Absent only on requests bound before credentials were bounded: then every scope.
+   * Absent only on requests bound before sign-ins were bounded: then nothing may be given.
    */
   ceiling?: McpScope[];
   created_at: number;
