@@ -1,4 +1,4 @@
-import { issueApiKey } from '#src/domain/accounts.ts';
+import { callerScopes, issueApiKey } from '#src/domain/accounts.ts';
 import { ForbiddenError } from '#src/domain/errors.ts';
 import { apiHandler } from '#src/http/api-handler.ts';
 import { jsonResponse } from '#src/http/response.ts';
@@ -10,7 +10,7 @@ export const handler = apiHandler(
   async ({ caller, body, services }) => {
     // A key never does more than the credential that made it: it gets that credential's scopes,
     // or fewer when asked (docs/api-decisions.md, "API keys carry scopes").
-    const held = caller.access_token?.scopes ?? caller.api_key?.scopes ?? [];
+    const held = callerScopes(caller);
     const beyond = (body.scopes ?? []).filter((scope) => !held.includes(scope));
     if (beyond.length > 0) {
       throw new ForbiddenError(

@@ -33,7 +33,8 @@ export const operationScopes = {
   addNoteToCollection: ['notes:write'],
   removeNoteFromCollection: ['notes:write'],
   // A new key holds its creator's scopes (or fewer), never more: making one needs no scope beyond
-  // changing the account (functions/createApiKey.ts).
+  // changing the account (functions/createApiKey.ts). Revoking one also needs every scope of the
+  // key revoked (src/domain/accounts.ts, revokeAccountApiKey): that depends on the key, not the call.
   listApiKeys: ['notes:read'],
   createApiKey: ['notes:write'],
   revokeApiKey: ['notes:write'],

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { WEB_APP_CALLBACK_PATH } from '../src/oauth/first-party.ts';
-import { mcpScopes } from '../src/oauth-scopes.ts';
+import { WEB_APP_CALLBACK_PATH, WEB_APP_SIGN_IN_SCOPES } from '../src/oauth/first-party.ts';
 
 /**
  * Builds the web app into memory: one minified ES module (Preact and the app) and one stylesheet,
@@ -93,7 +92,9 @@ export function webAppConfig(apiUrl: string, clientId: string): WebAppConfig {
     issuer: apiUrl || '/',
     client_id: clientId,
     resource: `${apiUrl}/v1`,
-    scopes: Object.keys(mcpScopes),
+    // Permanent deletion is asked for when a person first deletes (in place, and then ticked for
+    // them on the consent page), not at sign-in where it would sit unticked and unexplained.
+    scopes: [...WEB_APP_SIGN_IN_SCOPES],
   };
 }
 

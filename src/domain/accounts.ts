@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 import type { AccountStore } from '../ports/account-store.ts';
 import type { Account, ApiKeyRecord, ApiKeyView, Caller } from './account.ts';
-import { NotFoundError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
 
 export const API_KEY_PREFIX = 'svc_sk_';
 /** The one answer to a well-formed key that does not authenticate (unknown or revoked). */
@@ -71,16 +71,32 @@ export async function listApiKeys(store: AccountStore, accountId: string): Promi
   return records.map(apiKeyView).sort((a, b) => b.created_at - a.created_at);
 }
 
+/** What a caller's credential may do: an access token's scopes, or an API key's. */
+export function callerScopes(caller: Caller): McpScope[] {
+  return caller.access_token?.scopes ?? caller.api_key?.scopes ?? [];
+}
+
 /**
  * Revokes one of the account's keys; requests with it answer 401 from then on (every request looks
  * the key up). Revoking a revoked key again changes nothing. Another account's key is not found.
+ * Only a credential holding every scope of the key may revoke it (`revokerScopes`): a narrowed key,
+ * or a session given less, must not switch off the owner's wider key (review of issue 22, finding 10).
  */
 export async function revokeAccountApiKey(
   store: AccountStore,
   accountId: string,
   keyId: string,
+  revokerScopes: readonly McpScope[],
   now = Date.now(),
 ): Promise<void> {
+  const record = (await store.listApiKeys(accountId)).find((key) => key.key_id === keyId);
+  if (!record) throw new NotFoundError('No such API key in this account');
+  const beyond = keyScopes(record).filter((scope) => !revokerScopes.includes(scope));
+  if (beyond.length > 0) {
+    throw new ForbiddenError(
+      `This key may ${beyond.join(' and ')}, which the credential revoking it may not: only a credential holding every permission of a key can revoke it.`,
+    );
+  }
   if (!(await store.revokeApiKey(accountId, keyId, now))) {
     throw new NotFoundError('No such API key in this account');
   }

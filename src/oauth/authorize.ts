@@ -7,11 +7,11 @@ import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { type ClientView, renderConsent, renderSignIn } from './pages.ts';
 import { isS256Challenge } from './pkce.ts';
 import { checkRedirectUri, redirectsAutomatically } from './redirect-uris.ts';
-import { parseScopes, unionScopes } from './scopes.ts';
+import { parseScopes, SUPPORTED_SCOPES, unionScopes, withinCeiling } from './scopes.ts';
 import { hashSecret, newSecret, sameHash } from './secrets.ts';
 import { lifetimes, servedResources } from './settings.ts';
 import type { GrantRecord, OAuthClient, PendingAuthorization, StepUpShown } from './store.ts';
-import { UpstreamSignInError } from './upstream.ts';
+import { type KeySignIn, UpstreamSignInError } from './upstream.ts';
 
 /** What the browser gets: a redirect (to the client or the upstream provider) or one of our pages. */
 export type WebResult =
@@ -125,7 +125,8 @@ export async function completeUpstreamSignIn(
     }
     throw error;
   }
-  return consentPage(deps, request, accountId, null);
+  // A person who signed in at the identity provider holds the whole account: every scope may be given.
+  return consentPage(deps, request, accountId, SUPPORTED_SCOPES, null);
 }
 
 interface ValidRequest {
@@ -237,19 +238,24 @@ async function signInWithApiKey(
   if (!request) throw expired();
   if (!sameHash(request.csrf_hash, hashSecret(csrf))) throw staleForm();
   const client = await findClient(deps, request.client_id);
-  const accountId = apiKey.trim() ? await upstream.signIn(apiKey) : null;
-  if (!accountId) {
-    return page(
-      400,
-      renderSignIn({
-        client: clientView(client, request.redirect_uri),
-        requestId,
-        csrf,
-        error: 'That API key was not accepted. Check it and try again.',
-      }),
-    );
+  const signedIn = apiKey.trim() ? await upstream.signIn(apiKey) : null;
+  const refuse = (status: number, error: string) =>
+    page(status, renderSignIn({ client: clientView(client, request.redirect_uri), requestId, csrf, error }));
+  if (!signedIn) return refuse(400, 'That API key was not accepted. Check it and try again.');
+  const stepUp = await grantAwaitingStepUp(deps, signedIn.accountId, request);
+  if (!stepUp && withinCeiling(request.scopes, signedIn.scopes).length === 0) {
+    return refuse(403, keyTooNarrow(signedIn, request.scopes));
   }
-  return consentPage(deps, request, accountId, request.csrf_hash, client);
+  return consentPage(deps, request, signedIn.accountId, signedIn.scopes, request.csrf_hash, client, stepUp);
+}
+
+/**
+ * Why a key cannot sign this request in: it holds none of the permissions asked for. A key gives at
+ * most its own scopes, so the person needs a key that holds them (or the application may ask for less).
+ */
+function keyTooNarrow(signedIn: KeySignIn, asked: readonly McpScope[]): string {
+  const holds = signedIn.scopes.length > 0 ? `only ${signedIn.scopes.join(', ')}` : 'no permission';
+  return `That API key holds ${holds}, and the application asks for ${asked.join(', ')}: a sign-in can give no more than its key holds. Sign in with a key that holds what the application asks for.`;
 }
 
 /** Binds the account to the request and shows the consent form, with a new CSRF token. */
@@ -257,11 +263,14 @@ async function consentPage(
   deps: OAuthDeps,
   request: PendingAuthorization,
   accountId: string,
+  ceiling: readonly McpScope[],
   expectedCsrfHash: string | null,
   knownClient?: OAuthClient,
+  knownStepUp?: GrantRecord | null,
 ): Promise<WebResult> {
   const csrf = newSecret();
-  const stepUp = await grantAwaitingStepUp(deps, accountId, request);
+  const stepUp =
+    knownStepUp !== undefined ? knownStepUp : await grantAwaitingStepUp(deps, accountId, request);
   const held = stepUp?.scopes ?? [];
   const bound = await deps.store.bindAccount(
     request.request_id,
@@ -270,17 +279,21 @@ async function consentPage(
     expectedCsrfHash,
     deps.now(),
     stepUp ? { grant_id: stepUp.grant_id, held } : null,
+    [...ceiling],
   );
   if (!bound) throw staleForm();
   const client = knownClient ?? (await findClient(deps, request.client_id));
   const account = await deps.accounts.getAccount(accountId);
+  const beyondHeld = request.scopes.filter((scope) => !held.includes(scope));
   return page(
     200,
     renderConsent({
       client: clientView(client, request.redirect_uri),
       account: { name: account?.name ?? accountId, createdAt: account?.created_at ?? null },
       held,
-      offered: request.scopes.filter((scope) => !held.includes(scope)),
+      offered: withinCeiling(beyondHeld, ceiling),
+      beyondKey: beyondHeld.filter((scope) => !ceiling.includes(scope)),
+      ticksRequested: client.source === 'first_party',
       requestId: request.request_id,
       csrf,
     }),
@@ -336,7 +349,12 @@ async function decide(
   if (accountId === null) return denied(deps, request, 'The user did not sign in');
   const shown = request.step_up ?? null;
   const held = shown?.held ?? [];
-  const offered = request.scopes.filter((scope) => !held.includes(scope));
+  // What the page offered: nothing the signed-in credential does not hold itself. A request bound
+  // before sign-ins carried a bound offers nothing: the person starts again (it lives minutes).
+  const offered = withinCeiling(
+    request.scopes.filter((scope) => !held.includes(scope)),
+    request.ceiling ?? [],
+  );
   const nowS = Math.floor(now / 1000);
   // The user decided: the grant refreshes again, and is not asked for the declined scopes for a while.
   const settle = (added: McpScope[]) =>
@@ -427,7 +445,7 @@ function approvedScopes(ticked: string[], offered: readonly McpScope[]): McpScop
   if (ticked.some((scope) => !(offered as readonly string[]).includes(scope))) {
     throw new AuthorizationPageError(
       'Bad request',
-      'The form approves a permission the application did not ask for. Start again from the application.',
+      'The form approves a permission this page did not offer: the application did not ask for it, or the API key you signed in with does not hold it. Start again from the application.',
     );
   }
   return offered.filter((scope) => ticked.includes(scope));

@@ -4,6 +4,12 @@ import type { OAuthClient } from './store.ts';
 /** The web app's OAuth client: built into the server, never registered, never stored. */
 export const WEB_APP_CLIENT_ID = 'notes-web';
 
+/**
+ * What the web app signs in with: every scope but permanent deletion, which it asks for (in place,
+ * ticked for the person) when they first delete or make a key that may (docs/api-decisions.md).
+ */
+export const WEB_APP_SIGN_IN_SCOPES = SUPPORTED_SCOPES.filter((scope) => scope !== 'notes:delete');
+
 /** Where the web app receives its authorization code, on its own origin. */
 export const WEB_APP_CALLBACK_PATH = '/app/callback';
 
@@ -21,8 +27,8 @@ export function webAppClient(serviceOrigins: readonly string[], webAppOrigin?: s
     client_name: 'Notes web app',
     redirect_uris: origins.map((origin) => `${origin.replace(/\/+$/, '')}${WEB_APP_CALLBACK_PATH}`),
     grant_types: ['authorization_code', 'refresh_token'],
-    // The app is the account's own interface: it asks for every scope; the user still decides.
-    scope: SUPPORTED_SCOPES.join(' '),
+    // A request that names no scope gets what the app signs in with; it may ask for deletion too.
+    scope: WEB_APP_SIGN_IN_SCOPES.join(' '),
     source: 'first_party',
     created_at: 0,
   };

@@ -36,8 +36,15 @@ export interface ConsentPage {
   account: { name: string; createdAt: number | null };
   /** What the client's grant already holds (a step-up); kept whatever the user decides here. */
   held: McpScope[];
-  /** What the request asks for beyond that: one checkbox each. */
+  /** What the request asks for beyond that, within what the signed-in key holds: one checkbox each. */
   offered: McpScope[];
+  /** What the request asks for that the API key signed in with does not hold: listed, not offered. */
+  beyondKey: McpScope[];
+  /**
+   * Tick every offered scope: for the service's own web app, which asks for a permission only at the
+   * moment a person needs it (permanent deletion when they delete). Otherwise deletion is left unticked.
+   */
+  ticksRequested?: boolean;
   requestId: string;
   csrf: string;
 }
@@ -118,10 +125,10 @@ function scopeText(scope: McpScope): string {
 }
 
 /** One checkbox per scope, in a fieldset whose legend says what ticking means. */
-function scopeChoices(legend: string, scopes: McpScope[]): string {
+function scopeChoices(legend: string, scopes: McpScope[], ticksRequested: boolean): string {
   const boxes = scopes.map((scope) => {
     const id = `scope-${scope.replace(':', '-')}`;
-    const checked = tickedByDefault(scope) ? ' checked' : '';
+    const checked = ticksRequested || tickedByDefault(scope) ? ' checked' : '';
     return `<div class="scope"><input type="checkbox" id="${id}" name="scope" value="${escapeHtml(scope)}"${checked}>
 <label for="${id}">${scopeText(scope)}</label></div>`;
   });
@@ -142,8 +149,20 @@ ${page.held.map((scope) => `<li>${scopeText(scope)}</li>`).join('\n')}
       : '';
   const offered =
     page.offered.length > 0
-      ? `${scopeChoices(page.held.length > 0 ? 'It now also asks to:' : 'Allow it to:', page.offered)}
-<p class="muted">Only the ticked permissions are given. Permanent deletion is never ticked for you; the application can ask again when it needs more.</p>`
+      ? `${scopeChoices(page.held.length > 0 ? 'It now also asks to:' : 'Allow it to:', page.offered, page.ticksRequested === true)}
+<p class="muted">${
+          page.ticksRequested
+            ? 'Only the ticked permissions are given. The app asks for each when you use it, so what it asks for is ticked; untick what you do not want to give.'
+            : 'Only the ticked permissions are given. Permanent deletion is never ticked for you; the application can ask again when it needs more.'
+        }</p>`
+      : '';
+  const beyondKey =
+    page.beyondKey.length > 0
+      ? `<p class="beyond-key">It also asks to do what the API key you signed in with may not:</p>
+<ul class="beyond-key">
+${page.beyondKey.map((scope) => `<li>${scopeText(scope)}</li>`).join('\n')}
+</ul>
+<p class="muted">A sign-in gives no more than its key holds. To allow these, start again from the application and sign in with a key that holds them.</p>`
       : '';
   return layout(
     'Allow access to your notes?',
@@ -154,6 +173,7 @@ ${hidden(page.requestId, page.csrf)}
 <p>${clientLine(page.client)} asks for access to your notes in ${accountLine(page.account)}.</p>
 ${held}
 ${offered}
+${beyondKey}
 <p class="muted">After you decide, your browser returns to <strong>${escapeHtml(page.client.redirectHost)}</strong>.
 Only allow applications you trust.</p>
 </div>

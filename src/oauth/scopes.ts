@@ -44,6 +44,11 @@ export function unionScopes(held: readonly McpScope[], added: readonly McpScope[
   return canonical([...held, ...added]);
 }
 
+/** The scopes of `asked` that `ceiling` holds: what a credential holding `ceiling` may give. */
+export function withinCeiling(asked: readonly McpScope[], ceiling: readonly McpScope[]): McpScope[] {
+  return asked.filter((scope) => ceiling.includes(scope));
+}
+
 /**
  * Whether the consent page ticks the scope before the user chooses. Only what cannot be undone is
  * left for the user to tick: notes:delete removes notes and results for good, while a rename or a

@@ -44,6 +44,12 @@ export interface PendingAuthorization {
    * and the scopes that grant held then. The decision applies to exactly this (null: a new grant).
    */
   step_up?: StepUpShown | null;
+  /**
+   * Set with the account: the most the signed-in credential may give (an API key's scopes; every
+   * scope after a sign-in at the identity provider). The consent page offers no scope beyond it.
+   * Absent only on requests bound before sign-ins were bounded: then nothing may be given.
+   */
+  ceiling?: McpScope[];
   created_at: number;
   expires_at_s: number;
 }
@@ -149,6 +155,7 @@ export interface OAuthStore {
     expectedCsrfHash: string | null,
     now: number,
     stepUp: StepUpShown | null,
+    ceiling: McpScope[],
   ): Promise<boolean>;
   /**
    * Removes and returns the request if its CSRF hash matches (and, with `signedIn`, an account is

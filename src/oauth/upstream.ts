@@ -1,5 +1,6 @@
 import { authenticate } from '../domain/accounts.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
+import type { McpScope } from '../oauth-scopes.ts';
 import type { AccountStore } from '../ports/account-store.ts';
 
 /**
@@ -14,8 +15,17 @@ export type UpstreamIdentity = ApiKeySignIn | RedirectSignIn;
 
 export interface ApiKeySignIn {
   kind: 'api-key';
-  /** The account the key belongs to, or null when the key is not valid (malformed, unknown, revoked). */
-  signIn(apiKey: string): Promise<string | null>;
+  /**
+   * The account the key belongs to and the scopes the key holds, or null when the key is not valid
+   * (malformed, unknown, revoked). The scopes bound what the consent page may give: a sign-in must not
+   * turn a narrow key into a wider grant (docs/api-decisions.md, "API keys carry scopes").
+   */
+  signIn(apiKey: string): Promise<KeySignIn | null>;
+}
+
+export interface KeySignIn {
+  accountId: string;
+  scopes: McpScope[];
 }
 
 export interface RedirectSignIn {
@@ -40,7 +50,8 @@ export function apiKeySignIn(accounts: AccountStore): ApiKeySignIn {
     async signIn(apiKey) {
       try {
         const caller = await authenticate(accounts, `Bearer ${apiKey.trim()}`);
-        return caller.account.account_id;
+        // authenticate() always names the key for a key credential; no key, no scope.
+        return { accountId: caller.account.account_id, scopes: caller.api_key?.scopes ?? [] };
       } catch (error) {
         if (error instanceof UnauthorizedError) return null;
         throw error;

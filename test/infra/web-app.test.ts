@@ -120,7 +120,7 @@ describe('the web app on AWS', () => {
     expect(staged).toHaveLength(1);
     const json = JSON.parse(readFileSync(staged[0] ?? '', 'utf8')) as Record<string, unknown>;
     expect(json.client_id).toBe('notes-web');
-    expect(json.scopes).toEqual(['notes:read', 'notes:write', 'notes:process', 'notes:delete']);
+    expect(json.scopes).toEqual(['notes:read', 'notes:write', 'notes:process']);
     // The URLs are deploy-time values, filled in from the markers.
     expect(String(json.api_base_url)).toMatch(/^<<marker:/);
     expect(String(json.resource)).toMatch(/^<<marker:.*\/v1$/);

@@ -27,13 +27,14 @@ type NewKey = KeyView & { api_key: string };
 
 const ALL_SCOPES = ['notes:read', 'notes:write', 'notes:process', 'notes:delete'];
 
-function webAppToken(tick: string[] = []) {
+/** A web app session as it signs in, or (`withDeletion`) once it has asked for permanent deletion too. */
+function webAppToken(withDeletion = false) {
   return accessTokenFor({
     baseUrl: base,
     apiKey,
     resource: `${base}/v1`,
     client: { clientId: 'notes-web', redirectUri: `${base}/app/callback` },
-    tick,
+    ...(withDeletion ? { scope: 'notes:read notes:write notes:process notes:delete' } : {}),
   });
 }
 
@@ -181,7 +182,7 @@ describe('who may manage API keys', () => {
   });
 
   it('lets a web app session holding every scope make a key with every scope, and revoke it', async () => {
-    const full = await webAppToken(['notes:delete']);
+    const full = await webAppToken(true);
     expect(full.scope.split(' ')).toEqual(ALL_SCOPES);
     const fullApi = client(base, full.access_token);
     const created = await fullApi<NewKey>('POST', '/v1/account/keys', { body: { name: 'From the app' } });

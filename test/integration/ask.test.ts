@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BedrockAnswerEngine } from '../../src/adapters/llm/bedrock-answer.ts';
 import { getAskServices } from '../../src/ask-services.ts';
+import { formatTimestamp } from '../../src/domain/transcript.ts';
 import { ensureAskFixtures } from '../fixtures/ask/generate.ts';
 import { FakeConverseClient, invalidRequest, throttled, toolUseResponse } from '../fixtures/llm/converse.ts';
 import type { Api } from '../support/api.ts';
@@ -79,6 +80,8 @@ describe('Ask over HTTP on the local runtime', () => {
         expect(citation.sentence_start_ms).toBeGreaterThanOrEqual(citation.start_ms);
         expect(citation.sentence_start_ms).toBeLessThan(citation.end_ms);
         expect(citation.note_title.length).toBeGreaterThan(0);
+        // The answer's own time for the quote is that sentence's, as the citation's link opens it.
+        expect(answer).toContain(`(${formatTimestamp(citation.sentence_start_ms)}): `);
       }
     }
     expect(misses).toEqual([]);

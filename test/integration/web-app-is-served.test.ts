@@ -97,7 +97,7 @@ describe('the web app as npm start serves it', () => {
       issuer: '/',
       client_id: 'notes-web',
       resource: '/v1',
-      scopes: ['notes:read', 'notes:write', 'notes:process', 'notes:delete'],
+      scopes: ['notes:read', 'notes:write', 'notes:process'],
     });
   });
 

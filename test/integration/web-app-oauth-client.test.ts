@@ -45,13 +45,13 @@ describe('the web app client notes-web', () => {
     expect(await page.text()).toContain('Notes web app');
   });
 
-  it('gets a token for the REST API with every scope the user ticks, and uses it', async () => {
+  it('gets a token for the REST API with every scope it asks for, ticked for the user, and uses it', async () => {
     const tokens = await accessTokenFor({
       baseUrl: base,
       apiKey,
       resource: `${base}/v1`,
       client: { clientId: 'notes-web', redirectUri: `${base}/app/callback` },
-      tick: ['notes:delete'],
+      scope: 'notes:read notes:write notes:process notes:delete',
     });
     expect(tokens.scope).toBe('notes:read notes:write notes:process notes:delete');
     expect(decodeJwt(tokens.access_token)).toMatchObject({ client_id: 'notes-web', aud: `${base}/v1` });

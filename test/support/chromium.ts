@@ -20,11 +20,18 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * Signs in from the app's sign-in page with the account's API key, on the service's sign-in and
- * consent pages; `allowDeletion` ticks permanent deletion, which the consent page never ticks itself.
+ * consent pages. The app asks for permanent deletion only when a person deletes; `allowDeletion`
+ * plays an app that asks for it up front (the same request, with notes:delete added to its scope),
+ * so the session holds it from the start.
  */
 export async function signIn(page: Page, apiKey: string, { allowDeletion = false } = {}): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/oauth\/authorize/);
+  if (allowDeletion) {
+    const url = new URL(page.url());
+    url.searchParams.set('scope', `${url.searchParams.get('scope') ?? ''} notes:delete`.trim());
+    await page.goto(url.href);
+  }
   await page.fill('#api_key', apiKey);
   await page.click('button[value="sign_in"]');
   if (allowDeletion) await page.check('#scope-notes-delete');

@@ -185,3 +185,41 @@ describe('ExtractiveAnswerEngine in the API Lambda', () => {
     expect(imports).toContain('stemmer');
   });
 });
+
+describe('the time an extractive answer gives for a quote', () => {
+  it('is when the quoted sentence is said, not when the passage starts', async () => {
+    const words = 'Okay, next item. We agreed to cut the cloud budget by ten percent.'.split(' ');
+    const timed: AskPassage = {
+      ...budget,
+      start_ms: 0,
+      turns: [
+        {
+          speaker: 'Priya',
+          text: words.join(' '),
+          start_ms: 0,
+          // "We" (the quoted sentence's first word) at 13.2 s.
+          word_starts: words.map((_, i) => (i < 3 ? i * 1000 : 13_200 + (i - 3) * 300)),
+        },
+      ],
+    };
+    const draft = await engine.answer({ question: 'How much was the cloud budget cut?', passages: [timed] });
+    expect(draft.answer).toContain(
+      'From "Budget review" (00:00:13): Priya: "We agreed to cut the cloud budget by ten percent."',
+    );
+    expect(draft.answer).not.toContain('(00:00:00)');
+  });
+
+  it('falls back to the turn’s start where words carry no times', async () => {
+    const draft = await engine.answer({
+      question: 'How much was the cloud budget cut?',
+      passages: [
+        {
+          ...budget,
+          start_ms: 0,
+          turns: [{ ...budget.turns[0], speaker: 'Priya', text: budget.text, start_ms: 7_000 }],
+        },
+      ],
+    });
+    expect(draft.answer).toContain('(00:00:07)');
+  });
+});

@@ -5,12 +5,12 @@ import { webAppClient } from '../../src/oauth/first-party.ts';
 describe('the first-party web app client', () => {
   const client = webAppClient(['http://127.0.0.1:8787', 'http://localhost:8787'], 'https://app.example.com');
 
-  it('is public, asks for every scope, and returns to /app/callback on each of its origins', () => {
+  it('is public, asks for every scope but permanent deletion, and returns to /app/callback on each of its origins', () => {
     expect(client).toMatchObject({
       client_id: 'notes-web',
       source: 'first_party',
       grant_types: ['authorization_code', 'refresh_token'],
-      scope: 'notes:read notes:write notes:process notes:delete',
+      scope: 'notes:read notes:write notes:process',
       redirect_uris: [
         'http://127.0.0.1:8787/app/callback',
         'http://localhost:8787/app/callback',

@@ -8,6 +8,7 @@ const consent = (name: string) =>
     account: { name, createdAt: Date.UTC(2026, 10, 27) },
     held: [],
     offered: ['notes:read'],
+    beyondKey: [],
     requestId: 'r',
     csrf: 'c',
   });

@@ -1,8 +1,10 @@
 import { useCallback, useRef, useState } from 'preact/hooks';
 import { PermissionNeeded } from './api.ts';
+import { currentSession } from './auth.ts';
 import { askPermission, PermissionNotGiven } from './consent-window.ts';
 import { useApp } from './context.ts';
 import { messageOf } from './hooks.ts';
+import { permissionWords } from './permission-words.ts';
 
 /**
  * One call to the API started by a person's action (Save, Trash, Generate…): whether it is under
@@ -70,14 +72,24 @@ export function useAction<A extends unknown[]>(perform: (...args: A) => Promise<
       const controller = new AbortController();
       waiting.current = controller;
       setAsking(true);
+      const missing = needed.failure.missing;
       try {
         await askPermission(config, needed.failure.wanted, controller.signal);
         setNeeded(null);
+        // Allow with the box unticked gives a session without it: say so, rather than run the
+        // action into the same refusal and show the same request again.
+        const held = (currentSession()?.scope ?? '').split(' ');
+        const stillMissing = missing.filter((scope) => !held.includes(scope));
+        if (stillMissing.length > 0) {
+          setError(notGiven(stillMissing));
+          return;
+        }
         await run(...needed.args);
       } catch (failure) {
         setNeeded(null);
-        if (!(failure instanceof PermissionNotGiven && controller.signal.aborted))
-          setError(messageOf(failure));
+        if (failure instanceof PermissionNotGiven) {
+          if (!controller.signal.aborted) setError(notGiven(missing));
+        } else setError(messageOf(failure));
       } finally {
         waiting.current = null;
         setAsking(false);
@@ -85,4 +97,10 @@ export function useAction<A extends unknown[]>(perform: (...args: A) => Promise<
     },
   };
   return { run, pending, error, clearError, permission };
+}
+
+/** Why nothing happened after the consent page: the permission was left unticked or denied. */
+function notGiven(missing: readonly string[]): string {
+  const words = permissionWords(missing);
+  return `Nothing was done: the permission to ${words} was not given (its box was unticked, or Deny was pressed). To go ahead, try again and leave “${words}” ticked on the consent page.`;
 }

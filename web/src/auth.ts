@@ -16,6 +16,18 @@ interface ServerMetadata {
 /** The authorization server refused the grant (an OAuth error answer): the session is over. */
 class GrantRefused extends Error {}
 
+/**
+ * A permission was given by signing in to another account than this tab's: the tab keeps its own
+ * session (nothing switches silently), and the other account's new tokens are revoked.
+ */
+export class OtherAccount extends Error {
+  constructor() {
+    super(
+      'That sign-in was to a different account than the one this tab uses, so nothing changed: you are still signed in to your account here. To give the permission, sign in with a key of this account.',
+    );
+  }
+}
+
 export interface Session {
   access_token: string;
   refresh_token: string | null;
@@ -25,6 +37,8 @@ export interface Session {
 }
 
 const SESSION_KEY = 'notes.session';
+/** Where this tab keeps what a visit gathers (the Ask thread): removed at sign-out. */
+export const VISIT_PREFIX = 'notes.visit.';
 const PENDING_KEY = 'notes.pending-sign-in';
 /** Refresh this long before the access token expires, so a request never carries an expired one. */
 const EXPIRY_MARGIN_MS = 30_000;
@@ -98,9 +112,11 @@ export async function beginSignIn(
   config: AppConfig,
   returnTo: string,
   scopes: readonly string[] = config.scopes,
+  /** For a permission asked for in the whole tab: the account the new session must belong to. */
+  account: string | null = null,
 ): Promise<void> {
   const { url, verifier, state } = await authorization(config, scopes);
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo }));
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ verifier, state, returnTo, account }));
   location.assign(url);
 }
 
@@ -110,6 +126,7 @@ export async function completeSignIn(config: AppConfig, params: URLSearchParams)
     verifier: string;
     state: string;
     returnTo: string;
+    account?: string | null;
   } | null;
   sessionStorage.removeItem(PENDING_KEY);
   const error = params.get('error');
@@ -119,20 +136,49 @@ export async function completeSignIn(config: AppConfig, params: URLSearchParams)
   }
   const code = params.get('code');
   if (!code) throw new Error('The sign-in answer carried no authorization code: sign in again');
-  await exchangeCode(config, code, pending.verifier);
+  await exchangeCode(config, code, pending.verifier, pending.account ?? null);
   return pending.returnTo;
 }
 
-/** Trades an authorization code (with the verifier of its sign-in) for the session this tab keeps. */
-export async function exchangeCode(config: AppConfig, code: string, verifier: string): Promise<void> {
-  saveSession(
-    await tokenRequest(await metadata(config), config, {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri(),
-      code_verifier: verifier,
-    }),
-  );
+/**
+ * Trades an authorization code (with the verifier of its sign-in) for the session this tab keeps.
+ * With `account` (asking for a permission), the new session must be that account's: otherwise the
+ * tab keeps its session, the new tokens are revoked, and OtherAccount says what happened.
+ */
+export async function exchangeCode(
+  config: AppConfig,
+  code: string,
+  verifier: string,
+  account: string | null = null,
+): Promise<void> {
+  const server = await metadata(config);
+  const session = await tokenRequest(server, config, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri(),
+    code_verifier: verifier,
+  });
+  if (account !== null && sessionAccount(session) !== account) {
+    await revokeTokens(server, config, session);
+    throw new OtherAccount();
+  }
+  saveSession(session);
+}
+
+/**
+ * The account a session belongs to: its access token's `sub` (RFC 9068). Read, not verified: the
+ * API verifies every token; this only tells two of this tab's own sessions apart.
+ */
+export function sessionAccount(session: Session | null): string | null {
+  const payload = session?.access_token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const json = atob(payload.replaceAll('-', '+').replaceAll('_', '/'));
+    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
+    return typeof sub === 'string' ? sub : null;
+  } catch {
+    return null;
+  }
 }
 
 async function tokenRequest(
@@ -207,8 +253,14 @@ async function refresh(config: AppConfig, session: Session): Promise<Session | n
 export async function signOut(config: AppConfig): Promise<void> {
   const session = currentSession();
   forgetSession();
+  const visit = Object.keys(sessionStorage).filter((key) => key.startsWith(VISIT_PREFIX));
+  for (const key of visit) sessionStorage.removeItem(key);
   if (!session) return;
-  const server = await metadata(config);
+  await revokeTokens(await metadata(config), config, session);
+}
+
+/** Asks the server to revoke a session's tokens (the refresh token revokes its grant); best effort. */
+async function revokeTokens(server: ServerMetadata, config: AppConfig, session: Session): Promise<void> {
   if (!server.revocation_endpoint) return;
   for (const token of [session.refresh_token, session.access_token]) {
     if (!token) continue;

@@ -1,4 +1,4 @@
-import { authorization, beginSignIn, currentSession, exchangeCode } from './auth.ts';
+import { authorization, beginSignIn, currentSession, exchangeCode, sessionAccount } from './auth.ts';
 import type { AppConfig } from './config.ts';
 
 /** States of consents asked for in a small window (`askPermission`): its callback hands the code back. */
@@ -18,14 +18,18 @@ export class PermissionNotGiven extends Error {}
  * window, whose callback hands the authorization answer back here (matched by its state), and this
  * tab exchanges the code, so the action that needed it can simply run again. Resolves once the wider
  * session is saved; rejects when consent is refused or `cancelled` is aborted. Where the browser
- * blocks the window, the whole tab goes to the consent page and comes back where it was.
+ * blocks the window, the whole tab goes to the consent page and comes back where it was. Either way
+ * the permission must come from this tab's account: a sign-in to another account there is refused
+ * (OtherAccount) and this tab keeps its session.
  */
 export async function askPermission(
   config: AppConfig,
   scopes: readonly string[],
   cancelled: AbortSignal,
 ): Promise<void> {
-  const wanted = [...new Set([...(currentSession()?.scope ?? '').split(' ').filter(Boolean), ...scopes])];
+  const session = currentSession();
+  const wanted = [...new Set([...(session?.scope ?? '').split(' ').filter(Boolean), ...scopes])];
+  const account = sessionAccount(session);
   const { url, verifier, state } = await authorization(config, wanted, WINDOW_STATE_PREFIX);
   const channel = new BroadcastChannel(CONSENT_CHANNEL);
   try {
@@ -39,7 +43,7 @@ export async function askPermission(
       );
     });
     if (!open(url, 'notes-permission', 'popup,width=560,height=760')) {
-      await beginSignIn(config, location.hash, wanted);
+      await beginSignIn(config, location.hash, wanted, account);
       return new Promise(() => undefined);
     }
     const params = await answer;
@@ -48,7 +52,7 @@ export async function askPermission(
     if (error) throw new Error(params.get('error_description') ?? `The permission was not given (${error})`);
     const code = params.get('code');
     if (!code) throw new Error('The consent page answered without a code: try again.');
-    await exchangeCode(config, code, verifier);
+    await exchangeCode(config, code, verifier, account);
   } finally {
     channel.close();
   }

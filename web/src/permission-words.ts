@@ -9,6 +9,9 @@ const WORDS: Record<string, string> = {
   'notes:delete': 'delete notes permanently',
 };
 
+/** Every permission, in the service's order (openapi.yaml, scopes). */
+export const ALL_PERMISSIONS = Object.keys(WORDS);
+
 /** "delete notes permanently", or several joined with "and". */
 export function permissionWords(scopes: readonly string[]): string {
   const words = scopes.map((scope) => WORDS[scope] ?? scope);

@@ -57,6 +57,7 @@ export class DynamoOAuthStore implements OAuthStore {
     expectedCsrfHash: string | null,
     now: number,
     stepUp: StepUpShown | null,
+    ceiling: McpScope[],
   ): Promise<boolean> {
     const values: Record<string, unknown> = {
       ':account': accountId,
@@ -64,6 +65,7 @@ export class DynamoOAuthStore implements OAuthStore {
       ':null': null,
       ':now': seconds(now),
       ':step_up': stepUp,
+      ':ceiling': ceiling,
     };
     let condition = 'attribute_exists(pk) AND account_id = :null AND expires_at_s > :now';
     if (expectedCsrfHash !== null) {
@@ -75,7 +77,8 @@ export class DynamoOAuthStore implements OAuthStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.oauthRequest(requestId),
-        UpdateExpression: 'SET account_id = :account, csrf_hash = :csrf, step_up = :step_up',
+        UpdateExpression:
+          'SET account_id = :account, csrf_hash = :csrf, step_up = :step_up, ceiling = :ceiling',
         ConditionExpression: condition,
         ExpressionAttributeValues: values,
       }),

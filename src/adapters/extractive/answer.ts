@@ -1,4 +1,4 @@
-import { splitSentences } from '../../domain/cited-sentence.ts';
+import { citedSentence, splitSentences } from '../../domain/cited-sentence.ts';
 import { searchTerms } from '../../domain/search-terms.ts';
 import { formatTimestamp } from '../../domain/transcript.ts';
 import type { AnswerDraft, AnswerEngine, AnswerRequest, AskPassage } from '../../ports/answer-engine.ts';
@@ -85,7 +85,10 @@ export function extractiveAnswer({ question, passages }: AnswerRequest): AnswerD
 
   const quoted = used.map(({ passage, sentences }) => {
     const title = passage.note_title.trim() || 'Untitled note';
-    return `From "${title}" (${formatTimestamp(passage.start_ms)}): ${attributed(sentences)}`;
+    const quote = attributed(sentences);
+    // The time of the quoted sentence, found as the citation's link finds it (src/domain/ask.ts), so
+    // the answer and its "at" link name the same moment, not the start of the retrieved window.
+    return `From "${title}" (${formatTimestamp(citedSentence(passage, quote).start_ms)}): ${quote}`;
   });
   const citations: AnswerDraft['citations'] = [];
   for (const { passage } of used) {

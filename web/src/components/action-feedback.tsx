@@ -16,6 +16,13 @@ export function ActionFeedback({
       <span role="alert" class="permission inline">
         <span>
           This needs your permission to {permissionWords(permission.missing)}, which you have not given yet.
+          {permission.asking && (
+            <>
+              {' '}
+              In the window that opened, sign in if asked, check that “{permissionWords(permission.missing)}”
+              is ticked, and press Allow.
+            </>
+          )}
         </span>{' '}
         <button
           type="button"

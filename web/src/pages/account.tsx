@@ -1,12 +1,14 @@
 import { useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
+import { PermissionNeeded } from '../api.ts';
+import { currentSession } from '../auth.ts';
 import { ActionFeedback } from '../components/action-feedback.tsx';
 import { ConfirmDeletion } from '../components/confirm-deletion.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
 import { useApp } from '../context.ts';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
-import { permissionWords } from '../permission-words.ts';
+import { ALL_PERMISSIONS, permissionWords } from '../permission-words.ts';
 
 interface Account {
   account_id: string;
@@ -32,13 +34,19 @@ export function AccountPage() {
     async () => (await api.request<{ keys: ApiKey[] }>('/v1/account/keys')).data.keys,
   );
   const [name, setName] = useState('');
+  // A new key may do what this session may, ticked by default; ticking more asks for it first.
+  const [scopes, setScopes] = useState<string[]>(() => sessionScopes());
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
 
   const create = useAction(async () => {
+    const held = sessionScopes();
+    const missing = scopes.filter((scope) => !held.includes(scope));
+    // The server refuses a key wider than the session: ask for the permission here, then carry on.
+    if (missing.length > 0) throw new PermissionNeeded([...held, ...missing], missing, {});
     const { data } = await api.request<ApiKey & { api_key: string }>('/v1/account/keys', {
       method: 'POST',
-      body: { name: name.trim() },
+      body: { name: name.trim(), scopes },
     });
     setCreated({ name: data.name, secret: data.api_key });
     setName('');
@@ -125,8 +133,8 @@ export function AccountPage() {
         </div>
       )}
       <p class="meta">
-        A new key may do what you allowed this session to do, no more (you can widen it by giving this session
-        more permissions first).
+        A key may do no more than this session. Ticking a permission the session has not been given asks you
+        for it first.
       </p>
       <form
         onSubmit={(event) => {
@@ -143,11 +151,38 @@ export function AccountPage() {
           required
           onInput={(event) => setName(event.currentTarget.value)}
         />
-        <button type="submit" disabled={create.pending}>
+        <fieldset class="key-scopes">
+          <legend>The new key may</legend>
+          {ALL_PERMISSIONS.map((scope) => (
+            <label key={scope}>
+              <input
+                type="checkbox"
+                name="scope"
+                value={scope}
+                checked={scopes.includes(scope)}
+                onChange={(event) =>
+                  setScopes((now) =>
+                    ALL_PERMISSIONS.filter((each) =>
+                      each === scope ? event.currentTarget.checked : now.includes(each),
+                    ),
+                  )
+                }
+              />{' '}
+              {permissionWords([scope])}
+            </label>
+          ))}
+        </fieldset>
+        <button type="submit" disabled={create.pending || scopes.length === 0}>
           {create.pending ? 'Creating…' : 'Create key'}
         </button>
         <ActionFeedback action={create} />
       </form>
     </section>
   );
+}
+
+/** The scopes this tab's session holds (after a permission is given, the wider session's). */
+function sessionScopes(): string[] {
+  const held = (currentSession()?.scope ?? '').split(' ');
+  return ALL_PERMISSIONS.filter((scope) => held.includes(scope));
 }

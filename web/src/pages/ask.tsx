@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
+import { useAskThread } from '../ask-thread.ts';
 import { ActionFeedback } from '../components/action-feedback.tsx';
-import { AskExchange, type Exchange } from '../components/ask-exchange.tsx';
+import { AskExchange } from '../components/ask-exchange.tsx';
 import { useCollections } from '../components/collections.tsx';
 import { useApp } from '../context.ts';
 import type { AskAnswer } from '../types.ts';
@@ -13,7 +14,8 @@ type Scope =
   | { kind: 'note'; id: string; title: string };
 
 /**
- * Ask as a conversation: each question and its answer stay on the page for the visit, newest last;
+ * Ask as a conversation: each question and its answer stay for the visit, newest last, also after
+ * opening a citation and coming back;
  * a follow-up can be asked of one cited note ("Ask about this note"). Citations open the note at
  * the sentence they rest on.
  */
@@ -22,7 +24,8 @@ export function AskPage() {
   const collections = useCollections();
   const [question, setQuestion] = useState('');
   const [scope, setScope] = useState<Scope>({ kind: 'all' });
-  const [thread, setThread] = useState<Exchange[]>([]);
+  // Kept for the visit, so Back from a citation finds it (ask-thread.ts).
+  const [thread, setThread] = useAskThread();
 
   const ask = useAction(async () => {
     const asked = question.trim();
@@ -35,7 +38,7 @@ export function AskPage() {
     const { data } = await api.request<AskAnswer>('/v1/ask', { method: 'POST', body });
     setThread((previous) => [
       ...previous,
-      { id: previous.length, question: asked, scope: scopeWords(scope), answer: data },
+      { id: (previous.at(-1)?.id ?? -1) + 1, question: asked, scope: scopeWords(scope), answer: data },
     ]);
     setQuestion('');
   });

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { syncNoteIndex } from '../../src/domain/note-index.ts';
+import { getServices } from '../../src/services.ts';
+import { launchChromium, signIn } from '../support/chromium.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { storeTranscribedNote } from '../support/stored-notes.ts';
+
+/**
+ * The Ask thread as a person keeps it (review of issue 22, findings 4 and 5): it survives opening a
+ * citation and pressing Back, the citation opens the quoted sentence at its known time (one word per
+ * 400 ms in the stored transcript), and the answer names that same time; signing out forgets it.
+ */
+const TITLE = 'Lighthouse maintenance';
+const FIRST = 'Good morning everyone and welcome to the weekly call.';
+const QUOTED = 'The keeper repaired the lantern before the storm arrived.';
+/** The quoted sentence starts at its first word: word index 9 at 400 ms each. */
+const QUOTED_MS = FIRST.split(' ').length * 400;
+
+let service: InProcessService;
+let base: string;
+let apiKey: string;
+let browser: Browser;
+let page: Page;
+let noteId: string;
+
+beforeAll(async () => {
+  process.env.NOTES_OAUTH_UPSTREAM = 'local';
+  service = await startInProcess({ workers: false });
+  base = service.runtime.apiUrl;
+  apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
+  const accountId = String((await service.api('GET', '/v1/account')).body.account_id);
+  noteId = randomUUID();
+  const services = getServices();
+  await storeTranscribedNote(services, accountId, { id: noteId, title: TITLE, text: `${FIRST} ${QUOTED}` });
+  await syncNoteIndex(services, accountId, noteId);
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(base);
+  await signIn(page, apiKey);
+  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+}, 120_000);
+
+afterEach(async (test) => {
+  if (test.task.result?.state !== 'fail' || !page) return;
+  const file = join(tmpdir(), `ask-thread-failure-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
+  await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+  console.error(`Screenshot of the failed step: ${file}`);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+async function askAbout(question: string): Promise<void> {
+  const before = await page.locator('.thread .exchange').count();
+  await page.fill('#question', question);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  await expect.poll(() => page.locator('.thread .exchange').count(), { timeout: 30_000 }).toBe(before + 1);
+}
+
+describe('the Ask thread of a visit', () => {
+  it('opens the quoted sentence at its known time, and the answer names that time', async () => {
+    await page.goto(`${base}/#/ask`);
+    await askAbout('Who repaired the lantern before the storm?');
+    const thread = page.locator('.thread');
+    expect(await thread.textContent()).toContain(`(00:00:0${Math.floor(QUOTED_MS / 1000)})`);
+    await page
+      .getByRole('link', { name: `Open “${TITLE}” at` })
+      .first()
+      .click();
+    await page.waitForURL(new RegExp(`#/notes/${noteId}\\?t=${QUOTED_MS}$`));
+  });
+
+  it('is still there after opening a citation and pressing Back, and takes a follow-up', async () => {
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Ask your notes', level: 1 }).waitFor();
+    await expect.poll(() => page.locator('.thread .exchange').count()).toBe(1);
+    expect(await page.locator('.thread .question').first().textContent()).toContain(
+      'Who repaired the lantern',
+    );
+    await askAbout('When was the lantern repaired?');
+    const questions = await page.locator('.thread .question').allTextContents();
+    expect(questions).toHaveLength(2);
+    // Another page and back again: both stay.
+    await page.goto(`${base}/#/`);
+    await page.goto(`${base}/#/ask`);
+    await expect.poll(() => page.locator('.thread .exchange').count()).toBe(2);
+  });
+
+  it('is forgotten at sign-out: the next session of the tab starts with an empty thread', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    const kept = await page.evaluate<string[]>(`Object.keys(sessionStorage)`);
+    expect(kept.filter((key) => key.includes('ask-thread'))).toEqual([]);
+    await signIn(page, apiKey);
+    await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+    await page.goto(`${base}/#/ask`);
+    await page.getByRole('heading', { name: 'Ask your notes', level: 1 }).waitFor();
+    expect(await page.locator('.thread .exchange').count()).toBe(0);
+  });
+});

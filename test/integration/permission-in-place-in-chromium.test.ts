@@ -1,0 +1,184 @@
+import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createAccount } from '../support/accounts.ts';
+import { launchChromium, signIn } from '../support/chromium.ts';
+import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+
+/**
+ * Giving a permission in place, as a person in Chromium (review of issue 22, findings 2, 7 and 10):
+ * the consent window must give it for this tab's own account, or change nothing; the account page
+ * makes keys with the permissions chosen. Signed in with the consent page's defaults, so permanent
+ * deletion is not given until the person gives it.
+ */
+let service: InProcessService;
+let base: string;
+let apiKey: string;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  process.env.NOTES_OAUTH_UPSTREAM = 'local';
+  service = await startInProcess({ workers: false });
+  base = service.runtime.apiUrl;
+  apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  await page.goto(base);
+  await signIn(page, apiKey);
+  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+}, 120_000);
+
+afterEach(async (test) => {
+  if (test.task.result?.state !== 'fail' || !page) return;
+  const file = join(tmpdir(), `permission-failure-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
+  await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+  console.error(`Screenshot of the failed step: ${file}`);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+/** A note of this account, in the trash, so that deleting it for good needs notes:delete. */
+async function trashedNote(title: string): Promise<string> {
+  const noteId = crypto.randomUUID();
+  await service.api('POST', `/v1/notes/${noteId}/transcription`, {
+    body: { title, content_type: 'audio/wav', size_bytes: 1000 },
+  });
+  await service.api('PATCH', `/v1/notes/${noteId}`, { body: { state: 'trashed' } });
+  return noteId;
+}
+
+/** Asks to delete the note for good on the trash page: the app then asks for the permission there. */
+async function deleteForGood(title: string) {
+  await page.goto(`${base}/#/trash`);
+  // A fresh page: no confirmation left open by an earlier step.
+  await page.reload();
+  const row = page.locator('.notes li', { hasText: title });
+  await row.waitFor();
+  await row.getByRole('button', { name: /Delete for good/ }).click();
+  await page.fill('#confirm-deletion', 'delete');
+  await page.getByRole('button', { name: 'Delete permanently' }).click();
+  const asked = row.locator('.permission');
+  await asked.waitFor();
+  return { row, asked };
+}
+
+function tabSession(): Promise<{ access_token: string; scope: string }> {
+  return page.evaluate(`JSON.parse(sessionStorage.getItem('notes.session'))`);
+}
+
+describe('a permission given in place', () => {
+  it('refuses a consent window signed in to another account: the tab keeps its own session and says so', async () => {
+    const other = await createAccount(
+      { dataDir: service.dataDir, info: service.runtime.info } as Parameters<typeof createAccount>[0],
+      'Someone else',
+    );
+    const noteId = await trashedNote('Kept draft');
+    const before = await tabSession();
+    const { row, asked } = await deleteForGood('Kept draft');
+
+    const consentWindow = context.waitForEvent('page');
+    await asked.getByRole('button', { name: 'Give permission and continue' }).click();
+    const consent = await consentWindow;
+    await consent.waitForURL(/\/oauth\/authorize/);
+    await consent.fill('#api_key', other.api_key);
+    await consent.click('button[value="sign_in"]');
+    await consent.check('#scope-notes-delete');
+    await consent.click('button[value="approve"]');
+
+    const refusal = row.locator('.error');
+    await refusal.waitFor({ timeout: 20_000 });
+    expect(await refusal.textContent()).toContain('different account');
+    expect(await tabSession()).toEqual(before);
+    // Still this account's session: its notes, and the note not deleted.
+    expect((await service.api('GET', `/v1/notes/${noteId}`)).status).toBe(200);
+    const account = await page.evaluate<{ account_id: string }>(
+      `fetch('/v1/account', { headers: { Authorization: 'Bearer ' + JSON.parse(sessionStorage.getItem('notes.session')).access_token } }).then((r) => r.json())`,
+    );
+    expect(account.account_id).toBe((await service.api('GET', '/v1/account')).body.account_id);
+  });
+
+  it('ticks the permission asked for, tells the tab what to do, and says why nothing happened when it is unticked', async () => {
+    const noteId = await trashedNote('Unticked draft');
+    const { row, asked } = await deleteForGood('Unticked draft');
+    const consentWindow = context.waitForEvent('page');
+    await asked.getByRole('button', { name: 'Give permission and continue' }).click();
+    const consent = await consentWindow;
+    expect(await asked.textContent()).toContain(
+      'check that “delete notes permanently” is ticked, and press Allow',
+    );
+    await consent.waitForURL(/\/oauth\/authorize/);
+    await consent.fill('#api_key', apiKey);
+    await consent.click('button[value="sign_in"]');
+    expect(await consent.isChecked('#scope-notes-delete')).toBe(true);
+    await consent.uncheck('#scope-notes-delete');
+    await consent.click('button[value="approve"]');
+
+    const explained = row.locator('.error');
+    await explained.waitFor({ timeout: 20_000 });
+    expect(await explained.textContent()).toContain(
+      'Nothing was done: the permission to delete notes permanently was not given',
+    );
+    // Not the same request again, and the note is still there.
+    expect(await row.locator('.permission').count()).toBe(0);
+    expect((await service.api('GET', `/v1/notes/${noteId}`)).status).toBe(200);
+  });
+
+  it('makes a key with the permissions ticked on the account page, asking in place for one the session lacks', async () => {
+    await page.goto(`${base}/#/account`);
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    const box = (words: string) => page.getByRole('checkbox', { name: words });
+    expect(await box('read your notes').isChecked()).toBe(true);
+    expect(await box('transcribe recordings and write summaries').isChecked()).toBe(true);
+    expect(await box('delete notes permanently').isChecked()).toBe(false);
+
+    await page.fill('#key-name', 'Reader');
+    await box('rename, trash and organise your notes').uncheck();
+    await box('transcribe recordings and write summaries').uncheck();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const reader = (await page.locator('.secret').textContent({ timeout: 10_000 })) ?? '';
+    expect(await scopesOf(reader)).toEqual(['notes:read']);
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    await page.fill('#key-name', 'Everything');
+    for (const words of [
+      'rename, trash and organise your notes',
+      'transcribe recordings and write summaries',
+      'delete notes permanently',
+    ])
+      await box(words).check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const asked = page.locator('form .permission');
+    await asked.waitFor();
+    expect(await asked.textContent()).toContain('permission to delete notes permanently');
+    const consentWindow = context.waitForEvent('page');
+    await asked.getByRole('button', { name: 'Give permission and continue' }).click();
+    const consent = await consentWindow;
+    await consent.waitForURL(/\/oauth\/authorize/);
+    await consent.fill('#api_key', apiKey);
+    await consent.click('button[value="sign_in"]');
+    await consent.click('button[value="approve"]');
+    // Once given, the key is made without another click.
+    const everything = (await page.locator('.secret').textContent({ timeout: 20_000 })) ?? '';
+    expect(everything).not.toBe(reader);
+    expect(await scopesOf(everything)).toEqual([
+      'notes:read',
+      'notes:write',
+      'notes:process',
+      'notes:delete',
+    ]);
+  });
+});
+
+async function scopesOf(secret: string): Promise<string[]> {
+  expect(secret).toMatch(/^svc_sk_/);
+  const account = await fetch(`${base}/v1/account`, { headers: { Authorization: `Bearer ${secret}` } });
+  return ((await account.json()) as { api_key: { scopes: string[] } }).api_key.scopes;
+}
