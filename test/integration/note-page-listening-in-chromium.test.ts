@@ -208,7 +208,7 @@ describe('the note page, built around listening, in Chromium', () => {
     await page.keyboard.press('k');
   });
 
-  it('plays from the word clicked and highlights the word being said', async () => {
+  it('plays from the word clicked, leaves Space to pause it, opens the words on a double click, and highlights the word being said', async () => {
     await open(shortNote);
     await recordingReady();
     const segment = (await segments(shortNote))[3] as ApiSegment;
@@ -219,7 +219,16 @@ describe('the note page, built around listening, in Chromium', () => {
     const { seconds } = await recording();
     expect(seconds).toBeGreaterThanOrEqual(word.start_ms / 1000 - 0.05);
     expect(seconds).toBeLessThan(word.end_ms / 1000 + 0.5);
-    // The click also opened the words for correction, caret at the word; Escape leaves them as they were.
+    // The click only played: no editor took the keyboard, so Space pauses, and types nothing.
+    expect(await page.locator('.segment textarea').count()).toBe(0);
+    const before = await visibleText(page.locator('#segment-3 .text'));
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    expect(await page.locator('.segment textarea').count()).toBe(0);
+    expect(await visibleText(page.locator('#segment-3 .text'))).toBe(before);
+    expect((await segments(shortNote))[3]?.text).toBe(segment.text);
+    // Correcting is its own gesture: a double click opens the words; Escape leaves them as they were.
+    await page.mouse.dblclick(at.x, at.y);
     await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('.segment textarea').count()).toBe(0);
@@ -368,8 +377,8 @@ describe('the note page, built around listening, in Chromium', () => {
     await open(shortNote);
     const row = page.locator('#segment-2');
     const original = await visibleText(row.locator('.text'));
-    // From the keyboard: Enter on the words opens them; Escape leaves them unchanged, sending nothing.
-    await row.locator('.text').focus();
+    // From the keyboard: Enter on the row opens its words; Escape leaves them unchanged, sending nothing.
+    await row.focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
     await page.keyboard.type(' zebracorn');
@@ -388,7 +397,7 @@ describe('the note page, built around listening, in Chromium', () => {
       await route.fallback();
     });
     try {
-      await row.locator('.text').focus();
+      await row.focus();
       await page.keyboard.press('Enter');
       await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
       await page.keyboard.press('End');

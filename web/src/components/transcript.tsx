@@ -188,7 +188,8 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       {segments.length === 0 && !transcription.notice && <p class="empty">No words were recognised.</p>}
       {segments.length > 0 && (
         <p class="meta hint" id="correct-hint">
-          Click a segment’s words to play from there and correct them (or press Enter on them).
+          Click a word to play from it. To correct a segment’s words, double-click them, or press Enter on the
+          segment.
         </p>
       )}
       {unsure && (
