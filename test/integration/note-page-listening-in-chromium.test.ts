@@ -338,6 +338,17 @@ describe('the note page, built around listening, in Chromium', () => {
     // The list says which chapter is playing.
     expect(await last.getAttribute('aria-current')).toBe('true');
     expect(await page.locator('.insights .chapters a[aria-current="true"]').count()).toBe(1);
+    // Space on the focused chapter link pauses (a link has nothing to do with Space), and the side
+    // panel stays where it was.
+    await last.focus();
+    expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('A');
+    const panelScroll = () => page.evaluate<number>(`document.querySelector('.note-panels').scrollTop`);
+    const panelBefore = await panelScroll();
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    expect(await panelScroll()).toBe(panelBefore);
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await recording()).paused).toBe(false);
     await page.keyboard.press('k');
 
     // On a phone the summary comes first, above the transcript.
