@@ -204,6 +204,11 @@ describe('the note page, built around listening, in Chromium', () => {
     await back.click();
     await expect.poll(() => inView('.segment.playing')).toBe(true);
     expect(await back.count()).toBe(0);
+    // The button is gone: the keyboard carries on from the playing segment, not from the page's top.
+    const focused = () => page.evaluate<string>('document.activeElement.id');
+    await expect.poll(focused).toMatch(/^segment-\d+$/);
+    const playingNow = await playing();
+    expect([playingNow, `segment-${Number(playingNow.split('-')[1]) - 1}`]).toContain(await focused());
     await page.locator('.player select').selectOption('1');
     await page.keyboard.press('k');
   });
@@ -428,7 +433,7 @@ describe('the note page, built around listening, in Chromium', () => {
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(original);
   });
 
-  it('moves the note to the trash from its page, saying so while it works, and Undo in the toast restores it', async () => {
+  it('moves the note to the trash from its page, saying so while it works and keeping the focus, and Undo in the toast, held while focused or hovered, restores it', { timeout: 60_000 }, async () => {
     await open(shortNote);
     let release = () => {};
     const held = new Promise<void>((resolve) => {
@@ -439,22 +444,39 @@ describe('the note page, built around listening, in Chromium', () => {
       if (route.request().method() === 'PATCH') await held;
       await route.fallback();
     });
+    const focusedText = () => page.evaluate<string>('document.activeElement.textContent');
     try {
       await page.getByRole('button', { name: 'Move to trash' }).click();
       await page.getByRole('button', { name: 'Moving to the trash…' }).waitFor();
+      // Pending, it keeps the focus (it is not disabled, which would drop it to the page's body).
+      expect(await focusedText()).toBe('Moving to the trash…');
     } finally {
       release();
       await page.unroute(noteUrl);
     }
     await page.locator('.badge', { hasText: 'In the trash' }).waitFor();
     expect((await service.api('GET', `/v1/notes/${shortNote}`)).body.state).toBe('trashed');
+    // The same control, now Restore, still holds the focus.
+    await expect.poll(focusedText).toBe('Restore');
     const toast = page.locator('.toast');
     expect(await toast.textContent()).toContain('Moved to the trash');
     await axe.check('note-trashed-with-undo', false);
+    // The toast stays while Undo has the focus, and while the pointer is over it, longer than it
+    // would stay unattended (10 s).
+    const undo = toast.getByRole('button', { name: 'Undo' });
+    await undo.focus();
+    await page.waitForTimeout(11_000);
+    expect(await undo.isVisible()).toBe(true);
+    await page.locator('#search-notes').focus();
+    await toast.hover();
+    await page.waitForTimeout(11_000);
+    expect(await undo.isVisible()).toBe(true);
     await toast.getByRole('button', { name: 'Undo' }).click();
     await expect.poll(() => page.locator('.badge', { hasText: 'In the trash' }).count()).toBe(0);
     expect((await service.api('GET', `/v1/notes/${shortNote}`)).body.state).toBe('active');
     await page.getByRole('button', { name: 'Move to trash' }).waitFor();
+    // The toast went with its Undo: the focus is back on the control the trash was taken from.
+    await expect.poll(focusedText).toBe('Move to trash');
   });
 
   it('met no serious or critical accessibility finding in any of these states', () => {
