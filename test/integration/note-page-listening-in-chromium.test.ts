@@ -247,6 +247,40 @@ describe('the note page, built around listening, in Chromium', () => {
     await axe.check('note-playing-word', false);
   });
 
+  it('shows a segment’s tools on hover in a space of their own: every word stays visible and clickable', async () => {
+    await open(shortNote);
+    await recordingReady();
+    const row = page.locator('#segment-4');
+    await row.hover();
+    await expect
+      .poll(() =>
+        page.evaluate<string>(`getComputedStyle(document.querySelector('#segment-4 .tools')).opacity`),
+      )
+      .toBe('1');
+    const words = (await segments(shortNote))[4]?.words ?? [];
+    expect(words.length).toBeGreaterThan(3);
+    // What is under each word's centre is the words themselves, never a tool.
+    for (let word = 0; word < words.length; word++) {
+      const at = await wordCentre(4, word);
+      const under = await page.evaluate<string>(
+        `document.elementFromPoint(${at.x}, ${at.y})?.closest('.text, .tools')?.className ?? ''`,
+      );
+      expect(under, `word ${word}`).toBe('text');
+    }
+    const tools = await row.locator('.tools').boundingBox();
+    const text = await row.locator('.text').boundingBox();
+    expect((tools?.y ?? 0) + (tools?.height ?? 0)).toBeLessThanOrEqual((text?.y ?? 0) + 1);
+    // The last word, at the right where the tools used to float, plays when clicked.
+    const last = words.length - 1;
+    const at = await wordCentre(4, last);
+    await page.mouse.click(at.x, at.y);
+    await expect.poll(async () => (await recording()).paused).toBe(false);
+    expect((await recording()).seconds).toBeGreaterThanOrEqual((words[last]?.start_ms ?? 0) / 1000 - 0.05);
+    await page.keyboard.press('k');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    await axe.check('segment-tools-beside-its-time', false);
+  });
+
   it('changes only the playing segment in the page while the recording plays', async () => {
     await open(longNote);
     await recordingReady();
@@ -433,7 +467,9 @@ describe('the note page, built around listening, in Chromium', () => {
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(original);
   });
 
-  it('moves the note to the trash from its page, saying so while it works and keeping the focus, and Undo in the toast, held while focused or hovered, restores it', { timeout: 60_000 }, async () => {
+  it('moves the note to the trash from its page, saying so while it works and keeping the focus, and Undo in the toast, held while focused or hovered, restores it', {
+    timeout: 60_000,
+  }, async () => {
     await open(shortNote);
     let release = () => {};
     const held = new Promise<void>((resolve) => {

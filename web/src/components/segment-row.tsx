@@ -84,16 +84,60 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
         }
       }}
     >
-      {/* Names as aria-labels, not hidden spans: a two-hour transcript has a thousand of each. */}
-      <button
-        type="button"
-        class="time"
-        aria-label={`Play from ${at}`}
-        onClick={() => playback.playFrom(segment.start_ms)}
-      >
-        {at}
-      </button>
-      <span class="speaker">{props.name}</span>
+      {/* The row's header line: when, who, and the tools, in a space of their own (never over the words). */}
+      <div class="segment-head">
+        {/* Names as aria-labels, not hidden spans: a two-hour transcript has a thousand of each. */}
+        <button
+          type="button"
+          class="time"
+          aria-label={`Play from ${at}`}
+          onClick={() => playback.playFrom(segment.start_ms)}
+        >
+          {at}
+        </button>
+        <span class="speaker">{props.name}</span>
+        {props.saved && mode === null && <span class="saved">Saved</span>}
+        {mode === null && (
+          <div class="tools">
+            <button
+              type="button"
+              class="quiet"
+              aria-label={`Edit — correct the words of the segment at ${at}`}
+              onClick={() => openText(null)}
+            >
+              Edit
+            </button>
+            <button
+              type="button"
+              class="quiet"
+              aria-label={`Speaker — change who says the segment at ${at}`}
+              onClick={() => actions.open(rowKey, 'speaker')}
+            >
+              Speaker
+            </button>
+            {words.length > 1 && (
+              <button
+                type="button"
+                class="quiet"
+                aria-label={`Split the segment at ${at}`}
+                onClick={() => actions.open(rowKey, 'split')}
+              >
+                Split
+              </button>
+            )}
+            {!props.isLast && (
+              <button
+                type="button"
+                class="quiet"
+                aria-label={`Merge the segment at ${at} with the next`}
+                onClick={() => actions.merge(index)}
+              >
+                Merge
+              </button>
+            )}
+          </div>
+        )}
+      </div>
       {mode === 'text' ? (
         <TextEditor
           segment={segment}
@@ -134,11 +178,6 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
           )}
         </div>
       )}
-      {props.saved && mode === null && (
-        <span class="saved" role="status">
-          Saved
-        </span>
-      )}
       {mode === 'speaker' && (
         <SpeakerChooser
           segment={segment}
@@ -148,46 +187,6 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
           onSave={(label) => actions.speaker(index, label)}
           onCancel={close}
         />
-      )}
-      {mode === null && (
-        <div class="tools">
-          <button
-            type="button"
-            class="quiet"
-            aria-label={`Edit — correct the words of the segment at ${at}`}
-            onClick={() => openText(null)}
-          >
-            Edit
-          </button>
-          <button
-            type="button"
-            class="quiet"
-            aria-label={`Speaker — change who says the segment at ${at}`}
-            onClick={() => actions.open(rowKey, 'speaker')}
-          >
-            Speaker
-          </button>
-          {words.length > 1 && (
-            <button
-              type="button"
-              class="quiet"
-              aria-label={`Split the segment at ${at}`}
-              onClick={() => actions.open(rowKey, 'split')}
-            >
-              Split
-            </button>
-          )}
-          {!props.isLast && (
-            <button
-              type="button"
-              class="quiet"
-              aria-label={`Merge the segment at ${at} with the next`}
-              onClick={() => actions.merge(index)}
-            >
-              Merge
-            </button>
-          )}
-        </div>
       )}
     </li>
   );
