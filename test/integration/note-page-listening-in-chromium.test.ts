@@ -281,6 +281,26 @@ describe('the note page, built around listening, in Chromium', () => {
     await axe.check('segment-tools-beside-its-time', false);
   });
 
+  it('keeps the segment just said marked through the silence before the next one starts', async () => {
+    await open(shortNote);
+    await recordingReady();
+    const all = await segments(shortNote);
+    const said = all[5] as ApiSegment;
+    const next = all[6] as ApiSegment;
+    expect(next.start_ms - said.end_ms).toBeGreaterThan(300);
+    const playingRow = () => page.evaluate<string>(`document.querySelector('.segment.playing')?.id ?? ''`);
+    // In the middle of the pause after segment 5.
+    const gap = (said.end_ms + next.start_ms) / 2;
+    await page.evaluate(`${RECORDING}.currentTime = ${gap / 1000}`);
+    await expect.poll(async () => (await recording()).seconds).toBeCloseTo(gap / 1000, 1);
+    await expect.poll(playingRow).toBe('segment-5');
+    expect(await page.locator('#segment-5').getAttribute('aria-current')).toBe('true');
+    // Once the next one starts, it is the one marked.
+    await page.evaluate(`${RECORDING}.currentTime = ${(next.start_ms + 100) / 1000}`);
+    await expect.poll(playingRow).toBe('segment-6');
+    expect(await page.locator('.segment[aria-current="true"]').count()).toBe(1);
+  });
+
   it('changes only the playing segment in the page while the recording plays', async () => {
     await open(longNote);
     await recordingReady();
