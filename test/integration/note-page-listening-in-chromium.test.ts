@@ -301,6 +301,57 @@ describe('the note page, built around listening, in Chromium', () => {
     expect(await page.locator('.segment[aria-current="true"]').count()).toBe(1);
   });
 
+  it('costs one Tab stop per segment, reaches a segment’s controls with the arrows, and skips past the transcript to export and manage', async () => {
+    await open(longNote);
+    await page.locator('#segment-59').waitFor();
+    const focused = () =>
+      page.evaluate<{ id: string; cls: string; text: string }>(
+        '({ id: document.activeElement.id, cls: document.activeElement.className, text: document.activeElement.textContent })',
+      );
+    await page.locator('#segment-0').focus();
+    // Tab goes from one segment to the next, through none of their controls.
+    for (let index = 1; index <= 5; index++) {
+      await page.keyboard.press('Tab');
+      expect((await focused()).id).toBe(`segment-${index}`);
+    }
+    // Within a segment, → and ← go through its controls; the toolbar shows while they have the focus.
+    await page.keyboard.press('ArrowRight');
+    expect((await focused()).cls).toContain('time');
+    await page.keyboard.press('ArrowRight');
+    expect((await focused()).text).toBe('Edit');
+    expect(
+      await page.evaluate<string>(`getComputedStyle(document.querySelector('#segment-5 .tools')).opacity`),
+    ).toBe('1');
+    await page.keyboard.press('ArrowRight');
+    expect((await focused()).text).toBe('Speaker');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    expect((await focused()).cls).toContain('time');
+    await page.keyboard.press('Escape');
+    expect((await focused()).id).toBe('segment-5');
+    await page.keyboard.press('ArrowDown');
+    expect((await focused()).id).toBe('segment-6');
+    await page.keyboard.press('ArrowUp');
+    expect((await focused()).id).toBe('segment-5');
+    // The whole transcript's Tab stops: one per segment drawn.
+    const stops = await page.evaluate<number>(
+      `[...document.querySelectorAll('.segments [tabindex], .segments button, .segments a')].filter((e) => e.tabIndex >= 0).length`,
+    );
+    expect(stops).toBe(await page.locator('.segment').count());
+    // Past the transcript in one step.
+    await page.locator('#transcript-title').scrollIntoViewIfNeeded();
+    const skip = page.getByRole('button', { name: 'Skip to export and manage' });
+    await skip.focus();
+    expect(await skip.isVisible()).toBe(true);
+    await page.keyboard.press('Enter');
+    expect((await focused()).id).toBe('exports-title');
+    await page.keyboard.press('Tab');
+    expect(
+      await page.evaluate<boolean>(`document.querySelector('.exports').contains(document.activeElement)`),
+    ).toBe(true);
+    await axe.check('transcript-keyboard-skip', false);
+  });
+
   it('changes only the playing segment in the page while the recording plays', async () => {
     await open(longNote);
     await recordingReady();

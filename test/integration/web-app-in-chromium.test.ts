@@ -164,16 +164,18 @@ describe('the web app in Chromium', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate<string>('document.activeElement.id')).toBe('main');
     const focusedClass = () => page.evaluate<string>('document.activeElement.className');
-    for (let step = 0; step < 60 && !(await focusedClass()).includes('time'); step++)
+    // Each segment is one Tab stop; → reaches its "Play from" control.
+    for (let step = 0; step < 60 && !(await focusedClass()).startsWith('segment'); step++)
       await page.keyboard.press('Tab');
+    expect(await focusedClass()).toMatch(/^segment/);
+    await page.keyboard.press('ArrowRight');
     expect(await focusedClass()).toContain('time');
     await page.keyboard.press('Enter');
     await expect.poll(async () => (await audioPosition()).paused).toBe(false);
     await pauseRecording();
-    // Enter on a segment opens its words for correction.
-    for (let step = 0; step < 10 && !(await focusedClass()).includes('segment'); step++)
-      await page.keyboard.press('Tab');
-    expect(await focusedClass()).toContain('segment');
+    // Escape goes back to the segment, where Enter opens its words for correction.
+    await page.keyboard.press('Escape');
+    expect(await focusedClass()).toMatch(/^segment/);
     await page.keyboard.press('Enter');
     // Preact renders on the next tick: wait for the editor, then for it to go.
     await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');

@@ -5,6 +5,7 @@ import { useSegmentPlaying } from '../player/hooks.ts';
 import type { Playback } from '../player/playback.ts';
 import { wordsOf } from '../speakers.ts';
 import type { Segment, TimedWord } from '../types.ts';
+import { moveInRow } from './row-keys.ts';
 import { type SpeakerChoice, SpeakerChooser, SplitPicker, TextEditor } from './segment-editors.tsx';
 import { PlayingText, SegmentText } from './segment-text.tsx';
 import { wordAt } from './word-at.ts';
@@ -81,7 +82,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
         if (event.target === event.currentTarget && event.key === 'Enter' && mode === null) {
           event.preventDefault();
           openText(null);
-        }
+        } else if (moveInRow(event, event.currentTarget)) event.preventDefault();
       }}
     >
       {/* The row's header line: when, who, and the tools, in a space of their own (never over the words). */}
@@ -90,6 +91,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
         <button
           type="button"
           class="time"
+          tabIndex={-1}
           aria-label={`Play from ${at}`}
           onClick={() => playback.playFrom(segment.start_ms)}
         >
@@ -102,6 +104,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
             <button
               type="button"
               class="quiet"
+              tabIndex={-1}
               aria-label={`Edit — correct the words of the segment at ${at}`}
               onClick={() => openText(null)}
             >
@@ -110,6 +113,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
             <button
               type="button"
               class="quiet"
+              tabIndex={-1}
               aria-label={`Speaker — change who says the segment at ${at}`}
               onClick={() => actions.open(rowKey, 'speaker')}
             >
@@ -119,6 +123,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
               <button
                 type="button"
                 class="quiet"
+                tabIndex={-1}
                 aria-label={`Split the segment at ${at}`}
                 onClick={() => actions.open(rowKey, 'split')}
               >
@@ -129,6 +134,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
               <button
                 type="button"
                 class="quiet"
+                tabIndex={-1}
                 aria-label={`Merge the segment at ${at} with the next`}
                 onClick={() => actions.merge(index)}
               >
