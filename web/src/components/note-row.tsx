@@ -56,8 +56,8 @@ export function NoteRow({
       undo: async () => {
         await moveTo(note.state);
         onChanged();
-        // The row comes back with the list read again: the focus goes back to its button.
-        focusWhenShown(row, moveButton);
+        // The row comes back with the list read again (maybe drawn anew): the focus goes back to its button.
+        focusWhenShown(note.note_id);
       },
     });
     onChanged();
@@ -73,7 +73,7 @@ export function NoteRow({
 
   const label = <span class="visually-hidden"> “{note.title}”</span>;
   return (
-    <li ref={row} hidden={leaving} aria-busy={move.pending || deletion.pending}>
+    <li ref={row} data-note-id={note.note_id} hidden={leaving} aria-busy={move.pending || deletion.pending}>
       <a href={href(`notes/${note.note_id}`)} class="title">
         {note.title}
       </a>
@@ -84,7 +84,7 @@ export function NoteRow({
         <button
           ref={moveButton}
           type="button"
-          class="quiet"
+          class="quiet move"
           onClick={() => void move.run()}
           aria-disabled={move.pending ? 'true' : undefined}
         >
@@ -132,12 +132,10 @@ function focusNeighbour(row: HTMLLIElement | null): void {
 /** Frames to wait for the list to be read again and the row shown. */
 const WAIT_FRAMES = 300;
 
-function focusWhenShown(
-  row: { current: HTMLLIElement | null },
-  button: { current: HTMLButtonElement | null },
-  tries = 0,
-): void {
-  const shown = row.current?.isConnected && !row.current.hidden;
-  if (shown) button.current?.focus();
-  else if (tries < WAIT_FRAMES) requestAnimationFrame(() => focusWhenShown(row, button, tries + 1));
+function focusWhenShown(noteId: string, tries = 0): void {
+  const button = document.querySelector<HTMLButtonElement>(
+    `li[data-note-id="${CSS.escape(noteId)}"] button.move`,
+  );
+  if (button && button.getClientRects().length > 0) button.focus();
+  else if (tries < WAIT_FRAMES) requestAnimationFrame(() => focusWhenShown(noteId, tries + 1));
 }
