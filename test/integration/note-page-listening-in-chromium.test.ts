@@ -314,6 +314,10 @@ describe('the note page, built around listening, in Chromium', () => {
       await page.keyboard.press('Tab');
       expect((await focused()).id).toBe(`segment-${index}`);
     }
+    // The focused segment shows its focus as plainly as any control: the focus ring.
+    expect(await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle')).toBe(
+      'solid',
+    );
     // Within a segment, → and ← go through its controls; the toolbar shows while they have the focus.
     await page.keyboard.press('ArrowRight');
     expect((await focused()).cls).toContain('time');

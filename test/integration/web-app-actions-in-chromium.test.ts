@@ -342,8 +342,18 @@ describe('every action answers where it was taken (issue 22)', () => {
     await page.reload();
     await page.locator('.keys li').first().waitFor();
     expect(await bodyBackground()).toBe('rgb(13, 17, 23)');
+    // Pressed looks pressed, not only to screen readers.
+    const pressedLook = () =>
+      page.evaluate<string>(`getComputedStyle(document.querySelector('.theme-toggle')).boxShadow`);
+    expect(await pressedLook()).not.toBe('none');
     await axe.check('account-dark-by-toggle', false);
-    await page.evaluate(`localStorage.removeItem('notes.theme')`);
+    // And the way back to following the system (light, here).
+    await page.getByRole('button', { name: 'Follow the system' }).click();
+    expect(await bodyBackground()).toBe('rgb(255, 255, 255)');
+    expect(await page.getByRole('button', { name: 'Dark mode' }).getAttribute('aria-pressed')).toBe('false');
+    expect(await pressedLook()).toBe('none');
+    expect(await page.evaluate<string | null>(`localStorage.getItem('notes.theme')`)).toBeNull();
+    expect(await page.getByRole('button', { name: 'Follow the system' }).count()).toBe(0);
 
     // The server's own pages follow the system too.
     const serverPage = await context.newPage();

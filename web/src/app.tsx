@@ -114,14 +114,21 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
           </a>
         </nav>
         <SearchBox initial={route.path[0] === 'search' ? (route.query.get('q') ?? '') : ''} />
-        <button
-          type="button"
-          class="quiet theme-toggle"
-          aria-pressed={theme.theme === 'dark'}
-          onClick={theme.toggle}
-        >
-          Dark mode
-        </button>
+        <span class="theme">
+          <button
+            type="button"
+            class="quiet theme-toggle"
+            aria-pressed={theme.theme === 'dark'}
+            onClick={theme.toggle}
+          >
+            Dark mode
+          </button>
+          {theme.chosen && (
+            <button type="button" class="quiet" onClick={theme.followSystem}>
+              Follow the system
+            </button>
+          )}
+        </span>
         <button type="button" class="quiet" onClick={leave}>
           Sign out
         </button>
