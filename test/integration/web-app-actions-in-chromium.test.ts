@@ -207,6 +207,10 @@ describe('every action answers where it was taken (issue 22)', () => {
     const consentWindow = context.waitForEvent('page');
     await asked.getByRole('button', { name: 'Give permission and continue' }).click();
     const consent = await consentWindow;
+    // While the window is open the button says so and keeps the focus in the app's tab.
+    await expect
+      .poll(() => page.evaluate<string>('document.activeElement.textContent'))
+      .toBe('Waiting for your answer…');
     await consent.waitForURL(/\/oauth\/authorize/);
     // Locally every authorization signs in with a key (on AWS, Cognito's session skips this).
     await consent.fill('#api_key', apiKey);
