@@ -425,9 +425,17 @@ describe('the note page, built around listening, in Chromium', () => {
         timeout: 90_000,
       })
       .toBe(200);
+    const notFound: string[] = [];
+    const listen = (message: { type(): string; text(): string }) => {
+      if (message.type() === 'error' && message.text().includes('404')) notFound.push(message.text());
+    };
+    page.on('console', listen);
     await open(longNote);
     const summary = page.locator('.insights > p').first();
     await summary.waitFor();
+    // Opening the note asked only for what it shows: no 404 for artifacts not generated yet.
+    page.off('console', listen);
+    expect(notFound).toEqual([]);
     // At the top of the page, without scrolling past the transcript.
     expect(await page.evaluate<number>('window.scrollY')).toBe(0);
     const box = await summary.boundingBox();
