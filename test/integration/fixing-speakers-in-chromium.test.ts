@@ -208,8 +208,8 @@ describe('fixing speakers in the web app, in Chromium', () => {
     await rename('Speaker 1', 'Marianne', 'Marianne Dashwood');
     // At once, without waiting for the rename's answer.
     const first = row(0);
-    // The words themselves open for correction (there is no button per segment).
-    await first.locator('.text').click();
+    // The words themselves open for correction on a double click (there is no button per segment).
+    await first.locator('.text').dblclick();
     await first.locator('textarea').fill(`${original} zebracorn`);
     await first.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => shownText(0)).toBe(`${original} zebracorn`);
@@ -336,7 +336,7 @@ describe('fixing speakers in the web app, in Chromium', () => {
       await row(0)
         .getByRole('button', { name: /^Merge the segment at .* with the next$/ })
         .click();
-      await row(2).locator('.text').click();
+      await row(2).locator('.text').dblclick();
       await row(2).locator('textarea').fill(`${text} quokka`);
     } finally {
       release();

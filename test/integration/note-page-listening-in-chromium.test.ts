@@ -204,11 +204,16 @@ describe('the note page, built around listening, in Chromium', () => {
     await back.click();
     await expect.poll(() => inView('.segment.playing')).toBe(true);
     expect(await back.count()).toBe(0);
+    // The button is gone: the keyboard carries on from the playing segment, not from the page's top.
+    const focused = () => page.evaluate<string>('document.activeElement.id');
+    await expect.poll(focused).toMatch(/^segment-\d+$/);
+    const playingNow = await playing();
+    expect([playingNow, `segment-${Number(playingNow.split('-')[1]) - 1}`]).toContain(await focused());
     await page.locator('.player select').selectOption('1');
     await page.keyboard.press('k');
   });
 
-  it('plays from the word clicked and highlights the word being said', async () => {
+  it('plays from the word clicked, leaves Space to pause it, opens the words on a double click, and highlights the word being said', async () => {
     await open(shortNote);
     await recordingReady();
     const segment = (await segments(shortNote))[3] as ApiSegment;
@@ -219,7 +224,16 @@ describe('the note page, built around listening, in Chromium', () => {
     const { seconds } = await recording();
     expect(seconds).toBeGreaterThanOrEqual(word.start_ms / 1000 - 0.05);
     expect(seconds).toBeLessThan(word.end_ms / 1000 + 0.5);
-    // The click also opened the words for correction, caret at the word; Escape leaves them as they were.
+    // The click only played: no editor took the keyboard, so Space pauses, and types nothing.
+    expect(await page.locator('.segment textarea').count()).toBe(0);
+    const before = await visibleText(page.locator('#segment-3 .text'));
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    expect(await page.locator('.segment textarea').count()).toBe(0);
+    expect(await visibleText(page.locator('#segment-3 .text'))).toBe(before);
+    expect((await segments(shortNote))[3]?.text).toBe(segment.text);
+    // Correcting is its own gesture: a double click opens the words; Escape leaves them as they were.
+    await page.mouse.dblclick(at.x, at.y);
     await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('.segment textarea').count()).toBe(0);
@@ -231,6 +245,115 @@ describe('the note page, built around listening, in Chromium', () => {
       .find((w) => position >= w.start_ms && position < w.end_ms);
     if (said) await expect.poll(() => page.locator('.segment.playing .said').textContent()).toBe(said.text);
     await axe.check('note-playing-word', false);
+  });
+
+  it('shows a segment’s tools on hover in a space of their own: every word stays visible and clickable', async () => {
+    await open(shortNote);
+    await recordingReady();
+    const row = page.locator('#segment-4');
+    await row.hover();
+    await expect
+      .poll(() =>
+        page.evaluate<string>(`getComputedStyle(document.querySelector('#segment-4 .tools')).opacity`),
+      )
+      .toBe('1');
+    const words = (await segments(shortNote))[4]?.words ?? [];
+    expect(words.length).toBeGreaterThan(3);
+    // What is under each word's centre is the words themselves, never a tool.
+    for (let word = 0; word < words.length; word++) {
+      const at = await wordCentre(4, word);
+      const under = await page.evaluate<string>(
+        `document.elementFromPoint(${at.x}, ${at.y})?.closest('.text, .tools')?.className ?? ''`,
+      );
+      expect(under, `word ${word}`).toBe('text');
+    }
+    const tools = await row.locator('.tools').boundingBox();
+    const text = await row.locator('.text').boundingBox();
+    expect((tools?.y ?? 0) + (tools?.height ?? 0)).toBeLessThanOrEqual((text?.y ?? 0) + 1);
+    // The last word, at the right where the tools used to float, plays when clicked.
+    const last = words.length - 1;
+    const at = await wordCentre(4, last);
+    await page.mouse.click(at.x, at.y);
+    await expect.poll(async () => (await recording()).paused).toBe(false);
+    expect((await recording()).seconds).toBeGreaterThanOrEqual((words[last]?.start_ms ?? 0) / 1000 - 0.05);
+    await page.keyboard.press('k');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    await axe.check('segment-tools-beside-its-time', false);
+  });
+
+  it('keeps the segment just said marked through the silence before the next one starts', async () => {
+    await open(shortNote);
+    await recordingReady();
+    const all = await segments(shortNote);
+    const said = all[5] as ApiSegment;
+    const next = all[6] as ApiSegment;
+    expect(next.start_ms - said.end_ms).toBeGreaterThan(300);
+    const playingRow = () => page.evaluate<string>(`document.querySelector('.segment.playing')?.id ?? ''`);
+    // In the middle of the pause after segment 5.
+    const gap = (said.end_ms + next.start_ms) / 2;
+    await page.evaluate(`${RECORDING}.currentTime = ${gap / 1000}`);
+    await expect.poll(async () => (await recording()).seconds).toBeCloseTo(gap / 1000, 1);
+    await expect.poll(playingRow).toBe('segment-5');
+    expect(await page.locator('#segment-5').getAttribute('aria-current')).toBe('true');
+    // Once the next one starts, it is the one marked.
+    await page.evaluate(`${RECORDING}.currentTime = ${(next.start_ms + 100) / 1000}`);
+    await expect.poll(playingRow).toBe('segment-6');
+    expect(await page.locator('.segment[aria-current="true"]').count()).toBe(1);
+  });
+
+  it('costs one Tab stop per segment, reaches a segment’s controls with the arrows, and skips past the transcript to export and manage', async () => {
+    await open(longNote);
+    await page.locator('#segment-59').waitFor();
+    const focused = () =>
+      page.evaluate<{ id: string; cls: string; text: string }>(
+        '({ id: document.activeElement.id, cls: document.activeElement.className, text: document.activeElement.textContent })',
+      );
+    await page.locator('#segment-0').focus();
+    // Tab goes from one segment to the next, through none of their controls.
+    for (let index = 1; index <= 5; index++) {
+      await page.keyboard.press('Tab');
+      expect((await focused()).id).toBe(`segment-${index}`);
+    }
+    // The focused segment shows its focus as plainly as any control: the focus ring.
+    expect(await page.evaluate<string>('getComputedStyle(document.activeElement).outlineStyle')).toBe(
+      'solid',
+    );
+    // Within a segment, → and ← go through its controls; the toolbar shows while they have the focus.
+    await page.keyboard.press('ArrowRight');
+    expect((await focused()).cls).toContain('time');
+    await page.keyboard.press('ArrowRight');
+    expect((await focused()).text).toBe('Edit');
+    expect(
+      await page.evaluate<string>(`getComputedStyle(document.querySelector('#segment-5 .tools')).opacity`),
+    ).toBe('1');
+    await page.keyboard.press('ArrowRight');
+    expect((await focused()).text).toBe('Speaker');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    expect((await focused()).cls).toContain('time');
+    await page.keyboard.press('Escape');
+    expect((await focused()).id).toBe('segment-5');
+    await page.keyboard.press('ArrowDown');
+    expect((await focused()).id).toBe('segment-6');
+    await page.keyboard.press('ArrowUp');
+    expect((await focused()).id).toBe('segment-5');
+    // The whole transcript's Tab stops: one per segment drawn.
+    const stops = await page.evaluate<number>(
+      `[...document.querySelectorAll('.segments [tabindex], .segments button, .segments a')].filter((e) => e.tabIndex >= 0).length`,
+    );
+    expect(stops).toBe(await page.locator('.segment').count());
+    // Past the transcript in one step.
+    await page.locator('#transcript-title').scrollIntoViewIfNeeded();
+    const skip = page.getByRole('button', { name: 'Skip to export and manage' });
+    await skip.focus();
+    expect(await skip.isVisible()).toBe(true);
+    await page.keyboard.press('Enter');
+    expect((await focused()).id).toBe('exports-title');
+    await page.keyboard.press('Tab');
+    expect(
+      await page.evaluate<boolean>(`document.querySelector('.exports').contains(document.activeElement)`),
+    ).toBe(true);
+    await axe.check('transcript-keyboard-skip', false);
   });
 
   it('changes only the playing segment in the page while the recording plays', async () => {
@@ -302,9 +425,17 @@ describe('the note page, built around listening, in Chromium', () => {
         timeout: 90_000,
       })
       .toBe(200);
+    const notFound: string[] = [];
+    const listen = (message: { type(): string; text(): string }) => {
+      if (message.type() === 'error' && message.text().includes('404')) notFound.push(message.text());
+    };
+    page.on('console', listen);
     await open(longNote);
     const summary = page.locator('.insights > p').first();
     await summary.waitFor();
+    // Opening the note asked only for what it shows: no 404 for artifacts not generated yet.
+    page.off('console', listen);
+    expect(notFound).toEqual([]);
     // At the top of the page, without scrolling past the transcript.
     expect(await page.evaluate<number>('window.scrollY')).toBe(0);
     const box = await summary.boundingBox();
@@ -329,6 +460,17 @@ describe('the note page, built around listening, in Chromium', () => {
     // The list says which chapter is playing.
     expect(await last.getAttribute('aria-current')).toBe('true');
     expect(await page.locator('.insights .chapters a[aria-current="true"]').count()).toBe(1);
+    // Space on the focused chapter link pauses (a link has nothing to do with Space), and the side
+    // panel stays where it was.
+    await last.focus();
+    expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('A');
+    const panelScroll = () => page.evaluate<number>(`document.querySelector('.note-panels').scrollTop`);
+    const panelBefore = await panelScroll();
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await recording()).paused).toBe(true);
+    expect(await panelScroll()).toBe(panelBefore);
+    await page.keyboard.press('Space');
+    await expect.poll(async () => (await recording()).paused).toBe(false);
     await page.keyboard.press('k');
 
     // On a phone the summary comes first, above the transcript.
@@ -368,8 +510,8 @@ describe('the note page, built around listening, in Chromium', () => {
     await open(shortNote);
     const row = page.locator('#segment-2');
     const original = await visibleText(row.locator('.text'));
-    // From the keyboard: Enter on the words opens them; Escape leaves them unchanged, sending nothing.
-    await row.locator('.text').focus();
+    // From the keyboard: Enter on the row opens its words; Escape leaves them unchanged, sending nothing.
+    await row.focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
     await page.keyboard.type(' zebracorn');
@@ -388,7 +530,7 @@ describe('the note page, built around listening, in Chromium', () => {
       await route.fallback();
     });
     try {
-      await row.locator('.text').focus();
+      await row.focus();
       await page.keyboard.press('Enter');
       await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
       await page.keyboard.press('End');
@@ -408,7 +550,9 @@ describe('the note page, built around listening, in Chromium', () => {
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(original);
   });
 
-  it('moves the note to the trash from its page, saying so while it works, and Undo in the toast restores it', async () => {
+  it('moves the note to the trash from its page, saying so while it works and keeping the focus, and Undo in the toast, held while focused or hovered, restores it', {
+    timeout: 60_000,
+  }, async () => {
     await open(shortNote);
     let release = () => {};
     const held = new Promise<void>((resolve) => {
@@ -419,22 +563,39 @@ describe('the note page, built around listening, in Chromium', () => {
       if (route.request().method() === 'PATCH') await held;
       await route.fallback();
     });
+    const focusedText = () => page.evaluate<string>('document.activeElement.textContent');
     try {
       await page.getByRole('button', { name: 'Move to trash' }).click();
       await page.getByRole('button', { name: 'Moving to the trash…' }).waitFor();
+      // Pending, it keeps the focus (it is not disabled, which would drop it to the page's body).
+      expect(await focusedText()).toBe('Moving to the trash…');
     } finally {
       release();
       await page.unroute(noteUrl);
     }
     await page.locator('.badge', { hasText: 'In the trash' }).waitFor();
     expect((await service.api('GET', `/v1/notes/${shortNote}`)).body.state).toBe('trashed');
+    // The same control, now Restore, still holds the focus.
+    await expect.poll(focusedText).toBe('Restore');
     const toast = page.locator('.toast');
     expect(await toast.textContent()).toContain('Moved to the trash');
     await axe.check('note-trashed-with-undo', false);
+    // The toast stays while Undo has the focus, and while the pointer is over it, longer than it
+    // would stay unattended (10 s).
+    const undo = toast.getByRole('button', { name: 'Undo' });
+    await undo.focus();
+    await page.waitForTimeout(11_000);
+    expect(await undo.isVisible()).toBe(true);
+    await page.locator('#search-notes').focus();
+    await toast.hover();
+    await page.waitForTimeout(11_000);
+    expect(await undo.isVisible()).toBe(true);
     await toast.getByRole('button', { name: 'Undo' }).click();
     await expect.poll(() => page.locator('.badge', { hasText: 'In the trash' }).count()).toBe(0);
     expect((await service.api('GET', `/v1/notes/${shortNote}`)).body.state).toBe('active');
     await page.getByRole('button', { name: 'Move to trash' }).waitFor();
+    // The toast went with its Undo: the focus is back on the control the trash was taken from.
+    await expect.poll(focusedText).toBe('Move to trash');
   });
 
   it('met no serious or critical accessibility finding in any of these states', () => {

@@ -116,7 +116,9 @@ describe('every action answers where it was taken (issue 22)', () => {
     await page.getByRole('button', { name: 'Create' }).click();
     const creating = page.getByRole('button', { name: 'Creating…' });
     await creating.waitFor();
-    expect(await creating.isDisabled()).toBe(true);
+    // Not pressable again, yet still holding the focus (a disabled button would drop it to the body).
+    expect(await creating.getAttribute('aria-disabled')).toBe('true');
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe('Creating…');
     await page.getByRole('link', { name: COLLECTION }).click();
     await done();
     await page.getByRole('heading', { name: COLLECTION, level: 1 }).waitFor();
@@ -153,6 +155,8 @@ describe('every action answers where it was taken (issue 22)', () => {
     await row.getByRole('button', { name: /Trash/ }).click();
     // Optimistic: the row leaves before the service has answered, and the toast says it is under way.
     await row.waitFor({ state: 'hidden' });
+    // The focus went with the row no further than the page's heading (the only note of the collection).
+    expect(await page.evaluate<string>('document.activeElement.textContent')).toBe(COLLECTION);
     const toast = page.locator('.toast');
     expect(await toast.textContent()).toContain('Moving');
     await toast.getByRole('button', { name: 'Undo' }).waitFor({ timeout: 10_000 });
@@ -172,6 +176,10 @@ describe('every action answers where it was taken (issue 22)', () => {
     expect(covered).toEqual([]);
     await toast.getByRole('button', { name: 'Undo' }).click();
     await row.waitFor();
+    // Back on the row's own button.
+    await expect
+      .poll(() => page.evaluate<string>('document.activeElement.textContent'))
+      .toBe(`Trash “${noteTitle}”`);
     await done();
     expect((await service.api<{ state: string }>('GET', `/v1/notes/${noteId}`)).body.state).toBe('active');
   });
@@ -199,6 +207,10 @@ describe('every action answers where it was taken (issue 22)', () => {
     const consentWindow = context.waitForEvent('page');
     await asked.getByRole('button', { name: 'Give permission and continue' }).click();
     const consent = await consentWindow;
+    // While the window is open the button says so and keeps the focus in the app's tab.
+    await expect
+      .poll(() => page.evaluate<string>('document.activeElement.textContent'))
+      .toBe('Waiting for your answer…');
     await consent.waitForURL(/\/oauth\/authorize/);
     // Locally every authorization signs in with a key (on AWS, Cognito's session skips this).
     await consent.fill('#api_key', apiKey);
@@ -335,8 +347,18 @@ describe('every action answers where it was taken (issue 22)', () => {
     await page.reload();
     await page.locator('.keys li').first().waitFor();
     expect(await bodyBackground()).toBe('rgb(13, 17, 23)');
+    // Pressed looks pressed, not only to screen readers.
+    const pressedLook = () =>
+      page.evaluate<string>(`getComputedStyle(document.querySelector('.theme-toggle')).boxShadow`);
+    expect(await pressedLook()).not.toBe('none');
     await axe.check('account-dark-by-toggle', false);
-    await page.evaluate(`localStorage.removeItem('notes.theme')`);
+    // And the way back to following the system (light, here).
+    await page.getByRole('button', { name: 'Follow the system' }).click();
+    expect(await bodyBackground()).toBe('rgb(255, 255, 255)');
+    expect(await page.getByRole('button', { name: 'Dark mode' }).getAttribute('aria-pressed')).toBe('false');
+    expect(await pressedLook()).toBe('none');
+    expect(await page.evaluate<string | null>(`localStorage.getItem('notes.theme')`)).toBeNull();
+    expect(await page.getByRole('button', { name: 'Follow the system' }).count()).toBe(0);
 
     // The server's own pages follow the system too.
     const serverPage = await context.newPage();

@@ -164,14 +164,18 @@ describe('the web app in Chromium', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate<string>('document.activeElement.id')).toBe('main');
     const focusedClass = () => page.evaluate<string>('document.activeElement.className');
-    for (let step = 0; step < 60 && !(await focusedClass()).includes('time'); step++)
+    // Each segment is one Tab stop; → reaches its "Play from" control.
+    for (let step = 0; step < 60 && !(await focusedClass()).startsWith('segment'); step++)
       await page.keyboard.press('Tab');
+    expect(await focusedClass()).toMatch(/^segment/);
+    await page.keyboard.press('ArrowRight');
     expect(await focusedClass()).toContain('time');
     await page.keyboard.press('Enter');
     await expect.poll(async () => (await audioPosition()).paused).toBe(false);
     await pauseRecording();
-    for (let step = 0; step < 10 && !(await focusedClass()).includes('edit'); step++)
-      await page.keyboard.press('Tab');
+    // Escape goes back to the segment, where Enter opens its words for correction.
+    await page.keyboard.press('Escape');
+    expect(await focusedClass()).toMatch(/^segment/);
     await page.keyboard.press('Enter');
     // Preact renders on the next tick: wait for the editor, then for it to go.
     await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
@@ -183,8 +187,8 @@ describe('the web app in Chromium', () => {
     const first = page.locator('.segment').first();
     // As seen: words the recogniser was unsure of also carry "(unsure)" for screen readers.
     const original = await visibleText(first.locator('.text'));
-    // The words themselves open for correction (there is no button per segment).
-    await first.locator('.text').click();
+    // The words themselves open for correction on a double click (there is no button per segment).
+    await first.locator('.text').dblclick();
     await first.locator('textarea').fill(`${original} ${UNIQUE_WORD}`);
     await first.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => visibleText(first.locator('.text'))).toBe(`${original} ${UNIQUE_WORD}`);

@@ -80,15 +80,10 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
       api: createApi(config, onSignedOut),
       config,
       announce: (message: string, options?: AnnounceOptions) =>
-        setToast(message ? { message, undo: options?.undo } : null),
+        setToast(message ? { message, undo: options?.undo, returnFocus: focusedControl() } : null),
     }),
     [config, onSignedOut],
   );
-  useEffect(() => {
-    if (!toast) return;
-    const timer = setTimeout(() => setToast(null), toast.undo ? 10_000 : 6000);
-    return () => clearTimeout(timer);
-  }, [toast]);
 
   const leave = async () => {
     await signOut(config);
@@ -119,14 +114,21 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
           </a>
         </nav>
         <SearchBox initial={route.path[0] === 'search' ? (route.query.get('q') ?? '') : ''} />
-        <button
-          type="button"
-          class="quiet theme-toggle"
-          aria-pressed={theme.theme === 'dark'}
-          onClick={theme.toggle}
-        >
-          Dark mode
-        </button>
+        <span class="theme">
+          <button
+            type="button"
+            class="quiet theme-toggle"
+            aria-pressed={theme.theme === 'dark'}
+            onClick={theme.toggle}
+          >
+            Dark mode
+          </button>
+          {theme.chosen && (
+            <button type="button" class="quiet" onClick={theme.followSystem}>
+              Follow the system
+            </button>
+          )}
+        </span>
         <button type="button" class="quiet" onClick={leave}>
           Sign out
         </button>
@@ -204,6 +206,12 @@ function NotFound() {
 
 function current(route: Route, section: string): 'page' | undefined {
   return (route.path[0] ?? '') === section ? 'page' : undefined;
+}
+
+/** The control with the focus now (none when it is on the page's body). */
+function focusedControl(): HTMLElement | null {
+  const focused = document.activeElement;
+  return focused instanceof HTMLElement && focused !== document.body ? focused : null;
 }
 
 /** A button, not a `#main` link: the hash is the router's. */

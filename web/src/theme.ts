@@ -27,9 +27,13 @@ export function applyTheme(): void {
   else delete document.documentElement.dataset.theme;
 }
 
-/** The theme in effect, following the system until the person switches, which is remembered. */
-export function useTheme(): { theme: Theme; toggle(): void } {
+/**
+ * The theme in effect, following the system until the person switches, which is remembered, and
+ * the way back to following the system.
+ */
+export function useTheme(): { theme: Theme; chosen: boolean; toggle(): void; followSystem(): void } {
   const [theme, setTheme] = useState(currentTheme);
+  const [chosen, setChosen] = useState(() => chosenTheme() !== null);
   // The system may switch (at dusk, or by hand) while the app is open.
   useEffect(() => {
     const query = darkQuery();
@@ -39,11 +43,19 @@ export function useTheme(): { theme: Theme; toggle(): void } {
   }, []);
   return {
     theme,
+    chosen,
     toggle() {
       const next: Theme = currentTheme() === 'dark' ? 'light' : 'dark';
       localStorage.setItem(THEME_KEY, next);
       applyTheme();
       setTheme(next);
+      setChosen(true);
+    },
+    followSystem() {
+      localStorage.removeItem(THEME_KEY);
+      applyTheme();
+      setTheme(currentTheme());
+      setChosen(false);
     },
   };
 }

@@ -27,8 +27,11 @@ export function ActionFeedback({
         <button
           type="button"
           class="primary"
-          onClick={() => void permission.allow()}
-          disabled={permission.asking}
+          onClick={() => {
+            if (!permission.asking) void permission.allow();
+          }}
+          // Not `disabled`: the focus stays on it while the consent window is open.
+          aria-disabled={permission.asking ? 'true' : undefined}
         >
           {permission.asking ? 'Waiting for your answer…' : 'Give permission and continue'}
         </button>{' '}

@@ -120,7 +120,8 @@ export function CollectionsPanel({
           required
           onInput={(e) => setName(e.currentTarget.value)}
         />
-        <button type="submit" disabled={create.pending}>
+        {/* aria-disabled, not disabled: the focus stays on the button (a second press is ignored). */}
+        <button type="submit" aria-disabled={create.pending ? 'true' : undefined}>
           {create.pending ? 'Creating…' : 'Create'}
         </button>
         <ActionFeedback action={create} />

@@ -74,8 +74,13 @@ export function GeneratedPanel({
     <section aria-labelledby={headingId} class="generated">
       <div class="section-head">
         <h2 id={headingId}>{TITLES[kind]}</h2>
-        {outcome && outcome.kind !== 'working' && (
-          <ActionButton action={generate} pendingLabel="Asking…">
+        {/* The same button while the job runs: the focus stays on it, and it says what is going on. */}
+        {outcome && (
+          <ActionButton
+            action={generate}
+            pendingLabel="Asking…"
+            working={outcome.kind === 'working' ? 'Generating…' : null}
+          >
             {outcome.kind === 'none' ? `Generate ${TITLES[kind].toLowerCase()}` : 'Regenerate'}
           </ActionButton>
         )}

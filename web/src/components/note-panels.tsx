@@ -6,11 +6,15 @@ const KINDS: GeneratedKind[] = ['insights', 'epiphany', 'deep_research', 'podcas
 
 /**
  * What matters first, beside the transcript on a wide screen and above it on a phone: the summary,
- * action items and chapters (Insights), and the three artifacts, one tab each. Every panel stays
- * mounted (hidden when not chosen), so each keeps its state and follows its job while another shows.
+ * action items and chapters (Insights), and the three artifacts, one tab each. A panel is read the
+ * first time its tab is chosen (opening a note asks for Insights alone, not three artifacts that
+ * mostly do not exist yet, each a 404), then stays mounted (hidden when not chosen), so it keeps its
+ * state and follows its job while another shows.
  */
 export function NotePanels({ noteId, player }: { noteId: string; player: Playback }) {
   const [chosen, setChosen] = useState<GeneratedKind>('insights');
+  const [opened, setOpened] = useState<ReadonlySet<GeneratedKind>>(() => new Set(['insights']));
+  if (!opened.has(chosen)) setOpened(new Set([...opened, chosen]));
   const tabs = useRef<Array<HTMLButtonElement | null>>([]);
   const choose = (index: number) => {
     const kind = KINDS[(index + KINDS.length) % KINDS.length] as GeneratedKind;
@@ -60,7 +64,7 @@ export function NotePanels({ noteId, player }: { noteId: string; player: Playbac
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a tab panel takes focus (ARIA tabs pattern)
           tabIndex={0}
         >
-          <GeneratedPanel noteId={noteId} kind={kind} player={player} />
+          {opened.has(kind) && <GeneratedPanel noteId={noteId} kind={kind} player={player} />}
         </div>
       ))}
     </aside>

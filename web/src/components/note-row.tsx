@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
 import { ApiError } from '../api.ts';
 import { useApp } from '../context.ts';
@@ -35,14 +35,19 @@ export function NoteRow({
   const moveTo = (state: 'active' | 'trashed') =>
     api.request(`/v1/notes/${note.note_id}`, { method: 'PATCH', body: { state } });
 
+  const row = useRef<HTMLLIElement>(null);
+  const moveButton = useRef<HTMLButtonElement>(null);
   const move = useAction(async () => {
     const next = note.state === 'active' ? 'trashed' : 'active';
+    focusNeighbour(row.current);
     onLeave();
     announce(next === 'trashed' ? `Moving “${note.title}” to the trash…` : `Restoring “${note.title}”…`);
     try {
       await moveTo(next);
     } catch (failure) {
       onStay();
+      // Back where it was, with the reason beside it.
+      requestAnimationFrame(() => moveButton.current?.focus());
       announce('');
       if (failure instanceof ApiError && failure.status === 404) throw new Error('That note is gone');
       throw failure;
@@ -51,6 +56,8 @@ export function NoteRow({
       undo: async () => {
         await moveTo(note.state);
         onChanged();
+        // The row comes back with the list read again (maybe drawn anew): the focus goes back to its button.
+        focusWhenShown(note.note_id);
       },
     });
     onChanged();
@@ -66,7 +73,7 @@ export function NoteRow({
 
   const label = <span class="visually-hidden"> “{note.title}”</span>;
   return (
-    <li hidden={leaving} aria-busy={move.pending || deletion.pending}>
+    <li ref={row} data-note-id={note.note_id} hidden={leaving} aria-busy={move.pending || deletion.pending}>
       <a href={href(`notes/${note.note_id}`)} class="title">
         {note.title}
       </a>
@@ -74,7 +81,13 @@ export function NoteRow({
         {when(note.created_at)} <StatusBadge status={note.transcription_status} />
       </span>
       <span class="row-actions">
-        <button type="button" class="quiet" onClick={() => void move.run()} disabled={move.pending}>
+        <button
+          ref={moveButton}
+          type="button"
+          class="quiet move"
+          onClick={() => void move.run()}
+          aria-disabled={move.pending ? 'true' : undefined}
+        >
           {note.state === 'active' ? 'Trash' : 'Restore'}
           {label}
         </button>
@@ -96,4 +109,33 @@ export function NoteRow({
       <ActionFeedback action={deletion} />
     </li>
   );
+}
+
+/**
+ * A row about to leave the list takes the focus with it (to the page's body) unless it is moved
+ * first: to the next note's title, else the one before, else the page's heading.
+ */
+function focusNeighbour(row: HTMLLIElement | null): void {
+  if (!row?.contains(document.activeElement)) return;
+  const shown = (element: Element | null): element is HTMLLIElement =>
+    element instanceof HTMLLIElement && !element.hidden;
+  let next = row.nextElementSibling;
+  while (next && !shown(next)) next = next.nextElementSibling;
+  let before = row.previousElementSibling;
+  while (before && !shown(before)) before = before.previousElementSibling;
+  const target =
+    (next ?? before)?.querySelector<HTMLElement>('a.title') ?? document.querySelector<HTMLElement>('main h1');
+  if (target && !target.hasAttribute('tabindex') && target.tagName === 'H1') target.tabIndex = -1;
+  target?.focus();
+}
+
+/** Frames to wait for the list to be read again and the row shown. */
+const WAIT_FRAMES = 300;
+
+function focusWhenShown(noteId: string, tries = 0): void {
+  const button = document.querySelector<HTMLButtonElement>(
+    `li[data-note-id="${CSS.escape(noteId)}"] button.move`,
+  );
+  if (button && button.getClientRects().length > 0) button.focus();
+  else if (tries < WAIT_FRAMES) requestAnimationFrame(() => focusWhenShown(noteId, tries + 1));
 }

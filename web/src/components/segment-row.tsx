@@ -5,6 +5,7 @@ import { useSegmentPlaying } from '../player/hooks.ts';
 import type { Playback } from '../player/playback.ts';
 import { wordsOf } from '../speakers.ts';
 import type { Segment, TimedWord } from '../types.ts';
+import { moveInRow } from './row-keys.ts';
 import { type SpeakerChoice, SpeakerChooser, SplitPicker, TextEditor } from './segment-editors.tsx';
 import { PlayingText, SegmentText } from './segment-text.tsx';
 import { wordAt } from './word-at.ts';
@@ -47,10 +48,11 @@ function startOf(segment: Segment, timed: readonly TimedWord[] | undefined, word
 }
 
 /**
- * One segment: its time (plays from there), its speaker, its words. A click on the words plays from
- * the word clicked and opens them for correction at that place (Enter or Space on them opens them
- * too); a small toolbar, shown on hover and keyboard focus, changes the speaker, splits the segment
- * at a word or merges it with the next. Drawn again only when its own props change, or when it starts
+ * One segment: its time (plays from there), its speaker, its words. A click on a word plays from it
+ * and leaves the keyboard to the player (Space pauses), as in Otter or Descript; correcting is its
+ * own gesture: a double click on the words (caret at that place), Enter on the row, or Edit in the
+ * small toolbar, shown on hover and keyboard focus, which also changes the speaker, splits the
+ * segment at a word or merges it with the next. Drawn again only when its own props change, or when it starts
  * or stops playing.
  */
 export const SegmentRow = memo(function SegmentRow(props: Props) {
@@ -66,9 +68,12 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
   };
   const close = () => actions.close(rowKey, index, true);
   return (
+    // One Tab stop per segment: Enter on it edits, the arrows reach its controls; Space stays the player's.
     <li
       id={`segment-${index}`}
-      tabIndex={-1}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a row the keyboard moves through, as a grid row is
+      tabIndex={0}
+      aria-describedby="correct-hint"
       class={`segment speaker-${props.colour}${playing ? ' playing' : ''}`}
       aria-current={playing ? 'true' : undefined}
       data-start={segment.start_ms}
@@ -77,19 +82,68 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
         if (event.target === event.currentTarget && event.key === 'Enter' && mode === null) {
           event.preventDefault();
           openText(null);
-        }
+        } else if (moveInRow(event, event.currentTarget)) event.preventDefault();
       }}
     >
-      {/* Names as aria-labels, not hidden spans: a two-hour transcript has a thousand of each. */}
-      <button
-        type="button"
-        class="time"
-        aria-label={`Play from ${at}`}
-        onClick={() => playback.playFrom(segment.start_ms)}
-      >
-        {at}
-      </button>
-      <span class="speaker">{props.name}</span>
+      {/* The row's header line: when, who, and the tools, in a space of their own (never over the words). */}
+      <div class="segment-head">
+        {/* Names as aria-labels, not hidden spans: a two-hour transcript has a thousand of each. */}
+        <button
+          type="button"
+          class="time"
+          tabIndex={-1}
+          aria-label={`Play from ${at}`}
+          onClick={() => playback.playFrom(segment.start_ms)}
+        >
+          {at}
+        </button>
+        <span class="speaker">{props.name}</span>
+        {props.saved && mode === null && <span class="saved">Saved</span>}
+        {mode === null && (
+          <div class="tools">
+            <button
+              type="button"
+              class="quiet"
+              tabIndex={-1}
+              aria-label={`Edit — correct the words of the segment at ${at}`}
+              onClick={() => openText(null)}
+            >
+              Edit
+            </button>
+            <button
+              type="button"
+              class="quiet"
+              tabIndex={-1}
+              aria-label={`Speaker — change who says the segment at ${at}`}
+              onClick={() => actions.open(rowKey, 'speaker')}
+            >
+              Speaker
+            </button>
+            {words.length > 1 && (
+              <button
+                type="button"
+                class="quiet"
+                tabIndex={-1}
+                aria-label={`Split the segment at ${at}`}
+                onClick={() => actions.open(rowKey, 'split')}
+              >
+                Split
+              </button>
+            )}
+            {!props.isLast && (
+              <button
+                type="button"
+                class="quiet"
+                tabIndex={-1}
+                aria-label={`Merge the segment at ${at} with the next`}
+                onClick={() => actions.merge(index)}
+              >
+                Merge
+              </button>
+            )}
+          </div>
+        )}
+      </div>
       {mode === 'text' ? (
         <TextEditor
           segment={segment}
@@ -106,21 +160,21 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
           onCancel={close}
         />
       ) : (
-        // biome-ignore lint/a11y/useSemanticElements: a button cannot hold the words' own marks (unsure) as text
+        // Plays from the word clicked, and nothing more: the keys stay the player's (Space pauses).
+        // A double click, Enter on the row or its Edit control opens the words for correction.
+        // biome-ignore lint/a11y/noStaticElementInteractions: the row (focusable) and its Edit button give the keyboard the same
+        // biome-ignore lint/a11y/useKeyWithClickEvents: idem
         <div
-          class="text edit"
-          role="button"
-          tabIndex={0}
-          aria-describedby="correct-hint"
+          class="text"
           onClick={(event) => {
+            // A drag that selects words (to copy them) plays nothing.
+            if (!window.getSelection()?.isCollapsed) return;
             const hit = wordAt(event.currentTarget, event.clientX, event.clientY);
             if (hit) playback.playFrom(startOf(segment, timed, hit.word, words.length));
-            openText(hit?.char ?? null);
           }}
-          onKeyDown={(event) => {
-            if (event.key !== 'Enter' && event.key !== ' ') return;
-            event.preventDefault();
-            openText(null);
+          onDblClick={(event) => {
+            window.getSelection()?.removeAllRanges();
+            openText(wordAt(event.currentTarget, event.clientX, event.clientY)?.char ?? null);
           }}
         >
           {playing ? (
@@ -129,11 +183,6 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
             <SegmentText words={words} />
           )}
         </div>
-      )}
-      {props.saved && mode === null && (
-        <span class="saved" role="status">
-          Saved
-        </span>
       )}
       {mode === 'speaker' && (
         <SpeakerChooser
@@ -144,38 +193,6 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
           onSave={(label) => actions.speaker(index, label)}
           onCancel={close}
         />
-      )}
-      {mode === null && (
-        <div class="tools">
-          <button
-            type="button"
-            class="quiet"
-            aria-label={`Speaker — change who says the segment at ${at}`}
-            onClick={() => actions.open(rowKey, 'speaker')}
-          >
-            Speaker
-          </button>
-          {words.length > 1 && (
-            <button
-              type="button"
-              class="quiet"
-              aria-label={`Split the segment at ${at}`}
-              onClick={() => actions.open(rowKey, 'split')}
-            >
-              Split
-            </button>
-          )}
-          {!props.isLast && (
-            <button
-              type="button"
-              class="quiet"
-              aria-label={`Merge the segment at ${at} with the next`}
-              onClick={() => actions.merge(index)}
-            >
-              Merge
-            </button>
-          )}
-        </div>
       )}
     </li>
   );

@@ -195,8 +195,14 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       )}
       {segments.length === 0 && !transcription.notice && <p class="empty">No words were recognised.</p>}
       {segments.length > 0 && (
+        <button type="button" class="skip-inline" onClick={skipToExport}>
+          Skip to export and manage
+        </button>
+      )}
+      {segments.length > 0 && (
         <p class="meta hint" id="correct-hint">
-          Click a segment’s words to play from there and correct them (or press Enter on them).
+          Click a word to play from it; double-click the words to correct them. From the keyboard, each
+          segment is one Tab stop: Enter corrects it, ← → reach its controls, ↑ ↓ the next segments.
         </p>
       )}
       {unsure && (
@@ -231,4 +237,12 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       </ol>
     </section>
   );
+}
+
+/** Past a long transcript to what follows it (the hash is the router's: a button, not a link). */
+function skipToExport() {
+  const heading = document.getElementById('exports-title') ?? document.getElementById('actions-title');
+  if (!heading) return;
+  heading.tabIndex = -1;
+  heading.focus();
 }

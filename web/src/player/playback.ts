@@ -31,7 +31,7 @@ export class Playback implements Player {
   get positionMs(): number {
     return this.positionNow;
   }
-  /** The index of the segment the position is in, or -1. */
+  /** The index of the segment being heard (the last one started), or -1 before the first. */
   get playingIndex(): number {
     return this.playingNow;
   }
@@ -180,16 +180,22 @@ export class Playback implements Player {
     for (const listener of this.listeners) listener();
   }
 
+  /**
+   * The segment being heard at `ms`: the last one started by then. In a silence between two
+   * segments (a pause, a gap the recogniser left) the one just said stays marked until the next
+   * starts, so the transcript never loses its place; before the first, none.
+   */
   private indexAt(ms: number): number {
     let low = 0;
     let high = this.spans.length - 1;
+    let found = -1;
     while (low <= high) {
       const middle = (low + high) >> 1;
-      const span = this.spans[middle] as Span;
-      if (ms < span.start_ms) high = middle - 1;
-      else if (ms >= span.end_ms) low = middle + 1;
-      else return middle;
+      if ((this.spans[middle] as Span).start_ms <= ms) {
+        found = middle;
+        low = middle + 1;
+      } else high = middle - 1;
     }
-    return -1;
+    return found;
   }
 }

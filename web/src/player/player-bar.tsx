@@ -92,7 +92,14 @@ export function PlayerBar({
           </select>
         </label>
         {!following && hasPlayed && (
-          <button type="button" class="quiet back-to-moment" onClick={() => playback.setFollowing(true)}>
+          <button
+            type="button"
+            class="quiet back-to-moment"
+            onClick={() => {
+              playback.setFollowing(true);
+              focusPlayingRow(playback);
+            }}
+          >
             Back to the playing moment
           </button>
         )}
@@ -105,6 +112,19 @@ export function PlayerBar({
       <p class="meta shortcuts">Space or K plays and pauses; J and L (or ← →) go 5 s back and forward.</p>
     </section>
   );
+}
+
+/** Frames to wait for the playing row of a long transcript to be drawn. */
+const WAIT_FRAMES = 120;
+
+/**
+ * The button goes once the transcript follows again: the focus goes to the playing segment (so the
+ * keyboard carries on from there, not from the top of the page). The transcript scrolls it into view.
+ */
+function focusPlayingRow(playback: Playback, tries = 0): void {
+  const row = document.getElementById(`segment-${playback.playingIndex}`);
+  if (row) row.focus({ preventScroll: true });
+  else if (tries < WAIT_FRAMES) requestAnimationFrame(() => focusPlayingRow(playback, tries + 1));
 }
 
 /** Where the recording is and how long it lasts, with a slider to go anywhere in it. */

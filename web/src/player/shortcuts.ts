@@ -11,10 +11,13 @@ function typingIn(target: EventTarget | null): boolean {
   return target instanceof HTMLInputElement && target.type !== 'checkbox' && target.type !== 'radio';
 }
 
-/** Controls that Space (and, in a tab list, the arrows) already press or move. */
+/**
+ * Controls that Space (and, in a tab list, the arrows) already press or move. Not links: Space does
+ * not follow a link, it would only scroll (a chapter or citation link focused in the side panel).
+ */
 function ownsKey(target: EventTarget | null, key: string): boolean {
   if (!(target instanceof HTMLElement)) return false;
-  if (key === ' ') return target.closest('button, a, summary, [role="button"], [role="tab"]') !== null;
+  if (key === ' ') return target.closest('button, summary, [role="button"], [role="tab"]') !== null;
   return target.closest('[role="tab"]') !== null;
 }
 
