@@ -57,10 +57,11 @@ afterAll(async () => {
   await service?.stop();
 });
 
-async function askAbout(question: string): Promise<void> {
+async function askAbout(question: string, by: 'button' | 'enter' = 'button'): Promise<void> {
   const before = await page.locator('.thread .exchange').count();
   await page.fill('#question', question);
-  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  if (by === 'enter') await page.press('#question', 'Enter');
+  else await page.getByRole('button', { name: 'Ask', exact: true }).click();
   await expect.poll(() => page.locator('.thread .exchange').count(), { timeout: 30_000 }).toBe(before + 1);
 }
 
@@ -84,7 +85,12 @@ describe('the Ask thread of a visit', () => {
     expect(await page.locator('.thread .question').first().textContent()).toContain(
       'Who repaired the lantern',
     );
-    await askAbout('When was the lantern repaired?');
+    // As in a chat: Shift+Enter is a new line of the question, Enter asks it.
+    await page.fill('#question', 'When was');
+    await page.press('#question', 'Shift+Enter');
+    expect(await page.inputValue('#question')).toBe('When was\n');
+    expect(await page.locator('.thread .exchange').count()).toBe(1);
+    await askAbout('When was the lantern repaired?', 'enter');
     const questions = await page.locator('.thread .question').allTextContents();
     expect(questions).toHaveLength(2);
     // Another page and back again: both stay.

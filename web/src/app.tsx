@@ -42,7 +42,16 @@ export function Root({ config }: { config: AppConfig }) {
   if (handedBack) return <p class="center">Permission given. This window closes by itself.</p>;
   if (finishing) return <p class="center">Signing you in…</p>;
   if (!signedIn) return <SignInPage config={config} error={callbackError} />;
-  return <SignedInApp config={config} onSignedOut={() => setSignedIn(false)} />;
+  // A sign-in that failed while this tab kept its session (e.g. one to another account, refused) is
+  // said on the signed-in page, where the person is.
+  return (
+    <SignedInApp
+      config={config}
+      onSignedOut={() => setSignedIn(false)}
+      notice={callbackError}
+      onNoticeRead={() => setCallbackError(null)}
+    />
+  );
 }
 
 function SignInPage({ config, error }: { config: AppConfig; error: string | null }) {
@@ -71,7 +80,17 @@ function SignInPage({ config, error }: { config: AppConfig; error: string | null
   );
 }
 
-function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: () => void }) {
+function SignedInApp({
+  config,
+  onSignedOut,
+  notice,
+  onNoticeRead,
+}: {
+  config: AppConfig;
+  onSignedOut: () => void;
+  notice: string | null;
+  onNoticeRead(): void;
+}) {
   const route = useRoute();
   const [toast, setToast] = useState<ToastState | null>(null);
   const theme = useTheme();
@@ -134,6 +153,14 @@ function SignedInApp({ config, onSignedOut }: { config: AppConfig; onSignedOut: 
         </button>
       </header>
       <main id="main" tabIndex={-1}>
+        {notice && (
+          <div role="alert" class="error notice">
+            <p>{notice}</p>
+            <button type="button" onClick={onNoticeRead}>
+              Dismiss
+            </button>
+          </div>
+        )}
         <Page route={route} />
       </main>
       <Toast toast={toast} onDone={() => setToast(null)} />

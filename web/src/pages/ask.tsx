@@ -76,6 +76,12 @@ export function AskPage() {
           required
           value={question}
           onInput={(event) => setQuestion(event.currentTarget.value)}
+          // Enter asks, as in a chat; Shift+Enter starts a new line.
+          onKeyDown={(event) => {
+            if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return;
+            event.preventDefault();
+            event.currentTarget.form?.requestSubmit();
+          }}
         />
         <label for="ask-scope">Notes to ask</label>
         <select
