@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { objectKeys } from '../../src/domain/object-keys.ts';
 import { buildTranscription } from '../../src/domain/transcript.ts';
 import type { Services } from '../../src/services.ts';
+import { storeCompletedTranscription } from './stored-notes.ts';
 
 const run = promisify(execFile);
 
@@ -97,17 +98,7 @@ export async function storeListenableNote(
     audio: { content_type: 'audio/mpeg', size_bytes: (await stat(audio)).size, uploaded_at: now },
   });
   await services.blobs.putJson(objectKeys.transcription(account, note.id), transcription);
-  await services.notes.createJobIfAbsent({
-    account_id: account,
-    note_id: note.id,
-    kind: 'transcription',
-    status: 'completed',
-    stage: 'completed',
-    attempts: 1,
-    created_at: now,
-    updated_at: now,
-    detail: null,
-  });
+  await storeCompletedTranscription(services, account, note.id, now);
   // Last: the upload's notification finds the note already transcribed, and leaves it so.
   await services.blobs.putFile(objectKeys.audio(account, note.id), audio, 'audio/mpeg');
   return { durationMs };

@@ -31,9 +31,19 @@ export async function storeTranscribedNote(
     language: 'en-US',
   });
   await services.blobs.putJson(objectKeys.transcription(account, note.id), transcription);
+  await storeCompletedTranscription(services, account, note.id, now);
+}
+
+/** The transcription job of a note whose transcript is stored: completed, as a worker leaves it. */
+export async function storeCompletedTranscription(
+  services: Pick<Services, 'notes'>,
+  account: string,
+  noteId: string,
+  now: number,
+): Promise<void> {
   await services.notes.createJobIfAbsent({
     account_id: account,
-    note_id: note.id,
+    note_id: noteId,
     kind: 'transcription',
     status: 'completed',
     stage: 'completed',
