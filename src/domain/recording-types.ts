@@ -19,7 +19,12 @@ export const AUDIO_CONTENT_TYPES = [
 ] as const;
 
 /** Video files, of which only the (first) sound track is transcribed. */
-export const VIDEO_CONTENT_TYPES = ['video/mp4', 'video/webm', 'video/quicktime', 'video/x-matroska'] as const;
+export const VIDEO_CONTENT_TYPES = [
+  'video/mp4',
+  'video/webm',
+  'video/quicktime',
+  'video/x-matroska',
+] as const;
 
 /** Every content type submitTranscription knows (openapi.yaml's AudioContentType). */
 export const RECORDING_CONTENT_TYPES = [...AUDIO_CONTENT_TYPES, ...VIDEO_CONTENT_TYPES] as const;
