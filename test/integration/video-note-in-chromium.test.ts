@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getServices } from '../../src/services.ts';
@@ -103,5 +106,25 @@ describe('a video note in the web app', () => {
       .poll(async () => (await shown('audio'))?.ready ?? 0, { timeout: 20_000 })
       .toBeGreaterThanOrEqual(1);
     expect(await shown('video')).toBeNull();
+  });
+
+  it('is created from a video file picked in the upload field, as the video type its extension says', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'notes-video-upload-'));
+    const file = join(dir, 'phone.mov');
+    await promisify(execFile)('ffmpeg', [
+      ...['-hide_banner', '-loglevel', 'error', '-y'],
+      ...['-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=5:d=3', '-f', 'lavfi', '-i', 'sine=d=3'],
+      ...['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', file],
+    ]);
+    await page.goto(`${base}/#/`);
+    const accept = (await page.locator('#upload-file').getAttribute('accept')) ?? '';
+    for (const type of ['video/mp4', 'video/webm', 'video/quicktime']) expect(accept).toContain(type);
+    await page.setInputFiles('#upload-file', file);
+    await page.waitForURL(/#\/notes\//, { timeout: 60_000 });
+    const noteId = decodeURIComponent(new URL(page.url()).hash.split('/')[2] ?? '');
+    const note = await service.api('GET', `/v1/notes/${noteId}`);
+    expect(note.body.audio).toMatchObject({ content_type: 'video/quicktime' });
+    // The browser reads the picked file while it uploads: removed only once the note page is shown.
+    await rm(dir, { recursive: true });
   });
 });
