@@ -71,7 +71,7 @@ export function UploadArea({ collection = null }: { collection?: CollectionRef |
     const contentType = contentTypeOf(file);
     if (!contentType) {
       setError(
-        `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM or FLAC).`,
+        `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM, FLAC, or a video: MP4, WebM, MOV, MKV).`,
       );
       return;
     }
@@ -140,7 +140,7 @@ export function UploadArea({ collection = null }: { collection?: CollectionRef |
           Optional: blank lets the service work it out.
         </span>
       </p>
-      <p>Drop a recording here, or</p>
+      <p>Drop a recording (audio or video) here, or</p>
       <input
         ref={input}
         id="upload-file"
