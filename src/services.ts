@@ -12,6 +12,7 @@ import { pollyLanguages } from './adapters/synthesis/polly-voices.ts';
 import { type Config, loadConfig } from './config.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import type { LanguageSupport } from './domain/languages.ts';
+import { recordingTypesFor } from './domain/recording-types.ts';
 import { logger } from './logging.ts';
 import { traced } from './observability.ts';
 import type { AccountStore } from './ports/account-store.ts';
@@ -22,6 +23,8 @@ export interface Services extends DomainDeps {
   accounts: AccountStore;
   /** What the configured text engine and speech synthesizer can write and say. */
   languages: LanguageSupport;
+  /** The recording content types the configured speech engine reads (submitTranscription refuses others). */
+  recordingTypes: readonly string[];
 }
 
 let services: Services | undefined;
@@ -45,6 +48,7 @@ export function createServices(config: Config): Services {
     search: new DynamoSearchIndex(db, config.NOTES_TABLE_NAME),
     queue: new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL),
     languages: languageSupport(config),
+    recordingTypes: recordingTypesFor(config.NOTES_SPEECH_ENGINE),
     now: Date.now,
     jobLeaseMs: config.NOTES_JOB_LEASE_SECONDS * 1000,
     stopSignal: workerStopSignal,

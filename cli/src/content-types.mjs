@@ -1,12 +1,18 @@
 // @ts-check
 import { extname } from 'node:path';
 
-/** Audio content type by file extension (the API's AudioContentType values). */
+/**
+ * Recording content type by file extension (the API's AudioContentType values). `.mp4` is taken as video
+ * (its sound track is transcribed either way) so the web app shows it as a video; `.webm` stays audio.
+ */
 export const CONTENT_TYPES = Object.freeze({
   wav: 'audio/wav',
   mp3: 'audio/mpeg',
   m4a: 'audio/mp4',
-  mp4: 'audio/mp4',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  mkv: 'video/x-matroska',
   ogg: 'audio/ogg',
   opus: 'audio/opus',
   webm: 'audio/webm',

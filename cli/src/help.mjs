@@ -76,7 +76,7 @@ export function mainHelp(groups, topLevel) {
     'status and exits 0: it is not a result; --wait polls until the result (at least 2 s apart,',
     'backing off on 429/5xx/network errors) or the --timeout deadline.',
     '',
-    `Audio types by extension: ${Object.keys(CONTENT_TYPES).join(', ')} (or --content-type).`,
+    `Recording types (audio or video) by extension: ${Object.keys(CONTENT_TYPES).join(', ')} (or --content-type).`,
     '',
     'Exit codes:',
     ...table(EXIT_CODE_HELP.map(([code, meaning]) => [String(code), String(meaning)])),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
 import { COLLECTION_LIMITS } from '../domain/collection.ts';
+import { RECORDING_CONTENT_TYPES } from '../domain/recording-types.ts';
 import { isSpeakerLabel } from '../domain/speaker-labels.ts';
 import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 
@@ -27,29 +28,15 @@ function limitedText(max: number) {
 /** Trimmed; a value of spaces only is refused (the contract's `pattern: \S`). */
 export const title = limitedText(200).trim().min(1, 'must not be empty');
 
-export const AUDIO_CONTENT_TYPES = [
-  'audio/wav',
-  'audio/x-wav',
-  'audio/wave',
-  'audio/mpeg',
-  'audio/mp3',
-  'audio/mp4',
-  'audio/m4a',
-  'audio/x-m4a',
-  'audio/aac',
-  'audio/ogg',
-  'audio/opus',
-  'audio/webm',
-  'audio/flac',
-  'audio/x-flac',
-] as const;
-
 /** The S3 single-PUT limit: a presigned upload cannot be larger. */
 export const MAX_AUDIO_BYTES = 5 * 1024 ** 3;
 
 export const submitTranscriptionBody = z.strictObject({
   title,
-  content_type: z.enum(AUDIO_CONTENT_TYPES, { error: `must be one of ${AUDIO_CONTENT_TYPES.join(', ')}` }),
+  // Every type the contract lists; whether this deployment's engine reads it is the operation's 415.
+  content_type: z.enum(RECORDING_CONTENT_TYPES, {
+    error: `must be one of ${RECORDING_CONTENT_TYPES.join(', ')}`,
+  }),
   // The upper bound is checked by the operation: too large is 413, not a schema error, whatever the
   // magnitude (JSON's 1e400 parses as Infinity; zod's `.int()` would refuse anything past 2^53).
   size_bytes: z.preprocess(

@@ -68,4 +68,16 @@ describe('an OpenAI-compatible recogniser selected by configuration', () => {
     expect(requests[0]?.bytes).toBeGreaterThan((await readFile(file)).length);
     expect(service.output()).not.toContain('sk-test-not-a-real-key');
   });
+
+  it('refuses a MOV or MKV at submission with 415 naming what it accepts, since the file goes to the server as uploaded', async () => {
+    for (const contentType of ['video/quicktime', 'video/x-matroska']) {
+      const submitted = await api('POST', `/v1/notes/${randomUUID()}/transcription`, {
+        body: { title: 'phone video', content_type: contentType, size_bytes: 1000 },
+      });
+      expect(submitted.status).toBe(415);
+      expect(submitted.body.detail).toContain(`cannot transcribe ${contentType} recordings`);
+      expect(submitted.body.detail).toMatch(/accepts audio\/wav, .*video\/mp4, video\/webm\. /);
+    }
+    expect(requests).toHaveLength(1);
+  });
 });

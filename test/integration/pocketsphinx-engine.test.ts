@@ -299,8 +299,40 @@ describe('ffmpeg decodes common upload formats to 16 kHz mono PCM', () => {
       out,
     ]);
     expect(run.status).toBe(0);
-    await expect(probeDurationMs(out)).rejects.toThrow(/contains no audio stream/);
+    await expect(probeDurationMs(out)).rejects.toThrow(/^This file has no sound track/);
     await expect(decodedMs(out)).rejects.toThrow(UnreadableAudioError);
+  });
+
+  it('decodes the first sound track of a video that has several, not a mix of them', async () => {
+    const out = join(dir, 'two-tracks.mkv');
+    // Track 1: 2 s of silence; track 2: the 25 s speech fixture. Only the first may be decoded.
+    const run = spawnSync('ffmpeg', [
+      '-loglevel',
+      'error',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=size=160x120:rate=5:d=2',
+      '-f',
+      'lavfi',
+      '-i',
+      'anullsrc=r=16000:cl=mono:d=2',
+      '-i',
+      speechFixture('slt-25s').wav,
+      '-map',
+      '0:v',
+      '-map',
+      '1:a',
+      '-map',
+      '2:a',
+      '-c:v',
+      'libx264',
+      '-c:a',
+      'libopus',
+      out,
+    ]);
+    expect(run.status, run.stderr.toString()).toBe(0);
+    expect(await decodedMs(out)).toBeCloseTo(2_000, -2);
   });
 });
 

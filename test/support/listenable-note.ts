@@ -27,6 +27,25 @@ export const SEGMENT_MS = WORDS_PER_SEGMENT * WORD_MS + PAUSE_MS;
  * A tone as long as the note (8 kHz mono MP3 at 8 kbit/s: two hours is some 7 MB), made once per
  * length with ffmpeg: something a browser plays and seeks in, standing for the recording.
  */
+/**
+ * The same length as a WebM video (a small moving test picture, VP8, with the tone as Opus sound):
+ * what a screen recording uploaded as `video/webm` is, in codecs every Chromium build plays.
+ */
+async function videoOf(durationMs: number): Promise<string> {
+  const file = join(tmpdir(), `notes-video-${durationMs}.webm`);
+  if (existsSync(file)) return file;
+  const seconds = (durationMs / 1000).toFixed(3);
+  await run('ffmpeg', [
+    ...['-hide_banner', '-loglevel', 'error', '-y'],
+    ...['-f', 'lavfi', '-i', 'testsrc=size=320x240:rate=10'],
+    ...['-f', 'lavfi', '-i', 'sine=frequency=220:sample_rate=48000'],
+    ...['-t', seconds, '-c:v', 'libvpx', '-deadline', 'realtime', '-b:v', '200k', '-c:a', 'libopus'],
+    `${file}.part.webm`,
+  ]);
+  await run('mv', [`${file}.part.webm`, file]);
+  return file;
+}
+
 async function recordingOf(durationMs: number): Promise<string> {
   const file = join(tmpdir(), `notes-tone-${durationMs}.mp3`);
   if (existsSync(file)) return file;
@@ -57,13 +76,13 @@ async function recordingOf(durationMs: number): Promise<string> {
 /**
  * A processed note with a playable recording, written straight through the runtime's stores as the
  * transcription worker leaves one: `segments` segments of 14 timed words (two speakers taking turns,
- * every seventh word scored unsure), and a tone of the transcript's length as its audio. For browser
+ * every seventh word scored unsure), and a tone of the transcript's length as its audio (with `video`, a WebM video with that tone as sound). For browser
  * tests and benchmarks that need a long note at once, without recognising two hours of speech.
  */
 export async function storeListenableNote(
   services: Pick<Services, 'notes' | 'blobs'>,
   account: string,
-  note: { id: string; title: string; segments: number },
+  note: { id: string; title: string; segments: number; video?: boolean },
 ): Promise<{ durationMs: number }> {
   const words = [];
   for (let segment = 0; segment < note.segments; segment++) {
@@ -85,7 +104,8 @@ export async function storeListenableNote(
     engine: 'bench',
     language: 'en-US',
   });
-  const audio = await recordingOf(durationMs);
+  const audio = note.video ? await videoOf(durationMs) : await recordingOf(durationMs);
+  const contentType = note.video ? 'video/webm' : 'audio/mpeg';
   const now = Date.now();
   await services.notes.createNoteIfAbsent({
     account_id: account,
@@ -95,11 +115,11 @@ export async function storeListenableNote(
     created_at: now,
     updated_at: now,
     trashed_at: null,
-    audio: { content_type: 'audio/mpeg', size_bytes: (await stat(audio)).size, uploaded_at: now },
+    audio: { content_type: contentType, size_bytes: (await stat(audio)).size, uploaded_at: now },
   });
   await services.blobs.putJson(objectKeys.transcription(account, note.id), transcription);
   await storeCompletedTranscription(services, account, note.id, now);
   // Last: the upload's notification finds the note already transcribed, and leaves it so.
-  await services.blobs.putFile(objectKeys.audio(account, note.id), audio, 'audio/mpeg');
+  await services.blobs.putFile(objectKeys.audio(account, note.id), audio, contentType);
   return { durationMs };
 }

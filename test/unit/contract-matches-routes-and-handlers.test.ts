@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { AUDIO_CONTENT_TYPES } from '../../src/http/schemas.ts';
+import { RECORDING_CONTENT_TYPES } from '../../src/domain/recording-types.ts';
 import { apiRoutes, eventWorkers, handlerEntry, publicRoutes, queueWorkers } from '../../src/routes.ts';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -101,12 +101,12 @@ describe('the contract, the route table and the handlers agree', () => {
     expect(files.sort()).toEqual([...names].sort());
   });
 
-  it('accepts the same audio content types in the contract and in request validation', () => {
+  it('accepts the same recording content types in the contract and in request validation', () => {
     const contract = parse(readFileSync(join(root, 'openapi.yaml'), 'utf8')) as {
       components: { schemas: Record<string, { enum?: string[] }> };
     };
     expect([...(contract.components.schemas.AudioContentType?.enum ?? [])].sort()).toEqual(
-      [...AUDIO_CONTENT_TYPES].sort(),
+      [...RECORDING_CONTENT_TYPES].sort(),
     );
   });
 

@@ -32,7 +32,7 @@ export const transcribe = {
     'content-type': {
       type: 'string',
       value: 'T',
-      description: `Audio type (default: from the extension: ${Object.keys(CONTENT_TYPES).join(', ')})`,
+      description: `Recording type, audio or video (default: from the extension: ${Object.keys(CONTENT_TYPES).join(', ')})`,
     },
     speakers: {
       type: 'string',
@@ -58,7 +58,7 @@ export const transcribe = {
     const contentType = stringOption(values, 'content-type') ?? contentTypeFor(file);
     if (!contentType) {
       throw new UsageError(
-        `cannot tell the audio type of '${basename(file)}' from its extension; pass --content-type (e.g. audio/mpeg)`,
+        `cannot tell the recording type of '${basename(file)}' from its extension; pass --content-type (e.g. audio/mpeg)`,
         COMMAND,
       );
     }

@@ -37,6 +37,12 @@ const NOT_AUDIO = [
   /End of file/i,
 ];
 const NO_AUDIO_STREAM = /matches no streams|does not contain any stream/i;
+/**
+ * The job's `detail` for a file without any audio track (a screen recording made with the microphone
+ * off, a video exported without sound): the user's next step is a different file, not a retry.
+ */
+export const NO_SOUND_TRACK =
+  'This file has no sound track, so there is nothing to transcribe: upload a recording with audio';
 /** Keep only the tail of stderr: with a corrupt file ffmpeg can emit one warning per frame. */
 const STDERR_TAIL_CHARS = 4096;
 const REASON_MAX_CHARS = 160;
@@ -103,7 +109,7 @@ async function probeWithFfprobe(
   if (code !== 0) throw ffmpegFailure('ffprobe', inputPath, stderr, code, signal);
   const parsed = JSON.parse(stdout) as { streams?: { duration?: string }[]; format?: { duration?: string } };
   const stream = parsed.streams?.[0];
-  if (!stream) throw new UnreadableAudioError('The uploaded file contains no audio stream (ffprobe)');
+  if (!stream) throw new UnreadableAudioError(`${NO_SOUND_TRACK} (ffprobe found no audio stream)`);
   return secondsToMs(stream.duration) ?? secondsToMs(parsed.format?.duration);
 }
 
@@ -116,7 +122,7 @@ async function probeWithFfmpeg(
   const { code, signal, stderr } = await run(program, ['-hide_banner', '-nostdin', '-i', inputPath], abort);
   if (!/^\s*Stream #\S+.*: Audio:/m.test(stderr)) {
     if (/^\s*Stream #/m.test(stderr)) {
-      throw new UnreadableAudioError('The uploaded file contains no audio stream (ffmpeg)');
+      throw new UnreadableAudioError(`${NO_SOUND_TRACK} (ffmpeg found no audio stream)`);
     }
     throw ffmpegFailure('ffmpeg', inputPath, stderr, code === 0 ? 1 : code, signal);
   }
@@ -137,10 +143,11 @@ export function ffmpegFailure(
   const lines = stderr.split('\n').map((line) => cleanLine(line, inputPath));
   const notAudio = lines.find((line) => NOT_AUDIO.some((pattern) => pattern.test(line)));
   if (notAudio !== undefined) {
-    const what = NO_AUDIO_STREAM.test(notAudio)
-      ? 'contains no audio stream'
-      : 'is not a recognisable audio format';
-    return new UnreadableAudioError(`The uploaded file ${what} (${basename(program)}: ${notAudio})`);
+    return new UnreadableAudioError(
+      NO_AUDIO_STREAM.test(notAudio)
+        ? `${NO_SOUND_TRACK} (${basename(program)}: ${notAudio})`
+        : `The uploaded file is not a recognisable audio format (${basename(program)}: ${notAudio})`,
+    );
   }
   const last = lines.filter((line) => line !== '').at(-1) ?? 'no error output';
   const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;

@@ -11,7 +11,10 @@ const TYPES_BY_EXTENSION: Record<string, string> = {
   wav: 'audio/wav',
   mp3: 'audio/mpeg',
   m4a: 'audio/mp4',
-  mp4: 'audio/mp4',
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  mkv: 'video/x-matroska',
   aac: 'audio/aac',
   ogg: 'audio/ogg',
   oga: 'audio/ogg',
@@ -26,6 +29,7 @@ const ACCEPTED = new Set([
   'audio/x-m4a',
   'audio/x-flac',
   'audio/mp3',
+  'video/webm',
 ]);
 
 /** submitTranscription's `speakers_expected` bounds (openapi.yaml). */
@@ -67,7 +71,7 @@ export function UploadArea({ collection = null }: { collection?: CollectionRef |
     const contentType = contentTypeOf(file);
     if (!contentType) {
       setError(
-        `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM or FLAC).`,
+        `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM, FLAC, or a video: MP4, WebM, MOV, MKV).`,
       );
       return;
     }
@@ -136,12 +140,12 @@ export function UploadArea({ collection = null }: { collection?: CollectionRef |
           Optional: blank lets the service work it out.
         </span>
       </p>
-      <p>Drop a recording here, or</p>
+      <p>Drop a recording (audio or video) here, or</p>
       <input
         ref={input}
         id="upload-file"
         type="file"
-        accept="audio/*,.m4a,.opus,.flac"
+        accept="audio/*,video/mp4,video/webm,video/quicktime,video/x-matroska,.m4a,.opus,.flac,.mov,.mkv"
         class="visually-hidden"
         // The visible button below is the way in, by keyboard too; this field only holds the choice.
         tabIndex={-1}

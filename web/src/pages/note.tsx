@@ -102,6 +102,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
           src={audioLink.data?.url ?? null}
           fallbackDurationMs={transcript?.data.duration_ms ?? 0}
           onSourceError={onAudioError}
+          video={note.audio.content_type.startsWith('video/')}
         />
       )}
       <JobState note={note} onChanged={view.reload} />

@@ -18,14 +18,20 @@ export function PlayerBar({
   src,
   fallbackDurationMs,
   onSourceError,
+  video = false,
 }: {
   playback: Playback;
   src: string | null;
+  /** The recording is a video file: its picture is shown above the controls, which stay the same. */
+  video?: boolean;
   /** The transcript's length: shown before the recording's own metadata arrives. */
   fallbackDurationMs: number;
   onSourceError(): void;
 }) {
-  const media = useRef<HTMLAudioElement>(null);
+  const media = useRef<HTMLMediaElement | null>(null);
+  const setMedia = (element: HTMLMediaElement | null) => {
+    media.current = element;
+  };
   useEffect(() => {
     const element = media.current;
     playback.attach(element);
@@ -34,7 +40,7 @@ export function PlayerBar({
       element?.pause();
       playback.attach(null);
     };
-  }, [playback, src]);
+  }, [playback, src, video]);
   useShortcuts(playback);
   const ready = usePlayback(playback, (p) => p.ready);
   const paused = usePlayback(playback, (p) => p.paused);
@@ -44,10 +50,22 @@ export function PlayerBar({
   const label = src ? (ready ? undefined : 'Loading the recording…') : 'Preparing the recording…';
   return (
     <section class="player" aria-label="Player">
-      {src && (
-        // biome-ignore lint/a11y/useMediaCaption: the transcript on this page is the recording's text
-        <audio ref={media} preload="metadata" src={src} aria-label="Recording" onError={onSourceError} />
-      )}
+      {src &&
+        (video ? (
+          // biome-ignore lint/a11y/useMediaCaption: the transcript on this page is the recording's text
+          <video
+            ref={setMedia}
+            class="player-video"
+            playsInline
+            preload="metadata"
+            src={src}
+            aria-label="Recording"
+            onError={onSourceError}
+          />
+        ) : (
+          // biome-ignore lint/a11y/useMediaCaption: the transcript on this page is the recording's text
+          <audio ref={setMedia} preload="metadata" src={src} aria-label="Recording" onError={onSourceError} />
+        ))}
       <div class="player-controls">
         <button
           type="button"
