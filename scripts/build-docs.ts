@@ -137,9 +137,10 @@ export const CLI = {
       description: 'Take a note out of a collection (the note is kept).',
     },
     {
-      usage: 'notes transcribe <file> [--title <title>] [--wait]',
+      usage: 'notes transcribe <file...> [--title <title>] [--wait]',
       operationId: 'submitTranscription',
-      description: 'Create a note from a local audio file and upload it; --wait waits for the transcript.',
+      description:
+        'Create a note from each local audio file and upload it; --wait waits for the transcripts (several files: one JSON line each).',
     },
     {
       usage: 'notes transcription get <id> [--format json|srt|vtt|md]',

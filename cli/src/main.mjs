@@ -80,8 +80,8 @@ async function run(command, args, env) {
     return EXIT.OK;
   }
   const { positionals, values } = parseCommandArgs(command, args);
-  await command.run({ positionals, values, env, client: () => createClient(readConfig(env)) });
-  return EXIT.OK;
+  const code = await command.run({ positionals, values, env, client: () => createClient(readConfig(env)) });
+  return code ?? EXIT.OK;
 }
 
 /**

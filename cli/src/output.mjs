@@ -34,6 +34,14 @@ export function printJson(document) {
 }
 
 /**
+ * Prints a document as one line of JSON Lines on stdout (a command with one result per input).
+ * @param {unknown} document
+ */
+export function printJsonLine(document) {
+  process.stdout.write(`${redact(JSON.stringify(document))}\n`);
+}
+
+/**
  * Prints text (an export such as SRT) on stdout exactly as received.
  * @param {string} text
  */

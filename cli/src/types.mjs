@@ -28,7 +28,7 @@
  * @property {Record<string, OptionSpec>} options
  * @property {string[]} examples
  * @property {string} [details] paragraphs after the summary
- * @property {(input: CommandInput) => Promise<void>} run
+ * @property {(input: CommandInput) => Promise<number | void>} run resolves to the exit code when not 0
  *
  * @typedef {object} GroupSpec
  * @property {string} name

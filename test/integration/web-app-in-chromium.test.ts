@@ -106,12 +106,12 @@ describe('the web app in Chromium', () => {
       uploadThroughput: 150 * 1024,
     });
     await page.setInputFiles('#upload-file', recording.audio);
-    const progress = page.locator('#upload-progress');
+    const progress = page.locator('.file-uploads progress').first();
     await progress.waitFor();
     await expect
       .poll(() =>
         page.evaluate<boolean>(
-          `(() => { const bar = document.querySelector('#upload-progress'); return bar !== null && bar.value > 0 && bar.value < bar.max; })()`,
+          `(() => { const bar = document.querySelector('.file-uploads progress'); return bar !== null && bar.value > 0 && bar.value < bar.max; })()`,
         ),
       )
       .toBe(true);

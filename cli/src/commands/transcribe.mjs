@@ -1,38 +1,45 @@
 // @ts-check
 import { randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
-import { basename, extname } from 'node:path';
+import { basename } from 'node:path';
 import { flag, integerOption, noteIdArg, stringOption, timeoutOption } from '../args.mjs';
-import { CONTENT_TYPES, contentTypeFor } from '../content-types.mjs';
-import { UsageError } from '../errors.mjs';
-import { info, printJson } from '../output.mjs';
-import { uploadFile } from '../upload.mjs';
-import { notePath, printResponse, waitOptions } from './shared.mjs';
-import { reportNotice, TRANSCRIPTION_TIMEOUT_SECONDS, waitForTranscription } from './transcription.mjs';
+import { mapWithLimit } from '../concurrency.mjs';
+import { CONTENT_TYPES } from '../content-types.mjs';
+import { CliError, UsageError } from '../errors.mjs';
+import { EXIT } from '../exit-codes.mjs';
+import { info, printJson, printJsonLine } from '../output.mjs';
+import { waitOptions } from './shared.mjs';
+import { transcribeFile } from './transcribe-file.mjs';
+import { TRANSCRIPTION_TIMEOUT_SECONDS } from './transcription.mjs';
 
 const COMMAND = 'transcribe';
-const TITLE_MAX = 200;
-/** Uploads are noticed asynchronously (storage event -> queue), so the stage can lag behind. */
-const PICKUP_HINT = 'The upload was received; the service picks it up within a few seconds.';
+/**
+ * Files uploaded and awaited at once: enough to keep a service's workers busy, few enough not to
+ * open dozens of uploads from one laptop.
+ */
+export const CONCURRENT_FILES = 4;
 
 /** @type {import('../types.mjs').CommandSpec} */
 export const transcribe = {
   name: 'transcribe',
-  summary:
-    'Upload an audio file for transcription (creates the note); --wait prints the transcript and note_id',
+  summary: 'Upload audio files for transcription (one note each); --wait prints each transcript and note_id',
   operation: 'submitTranscription, then getTranscription',
-  args: ['<file>'],
+  args: ['<file...>'],
   options: {
-    title: { type: 'string', value: 'T', description: 'Note title (default: the file name)' },
+    title: {
+      type: 'string',
+      value: 'T',
+      description: 'Note title (default: the file name); one file only',
+    },
     'note-id': {
       type: 'string',
       value: 'UUID',
-      description: 'Note ID to use (default: a new UUID); the same ID resumes or retries that note',
+      description:
+        'Note ID to use (default: a new UUID); the same ID resumes or retries that note; one file only',
     },
     'content-type': {
       type: 'string',
       value: 'T',
-      description: `Recording type, audio or video (default: from the extension: ${Object.keys(CONTENT_TYPES).join(', ')})`,
+      description: `Recording type of every file, audio or video (default: from each extension: ${Object.keys(CONTENT_TYPES).join(', ')})`,
     },
     speakers: {
       type: 'string',
@@ -46,99 +53,59 @@ export const transcribe = {
     'headers (progress on stderr for files over 1 MiB). Without --wait it prints the job status\n' +
     "(not a result yet; 'notes transcription get <id>' polls it). With --wait it prints the\n" +
     'transcript with the note ID added at the top level (note_id), and on stderr the notice when\n' +
-    'no speech was heard (no_speech) or the recogniser could not follow it (low_confidence).',
+    'no speech was heard (no_speech) or the recogniser could not follow it (low_confidence).\n' +
+    '\n' +
+    `Several files: each becomes its own note, ${CONCURRENT_FILES} at a time. stdout is JSON Lines, one\n` +
+    'line per file as each finishes: {"file", "note_id", ...the document above}, or for a file\n' +
+    'that failed {"file", "note_id", "error": {"exit_code", "message"}}. A failed file does not stop\n' +
+    'the others; the exit code is that of the first failed file in the order given (0 if none).',
   examples: [
     'notes transcribe meeting.mp3 --title "Weekly product sync" --wait',
     'notes transcribe interview.wav --speakers 2',
+    'notes transcribe monday.mp3 tuesday.mp3 wednesday.mp3 --wait',
   ],
   async run({ positionals, values, client }) {
-    const file = positionals[0] ?? '';
     const noteIdOption = stringOption(values, 'note-id');
-    const noteId = noteIdOption === undefined ? randomUUID() : noteIdArg(noteIdOption, COMMAND);
-    const contentType = stringOption(values, 'content-type') ?? contentTypeFor(file);
-    if (!contentType) {
-      throw new UsageError(
-        `cannot tell the recording type of '${basename(file)}' from its extension; pass --content-type (e.g. audio/mpeg)`,
-        COMMAND,
-      );
+    const title = stringOption(values, 'title');
+    if (positionals.length > 1 && (noteIdOption !== undefined || title !== undefined)) {
+      throw new UsageError('--note-id and --title name one note: use them with one file only', COMMAND);
     }
-    const speakers = integerOption(values, 'speakers', 1, 10, COMMAND);
-    const timeoutSeconds = timeoutOption(values, TRANSCRIPTION_TIMEOUT_SECONDS, COMMAND);
-    const size = await fileSize(file);
-    const title = stringOption(values, 'title') ?? defaultTitle(file);
-    if (!title.trim()) throw new UsageError('--title must not be empty', COMMAND);
+    const settings = {
+      title,
+      contentType: stringOption(values, 'content-type'),
+      speakers: integerOption(values, 'speakers', 1, 10, COMMAND),
+      wait: flag(values, 'wait'),
+      timeoutSeconds: timeoutOption(values, TRANSCRIPTION_TIMEOUT_SECONDS, COMMAND),
+    };
     const api = client();
 
-    info(`Note ${noteId}: submitting '${basename(file)}' (${contentType}).`);
-    const submitted = await api.request('POST', `${notePath(noteId)}/transcription`, {
-      body: { title, content_type: contentType, size_bytes: size, speakers_expected: speakers },
-      what: `transcribe ${noteId}`,
-    });
-    const job = /** @type {import('../types.mjs').JobStatus} */ (submitted.body);
-    const retry = `notes transcribe ${file} --note-id ${noteId}`;
-
-    if (submitted.status === 200) {
-      info(`Note ${noteId} is already transcribed; nothing new was started.`);
-    } else if (job.upload) {
-      await uploadFile(job.upload, file, size, basename(file));
-    } else {
-      info(`Note ${noteId} already has its audio; the transcription is ${job.status} (stage ${job.stage}).`);
+    if (positionals.length === 1) {
+      // One file keeps its one pretty-printed JSON document, and its errors end the command.
+      const noteId = noteIdOption === undefined ? randomUUID() : noteIdArg(noteIdOption, COMMAND);
+      const outcome = await transcribeFile(api, positionals[0] ?? '', { ...settings, noteId });
+      printJson(outcome.document);
+      if (outcome.hint) info(outcome.hint);
+      return EXIT.OK;
     }
 
-    if (flag(values, 'wait')) {
-      const done = await waitForTranscription(api, noteId, {
-        timeoutSeconds,
-        retry,
-        awaitingUploadHint: PICKUP_HINT,
-      });
-      // The note ID first, so that a script can go on with it (insights, artifacts, ask).
-      printJson({ note_id: noteId, .../** @type {object} */ (done.body) });
-      reportNotice(done);
-      return;
-    }
-    if (submitted.status === 200) {
-      printJson(job);
-      info(`Get the transcript with 'notes transcription get ${noteId}'.`);
-      return;
-    }
-    // The job status after the upload (the submission's status still said awaiting_upload).
-    const current = await api.request('GET', `${notePath(noteId)}/transcription`, {
-      what: `transcription get ${noteId}`,
+    const codes = await mapWithLimit(positionals, CONCURRENT_FILES, async (file) => {
+      const noteId = randomUUID();
+      try {
+        const outcome = await transcribeFile(api, file, { ...settings, noteId });
+        const document = /** @type {object} */ (outcome.document);
+        printJsonLine({ file, note_id: noteId, ...document });
+        if (outcome.hint) info(`${basename(file)}: ${outcome.hint}`);
+        return EXIT.OK;
+      } catch (error) {
+        const exitCode = error instanceof CliError ? error.exitCode : EXIT.UNEXPECTED;
+        const message = error instanceof Error ? error.message : String(error);
+        info(`notes: ${file}: ${message}`);
+        printJsonLine({ file, note_id: noteId, error: { exit_code: exitCode, message } });
+        return exitCode;
+      }
     });
-    printResponse(current, `notes transcription get ${noteId}`);
-    if (
-      /** @type {Partial<import('../types.mjs').JobStatus>} */ (current.body)?.stage === 'awaiting_upload'
-    ) {
-      info(PICKUP_HINT);
-    }
+    const failed = codes.filter((code) => code !== EXIT.OK).length;
+    if (failed) info(`notes: ${failed} of ${positionals.length} files failed.`);
+    return codes.find((code) => code !== EXIT.OK) ?? EXIT.OK;
   },
 };
-
-/**
- * @param {string} file
- * @returns {Promise<number>}
- */
-async function fileSize(file) {
-  /** @type {import('node:fs').Stats} */
-  let stats;
-  try {
-    stats = await stat(file);
-  } catch (error) {
-    const code = /** @type {{ code?: string }} */ (error).code;
-    throw new UsageError(`cannot read '${file}'${code ? ` (${code})` : ''}`, COMMAND);
-  }
-  if (!stats.isFile()) throw new UsageError(`'${file}' is not a file`, COMMAND);
-  if (stats.size === 0) throw new UsageError(`'${file}' is empty`, COMMAND);
-  return stats.size;
-}
-
-/**
- * The file name without its extension, at most 200 characters.
- * @param {string} file
- * @returns {string}
- */
-function defaultTitle(file) {
-  const name = basename(file);
-  const stem = basename(file, extname(file)).trim() || name;
-  return [...stem].slice(0, TITLE_MAX).join('');
-}

@@ -4,7 +4,7 @@ import { bytes } from '../format.ts';
 import { messageOf } from '../hooks.ts';
 import { href, navigate } from '../router.ts';
 import type { CollectionRef } from '../types.ts';
-import { recordUploadFinished } from '../uploads.ts';
+import { uploadRecording } from '../upload-recording.ts';
 
 /** What the service accepts (submitTranscription's content_type), by file extension when the browser has no type. */
 const TYPES_BY_EXTENSION: Record<string, string> = {
@@ -34,9 +34,18 @@ const ACCEPTED = new Set([
 
 /** submitTranscription's `speakers_expected` bounds (openapi.yaml). */
 const MOST_SPEAKERS = 10;
+/** Recordings sent at once from one pick or drop; the rest wait their turn (browsers open few connections per host). */
+const AT_ONCE = 3;
 
-interface Upload {
-  upload: { url: string; method: string; headers: Record<string, string> };
+/** One file of a pick or drop, with its own progress and its own outcome. */
+interface FileUpload {
+  key: number;
+  name: string;
+  sent: number;
+  total: number;
+  state: 'waiting' | 'uploading' | 'uploaded' | 'failed';
+  noteId?: string;
+  error?: string;
 }
 
 export function contentTypeOf(file: File): string | null {
@@ -45,21 +54,37 @@ export function contentTypeOf(file: File): string | null {
   return TYPES_BY_EXTENSION[extension] ?? null;
 }
 
+let nextKey = 0;
+
 /**
- * Drop a recording or pick one: the note is created (and filed in `collection`, when the person is
- * looking at one), then the bytes go straight to the presigned URL (never through the API), with a
- * progress bar; the note page then follows the transcription.
+ * Drop recordings or pick them: each becomes its own note (filed in `collection`, when the person is
+ * looking at one), with its own progress bar and its own failure. One recording opens its note page
+ * when stored; several stay listed here, each linking to its note, while the list below shows them.
  */
-export function UploadArea({ collection = null }: { collection?: CollectionRef | null }) {
+export function UploadArea({
+  collection = null,
+  onNoteCreated,
+}: {
+  collection?: CollectionRef | null;
+  /** A note now exists (the page's list can show it). */
+  onNoteCreated?: () => void;
+}) {
   const { api } = useApp();
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
-  const [progress, setProgress] = useState<{ name: string; sent: number; total: number } | null>(null);
+  const [uploads, setUploads] = useState<FileUpload[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [speakers, setSpeakers] = useState('');
+  const busy = uploads.some((upload) => upload.state === 'waiting' || upload.state === 'uploading');
 
-  async function upload(file: File) {
+  const update = (key: number, change: Partial<FileUpload>) =>
+    setUploads((previous) =>
+      previous.map((upload) => (upload.key === key ? { ...upload, ...change } : upload)),
+    );
+
+  async function uploadAll(files: File[]) {
     setError(null);
+    if (files.length === 0) return;
     const speakersExpected = speakers.trim() === '' ? undefined : Number(speakers);
     if (
       speakersExpected !== undefined &&
@@ -68,47 +93,60 @@ export function UploadArea({ collection = null }: { collection?: CollectionRef |
       setError(`How many people speak: a whole number from 1 to ${MOST_SPEAKERS}, or leave it blank.`);
       return;
     }
+    const batch = files.map((file) => ({ file, key: nextKey++ }));
+    setUploads(
+      batch.map(({ file, key }) => ({ key, name: file.name, sent: 0, total: file.size, state: 'waiting' })),
+    );
+    let next = 0;
+    let stored: string | null = null;
+    const worker = async () => {
+      while (next < batch.length) {
+        const item = batch[next++];
+        if (!item) return;
+        const noteId = await uploadOne(item.file, item.key, speakersExpected);
+        if (noteId) stored = noteId;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(AT_ONCE, batch.length) }, worker));
+    // One recording: its note page follows the transcription, as before.
+    if (batch.length === 1 && stored) navigate(href(`notes/${stored}`));
+  }
+
+  async function uploadOne(file: File, key: number, speakersExpected: number | undefined) {
     const contentType = contentTypeOf(file);
     if (!contentType) {
-      setError(
-        `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM, FLAC, or a video: MP4, WebM, MOV, MKV).`,
-      );
-      return;
-    }
-    const noteId = crypto.randomUUID();
-    try {
-      setProgress({ name: file.name, sent: 0, total: file.size });
-      const title = file.name.replace(/\.[^.]+$/, '').slice(0, 200) || 'Recording';
-      const { data } = await api.request<Upload>(`/v1/notes/${noteId}/transcription`, {
-        method: 'POST',
-        body: {
-          title,
-          content_type: contentType,
-          size_bytes: file.size,
-          speakers_expected: speakersExpected,
-        },
+      update(key, {
+        state: 'failed',
+        error: `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM, FLAC, or a video: MP4, WebM, MOV, MKV).`,
       });
-      if (collection) {
-        await api.request(`/v1/collections/${collection.collection_id}/notes`, {
-          method: 'POST',
-          body: { note_id: noteId },
-        });
-      }
-      await put(data.upload, file, (sent) => setProgress({ name: file.name, sent, total: file.size }));
-      recordUploadFinished(noteId);
-      navigate(href(`notes/${noteId}`));
+      return null;
+    }
+    update(key, { state: 'uploading' });
+    try {
+      const noteId = await uploadRecording(api, {
+        file,
+        contentType,
+        speakersExpected,
+        collection,
+        onCreated: (created) => {
+          update(key, { noteId: created });
+          onNoteCreated?.();
+        },
+        onProgress: (sent) => update(key, { sent }),
+      });
+      update(key, { state: 'uploaded', sent: file.size });
+      return noteId;
     } catch (reason) {
-      setError(messageOf(reason));
-    } finally {
-      setProgress(null);
+      update(key, { state: 'failed', error: messageOf(reason) });
+      return null;
     }
   }
 
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
     setDragging(false);
-    const file = event.dataTransfer?.files[0];
-    if (file) void upload(file);
+    if (busy) return;
+    void uploadAll([...(event.dataTransfer?.files ?? [])]);
   };
 
   return (
@@ -140,37 +178,32 @@ export function UploadArea({ collection = null }: { collection?: CollectionRef |
           Optional: blank lets the service work it out.
         </span>
       </p>
-      <p>Drop a recording (audio or video) here, or</p>
+      <p>Drop recordings (audio or video) here (one note each), or</p>
       <input
         ref={input}
         id="upload-file"
         type="file"
+        multiple
         accept="audio/*,video/mp4,video/webm,video/quicktime,video/x-matroska,.m4a,.opus,.flac,.mov,.mkv"
         class="visually-hidden"
         // The visible button below is the way in, by keyboard too; this field only holds the choice.
         tabIndex={-1}
-        aria-label="Recording to upload"
+        aria-label="Recordings to upload"
         onChange={(event) => {
-          const file = event.currentTarget.files?.[0];
+          const files = [...(event.currentTarget.files ?? [])];
           event.currentTarget.value = '';
-          if (file) void upload(file);
+          void uploadAll(files);
         }}
       />
-      <button
-        type="button"
-        class="primary"
-        disabled={progress !== null}
-        onClick={() => input.current?.click()}
-      >
-        {progress ? 'Uploading…' : 'Choose a recording'}
+      <button type="button" class="primary" disabled={busy} onClick={() => input.current?.click()}>
+        {busy ? 'Uploading…' : 'Choose recordings'}
       </button>
-      {progress && (
-        <div class="progress-line">
-          <label for="upload-progress">
-            Uploading {progress.name}: {bytes(progress.sent)} of {bytes(progress.total)}
-          </label>
-          <progress id="upload-progress" max={progress.total} value={progress.sent} />
-        </div>
+      {uploads.length > 0 && (
+        <ul class="file-uploads" aria-label="Uploads">
+          {uploads.map((upload) => (
+            <FileUploadLine key={upload.key} upload={upload} />
+          ))}
+        </ul>
       )}
       {error && (
         <p role="alert" class="error">
@@ -181,20 +214,35 @@ export function UploadArea({ collection = null }: { collection?: CollectionRef |
   );
 }
 
-/** XMLHttpRequest, because fetch reports no upload progress. */
-function put(target: Upload['upload'], file: File, onProgress: (sent: number) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    request.open(target.method, target.url);
-    for (const [name, value] of Object.entries(target.headers)) request.setRequestHeader(name, value);
-    request.upload.onprogress = (event) => onProgress(event.loaded);
-    request.onload = () => {
-      // 412: an earlier attempt already stored it (the upload URL stores once).
-      if ((request.status >= 200 && request.status < 300) || request.status === 412) resolve();
-      else reject(new Error(`The upload was refused (HTTP ${request.status}). Try again.`));
-    };
-    request.onerror = () =>
-      reject(new Error('The upload was interrupted. Check your connection and try again.'));
-    request.send(file);
-  });
+/** A file's line: its progress while it uploads, then a link to its note, or why it failed. */
+function FileUploadLine({ upload }: { upload: FileUpload }) {
+  const id = `upload-progress-${upload.key}`;
+  if (upload.state === 'failed') {
+    return (
+      <li class="progress-line">
+        <p role="alert" class="error">
+          {upload.name}: {upload.error}
+        </p>
+      </li>
+    );
+  }
+  if (upload.state === 'uploaded' && upload.noteId) {
+    return (
+      <li class="progress-line">
+        <span>
+          Uploaded {upload.name}: <a href={href(`notes/${upload.noteId}`)}>open its note</a>
+        </span>
+      </li>
+    );
+  }
+  return (
+    <li class="progress-line">
+      <label for={id}>
+        {upload.state === 'waiting'
+          ? `Waiting to upload ${upload.name}`
+          : `Uploading ${upload.name}: ${bytes(upload.sent)} of ${bytes(upload.total)}`}
+      </label>
+      <progress id={id} max={upload.total} value={upload.sent} />
+    </li>
+  );
 }

@@ -74,7 +74,7 @@ export function NotesPage({
       <section aria-labelledby="notes-title" class="grow">
         <h1 id="notes-title">{heading}</h1>
         {collectionId && <p class="meta">A collection of your notes.</p>}
-        {state === 'active' && <UploadArea collection={collection ?? null} />}
+        {state === 'active' && <UploadArea collection={collection ?? null} onNoteCreated={first.reload} />}
         {first.error && (
           <p role="alert" class="error">
             {first.error}{' '}

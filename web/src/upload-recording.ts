@@ -1,0 +1,65 @@
+import type { Api } from './api.ts';
+import type { CollectionRef } from './types.ts';
+import { recordUploadFinished } from './uploads.ts';
+
+interface Upload {
+  upload: { url: string; method: string; headers: Record<string, string> };
+}
+
+export interface RecordingUpload {
+  file: File;
+  contentType: string;
+  speakersExpected: number | undefined;
+  /** Filed here when the person is looking at a collection. */
+  collection: CollectionRef | null;
+  /** The note exists (the list can show it) before its bytes are sent. */
+  onCreated: (noteId: string) => void;
+  onProgress: (sent: number) => void;
+}
+
+/**
+ * One recording becomes one note: the note is created (and filed in the collection), then the bytes
+ * go straight to the presigned URL (never through the API). Resolves to the note's ID once stored.
+ */
+export async function uploadRecording(api: Api, recording: RecordingUpload): Promise<string> {
+  const { file } = recording;
+  const noteId = crypto.randomUUID();
+  const title = file.name.replace(/\.[^.]+$/, '').slice(0, 200) || 'Recording';
+  const { data } = await api.request<Upload>(`/v1/notes/${noteId}/transcription`, {
+    method: 'POST',
+    body: {
+      title,
+      content_type: recording.contentType,
+      size_bytes: file.size,
+      speakers_expected: recording.speakersExpected,
+    },
+  });
+  if (recording.collection) {
+    await api.request(`/v1/collections/${recording.collection.collection_id}/notes`, {
+      method: 'POST',
+      body: { note_id: noteId },
+    });
+  }
+  recording.onCreated(noteId);
+  await put(data.upload, file, recording.onProgress);
+  recordUploadFinished(noteId);
+  return noteId;
+}
+
+/** XMLHttpRequest, because fetch reports no upload progress. */
+function put(target: Upload['upload'], file: File, onProgress: (sent: number) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const request = new XMLHttpRequest();
+    request.open(target.method, target.url);
+    for (const [name, value] of Object.entries(target.headers)) request.setRequestHeader(name, value);
+    request.upload.onprogress = (event) => onProgress(event.loaded);
+    request.onload = () => {
+      // 412: an earlier attempt already stored it (the upload URL stores once).
+      if ((request.status >= 200 && request.status < 300) || request.status === 412) resolve();
+      else reject(new Error(`The upload was refused (HTTP ${request.status}). Try again.`));
+    };
+    request.onerror = () =>
+      reject(new Error('The upload was interrupted. Check your connection and try again.'));
+    request.send(file);
+  });
+}
