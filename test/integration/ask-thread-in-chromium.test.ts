@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncNoteIndex } from '../../src/domain/note-index.ts';
 import { getServices } from '../../src/services.ts';
-import { launchChromium, signIn } from '../support/chromium.ts';
+import { launchChromium, screenshotFailedSteps, signIn } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { storeTranscribedNote } from '../support/stored-notes.ts';
 
@@ -45,12 +44,7 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
 }, 120_000);
 
-afterEach(async (test) => {
-  if (test.task.result?.state !== 'fail' || !page) return;
-  const file = join(tmpdir(), `ask-thread-failure-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
-  await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-  console.error(`Screenshot of the failed step: ${file}`);
-});
+screenshotFailedSteps('ask-thread', () => page);
 
 afterAll(async () => {
   await browser?.close();

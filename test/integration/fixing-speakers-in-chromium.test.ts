@@ -2,11 +2,17 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixtureNamed } from '../fixtures/conversations/generate.ts';
 import { ensureFixtures } from '../fixtures/generate.ts';
 import { ensureRealVoices } from '../fixtures/real-voices/generate.ts';
-import { accessibilityChecks, launchChromium, signIn, visibleText } from '../support/chromium.ts';
+import {
+  accessibilityChecks,
+  launchChromium,
+  screenshotFailedSteps,
+  signIn,
+  visibleText,
+} from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 
 /**
@@ -63,15 +69,7 @@ beforeAll(async () => {
   })()`);
 }, 120_000);
 
-afterEach(async (context) => {
-  if (context.task.result?.state !== 'fail' || !page) return;
-  const file = join(
-    tmpdir(),
-    `fixing-speakers-failure-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`,
-  );
-  await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-  console.error(`Screenshot of the failed step: ${file}`);
-});
+screenshotFailedSteps('fixing-speakers', () => page);
 
 afterAll(async () => {
   await browser?.close();

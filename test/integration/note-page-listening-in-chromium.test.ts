@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getServices } from '../../src/services.ts';
-import { accessibilityChecks, launchChromium, signIn, visibleText } from '../support/chromium.ts';
+import {
+  accessibilityChecks,
+  launchChromium,
+  screenshotFailedSteps,
+  signIn,
+  visibleText,
+} from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { SEGMENT_MS, storeListenableNote } from '../support/listenable-note.ts';
 
@@ -64,12 +69,7 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
 }, 180_000);
 
-afterEach(async (context) => {
-  if (context.task.result?.state !== 'fail' || !page) return;
-  const file = join(tmpdir(), `note-page-failure-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
-  await page.screenshot({ path: file }).catch(() => undefined);
-  console.error(`Screenshot of the failed step: ${file}`);
-});
+screenshotFailedSteps('note-page', () => page);
 
 afterAll(async () => {
   await browser?.close();

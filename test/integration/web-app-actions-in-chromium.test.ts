@@ -1,10 +1,9 @@
 import { mkdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_OUT, realSpeechRecording } from '../fixtures/real-speech.ts';
-import { accessibilityChecks, launchChromium } from '../support/chromium.ts';
+import { accessibilityChecks, launchChromium, screenshotFailedSteps } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone } from '../support/transcribe.ts';
 
@@ -53,12 +52,7 @@ beforeAll(async () => {
   if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
 }, 120_000);
 
-afterEach(async (test) => {
-  if (test.task.result?.state !== 'fail' || !page) return;
-  const file = join(tmpdir(), `web-actions-failure-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
-  await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-  console.error(`Screenshot of the failed step: ${file}`);
-});
+screenshotFailedSteps('web-actions', () => page);
 
 afterAll(async () => {
   await browser?.close();

@@ -2,9 +2,15 @@ import { copyFile, mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_OUT, realSpeechRecording } from '../fixtures/real-speech.ts';
-import { accessibilityChecks, launchChromium, signIn, visibleText } from '../support/chromium.ts';
+import {
+  accessibilityChecks,
+  launchChromium,
+  screenshotFailedSteps,
+  signIn,
+  visibleText,
+} from '../support/chromium.ts';
 import { notAudioFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { postMcpWithToken } from '../support/mcp-requests.ts';
@@ -48,12 +54,7 @@ beforeAll(async () => {
 }, 120_000);
 
 // What the page looked like when a step failed, for whoever reads the failure.
-afterEach(async (context) => {
-  if (context.task.result?.state !== 'fail' || !page) return;
-  const file = join(tmpdir(), `web-app-failure-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
-  await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-  console.error(`Screenshot of the failed step: ${file}`);
-});
+screenshotFailedSteps('web-app', () => page);
 
 afterAll(async () => {
   await browser?.close();

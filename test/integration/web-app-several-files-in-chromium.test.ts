@@ -2,8 +2,8 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, signIn } from '../support/chromium.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, screenshotFailedSteps, signIn } from '../support/chromium.ts';
 import { notAudioFixture, speechFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 
@@ -32,12 +32,7 @@ beforeAll(async () => {
   await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
 }, 120_000);
 
-afterEach(async (test) => {
-  if (test.task.result?.state !== 'fail' || !page) return;
-  const file = join(tmpdir(), `web-many-failure-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
-  await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
-  console.error(`Screenshot of the failed step: ${file}`);
-});
+screenshotFailedSteps('web-many', () => page);
 
 afterAll(async () => {
   await browser?.close();

@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterEach } from 'vitest';
 
 /**
  * A person at the web app, in Debian's headless Chromium driven by playwright-core: launch it, sign
@@ -70,5 +72,19 @@ export function visibleText(element: Locator): Promise<string> {
     const copy = shown.cloneNode(true) as typeof shown;
     for (const hidden of copy.querySelectorAll('.visually-hidden')) hidden.remove();
     return copy.textContent ?? '';
+  });
+}
+
+/**
+ * Keeps a full-page picture of the page at each failed step (in the temporary directory, named after
+ * the test file and step), and says where: what a person would have seen when the check failed.
+ */
+export function screenshotFailedSteps(name: string, pageOf: () => Page | undefined): void {
+  afterEach(async (context) => {
+    const page = pageOf();
+    if (context.task.result?.state !== 'fail' || !page) return;
+    const file = join(tmpdir(), `${name}-failure-${context.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`);
+    await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
+    console.error(`Screenshot of the failed step: ${file}`);
   });
 }
