@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { jsonResponse } from '../http/response.ts';
 import { logger } from '../logging.ts';
-import { type EncodedBodies, negotiateCoding } from './content-encoding.ts';
+import { type LazyEncodedBodies, negotiateCoding } from './content-encoding.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 /** API Gateway's own payload limit; larger requests never reach a function there either. */
@@ -23,7 +23,7 @@ export interface StaticFile {
   /** Sent besides Content-Type and Content-Length (e.g. the web app's security and cache headers). */
   headers?: Record<string, string>;
   /** The body compressed (content-encoding.ts), sent to clients that accept it. */
-  encoded?: EncodedBodies;
+  encoded?: LazyEncodedBodies;
 }
 
 interface CompiledRoute extends LocalRoute {
@@ -62,7 +62,7 @@ async function handle(
   const file = staticFiles[url.pathname];
   if (file && (method === 'GET' || method === 'HEAD')) {
     const coding = file.encoded ? negotiateCoding(req.headers['accept-encoding']) : null;
-    const body = coding && file.encoded ? file.encoded[coding] : file.body;
+    const body = coding && file.encoded ? file.encoded.get()[coding] : file.body;
     res.writeHead(200, {
       ...file.headers,
       'Content-Type': file.contentType,

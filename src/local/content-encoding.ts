@@ -1,9 +1,17 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
-/** The compressed forms a static file is kept in, made once when the runtime starts. */
+/** The compressed forms a static file is kept in. */
 export interface EncodedBodies {
   br: Buffer;
   gzip: Buffer;
+}
+
+/**
+ * A body's compressed forms, made when a client first asks for one and kept: brotli at its best
+ * quality costs about 0.1 s for the app's files, which start-up need not pay.
+ */
+export interface LazyEncodedBodies {
+  get(): EncodedBodies;
 }
 
 export type ContentCoding = keyof EncodedBodies;
@@ -11,9 +19,14 @@ export type ContentCoding = keyof EncodedBodies;
 /** Smaller than this, compression saves less than its headers cost. */
 const WORTH_COMPRESSING = 1024;
 
-export function encodeBodies(body: string | Buffer): EncodedBodies | undefined {
+export function encodeBodies(body: string | Buffer): LazyEncodedBodies | undefined {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   if (bytes.length < WORTH_COMPRESSING) return undefined;
+  let made: EncodedBodies | undefined;
+  return { get: () => (made ??= compress(bytes)) };
+}
+
+function compress(bytes: Buffer): EncodedBodies {
   return {
     br: brotliCompressSync(bytes, {
       params: {

@@ -2,11 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  ExtractiveAnswerEngine,
-  NOT_COVERED_ANSWER,
-  splitSentences,
-} from '../../src/adapters/extractive/answer.ts';
+import { ExtractiveAnswerEngine, NOT_COVERED_ANSWER } from '../../src/adapters/extractive/answer.ts';
+import { splitSentences } from '../../src/domain/cited-sentence.ts';
 import { searchTerms } from '../../src/domain/search-terms.ts';
 import type { AskPassage } from '../../src/ports/answer-engine.ts';
 

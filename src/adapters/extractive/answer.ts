@@ -149,5 +149,3 @@ function clip(text: string): string {
 function notCovered(): AnswerDraft {
   return { answer: NOT_COVERED_ANSWER, citations: [] };
 }
-
-export { splitSentences };
