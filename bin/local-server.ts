@@ -4,6 +4,7 @@
  * NOTES_DRAIN_SECONDS (default 10): on SIGTERM or Ctrl-C, how long running work may finish before it
  * is returned to the queue (it resumes on the next start). A second signal stops at once.
  * NOTES_STORAGE_CORS_ORIGINS (browser origins besides the API's own that may use the object store).
+ * NOTES_TRANSCRIPTION_CONCURRENCY (transcriptions at once; default one per core, as memory allows).
  */
 import { join, resolve } from 'node:path';
 
@@ -38,6 +39,7 @@ const lines = [
   `  API:          ${runtime.apiUrl}   (contract: ${runtime.apiUrl}/openapi.yaml)`,
   `  Uploads:      ${runtime.storageUrl}`,
   `  Data:         ${dataDir}`,
+  `  Transcribing: ${runtime.info.transcription_concurrency} at a time (NOTES_TRANSCRIPTION_CONCURRENCY)`,
   runtime.newApiKey
     ? `  API key:      ${runtime.newApiKey}\n                (shown once; saved to ${join(dataDir, API_KEY_FILE)}, readable by you only)`
     : `  API key:      in ${join(dataDir, API_KEY_FILE)}`,

@@ -60,6 +60,12 @@ const schema = z.object({
   NOTES_DIARIZATION: z.enum(['on', 'off']).default('on'),
   NOTES_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   NOTES_POCKETSPHINX_PATH: z.string().min(1).default('pocketsphinx_continuous'),
+  /**
+   * The local engine cuts a recording at least 1.5 times this long into chunks of about this length,
+   * recognised on several cores at once (speakers come from one diarization of the whole file).
+   * Shorter chunks spread a medium recording over more cores, at the cost of more boundaries.
+   */
+  NOTES_RECOGNIZER_CHUNK_SECONDS: z.coerce.number().int().min(30).max(3600).default(300),
   /** How long a worker's claim on a job lasts without renewal (renewed every third of it). */
   NOTES_JOB_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   /** Where workers keep temporary files; the local runtime uses `<data dir>/work` and empties it on start. */

@@ -67,6 +67,7 @@ function speechEngine(
       new PocketsphinxSpeechToText({
         ffmpegPath: config.NOTES_FFMPEG_PATH,
         pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
+        chunkMs: config.NOTES_RECOGNIZER_CHUNK_SECONDS * 1000,
       }),
     ),
     engineName: 'local-pocketsphinx',

@@ -24,6 +24,7 @@ import { localAwsClientConfig, type QueueNames, startEmulators } from './emulato
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
+import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 /** Under the data directory: the workers' temporary files. */
@@ -41,6 +42,11 @@ export interface LocalRuntimeOptions {
   maxReceiveCount?: number;
   /** Run the queue workers (default). Fault tests turn them off to play the part of a failing worker first. */
   workers?: boolean;
+  /**
+   * Transcriptions run at once (default: NOTES_TRANSCRIPTION_CONCURRENCY, else one per core as memory
+   * allows; src/local/worker-concurrency.ts). Other workers handle one message at a time.
+   */
+  transcriptionConcurrency?: number;
   /** How long stop() lets running work finish before returning it to the queue (default 10 s). */
   drainSeconds?: number;
   log?: (line: string) => void;
@@ -71,6 +77,8 @@ export interface RuntimeInfo {
   table_name: string;
   bucket_name: string;
   queue_urls: QueueNames<string>;
+  /** Transcriptions this runtime runs at once. */
+  transcription_concurrency: number;
 }
 
 /**
@@ -79,6 +87,10 @@ export interface RuntimeInfo {
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const host = options.host ?? '127.0.0.1';
+  // Read first: a wrong setting stops the start before anything is opened.
+  const transcriptionConcurrency =
+    options.transcriptionConcurrency ??
+    transcriptionConcurrencySetting(process.env.NOTES_TRANSCRIPTION_CONCURRENCY);
   const log = options.log ?? ((line: string) => console.error(line));
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
@@ -141,6 +153,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         handler: await loadHandler<SqsBatchHandler>(name),
         functionName: name,
         batchSize: 1,
+        concurrency: name === 'transcriptionWorker' ? transcriptionConcurrency : 1,
         log,
       }),
     ),
@@ -158,6 +171,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     table_name: emulators.tableName,
     bucket_name: emulators.bucketName,
     queue_urls: emulators.queueUrls,
+    transcription_concurrency: transcriptionConcurrency,
   };
   await writeOwnerOnly(join(dataDir, 'runtime.json'), `${JSON.stringify(info, null, 2)}\n`);
 

@@ -8,7 +8,9 @@
  * reports an item identifier that is not in the batch, the whole batch is left for redelivery.
  * Visibility is never changed here: as on Lambda, a handler that wants a failed message back sooner
  * changes its visibility itself (src/workers/sqs-worker.ts does, through the same SQS endpoint).
- * Differences: one batch at a time, no batching window, and no timeout is enforced on the handler.
+ * `concurrency` plays the part of the function's concurrency (the mapping's `maxConcurrency`): that many
+ * loops poll and handle batches side by side, each one batch at a time.
+ * Differences: no batching window, and no timeout is enforced on the handler.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,6 +41,8 @@ export interface SqsEventSourceOptions {
   handler: SqsBatchHandler;
   /** Messages per handler call, 1..10 (Lambda's default is 10). */
   batchSize?: number;
+  /** Handler calls at once, each with its own batch, 1..1000 (default 1). */
+  concurrency?: number;
   /** Long-poll wait per ReceiveMessage, 0..20 s; stop() lets the current poll finish, so it waits up to this long. */
   waitTimeSeconds?: number;
   /** Shown to the handler through its context (function name, ARN, log group). */
@@ -50,7 +54,7 @@ export interface SqsEventSourceOptions {
 }
 
 export interface SqsEventSource {
-  /** Stops polling and resolves once the batch being handled (if any) is settled. */
+  /** Stops polling and resolves once the batches being handled (if any) are settled. */
   stop(): Promise<void>;
 }
 
@@ -66,10 +70,14 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
     waitTimeSeconds = 1,
     functionName = `local-${queueName(queueArn)}-consumer`,
     timeoutSeconds = 900,
+    concurrency = 1,
   } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10) {
     throw new RangeError(`batchSize must be an integer from 1 to 10, got ${batchSize}`);
+  }
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) {
+    throw new RangeError(`concurrency must be an integer from 1 to 1000, got ${concurrency}`);
   }
   if (!Number.isInteger(waitTimeSeconds) || waitTimeSeconds < 0 || waitTimeSeconds > 20) {
     throw new RangeError(`waitTimeSeconds must be an integer from 0 to 20, got ${waitTimeSeconds}`);
@@ -155,8 +163,10 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
   }
 
   // poll() handles its own errors; this only guards against a bug turning into an unhandled rejection.
-  const running = poll().catch((error: unknown) =>
-    log(`${source}: stopped unexpectedly: ${errorSummary(error)}`),
+  const running = Promise.all(
+    Array.from({ length: concurrency }, () =>
+      poll().catch((error: unknown) => log(`${source}: stopped unexpectedly: ${errorSummary(error)}`)),
+    ),
   );
   return {
     async stop() {

@@ -305,6 +305,44 @@ describe('local emulators', () => {
       });
     });
 
+    it('hands as many batches at once as its concurrency, like a function with that many instances', async () => {
+      let inFlight = 0;
+      let mostAtOnce = 0;
+      const handled: string[] = [];
+      let bothStarted: () => void = () => {};
+      const together = new Promise<void>((resolve) => {
+        bothStarted = resolve;
+      });
+      const source = startSqsEventSource({
+        sqs,
+        queueUrl: emulators.queueUrls.transcription,
+        queueArn: emulators.queueArns.transcription,
+        batchSize: 1,
+        concurrency: 2,
+        handler: async (event) => {
+          inFlight += 1;
+          mostAtOnce = Math.max(mostAtOnce, inFlight);
+          if (inFlight === 2) bothStarted();
+          // Each handler waits for the other (bounded, so a serial source fails the assertion, not the run).
+          await Promise.race([together, sleep(VISIBILITY_TIMEOUT_SECONDS * 1000 - 500)]);
+          handled.push(...event.Records.map((r) => r.body));
+          inFlight -= 1;
+        },
+      });
+      try {
+        for (const body of ['first', 'second']) {
+          await sqs.send(
+            new SendMessageCommand({ QueueUrl: emulators.queueUrls.transcription, MessageBody: body }),
+          );
+        }
+        await waitFor(() => handled.length === 2);
+      } finally {
+        await source.stop();
+      }
+      expect(mostAtOnce).toBe(2);
+      expect(handled.sort()).toEqual(['first', 'second']);
+    });
+
     it('keeps polling after a handler throws, and redelivers the message it threw on', async () => {
       const logs: string[] = [];
       const handled: Array<{ body: string; receiveCount: string }> = [];

@@ -23,7 +23,11 @@ let dataDir: string;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'notes-restarts-'));
-  service = await startService({ dataDir, env: { NOTES_DRAIN_SECONDS: '3' } });
+  // Two transcriptions at once whatever the machine's cores: the tests below fill both and queue a third.
+  service = await startService({
+    dataDir,
+    env: { NOTES_DRAIN_SECONDS: '3', NOTES_TRANSCRIPTION_CONCURRENCY: '2' },
+  });
   api = client(service.baseUrl, service.apiKey);
 });
 afterAll(async () => {
@@ -64,22 +68,25 @@ async function objectsOf(noteId: string): Promise<string[]> {
 // Each test transcribes or generates, kills the runtime and starts it again: a minute is not enough on
 // a busy 2-core machine (a limit against hanging, not a speed assertion).
 describe('work interrupted by kill -9 resumes on the next start', { timeout: 240_000 }, () => {
-  it('completes a transcription killed while recognising, and one still queued, each exactly once', async () => {
+  it('completes two transcriptions killed while recognising side by side, and one still queued, each exactly once', async () => {
     const long = await longSpeechFixture();
     const short = await speechFixture('rms', 'wav');
-    const running = randomUUID();
+    const running = [randomUUID(), randomUUID()];
     const queued = randomUUID();
-    await submitAndUpload(api, running, long.file, long.contentType);
-    await waitForJob(`/v1/notes/${running}/transcription`, (job) => job.status === 'processing');
+    for (const noteId of running) await submitAndUpload(api, noteId, long.file, long.contentType);
+    for (const noteId of running) {
+      await waitForJob(`/v1/notes/${noteId}/transcription`, (job) => job.status === 'processing');
+    }
     await submitAndUpload(api, queued, short.file, short.contentType);
-    // One worker per queue: the second recording waits behind the first.
+    // Two at a time: the third recording waits behind the first two.
     expect((await api('GET', `/v1/notes/${queued}/transcription`)).body).toMatchObject({ status: 'queued' });
 
     await service.restart('SIGKILL');
     currentApi();
 
     for (const [noteId, attempts] of [
-      [running, 2],
+      [running[0], 2],
+      [running[1], 2],
       [queued, 1],
     ] as const) {
       const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`, {
@@ -89,7 +96,7 @@ describe('work interrupted by kill -9 resumes on the next start', { timeout: 240
       expect(String(final.body.full_text).length).toBeGreaterThan(0);
       const note = await api('GET', `/v1/notes/${noteId}`);
       expect(note.body.transcription_job).toMatchObject({ status: 'completed', attempts });
-      expect(await objectsOf(noteId)).toEqual(['audio', 'transcription.json']);
+      expect(await objectsOf(noteId as string)).toEqual(['audio', 'transcription.json']);
     }
     expect(await workDirEntries()).toEqual([]);
   });
@@ -129,7 +136,9 @@ describe('work interrupted by kill -9 resumes on the next start', { timeout: 240
   });
 });
 
-describe('SIGTERM drains for a bounded time and returns unfinished work to the queue', () => {
+describe('SIGTERM drains for a bounded time and returns unfinished work to the queue', {
+  timeout: 240_000,
+}, () => {
   it('stops within the drain time, and on the next start finishes the interrupted job and an upload made during the drain', async () => {
     const long = await longSpeechFixture();
     const short = await speechFixture('rms', 'mp3');

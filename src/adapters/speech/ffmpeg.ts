@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { UnreadableAudioError } from '../../domain/errors.ts';
 import { throwIfAborted } from './abort.ts';
+import { runInBackground } from './background-priority.ts';
 
 /** Recognisers here want 16 kHz mono signed 16-bit little-endian PCM. */
 export const PCM_SAMPLE_RATE = 16_000;
@@ -68,7 +69,7 @@ export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}, rang
   args.push('-i', inputPath, '-map', '0:a:0', '-vn');
   if (range?.durationMs !== undefined) args.push('-t', msToSeconds(range.durationMs));
   args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1');
-  const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = runInBackground(spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   const stderr = collectTail(child);
   const done = childExit(child, program).then(({ code, signal }) => {
     if (code === 0) return;

@@ -13,7 +13,9 @@ import type {
   SpeechToText,
 } from '../../ports/speech-to-text.ts';
 import { abortError, throwIfAborted } from './abort.ts';
+import { runInBackground } from './background-priority.ts';
 import { chunkRange, mergeChunkWords, planChunks, runPool } from './chunking.ts';
+import { type CpuSlots, recognizerSlots } from './cpu-slots.ts';
 import {
   type ChildExit,
   childExit,
@@ -50,8 +52,13 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   chunkMs?: number;
   /** Audio decoded past each side of a chunk, so boundary words are heard whole. Default 2 s. */
   chunkOverlapMs?: number;
-  /** Chunks recognised at once, each by its own ffmpeg + pocketsphinx. Default: cores, at most 4. */
+  /**
+   * Chunks of this recording recognised at once, each by its own ffmpeg + pocketsphinx. Default: the
+   * number of cores. Every chunk also holds one of `slots` while it runs.
+   */
   concurrency?: number;
+  /** Recognisers running at once across all recordings of this process. Default `recognizerSlots`. */
+  slots?: CpuSlots;
   /**
    * Whether the audio is checked for speech (speech-presence.ts) so that a recording without any
    * comes back with no words and a `no_speech` notice. Default true; the bench turns it off to show
@@ -110,21 +117,23 @@ export class PocketsphinxSpeechToText implements SpeechToText {
           : { stage: 'recognizing' },
       );
     };
-    const concurrency = this.options.concurrency ?? Math.min(4, Math.max(1, availableParallelism()));
+    const concurrency = this.options.concurrency ?? Math.max(1, availableParallelism());
+    const slots = this.options.slots ?? recognizerSlots;
     const results = await runPool(
       chunks,
       concurrency,
-      async (chunk, signal) => {
-        const lengthMs = chunk.endMs - chunk.startMs;
-        // A lone chunk gets `{ startMs: 0 }`: the whole file, decoded exactly as before chunking.
-        const range = chunkRange(chunk, chunks.length);
-        const result = await this.recognize(audioPath, modelArgs, range, signal, (positionMs) => {
-          fed[chunk.index] = Math.min(positionMs, lengthMs);
-          report();
-        });
-        fed[chunk.index] = lengthMs;
-        return { chunk, ...result };
-      },
+      (chunk, signal) =>
+        slots.run(async () => {
+          const lengthMs = chunk.endMs - chunk.startMs;
+          // A lone chunk gets `{ startMs: 0 }`: the whole file, decoded exactly as before chunking.
+          const range = chunkRange(chunk, chunks.length);
+          const result = await this.recognize(audioPath, modelArgs, range, signal, (positionMs) => {
+            fed[chunk.index] = Math.min(positionMs, lengthMs);
+            report();
+          });
+          fed[chunk.index] = lengthMs;
+          return { chunk, ...result };
+        }, signal),
       signal,
     );
     // Decoded sample counts are exact; container durations can be estimates (e.g. truncated MP3).
@@ -172,10 +181,12 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     // Node gives a child a socket, not a pipe, as stdin, and open("/dev/stdin") fails on a socket
     // (ENXIO). `cat |` turns it into a real pipe; `$0 "$@"` avoids any shell quoting of paths.
     // detached: own process group, so a failure can kill cat and pocketsphinx together.
-    const recognizer = spawn('sh', ['-c', 'cat | exec "$0" "$@"', program, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
-    });
+    const recognizer = runInBackground(
+      spawn('sh', ['-c', 'cat | exec "$0" "$@"', program, ...args], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      }),
+    );
     const recognizerStderr = collectTail(recognizer);
     const decoding = decodeToPcm(audioPath, this.options, range);
     let killed = false;

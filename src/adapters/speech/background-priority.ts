@@ -1,0 +1,37 @@
+import type { ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
+
+/**
+ * Nice value of the recognisers, decoders and diarizer threads. Work on recordings can wait a few
+ * milliseconds; a person waiting for a page cannot: with the API at the default 0, the kernel gives the
+ * cores to the API first whenever both want them (measured in `npm run bench -- throughput`).
+ */
+export const BACKGROUND_NICENESS = 10;
+
+/**
+ * Lowers a child process right after spawn (Node has started it by then, before it has done any work
+ * of note; threads it creates later inherit the value). Best effort: a platform or sandbox that
+ * refuses only loses the priority, never the work.
+ */
+export function runInBackground<T extends ChildProcess>(child: T): T {
+  if (child.pid !== undefined) {
+    try {
+      setPriority(child.pid, BACKGROUND_NICENESS);
+    } catch {
+      // e.g. the child has already exited: nothing to lower.
+    }
+  }
+  return child;
+}
+
+/**
+ * Lowers the calling thread. On Linux a nice value belongs to a thread, not to the process, so a
+ * worker thread calling this lowers itself and leaves the thread that serves the API as it is.
+ */
+export function lowerThisThread(): void {
+  try {
+    setPriority(BACKGROUND_NICENESS);
+  } catch {
+    // Not permitted here: the thread keeps its priority.
+  }
+}

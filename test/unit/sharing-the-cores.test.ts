@@ -1,0 +1,131 @@
+import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { BACKGROUND_NICENESS, runInBackground } from '../../src/adapters/speech/background-priority.ts';
+import { CpuSlots } from '../../src/adapters/speech/cpu-slots.ts';
+import { startThread, threadEntry } from '../../src/adapters/speech/threads/thread-entry.ts';
+import {
+  defaultTranscriptionConcurrency,
+  MEMORY_PER_TRANSCRIPTION_BYTES,
+  transcriptionConcurrencySetting,
+} from '../../src/local/worker-concurrency.ts';
+
+/** The nice value of a thread or process, field 19 of its /proc stat line (after the command's parentheses). */
+async function niceOf(statPath: string): Promise<number> {
+  const stat = await readFile(statPath, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[16]);
+}
+
+describe('CPU slots share the cores between recordings', () => {
+  it('hands slots out in the order they were asked for, never more than its size at once', async () => {
+    const slots = new CpuSlots(2);
+    const order: string[] = [];
+    const first = await slots.acquire();
+    const second = await slots.acquire();
+    const waiting = ['a', 'b', 'c'].map((name) =>
+      slots.acquire().then((release) => {
+        order.push(name);
+        return release;
+      }),
+    );
+    expect(slots.inUse).toBe(2);
+    first();
+    const a = await waiting[0];
+    second();
+    const b = await waiting[1];
+    expect(order).toEqual(['a', 'b']);
+    a?.();
+    (await waiting[2])?.();
+    b?.();
+    expect(order).toEqual(['a', 'b', 'c']);
+    expect(slots.inUse).toBe(0);
+  });
+
+  it('releasing twice frees one slot only', async () => {
+    const slots = new CpuSlots(1);
+    const release = await slots.acquire();
+    release();
+    release();
+    await slots.acquire();
+    expect(slots.inUse).toBe(1);
+  });
+
+  it('stops waiting when the waiter aborts, and the slot goes to the next in line', async () => {
+    const slots = new CpuSlots(1);
+    const held = await slots.acquire();
+    const controller = new AbortController();
+    const abandoned = slots.acquire(controller.signal);
+    const next = slots.acquire();
+    controller.abort();
+    await expect(abandoned).rejects.toMatchObject({ name: 'AbortError' });
+    held();
+    await next;
+    expect(slots.inUse).toBe(1);
+  });
+
+  it('frees its slot when the work it ran fails', async () => {
+    const slots = new CpuSlots(1);
+    await expect(slots.run(async () => Promise.reject(new Error('recogniser crashed')))).rejects.toThrow(
+      'recogniser crashed',
+    );
+    expect(slots.inUse).toBe(0);
+  });
+});
+
+describe('recognition runs at a lower priority than the API', () => {
+  it('starts a child process at the background nice value', async () => {
+    const child = runInBackground(spawn('sleep', ['5']));
+    try {
+      expect(await niceOf(`/proc/${child.pid}/stat`)).toBe(BACKGROUND_NICENESS);
+      expect(await niceOf(`/proc/${process.pid}/stat`)).toBe(0);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('the diarizer thread lowers itself alone, leaving the thread that serves requests at its priority', async () => {
+    const tasksBefore = new Set(await readdir('/proc/self/task'));
+    const entry = threadEntry(
+      new URL('../../src/adapters/speech/diarization/diarize-file.ts', import.meta.url).href,
+      'diarizer-thread',
+    );
+    const thread = startThread(entry);
+    try {
+      // Its entry has run once the lowered thread shows up: poll, bounded (loading tsx takes a moment).
+      let nices: number[] = [];
+      for (let tries = 0; tries < 200 && !nices.includes(BACKGROUND_NICENESS); tries++) {
+        await sleep(50);
+        const started = (await readdir('/proc/self/task')).filter((tid) => !tasksBefore.has(tid));
+        nices = await Promise.all(started.map((tid) => niceOf(`/proc/self/task/${tid}/stat`).catch(() => 0)));
+      }
+      expect(nices).toContain(BACKGROUND_NICENESS);
+      expect(await niceOf(`/proc/self/task/${process.pid}/stat`)).toBe(0);
+    } finally {
+      await thread.terminate();
+    }
+  });
+});
+
+describe('the local runtime transcribes as many recordings at once as the machine holds', () => {
+  const GiB = 2 ** 30;
+
+  it('runs one per core when memory allows', () => {
+    expect(defaultTranscriptionConcurrency(2, 20 * GiB)).toBe(2);
+    expect(defaultTranscriptionConcurrency(16, 20 * GiB)).toBe(16);
+  });
+
+  it('runs fewer when half of the free memory cannot hold one per core, and never none', () => {
+    expect(defaultTranscriptionConcurrency(16, 8 * MEMORY_PER_TRANSCRIPTION_BYTES)).toBe(4);
+    expect(defaultTranscriptionConcurrency(4, 100 * 2 ** 20)).toBe(1);
+  });
+
+  it('takes NOTES_TRANSCRIPTION_CONCURRENCY as given, and refuses what is not a whole number from 1 to 64', () => {
+    expect(transcriptionConcurrencySetting('3')).toBe(3);
+    expect(transcriptionConcurrencySetting(undefined)).toBeGreaterThanOrEqual(1);
+    for (const wrong of ['0', '-1', '2.5', 'many', '65']) {
+      expect(() => transcriptionConcurrencySetting(wrong)).toThrow(/NOTES_TRANSCRIPTION_CONCURRENCY/);
+    }
+  });
+});
