@@ -62,10 +62,15 @@ export function sampleProcessTree(
     peaks.rootKb = Math.max(peaks.rootKb, own?.rssKb ?? 0);
     peaks.pocketsphinxAtOnce = Math.max(peaks.pocketsphinxAtOnce, recognisers);
   };
-  let running = sample();
-  const timer = setInterval(() => {
-    running = running.then(sample);
-  }, intervalMs);
+  // A sample still running when the next is due (a loaded machine) makes that one skip, not queue.
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    running ??= sample().finally(() => {
+      running = undefined;
+    });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
   return {
     async stop() {
       clearInterval(timer);
