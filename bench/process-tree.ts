@@ -9,6 +9,8 @@ export interface TreePeaks {
   descendantsKb: number;
   /** Peak of the root's RSS plus its descendants' at one sample. */
   treeKb: number;
+  /** That peak by program name (`comm`; the root as `root`): where the memory was. */
+  treeByNameKb: Record<string, number>;
   /** Peak RSS of the root alone. */
   rootKb: number;
   /** Peak RSS of any single pocketsphinx process. */
@@ -37,6 +39,7 @@ export function sampleProcessTree(
   const cpuTicks = new Map<number, { name: string; ticks: number }>();
   let rootStart: number | undefined;
   let rootTicks = 0;
+  let treeByNameKb: Record<string, number> = {};
   const sample = async () => {
     const own = await readProcess(root);
     if (own) {
@@ -45,10 +48,12 @@ export function sampleProcessTree(
     }
     let sum = 0;
     let recognisers = 0;
+    const byName: Record<string, number> = { root: own?.rssKb ?? 0 };
     for (const { pid, name } of await descendants(root)) {
       const entry = await readProcess(pid);
       if (!entry) continue;
       sum += entry.rssKb;
+      byName[name] = (byName[name] ?? 0) + entry.rssKb;
       // Processes that started before sampling began would count their earlier CPU too: sampling
       // starts before the work it measures, so those are the service's idle helpers, if any.
       cpuTicks.set(pid, { name, ticks: entry.ticks });
@@ -58,7 +63,10 @@ export function sampleProcessTree(
       }
     }
     peaks.descendantsKb = Math.max(peaks.descendantsKb, sum);
-    peaks.treeKb = Math.max(peaks.treeKb, sum + (own?.rssKb ?? 0));
+    if (sum + (own?.rssKb ?? 0) > peaks.treeKb) {
+      peaks.treeKb = sum + (own?.rssKb ?? 0);
+      treeByNameKb = byName;
+    }
     peaks.rootKb = Math.max(peaks.rootKb, own?.rssKb ?? 0);
     peaks.pocketsphinxAtOnce = Math.max(peaks.pocketsphinxAtOnce, recognisers);
   };
@@ -79,7 +87,7 @@ export function sampleProcessTree(
       const cpuSeconds: Record<string, number> = {};
       for (const { name, ticks } of cpuTicks.values())
         cpuSeconds[name] = (cpuSeconds[name] ?? 0) + ticks / ticksPerSecond;
-      return { ...peaks, cpuSeconds, rootCpuSeconds: rootTicks / ticksPerSecond };
+      return { ...peaks, treeByNameKb, cpuSeconds, rootCpuSeconds: rootTicks / ticksPerSecond };
     },
   };
 }

@@ -61,6 +61,8 @@ export interface ThroughputResult {
     peak_tree_rss_mib: number;
     /** The service's Node process alone (API, emulators, diarization). */
     peak_service_rss_mib: number;
+    /** The tree's peak by program (`root` is the service's Node process). */
+    peak_tree_rss_by_program_mib: Record<string, number>;
     peak_pocketsphinx_rss_mib: number;
     words: number;
   };
@@ -138,6 +140,9 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         service_cpu_seconds: round(longRun.peaks.rootCpuSeconds),
         peak_tree_rss_mib: round(longRun.peaks.treeKb / 1024),
         peak_service_rss_mib: round(longRun.peaks.rootKb / 1024),
+        peak_tree_rss_by_program_mib: Object.fromEntries(
+          Object.entries(longRun.peaks.treeByNameKb).map(([name, kb]) => [name, round(kb / 1024)]),
+        ),
         peak_pocketsphinx_rss_mib: round(longRun.peaks.pocketsphinxKb / 1024),
         words,
       },
@@ -199,6 +204,10 @@ export function throughputTable(r: ThroughputResult): string {
     `  long: wall ÷ CPU limit    ${r.long.wall_to_cpu_limit}×  (target <= 1.3 on a quiet machine)`,
     `  long: peak RSS, service and descendants ${r.long.peak_tree_rss_mib} MiB (target <= 500); ` +
       `service process ${r.long.peak_service_rss_mib} MiB, one pocketsphinx ${r.long.peak_pocketsphinx_rss_mib} MiB`,
+    `  long: at that peak, by program (root: the service's Node process): ` +
+      Object.entries(r.long.peak_tree_rss_by_program_mib)
+        .map(([name, mib]) => `${name} ${mib}`)
+        .join(', '),
     latency('idle', r.idle),
     latency('one alone', r.one.get_note),
     latency(`${AT_ONCE} at once`, r.four.get_note),
