@@ -6,35 +6,15 @@
  * Run: npx tsx bench/api-under-work.ts [--minutes 30]
  */
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { probeDurationMs } from '../src/adapters/speech/ffmpeg.ts';
-import { ensureConversations } from '../test/fixtures/conversations/generate.ts';
-import {
-  cliOption,
-  loopRecording,
-  OUT_DIR,
-  percentile,
-  pollTranscription,
-  type Service,
-  startService,
-  submitAndUpload,
-} from './support.ts';
+import { getNoteProbe, type LatencySummary, sampleUntil, summarize } from './get-note-latency.ts';
+import { cliOption, pollTranscription, startService, submitAndUpload, twoVoiceRecording } from './support.ts';
 
-/** One getNote every 100 ms at most: ~10 req/s, a few % of a core, like a client or two polling. */
-const PACE_MS = 100;
 const IDLE_SECONDS = 20;
-const WARMUP_REQUESTS = 20;
 /** Bounded even when processing stalls. */
 const MAX_PROCESSING_MS = 30 * 60_000;
-
-export interface LatencySummary {
-  requests: number;
-  p50_ms: number;
-  p99_ms: number;
-  max_ms: number;
-}
 
 export interface ApiUnderWorkResult {
   audio_seconds: number;
@@ -57,16 +37,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const audioSeconds = ((await probeDurationMs(recording)) ?? 0) / 1000;
   const service = await startService('api-under-work');
   try {
-    const probeId = randomUUID();
-    const probe = await service.api('POST', `/v1/notes/${probeId}/transcription`, {
-      title: 'Probe note',
-      content_type: 'audio/wav',
-      size_bytes: 100_000,
-    });
-    if (probe.status !== 202) throw new Error(`probe note: ${probe.status}`);
-    const getNote = () => timedGet(service, `/v1/notes/${probeId}`);
-    for (let i = 0; i < WARMUP_REQUESTS; i++) await getNote();
-
+    const getNote = await getNoteProbe(service);
     process.stderr.write(`  idle: ${IDLE_SECONDS} s of getNote\n`);
     const idle = await sampleUntil(getNote, sleep(IDLE_SECONDS * 1000));
 
@@ -102,53 +73,6 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   } finally {
     await service.stop();
   }
-}
-
-/** The two-speaker flite conversation of the test fixtures, looped to `minutes`; cached in bench/out. */
-async function twoVoiceRecording(minutes: number): Promise<string> {
-  const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
-  if (!conversation) throw new Error('no two-speakers conversation fixture');
-  return loopRecording(conversation.audio, minutes, join(OUT_DIR, `two-voices-${minutes}min.wav`));
-}
-
-async function timedGet(service: Service, path: string): Promise<number> {
-  const started = performance.now();
-  const response = await service.api('GET', path);
-  if (response.status !== 200)
-    throw new Error(`getNote: ${response.status} ${JSON.stringify(response.body)}`);
-  return performance.now() - started;
-}
-
-/** Paced requests, one at a time, until `until` settles; each sample is its start time and latency. */
-async function sampleUntil(request: () => Promise<number>, until: Promise<unknown>) {
-  let done = false;
-  const finished = until.then(
-    () => {
-      done = true;
-    },
-    () => {
-      done = true;
-    },
-  );
-  const samples: { at: number; ms: number }[] = [];
-  while (!done) {
-    const at = performance.now();
-    const ms = await request();
-    samples.push({ at, ms });
-    await Promise.race([sleep(Math.max(0, PACE_MS - ms)), finished]);
-  }
-  await until;
-  return samples;
-}
-
-function summarize(latencies: number[]): LatencySummary {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return {
-    requests: sorted.length,
-    p50_ms: round(percentile(sorted, 0.5), 2),
-    p99_ms: round(percentile(sorted, 0.99), 2),
-    max_ms: round(sorted.at(-1) ?? Number.NaN, 2),
-  };
 }
 
 export function underWorkTable(r: ApiUnderWorkResult): string {

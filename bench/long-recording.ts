@@ -5,13 +5,13 @@
  * Run: npx tsx bench/long-recording.ts [--minutes 20] [--concurrency 1,2]
  */
 import { spawn } from 'node:child_process';
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { probeDurationMs } from '../src/adapters/speech/ffmpeg.ts';
 import { PocketsphinxSpeechToText } from '../src/adapters/speech/pocketsphinx.ts';
 import { ensureFixtures } from '../test/fixtures/generate.ts';
-import { descendants } from '../test/support/processes.ts';
+import { sampleProcessTree } from './process-tree.ts';
 import { cliOption, loopRecording, OUT_DIR } from './support.ts';
 
 export interface LongRecordingRun {
@@ -36,7 +36,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const audioSeconds = ((await probeDurationMs(file)) ?? 0) / 1000;
   const runs: LongRecordingRun[] = [];
   for (const concurrency of levels) {
-    const sampler = sampleChildren();
+    // This process's descendants: their memory is where recognition happens.
+    const sampler = sampleProcessTree(process.pid, 1000);
     const started = performance.now();
     let lastShown = -1;
     const result = await new PocketsphinxSpeechToText({ concurrency }).transcribe(file, (progress) => {
@@ -47,7 +48,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       }
     });
     const wallSeconds = (performance.now() - started) / 1000;
-    const peaks = sampler.stop();
+    const peaks = await sampler.stop();
     const run: LongRecordingRun = {
       concurrency,
       audio_seconds: round(audioSeconds),
@@ -55,7 +56,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       rtf: round(wallSeconds / audioSeconds, 3),
       words: result.words.length,
       node_max_rss_mb: round(process.resourceUsage().maxRSS / 1024),
-      children_peak_rss_mb: round(peaks.totalKb / 1024),
+      children_peak_rss_mb: round(peaks.descendantsKb / 1024),
       pocketsphinx_peak_rss_mb: round(peaks.pocketsphinxKb / 1024),
     };
     console.log(JSON.stringify(run));
@@ -92,36 +93,6 @@ async function longRecording(minutes: number): Promise<string> {
     ...['-filter_complex', `${labels}concat=n=${count}:v=0:a=1`, '-ac', '1', '-ar', '16000', base],
   ]);
   return loopRecording(base, minutes, out);
-}
-
-/** Polls /proc for this process's descendants: their memory is where recognition happens. */
-function sampleChildren(): { stop(): { totalKb: number; pocketsphinxKb: number } } {
-  let totalKb = 0;
-  let pocketsphinxKb = 0;
-  let busy = false;
-  const sample = async () => {
-    if (busy) return;
-    busy = true;
-    try {
-      let sum = 0;
-      for (const { pid, name } of await descendants()) {
-        const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-        const kb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-        sum += kb;
-        if (name.startsWith('pocketsphinx')) pocketsphinxKb = Math.max(pocketsphinxKb, kb);
-      }
-      totalKb = Math.max(totalKb, sum);
-    } finally {
-      busy = false;
-    }
-  };
-  const timer = setInterval(() => void sample(), 1000);
-  return {
-    stop() {
-      clearInterval(timer);
-      return { totalKb, pocketsphinxKb };
-    },
-  };
 }
 
 const round = (value: number, digits = 1) => Number(value.toFixed(digits));

@@ -1,9 +1,11 @@
 /**
- * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app | web-long-note]`
+ * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app | web-long-note | throughput]`
  * (`quality`: recogniser and diarizer scores, then the diarizer's leave-one-source-out folds, which
  * `diarization-loso` runs alone, then the speech-presence check and low-confidence flag on tuning and
  * held-out material, which `confidence` runs alone; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
+ * `throughput`: one 60 s recording alone, then four at once, then a 30-minute one against its CPU limit,
+ * with getNote latency and peak memory (`--minutes N`, `--quick` for a smoke run of a minute or two);
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
  * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
@@ -22,6 +24,7 @@ import { main as recogniserSettings } from './recogniser-settings.ts';
 import { searchBench, searchTable } from './search.ts';
 import { storageFrontBench, storageFrontTable } from './storage-front.ts';
 import { OUT_DIR } from './support.ts';
+import { main as throughput } from './throughput.ts';
 import { correctionsBench, correctionsTable } from './transcript-corrections.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
@@ -47,6 +50,7 @@ const NAMES = [
   'correction-index',
   'web-app',
   'web-long-note',
+  'throughput',
 ];
 if (!NAMES.includes(which)) {
   console.error(`usage: npm run bench [-- ${NAMES.slice(1).join(' | ')}]`);
@@ -146,6 +150,14 @@ if (which === 'all' || which === 'under-work') {
   // `npm run bench -- under-work --minutes 10` for a shorter recording.
   console.log('API under work: getNote over HTTP, idle and while a long two-voice recording is processed');
   results.api_under_work = await apiUnderWork(process.argv.slice(3));
+}
+
+if (which === 'all' || which === 'throughput') {
+  // `npm run bench -- throughput --quick` for a smoke run, `--minutes 10` for a shorter long recording.
+  console.log(
+    'Throughput: one recording alone, four at once, a long one against its CPU limit (one service)',
+  );
+  results.throughput = await throughput(process.argv.slice(3));
 }
 
 if (which === 'all' || which === 'corrections') {

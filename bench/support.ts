@@ -1,10 +1,11 @@
-/** What both benchmarks share: the service in a child process, a tiny API client, flite audio. */
+/** What the benchmarks share: the service in a child process, a tiny API client, recordings. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdir, mkdtemp, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { ensureConversations } from '../test/fixtures/conversations/generate.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 export const OUT_DIR = join(REPO_ROOT, 'bench', 'out');
@@ -18,6 +19,8 @@ export interface ApiResponse {
 export interface Service {
   apiUrl: string;
   apiKey: string;
+  /** The service's process, root of the tree where its recognisers run. */
+  pid: number;
   api(method: string, path: string, body?: unknown): Promise<ApiResponse>;
   stop(): Promise<void>;
 }
@@ -63,7 +66,7 @@ export async function startService(name: string): Promise<Service> {
       const text = await response.text();
       return { status: response.status, body: text ? JSON.parse(text) : {} };
     };
-    return { apiUrl, apiKey, api, stop };
+    return { apiUrl, apiKey, pid: child.pid ?? 0, api, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -179,4 +182,11 @@ export async function loopRecording(source: string, minutes: number, out: string
   ]);
   await rename(partial, out);
   return out;
+}
+
+/** The two-speaker flite conversation of the test fixtures, looped to `minutes`; cached in bench/out. */
+export async function twoVoiceRecording(minutes: number): Promise<string> {
+  const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
+  if (!conversation) throw new Error('no two-speakers conversation fixture');
+  return loopRecording(conversation.audio, minutes, join(OUT_DIR, `two-voices-${minutes}min.wav`));
 }

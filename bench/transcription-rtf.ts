@@ -44,12 +44,17 @@ export interface TranscriptionResult {
   transcript_words: number;
 }
 
-export async function transcriptionRtf(): Promise<TranscriptionResult> {
+/** PASSAGE spoken by flite into bench/out/speech-60s.wav; its path and duration in seconds. */
+export async function sixtySecondsOfSpeech(): Promise<{ file: string; seconds: number }> {
   await mkdir(OUT_DIR, { recursive: true });
   const file = join(OUT_DIR, 'speech-60s.wav');
-  const audioSeconds = await synthesize(PASSAGE, file);
-  if (audioSeconds < 55 || audioSeconds > 65)
-    throw new Error(`synthesized ${audioSeconds} s, expected 55-65 s`);
+  const seconds = await synthesize(PASSAGE, file);
+  if (seconds < 55 || seconds > 65) throw new Error(`synthesized ${seconds} s, expected 55-65 s`);
+  return { file, seconds };
+}
+
+export async function transcriptionRtf(): Promise<TranscriptionResult> {
+  const { file, seconds: audioSeconds } = await sixtySecondsOfSpeech();
 
   const service = await startService('transcription');
   try {

@@ -1,0 +1,108 @@
+/** Samples a process tree from /proc: where the recognisers' memory and CPU time show. */
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { descendants } from '../test/support/processes.ts';
+
+export interface TreePeaks {
+  /** Peak of the summed RSS of all descendants of the root at one sample. */
+  descendantsKb: number;
+  /** Peak of the root's RSS plus its descendants' at one sample. */
+  treeKb: number;
+  /** That peak by program name (`comm`; the root as `root`): where the memory was. */
+  treeByNameKb: Record<string, number>;
+  /** Peak RSS of the root alone. */
+  rootKb: number;
+  /** Peak RSS of any single pocketsphinx process. */
+  pocketsphinxKb: number;
+  /** Most pocketsphinx processes seen running at one sample: the recognisers actually at work. */
+  pocketsphinxAtOnce: number;
+  /**
+   * CPU seconds (user + system) by program name (`comm`), each process counted at its last sample.
+   * A process's time after its last sample is missed: at most one interval per process.
+   */
+  cpuSeconds: Record<string, number>;
+  /** The root's own CPU seconds while sampled (for the service: API, queues, diarization). */
+  rootCpuSeconds: number;
+}
+
+const ticksPerSecond = Number(
+  (await promisify(execFile)('getconf', ['CLK_TCK']).catch(() => ({ stdout: '100' }))).stdout.trim(),
+);
+
+/** Samples `root` (default this process) and its descendants every `intervalMs` until stopped. */
+export function sampleProcessTree(
+  root: number = process.pid,
+  intervalMs = 250,
+): { stop(): Promise<TreePeaks> } {
+  const peaks = { descendantsKb: 0, treeKb: 0, rootKb: 0, pocketsphinxKb: 0, pocketsphinxAtOnce: 0 };
+  const cpuTicks = new Map<number, { name: string; ticks: number }>();
+  let rootStart: number | undefined;
+  let rootTicks = 0;
+  let treeByNameKb: Record<string, number> = {};
+  const sample = async () => {
+    const own = await readProcess(root);
+    if (own) {
+      rootStart ??= own.ticks;
+      rootTicks = own.ticks - rootStart;
+    }
+    let sum = 0;
+    let recognisers = 0;
+    const byName: Record<string, number> = { root: own?.rssKb ?? 0 };
+    for (const { pid, name } of await descendants(root)) {
+      const entry = await readProcess(pid);
+      if (!entry) continue;
+      sum += entry.rssKb;
+      byName[name] = (byName[name] ?? 0) + entry.rssKb;
+      // Processes that started before sampling began would count their earlier CPU too: sampling
+      // starts before the work it measures, so those are the service's idle helpers, if any.
+      cpuTicks.set(pid, { name, ticks: entry.ticks });
+      if (name.startsWith('pocketsphinx')) {
+        recognisers++;
+        peaks.pocketsphinxKb = Math.max(peaks.pocketsphinxKb, entry.rssKb);
+      }
+    }
+    peaks.descendantsKb = Math.max(peaks.descendantsKb, sum);
+    if (sum + (own?.rssKb ?? 0) > peaks.treeKb) {
+      peaks.treeKb = sum + (own?.rssKb ?? 0);
+      treeByNameKb = byName;
+    }
+    peaks.rootKb = Math.max(peaks.rootKb, own?.rssKb ?? 0);
+    peaks.pocketsphinxAtOnce = Math.max(peaks.pocketsphinxAtOnce, recognisers);
+  };
+  // A sample still running when the next is due (a loaded machine) makes that one skip, not queue.
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    running ??= sample().finally(() => {
+      running = undefined;
+    });
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+      await sample();
+      const cpuSeconds: Record<string, number> = {};
+      for (const { name, ticks } of cpuTicks.values())
+        cpuSeconds[name] = (cpuSeconds[name] ?? 0) + ticks / ticksPerSecond;
+      return { ...peaks, treeByNameKb, cpuSeconds, rootCpuSeconds: rootTicks / ticksPerSecond };
+    },
+  };
+}
+
+/** RSS and utime + stime (clock ticks) of `pid`, or undefined once it has gone. */
+async function readProcess(pid: number): Promise<{ rssKb: number; ticks: number } | undefined> {
+  const [status, stat] = await Promise.all([
+    readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''),
+    readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''),
+  ]);
+  if (!stat) return undefined;
+  // `pid (comm) state ppid ...`: utime and stime are fields 14 and 15, the 12th and 13th after `)`.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    rssKb: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+    ticks: Number(fields[11]) + Number(fields[12]),
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * Many recordings at once, on every core (issue 23), on the local runtime as `npm start` runs it, in
+ * one service and one run: a 60 s recording alone, then four at once (first submit to last completion);
+ * a `--minutes` (default 30) two-voice recording's wall time against its CPU limit, and the peak RSS
+ * of the service's process tree meanwhile; getNote p99 idle and while each of these is transcribed.
+ * `--quick`: 20 s clips and a 3-minute recording, a smoke run of a minute or two.
+ * The service inherits this environment, so its settings (NOTES_TRANSCRIPTION_CONCURRENCY) apply.
+ * Run: npx tsx bench/throughput.ts [--quick] [--minutes N]
+ */
+import { randomUUID } from 'node:crypto';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import { probeDurationMs } from '../src/adapters/speech/ffmpeg.ts';
+import { getNoteProbe, type LatencySummary, sampleUntil, summarize } from './get-note-latency.ts';
+import { sampleProcessTree, type TreePeaks } from './process-tree.ts';
+import {
+  cliOption,
+  loopRecording,
+  OUT_DIR,
+  pollTranscription,
+  type Service,
+  startService,
+  submitAndUpload,
+  twoVoiceRecording,
+} from './support.ts';
+import { sixtySecondsOfSpeech } from './transcription-rtf.ts';
+
+/** Completion is seen at most this late; small next to a job of several seconds. */
+const POLL_MS = 500;
+/** /proc sampling: a process's CPU after its last sample is missed, at most this per process. */
+const SAMPLE_MS = 250;
+const AT_ONCE = 4;
+const MAX_JOB_MS = 60 * 60_000;
+
+interface Phase {
+  wall_seconds: number;
+  /** Most pocketsphinx processes running at one sample: the recognition actually in parallel. */
+  recognisers_at_once: number;
+  get_note: LatencySummary;
+}
+
+export interface ThroughputResult {
+  settings: Record<string, string | number | boolean>;
+  load_average_start: number[];
+  load_average_end: number[];
+  idle: LatencySummary;
+  one: Phase;
+  four: Phase & { ratio_to_one: number };
+  long: Phase & {
+    audio_seconds: number;
+    /** CPU time of the pocketsphinx processes: the recognition itself. */
+    recogniser_cpu_seconds: number;
+    /** recogniser CPU / cores: the wall time if recognition alone kept every core busy. */
+    cpu_limit_seconds: number;
+    wall_to_cpu_limit: number;
+    /** Around the recognition, for the record: ffmpeg decoding and the service's own process. */
+    ffmpeg_cpu_seconds: number;
+    service_cpu_seconds: number;
+    peak_tree_rss_mib: number;
+    /** The service's Node process alone (API, emulators, diarization). */
+    peak_service_rss_mib: number;
+    /** The tree's peak by program (`root` is the service's Node process). */
+    peak_tree_rss_by_program_mib: Record<string, number>;
+    peak_pocketsphinx_rss_mib: number;
+    words: number;
+  };
+  /** All getNote samples while any recording was transcribed, against idle. */
+  get_note_while_transcribing: LatencySummary & { p99_ratio: number };
+}
+
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<ThroughputResult> {
+  const quick = argv.includes('--quick');
+  const minutes = Number(cliOption(argv, '--minutes') ?? (quick ? 3 : 30));
+  if (!(minutes > 0)) throw new Error('bad --minutes');
+  const clipSeconds = quick ? 20 : 60;
+  const idleSeconds = quick ? 10 : 20;
+  const cores = availableParallelism();
+  const settings = {
+    quick,
+    cores,
+    clip_seconds: clipSeconds,
+    long_minutes: minutes,
+    NOTES_TRANSCRIPTION_CONCURRENCY: process.env.NOTES_TRANSCRIPTION_CONCURRENCY ?? 'unset (service default)',
+    poll_interval_ms: POLL_MS,
+    proc_sample_interval_ms: SAMPLE_MS,
+  };
+  const speech = await sixtySecondsOfSpeech();
+  const clip = await loopRecording(speech.file, clipSeconds / 60, join(OUT_DIR, `clip-${clipSeconds}s.wav`));
+  const long = await twoVoiceRecording(minutes);
+  const longSeconds = ((await probeDurationMs(long)) ?? 0) / 1000;
+
+  const loadAverageStart = loadavg().map((value) => round(value, 2));
+  const service = await startService('throughput');
+  try {
+    const getNote = await getNoteProbe(service);
+    const measure = (work: () => Promise<unknown>) => measurePhase(service, getNote, work);
+    process.stderr.write(`  idle: ${idleSeconds} s of getNote\n`);
+    const idle = await sampleUntil(getNote, sleep(idleSeconds * 1000));
+
+    process.stderr.write(`  one ${clipSeconds} s recording alone\n`);
+    const one = await measure(() => transcribe(service, clip, `Benchmark: ${clipSeconds} s alone`));
+    process.stderr.write(`  ${AT_ONCE} at once\n`);
+    const four = await measure(() =>
+      Promise.all(
+        Array.from({ length: AT_ONCE }, (_, i) =>
+          transcribe(service, clip, `Benchmark: ${clipSeconds} s, ${i + 1} of ${AT_ONCE}`),
+        ),
+      ),
+    );
+    process.stderr.write(`  ${minutes} min, two voices\n`);
+    let words = 0;
+    const longRun = await measure(async () => {
+      words = await transcribe(service, long, `Benchmark: ${minutes} min, two voices`);
+    });
+
+    const idleSummary = summarize(idle.map((sample) => sample.ms));
+    const busy = summarize([...one.latencies, ...four.latencies, ...longRun.latencies]);
+    // The recogniser's CPU is read from the pocketsphinx processes of this very run: the same file,
+    // chunks and settings the service used, under the same load. Rerunning it apart (concurrency 1)
+    // would double the bench's length and measure another run. ffmpeg and the service's own CPU
+    // (API, queues, diarization) are left out: the limit is what recognition alone needs.
+    const recogniserCpu = sumWhere(longRun.peaks.cpuSeconds, (name) => name.startsWith('pocketsphinx'));
+    const cpuLimit = recogniserCpu / cores;
+    const result: ThroughputResult = {
+      settings,
+      load_average_start: loadAverageStart,
+      load_average_end: loadavg().map((value) => round(value, 2)),
+      idle: idleSummary,
+      one: phase(one),
+      four: { ...phase(four), ratio_to_one: round(four.wallSeconds / one.wallSeconds, 2) },
+      long: {
+        ...phase(longRun),
+        audio_seconds: round(longSeconds),
+        recogniser_cpu_seconds: round(recogniserCpu),
+        cpu_limit_seconds: round(cpuLimit),
+        wall_to_cpu_limit: round(longRun.wallSeconds / cpuLimit, 2),
+        ffmpeg_cpu_seconds: round(sumWhere(longRun.peaks.cpuSeconds, (name) => name === 'ffmpeg')),
+        service_cpu_seconds: round(longRun.peaks.rootCpuSeconds),
+        peak_tree_rss_mib: round(longRun.peaks.treeKb / 1024),
+        peak_service_rss_mib: round(longRun.peaks.rootKb / 1024),
+        peak_tree_rss_by_program_mib: Object.fromEntries(
+          Object.entries(longRun.peaks.treeByNameKb).map(([name, kb]) => [name, round(kb / 1024)]),
+        ),
+        peak_pocketsphinx_rss_mib: round(longRun.peaks.pocketsphinxKb / 1024),
+        words,
+      },
+      get_note_while_transcribing: { ...busy, p99_ratio: round(busy.p99_ms / idleSummary.p99_ms, 2) },
+    };
+    console.log(throughputTable(result));
+    return result;
+  } finally {
+    await service.stop();
+  }
+}
+
+/** Runs `work` while sampling getNote and the service's process tree. */
+async function measurePhase(service: Service, getNote: () => Promise<number>, work: () => Promise<unknown>) {
+  const tree = sampleProcessTree(service.pid, SAMPLE_MS);
+  const started = performance.now();
+  const samples = await sampleUntil(getNote, work());
+  const wallSeconds = (performance.now() - started) / 1000;
+  return { wallSeconds, latencies: samples.map((sample) => sample.ms), peaks: await tree.stop() };
+}
+
+function phase(run: { wallSeconds: number; latencies: number[]; peaks: TreePeaks }): Phase {
+  return {
+    wall_seconds: round(run.wallSeconds),
+    recognisers_at_once: run.peaks.pocketsphinxAtOnce,
+    get_note: summarize(run.latencies),
+  };
+}
+
+/** Submit, upload, wait until completed; the transcript's word count. */
+async function transcribe(service: Service, file: string, title: string): Promise<number> {
+  const noteId = randomUUID();
+  await submitAndUpload(service, noteId, file, title);
+  const { body } = await pollTranscription(service, noteId, MAX_JOB_MS, POLL_MS);
+  return String(body.full_text ?? '')
+    .split(/\s+/)
+    .filter(Boolean).length;
+}
+
+const sumWhere = (values: Record<string, number>, keep: (name: string) => boolean) =>
+  Object.entries(values).reduce((sum, [name, value]) => sum + (keep(name) ? value : 0), 0);
+
+export function throughputTable(r: ThroughputResult): string {
+  const s = r.settings;
+  const latency = (name: string, l: LatencySummary) =>
+    `  getNote ${name.padEnd(20)} ${String(l.requests).padStart(6)} req  p50 ${l.p50_ms.toFixed(1)} ms  ` +
+    `p99 ${l.p99_ms.toFixed(1)} ms  max ${l.max_ms.toFixed(1)} ms`;
+  return [
+    `Settings: ${s.cores} cores, NOTES_TRANSCRIPTION_CONCURRENCY=${s.NOTES_TRANSCRIPTION_CONCURRENCY}, ` +
+      `clips ${s.clip_seconds} s, long ${s.long_minutes} min${s.quick ? ' (--quick)' : ''}`,
+    `Load average (1, 5, 15 min): start ${r.load_average_start.join(', ')}; end ${r.load_average_end.join(', ')}`,
+    `  one recording alone       ${r.one.wall_seconds} s  (recognisers at once: ${r.one.recognisers_at_once})`,
+    `  ${AT_ONCE} at once                 ${r.four.wall_seconds} s  (recognisers at once: ${r.four.recognisers_at_once})`,
+    `  ${AT_ONCE} at once ÷ one           ${r.four.ratio_to_one}×  (target <= 2.6 on 2 cores)`,
+    `  long: ${r.long.audio_seconds} s of audio in ${r.long.wall_seconds} s, ${r.long.words} words ` +
+      `(recognisers at once: ${r.long.recognisers_at_once})`,
+    `  long: recogniser CPU ${r.long.recogniser_cpu_seconds} s / ${s.cores} cores = CPU limit ` +
+      `${r.long.cpu_limit_seconds} s; ffmpeg ${r.long.ffmpeg_cpu_seconds} s, service process ${r.long.service_cpu_seconds} s`,
+    `  long: wall ÷ CPU limit    ${r.long.wall_to_cpu_limit}×  (target <= 1.3 on a quiet machine)`,
+    `  long: peak RSS, service and descendants ${r.long.peak_tree_rss_mib} MiB (target <= 500); ` +
+      `service process ${r.long.peak_service_rss_mib} MiB, one pocketsphinx ${r.long.peak_pocketsphinx_rss_mib} MiB`,
+    `  long: at that peak, by program (root: the service's Node process): ` +
+      Object.entries(r.long.peak_tree_rss_by_program_mib)
+        .map(([name, mib]) => `${name} ${mib}`)
+        .join(', '),
+    latency('idle', r.idle),
+    latency('one alone', r.one.get_note),
+    latency(`${AT_ONCE} at once`, r.four.get_note),
+    latency('long', r.long.get_note),
+    latency('while transcribing', r.get_note_while_transcribing),
+    `  getNote p99 while transcribing ÷ idle ${r.get_note_while_transcribing.p99_ratio}×  (target <= 2)`,
+  ].join('\n');
+}
+
+const round = (value: number, digits = 1) => Number(value.toFixed(digits));
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await main();
+}
