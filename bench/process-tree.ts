@@ -9,6 +9,11 @@ export interface TreePeaks {
   descendantsKb: number;
   /** Peak of the root's RSS plus its descendants' at one sample. */
   treeKb: number;
+  /**
+   * Peak of the root's PSS plus its descendants' at one sample: the memory the tree holds, each
+   * shared page (libraries mapped by every ffmpeg, say) counted once rather than once per process.
+   */
+  treePssKb: number;
   /** That peak by program name (`comm`; the root as `root`): where the memory was. */
   treeByNameKb: Record<string, number>;
   /** Peak RSS of the root alone. */
@@ -35,7 +40,14 @@ export function sampleProcessTree(
   root: number = process.pid,
   intervalMs = 250,
 ): { stop(): Promise<TreePeaks> } {
-  const peaks = { descendantsKb: 0, treeKb: 0, rootKb: 0, pocketsphinxKb: 0, pocketsphinxAtOnce: 0 };
+  const peaks = {
+    descendantsKb: 0,
+    treeKb: 0,
+    treePssKb: 0,
+    rootKb: 0,
+    pocketsphinxKb: 0,
+    pocketsphinxAtOnce: 0,
+  };
   const cpuTicks = new Map<number, { name: string; ticks: number }>();
   let rootStart: number | undefined;
   let rootTicks = 0;
@@ -47,12 +59,14 @@ export function sampleProcessTree(
       rootTicks = own.ticks - rootStart;
     }
     let sum = 0;
+    let pss = own?.pssKb ?? 0;
     let recognisers = 0;
     const byName: Record<string, number> = { root: own?.rssKb ?? 0 };
     for (const { pid, name } of await descendants(root)) {
       const entry = await readProcess(pid);
       if (!entry) continue;
       sum += entry.rssKb;
+      pss += entry.pssKb;
       byName[name] = (byName[name] ?? 0) + entry.rssKb;
       // Processes that started before sampling began would count their earlier CPU too: sampling
       // starts before the work it measures, so those are the service's idle helpers, if any.
@@ -63,6 +77,7 @@ export function sampleProcessTree(
       }
     }
     peaks.descendantsKb = Math.max(peaks.descendantsKb, sum);
+    peaks.treePssKb = Math.max(peaks.treePssKb, pss);
     if (sum + (own?.rssKb ?? 0) > peaks.treeKb) {
       peaks.treeKb = sum + (own?.rssKb ?? 0);
       treeByNameKb = byName;
@@ -92,17 +107,21 @@ export function sampleProcessTree(
   };
 }
 
-/** RSS and utime + stime (clock ticks) of `pid`, or undefined once it has gone. */
-async function readProcess(pid: number): Promise<{ rssKb: number; ticks: number } | undefined> {
-  const [status, stat] = await Promise.all([
+/** RSS, PSS and utime + stime (clock ticks) of `pid`, or undefined once it has gone. */
+async function readProcess(
+  pid: number,
+): Promise<{ rssKb: number; pssKb: number; ticks: number } | undefined> {
+  const [status, stat, rollup] = await Promise.all([
     readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''),
     readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''),
+    readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => ''),
   ]);
   if (!stat) return undefined;
   // `pid (comm) state ppid ...`: utime and stime are fields 14 and 15, the 12th and 13th after `)`.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return {
     rssKb: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0),
+    pssKb: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),
     ticks: Number(fields[11]) + Number(fields[12]),
   };
 }

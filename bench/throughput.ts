@@ -59,6 +59,8 @@ export interface ThroughputResult {
     ffmpeg_cpu_seconds: number;
     service_cpu_seconds: number;
     peak_tree_rss_mib: number;
+    /** The same peak as memory held: shared pages (libraries, model files) counted once, not per process. */
+    peak_tree_pss_mib: number;
     /** The service's Node process alone (API, emulators, diarization). */
     peak_service_rss_mib: number;
     /** The tree's peak by program (`root` is the service's Node process). */
@@ -139,6 +141,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         ffmpeg_cpu_seconds: round(sumWhere(longRun.peaks.cpuSeconds, (name) => name === 'ffmpeg')),
         service_cpu_seconds: round(longRun.peaks.rootCpuSeconds),
         peak_tree_rss_mib: round(longRun.peaks.treeKb / 1024),
+        peak_tree_pss_mib: round(longRun.peaks.treePssKb / 1024),
         peak_service_rss_mib: round(longRun.peaks.rootKb / 1024),
         peak_tree_rss_by_program_mib: Object.fromEntries(
           Object.entries(longRun.peaks.treeByNameKb).map(([name, kb]) => [name, round(kb / 1024)]),
@@ -202,7 +205,8 @@ export function throughputTable(r: ThroughputResult): string {
     `  long: recogniser CPU ${r.long.recogniser_cpu_seconds} s / ${s.cores} cores = CPU limit ` +
       `${r.long.cpu_limit_seconds} s; ffmpeg ${r.long.ffmpeg_cpu_seconds} s, service process ${r.long.service_cpu_seconds} s`,
     `  long: wall ÷ CPU limit    ${r.long.wall_to_cpu_limit}×  (target <= 1.3 on a quiet machine)`,
-    `  long: peak RSS, service and descendants ${r.long.peak_tree_rss_mib} MiB (target <= 500); ` +
+    `  long: peak memory, service and descendants: RSS summed ${r.long.peak_tree_rss_mib} MiB, ` +
+      `PSS summed ${r.long.peak_tree_pss_mib} MiB (target <= 500); ` +
       `service process ${r.long.peak_service_rss_mib} MiB, one pocketsphinx ${r.long.peak_pocketsphinx_rss_mib} MiB`,
     `  long: at that peak, by program (root: the service's Node process): ` +
       Object.entries(r.long.peak_tree_rss_by_program_mib)
