@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,8 +17,10 @@ import { type InProcessService, startInProcess } from '../support/in-process-run
  * Issue 23, build 3, as a person in Chromium whose microphone (Chromium's fake capture device) says
  * a known sentence over and over: record with a pause, stop and save into the collection being
  * viewed, and read what was said in the note's transcript; a recording cut short by a closed page is
- * offered on the next visit; a blocked microphone is said plainly.
+ * offered on the next visit; a blocked microphone is said plainly. NOTES_SCREENSHOTS_DIR=<dir> keeps
+ * pictures of the recorder (desktop and 375 px wide, light and dark).
  */
+const SCREENSHOTS = process.env.NOTES_SCREENSHOTS_DIR;
 const TRANSCRIBED_MS = 240_000;
 /** The words of the sentence that carry its meaning (the recogniser may miss a few). */
 const CONTENT_WORDS = 'record quarterly budget meeting marketing team tomorrow morning';
@@ -55,6 +57,24 @@ async function openSignedIn(): Promise<Page> {
   await signIn(opened, apiKey);
   await opened.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
   return opened;
+}
+
+/** With NOTES_SCREENSHOTS_DIR: the page as it is now, on a desktop and a phone, light and dark. */
+async function pictures(of: Page, name: string): Promise<void> {
+  if (!SCREENSHOTS) return;
+  await mkdir(SCREENSHOTS, { recursive: true });
+  for (const [width, size] of [
+    [1280, 'desktop'],
+    [375, 'phone'],
+  ] as const) {
+    await of.setViewportSize({ width, height: 900 });
+    for (const scheme of ['light', 'dark'] as const) {
+      await of.emulateMedia({ colorScheme: scheme });
+      await of.screenshot({ path: join(SCREENSHOTS, `${name}-${size}-${scheme}.png`), fullPage: true });
+    }
+  }
+  await of.setViewportSize({ width: 1280, height: 900 });
+  await of.emulateMedia({ colorScheme: 'light' });
 }
 
 /** The recorder's elapsed time in seconds, as shown. */
@@ -127,6 +147,7 @@ describe('recording from the microphone in the web app', () => {
     const axe = accessibilityChecks(page);
     await axe.check('recording', false);
     expect(axe.findings.recording).toEqual([]);
+    await pictures(page, 'recording');
 
     const pausedAt = Date.now();
     await pause.click();
@@ -135,6 +156,7 @@ describe('recording from the microphone in the web app', () => {
     const whilePaused = await shownSeconds();
     await page.waitForTimeout(2500);
     expect(await shownSeconds()).toBe(whilePaused);
+    await pictures(page, 'recording-paused');
     await page.getByRole('button', { name: 'Resume' }).click();
     const pausedMs = Date.now() - pausedAt;
     await page.getByRole('button', { name: 'Pause' }).waitFor();
@@ -164,10 +186,19 @@ describe('recording from the microphone in the web app', () => {
     await page.getByRole('heading', { name: note.body.title }).waitFor();
   }, 360_000);
 
-  it('asks before a page that is recording closes; a recording cut short is offered on the next visit and saved', async () => {
+  it('goes on across pages and asks before the page closes; a recording cut short is offered on the next visit and saved', async () => {
     await page.goto(`${base}/#/`);
     await page.getByRole('button', { name: 'Record', exact: true }).click();
     await page.getByRole('button', { name: 'Pause' }).waitFor();
+    await recordUntil(3);
+    // Another page of the app: the recording goes on, shown in the header, which leads back to it.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Ask' }).click();
+    const indicator = page.getByRole('link', { name: /^Recording \d\d:\d\d$/ });
+    await indicator.waitFor();
+    await pictures(page, 'recording-elsewhere');
+    await indicator.click();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    expect(await page.getByRole('link', { name: /^Recording \d\d:\d\d$/ }).count()).toBe(0);
     await recordUntil(14);
 
     // Closing asks first (beforeunload); staying keeps the recording going.
@@ -190,11 +221,12 @@ describe('recording from the microphone in the web app', () => {
     const items = offered.getByRole('listitem');
     expect(await items.count()).toBe(1);
     expect(await items.first().textContent()).toMatch(
-      /^Recording \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} \(00:1[45]/,
+      /^Recording \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} \(00:1[45] recorded\)/,
     );
     const axe = accessibilityChecks(page);
     await axe.check('unfinished', false);
     expect(axe.findings.unfinished).toEqual([]);
+    await pictures(page, 'recording-unfinished');
 
     await offered.getByRole('button', { name: 'Save as a note' }).click();
     await page.waitForURL(/#\/notes\//, { timeout: 60_000 });
@@ -209,6 +241,39 @@ describe('recording from the microphone in the web app', () => {
     expect(await page.getByRole('region', { name: 'Recordings not saved yet' }).count()).toBe(0);
   }, 360_000);
 
+  it('discards only after asking, and a discarded recording is neither a note nor offered again', async () => {
+    await page.goto(`${base}/#/`);
+    const notesBefore = (await service.api<{ notes: unknown[] }>('GET', '/v1/notes?limit=100')).body.notes
+      .length;
+    await page.getByRole('button', { name: 'Record', exact: true }).click();
+    await page.getByRole('button', { name: 'Pause' }).waitFor();
+    await recordUntil(2);
+
+    await page.getByRole('button', { name: 'Discard', exact: true }).click();
+    const question = page.getByRole('form', { name: 'Discard the recording?' });
+    await question.waitFor();
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Keep recording');
+    await pictures(page, 'recording-discard');
+    // Escape keeps it, still recording.
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
+    expect(await page.getByRole('button', { name: 'Pause' }).isVisible()).toBe(true);
+
+    await page.getByRole('button', { name: 'Discard', exact: true }).click();
+    await question.getByRole('button', { name: 'Discard recording' }).click();
+    await page.getByRole('button', { name: 'Record', exact: true }).waitFor();
+    await expect
+      .poll(() => page.locator('.recorder [role="status"]').textContent())
+      .toBe('Recording discarded');
+    await page.reload();
+    await page.getByRole('button', { name: 'Record', exact: true }).waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.getByRole('region', { name: 'Recordings not saved yet' }).count()).toBe(0);
+    const notesAfter = (await service.api<{ notes: unknown[] }>('GET', '/v1/notes?limit=100')).body.notes
+      .length;
+    expect(notesAfter).toBe(notesBefore);
+  }, 120_000);
+
   it('says plainly when the microphone is blocked', async () => {
     // A browser without the switch that grants the microphone: the permission is refused.
     const strict = await launchChromium(['--use-fake-device-for-media-stream']);
@@ -221,6 +286,7 @@ describe('recording from the microphone in the web app', () => {
       const alert = blocked.getByRole('alert');
       await alert.waitFor();
       expect(await alert.textContent()).toMatch(/^The microphone is blocked for this site\./);
+      await pictures(blocked, 'recording-blocked');
       // Record is there to try again.
       expect(await blocked.getByRole('button', { name: 'Record', exact: true }).isEnabled()).toBe(true);
     } finally {

@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'preact/hooks';
-import { when } from '../format.ts';
 import { messageOf } from '../hooks.ts';
 import type { KeptRecording } from '../recorder/kept-recordings.ts';
 import { type Destination, useRecorder } from '../recorder/session.tsx';
@@ -53,10 +52,7 @@ export function UnfinishedRecordings({ destination }: { destination: () => Desti
         {kept.map((recording) => (
           <li key={recording.id} class="unfinished-item">
             <span id={`kept-${recording.id}`}>
-              {recording.title}{' '}
-              <span class="meta">
-                ({elapsedClock(recording.elapsedMs)}, started {when(recording.startedAt)})
-              </span>
+              {recording.title} <span class="meta">({elapsedClock(recording.elapsedMs)} recorded)</span>
             </span>
             {confirming === recording.id ? (
               <span class="confirm">

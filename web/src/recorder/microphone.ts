@@ -6,6 +6,8 @@ export class MicrophoneUnavailable extends Error {}
 /** An open microphone: a MediaRecorder on it, and its input level for the meter. */
 export interface Microphone {
   recorder: MediaRecorder;
+  /** What the recorder writes, e.g. `audio/webm;codecs=opus`. */
+  mimeType: string;
   /** What the upload declares, e.g. `audio/webm`. */
   contentType: string;
   /** Loudness now, 0 (silence) to 1 (full scale): the signal's RMS. */
@@ -38,7 +40,13 @@ export async function openMicrophone(): Promise<Microphone> {
     throw new MicrophoneUnavailable(refusal(error));
   }
   const recorder = new MediaRecorder(stream, { mimeType, audioBitsPerSecond: BITS_PER_SECOND });
-  const contentType = serviceContentType(recorder.mimeType || mimeType) ?? serviceContentType(mimeType) ?? '';
+  // Some browsers name the type only once recording starts: the one asked for stands in until then.
+  const written = recorder.mimeType || mimeType;
+  const contentType = serviceContentType(written) ?? serviceContentType(mimeType);
+  if (!contentType) {
+    for (const track of stream.getTracks()) track.stop();
+    throw new MicrophoneUnavailable(`This browser records ${written}, which the service does not read.`);
+  }
   const context = new AudioContext();
   const analyser = context.createAnalyser();
   analyser.fftSize = 1024;
@@ -46,6 +54,7 @@ export async function openMicrophone(): Promise<Microphone> {
   const samples = new Float32Array(analyser.fftSize);
   return {
     recorder,
+    mimeType: written,
     contentType,
     level() {
       analyser.getFloatTimeDomainData(samples);

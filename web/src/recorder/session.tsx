@@ -60,6 +60,8 @@ interface Take {
   chunks: Blob[];
   writes: Promise<void>;
   release: () => void;
+  /** Discarded: pieces that still arrive are dropped, not kept. */
+  discarded: boolean;
 }
 
 const Session = createContext<RecorderSession | null>(null);
@@ -166,17 +168,19 @@ export function RecorderProvider({ children }: { children: ComponentChildren }) 
     async (to: Destination) => {
       if (stateRef.current.kind !== 'idle' && stateRef.current.kind !== 'failed') return;
       dispatch({ type: 'ask' });
-      let microphone: Microphone;
-      let owner: string;
-      try {
-        [microphone, owner] = await Promise.all([openMicrophone(), account()]);
-      } catch (error) {
+      const [opened, found] = await Promise.allSettled([openMicrophone(), account()]);
+      if (opened.status === 'rejected' || found.status === 'rejected') {
+        if (opened.status === 'fulfilled') opened.value.close();
+        const error: unknown =
+          opened.status === 'rejected' ? opened.reason : (found as PromiseRejectedResult).reason;
         dispatch({
           type: 'refused',
           message: error instanceof MicrophoneUnavailable ? error.message : messageOf(error),
         });
         return;
       }
+      const microphone = opened.value;
+      const owner = found.value;
       const startedAt = Date.now();
       const { recorder } = microphone;
       const kept: KeptRecording = {
@@ -184,25 +188,26 @@ export function RecorderProvider({ children }: { children: ComponentChildren }) 
         accountId: owner,
         noteId: crypto.randomUUID(),
         title: recordingTitle(new Date(startedAt)),
-        mimeType: recorder.mimeType || 'audio/webm',
+        mimeType: microphone.mimeType,
         startedAt,
         elapsedMs: 0,
       };
       const current: Take = {
         kept,
         microphone,
-        contentType: microphone.contentType || (serviceContentType(kept.mimeType) ?? 'audio/webm'),
+        contentType: microphone.contentType,
         chunks: [],
         writes: keepRecording(kept).then(
           () => setKeeping(true),
           () => setKeeping(false),
         ),
         release: holdLock(kept.id),
+        discarded: false,
       };
       take.current = current;
       setDestination(to);
       recorder.addEventListener('dataavailable', (event) => {
-        if (event.data.size === 0) return;
+        if (event.data.size === 0 || current.discarded) return;
         const seq = current.chunks.push(event.data);
         current.kept = { ...current.kept, elapsedMs: elapsedMs(stateRef.current, Date.now()) };
         const snapshot = current.kept;
@@ -236,10 +241,17 @@ export function RecorderProvider({ children }: { children: ComponentChildren }) 
     const current = take.current;
     if (!current) return;
     take.current = null;
-    const recorder = current.microphone?.recorder;
-    if (recorder && recorder.state !== 'inactive') recorder.stop();
-    closeMicrophone(current);
+    current.discarded = true;
     dispatch({ type: 'discard' });
+    const recorder = current.microphone?.recorder;
+    if (recorder && recorder.state !== 'inactive') {
+      // Its last piece (dataavailable, ignored now) comes before stop: nothing is kept after this.
+      await new Promise<void>((resolve) => {
+        recorder.addEventListener('stop', () => resolve(), { once: true });
+        recorder.stop();
+      });
+    }
+    closeMicrophone(current);
     await current.writes;
     await forgetRecording(current.kept.id).catch(() => undefined);
     current.release();
@@ -267,6 +279,7 @@ export function RecorderProvider({ children }: { children: ComponentChildren }) 
         chunks: [],
         writes: Promise.resolve(),
         release: holdLock(kept.id),
+        discarded: false,
       };
       take.current = current;
       setDestination(to);
