@@ -245,6 +245,48 @@ describe('recording from the microphone in the web app', () => {
     expect(await page.getByRole('region', { name: 'Recordings not saved yet' }).count()).toBe(0);
   }, 360_000);
 
+  it('keeps a recording whose upload failed, and Try again saves it as the same note', async () => {
+    await page.goto(`${base}/#/`);
+    const before = (await service.api<{ notes: { note_id: string }[] }>('GET', '/v1/notes?limit=100')).body
+      .notes;
+    // The first PUT of the recording's bytes to storage is cut off, as by a dropped connection.
+    let refused = 0;
+    await page.route('**/*', (route) => {
+      if (route.request().method() === 'PUT' && refused === 0) {
+        refused++;
+        return route.abort('connectionreset');
+      }
+      return route.continue();
+    });
+    try {
+      await page.getByRole('button', { name: 'Record', exact: true }).click();
+      await page.getByRole('button', { name: 'Pause' }).waitFor();
+      await recordUntil(3);
+      await page.getByRole('button', { name: 'Stop and save' }).click();
+      const alert = page.locator('.recorder').getByRole('alert');
+      await alert.waitFor({ timeout: 30_000 });
+      expect(await alert.textContent()).toMatch(
+        /could not be saved: The upload was interrupted\..* It is kept in this browser/,
+      );
+      expect(refused).toBe(1);
+      await page.getByRole('button', { name: 'Try again' }).click();
+      await page.waitForURL(/#\/notes\//, { timeout: 60_000 });
+    } finally {
+      await page.unroute('**/*');
+    }
+    const noteId = noteIdOf(page.url());
+    const after = (await service.api<{ notes: { note_id: string }[] }>('GET', '/v1/notes?limit=100')).body
+      .notes;
+    // One new note: the second attempt filled the note the first one made.
+    expect(
+      after.filter((note) => !before.some((old) => old.note_id === note.note_id)).map((note) => note.note_id),
+    ).toEqual([noteId]);
+    await page.goto(`${base}/#/`);
+    await page.getByRole('button', { name: 'Record', exact: true }).waitFor();
+    await page.waitForTimeout(500);
+    expect(await page.getByRole('region', { name: 'Recordings not saved yet' }).count()).toBe(0);
+  }, 120_000);
+
   it('discards only after asking, and a discarded recording is neither a note nor offered again', async () => {
     await page.goto(`${base}/#/`);
     const notesBefore = (await service.api<{ notes: unknown[] }>('GET', '/v1/notes?limit=100')).body.notes
