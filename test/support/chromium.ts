@@ -12,12 +12,25 @@ import { afterEach } from 'vitest';
  */
 export const CHROMIUM = '/usr/bin/chromium';
 
-export async function launchChromium(): Promise<Browser> {
+/** `extraArgs`: more command-line switches, e.g. a fake microphone (see fakeMicrophone). */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run node scripts/ensure-deps.mjs test`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio'],
+    args: ['--no-sandbox', '--autoplay-policy=no-user-gesture-required', '--mute-audio', ...extraArgs],
   });
+}
+
+/**
+ * Switches that give pages a microphone playing `wav` (PCM WAV; 16 kHz mono 16-bit works) in a loop,
+ * with the permission granted without a prompt.
+ */
+export function fakeMicrophone(wav: string): string[] {
+  return [
+    '--use-fake-ui-for-media-stream',
+    '--use-fake-device-for-media-stream',
+    `--use-file-for-fake-audio-capture=${wav}`,
+  ];
 }
 
 /**

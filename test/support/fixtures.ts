@@ -1,5 +1,6 @@
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { atomically, exists, FFMPEG_QUIET, run } from '../fixtures/fixture-files.ts';
+import { atomically, exists, FFMPEG_QUIET, run, temporaryPath } from '../fixtures/fixture-files.ts';
 import { ensureFixtures, type Fixtures } from '../fixtures/generate.ts';
 
 let fixtures: Promise<Fixtures> | undefined;
@@ -52,4 +53,34 @@ export async function longSpeechFixture(times = 4): Promise<{ file: string; cont
     );
   }
   return { file: path, contentType: CONTENT_TYPES.wav };
+}
+
+/** What the fake microphone says (flite's slt voice), for tests of recording in the browser. */
+export const MICROPHONE_SENTENCE =
+  'Please record the quarterly budget meeting with the marketing team tomorrow morning.';
+
+/**
+ * The sentence, then a second and a half of silence, as 16 kHz mono 16-bit WAV: what Chromium's
+ * `--use-file-for-fake-audio-capture` plays as the microphone, over and over (the pause between
+ * repeats keeps each one whole for the recogniser).
+ */
+export async function microphoneFixture(): Promise<{ file: string; sentence: string }> {
+  const { dir } = await all();
+  const path = join(dir, 'microphone-sentence.wav');
+  if (!(await exists(path))) {
+    const spoken = temporaryPath(path, 'flite.wav');
+    try {
+      await run('flite', ['-voice', 'slt', '-t', MICROPHONE_SENTENCE, '-o', spoken]);
+      await atomically(path, (tmp) =>
+        run('ffmpeg', [
+          ...FFMPEG_QUIET,
+          ...['-i', spoken, '-af', 'apad=pad_dur=1.5', '-ac', '1', '-ar', '16000'],
+          ...['-c:a', 'pcm_s16le', '-f', 'wav', tmp],
+        ]),
+      );
+    } finally {
+      await rm(spoken, { force: true });
+    }
+  }
+  return { file: path, sentence: MICROPHONE_SENTENCE };
 }

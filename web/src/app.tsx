@@ -1,6 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApi } from './api.ts';
 import { beginSignIn, CALLBACK_PATH, completeSignIn, currentSession, signOut } from './auth.ts';
+import { RecordingIndicator } from './components/recording-indicator.tsx';
 import { Toast, type ToastState } from './components/toast.tsx';
 import type { AppConfig } from './config.ts';
 import { handBackConsent } from './consent-window.ts';
@@ -11,6 +12,7 @@ import { AskPage } from './pages/ask.tsx';
 import { NotePage } from './pages/note.tsx';
 import { NotesPage } from './pages/notes.tsx';
 import { SearchPage } from './pages/search.tsx';
+import { RecorderProvider } from './recorder/session.tsx';
 import { href, navigate, type Route, useRoute } from './router.ts';
 import { useTheme } from './theme.ts';
 
@@ -111,59 +113,62 @@ function SignedInApp({
 
   return (
     <AppContextProvider.Provider value={context}>
-      <button type="button" class="skip" onClick={skipToMain}>
-        Skip to content
-      </button>
-      <header class="bar">
-        <a class="brand" href={href('')}>
-          Notes
-        </a>
-        <nav aria-label="Main">
-          <a href={href('')} aria-current={current(route, '')}>
+      <RecorderProvider>
+        <button type="button" class="skip" onClick={skipToMain}>
+          Skip to content
+        </button>
+        <header class="bar">
+          <a class="brand" href={href('')}>
             Notes
           </a>
-          <a href={href('trash')} aria-current={current(route, 'trash')}>
-            Trash
-          </a>
-          <a href={href('ask')} aria-current={current(route, 'ask')}>
-            Ask
-          </a>
-          <a href={href('account')} aria-current={current(route, 'account')}>
-            Account
-          </a>
-        </nav>
-        <SearchBox initial={route.path[0] === 'search' ? (route.query.get('q') ?? '') : ''} />
-        <span class="theme">
-          <button
-            type="button"
-            class="quiet theme-toggle"
-            aria-pressed={theme.theme === 'dark'}
-            onClick={theme.toggle}
-          >
-            Dark mode
+          <nav aria-label="Main">
+            <a href={href('')} aria-current={current(route, '')}>
+              Notes
+            </a>
+            <a href={href('trash')} aria-current={current(route, 'trash')}>
+              Trash
+            </a>
+            <a href={href('ask')} aria-current={current(route, 'ask')}>
+              Ask
+            </a>
+            <a href={href('account')} aria-current={current(route, 'account')}>
+              Account
+            </a>
+          </nav>
+          <RecordingIndicator hidden={onNotesList(route)} />
+          <SearchBox initial={route.path[0] === 'search' ? (route.query.get('q') ?? '') : ''} />
+          <span class="theme">
+            <button
+              type="button"
+              class="quiet theme-toggle"
+              aria-pressed={theme.theme === 'dark'}
+              onClick={theme.toggle}
+            >
+              Dark mode
+            </button>
+            {theme.chosen && (
+              <button type="button" class="quiet" onClick={theme.followSystem}>
+                Follow the system
+              </button>
+            )}
+          </span>
+          <button type="button" class="quiet" onClick={leave}>
+            Sign out
           </button>
-          {theme.chosen && (
-            <button type="button" class="quiet" onClick={theme.followSystem}>
-              Follow the system
-            </button>
+        </header>
+        <main id="main" tabIndex={-1}>
+          {notice && (
+            <div role="alert" class="error notice">
+              <p>{notice}</p>
+              <button type="button" onClick={onNoticeRead}>
+                Dismiss
+              </button>
+            </div>
           )}
-        </span>
-        <button type="button" class="quiet" onClick={leave}>
-          Sign out
-        </button>
-      </header>
-      <main id="main" tabIndex={-1}>
-        {notice && (
-          <div role="alert" class="error notice">
-            <p>{notice}</p>
-            <button type="button" onClick={onNoticeRead}>
-              Dismiss
-            </button>
-          </div>
-        )}
-        <Page route={route} />
-      </main>
-      <Toast toast={toast} onDone={() => setToast(null)} />
+          <Page route={route} />
+        </main>
+        <Toast toast={toast} onDone={() => setToast(null)} />
+      </RecorderProvider>
     </AppContextProvider.Provider>
   );
 }
@@ -229,6 +234,11 @@ function NotFound() {
       </p>
     </section>
   );
+}
+
+/** The page where the recorder's own controls are. */
+function onNotesList(route: Route): boolean {
+  return route.path.length === 0;
 }
 
 function current(route: Route, section: string): 'page' | undefined {

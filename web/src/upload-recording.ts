@@ -9,6 +9,10 @@ interface Upload {
 export interface RecordingUpload {
   file: File;
   contentType: string;
+  /** The note's title; by default the file's name without its extension. */
+  title?: string;
+  /** The note's ID, when an earlier attempt chose it (submitTranscription is idempotent on it). */
+  noteId?: string;
   speakersExpected: number | undefined;
   /** Filed here when the person is looking at a collection. */
   collection: CollectionRef | null;
@@ -23,8 +27,8 @@ export interface RecordingUpload {
  */
 export async function uploadRecording(api: Api, recording: RecordingUpload): Promise<string> {
   const { file } = recording;
-  const noteId = crypto.randomUUID();
-  const title = file.name.replace(/\.[^.]+$/, '').slice(0, 200) || 'Recording';
+  const noteId = recording.noteId ?? crypto.randomUUID();
+  const title = (recording.title ?? file.name.replace(/\.[^.]+$/, '')).slice(0, 200) || 'Recording';
   const { data } = await api.request<Upload>(`/v1/notes/${noteId}/transcription`, {
     method: 'POST',
     body: {

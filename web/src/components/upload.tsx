@@ -2,9 +2,12 @@ import { useRef, useState } from 'preact/hooks';
 import { useApp } from '../context.ts';
 import { bytes } from '../format.ts';
 import { messageOf } from '../hooks.ts';
+import type { Destination } from '../recorder/session.tsx';
 import { href, navigate } from '../router.ts';
 import type { CollectionRef } from '../types.ts';
 import { uploadRecording } from '../upload-recording.ts';
+import { Recorder } from './recorder.tsx';
+import { UnfinishedRecordings } from './unfinished-recordings.tsx';
 
 /** What the service accepts (submitTranscription's content_type), by file extension when the browser has no type. */
 const TYPES_BY_EXTENSION: Record<string, string> = {
@@ -82,17 +85,31 @@ export function UploadArea({
       previous.map((upload) => (upload.key === key ? { ...upload, ...change } : upload)),
     );
 
+  /** The speakers field's number (undefined when blank), or null after saying why it is not one. */
+  function readSpeakers(): number | undefined | null {
+    const expected = speakers.trim() === '' ? undefined : Number(speakers);
+    if (
+      expected !== undefined &&
+      !(Number.isInteger(expected) && expected >= 1 && expected <= MOST_SPEAKERS)
+    ) {
+      setError(`How many people speak: a whole number from 1 to ${MOST_SPEAKERS}, or leave it blank.`);
+      return null;
+    }
+    return expected;
+  }
+
+  /** Where a recording from the microphone goes: this collection, with the speakers field's number. */
+  function recordingDestination(): Destination | null {
+    setError(null);
+    const expected = readSpeakers();
+    return expected === null ? null : { collection, speakersExpected: expected };
+  }
+
   async function uploadAll(files: File[]) {
     setError(null);
     if (files.length === 0) return;
-    const speakersExpected = speakers.trim() === '' ? undefined : Number(speakers);
-    if (
-      speakersExpected !== undefined &&
-      !(Number.isInteger(speakersExpected) && speakersExpected >= 1 && speakersExpected <= MOST_SPEAKERS)
-    ) {
-      setError(`How many people speak: a whole number from 1 to ${MOST_SPEAKERS}, or leave it blank.`);
-      return;
-    }
+    const speakersExpected = readSpeakers();
+    if (speakersExpected === null) return;
     const batch = files.map((file) => ({ file, key: nextKey++ }));
     setUploads(
       batch.map(({ file, key }) => ({ key, name: file.name, sent: 0, total: file.size, state: 'waiting' })),
@@ -178,7 +195,7 @@ export function UploadArea({
           Optional: blank lets the service work it out.
         </span>
       </p>
-      <p>Drop recordings (audio or video) here (one note each), or</p>
+      <p>Drop recordings (audio or video) here (one note each), choose them, or record one now.</p>
       <input
         ref={input}
         id="upload-file"
@@ -195,9 +212,13 @@ export function UploadArea({
           void uploadAll(files);
         }}
       />
-      <button type="button" class="primary" disabled={busy} onClick={() => input.current?.click()}>
-        {busy ? 'Uploading…' : 'Choose recordings'}
-      </button>
+      <div class="new-note-actions">
+        <button type="button" class="primary" disabled={busy} onClick={() => input.current?.click()}>
+          {busy ? 'Uploading…' : 'Choose recordings'}
+        </button>
+        <Recorder destination={recordingDestination} />
+      </div>
+      <UnfinishedRecordings destination={recordingDestination} />
       {uploads.length > 0 && (
         <ul class="file-uploads" aria-label="Uploads">
           {uploads.map((upload) => (
