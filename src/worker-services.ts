@@ -68,6 +68,7 @@ function speechEngine(
         ffmpegPath: config.NOTES_FFMPEG_PATH,
         pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
         chunkMs: config.NOTES_RECOGNIZER_CHUNK_SECONDS * 1000,
+        ...(config.NOTES_WORK_DIR ? { scratchDir: config.NOTES_WORK_DIR } : {}),
       }),
     ),
     engineName: 'local-pocketsphinx',

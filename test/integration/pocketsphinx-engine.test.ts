@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CpuSlots } from '../../src/adapters/speech/cpu-slots.ts';
 import { decodeToPcm, PCM_BYTES_PER_MS, probeDurationMs } from '../../src/adapters/speech/ffmpeg.ts';
 import { PocketsphinxSpeechToText, parseWordLine } from '../../src/adapters/speech/pocketsphinx.ts';
 import { UtteranceLimiter } from '../../src/adapters/speech/utterance-limiter.ts';
@@ -396,6 +397,42 @@ describe('long recordings are recognised in parallel chunks', () => {
         `chunked: ${chunked.words.length} words, overlap ${chunkedOverlap.toFixed(3)}; ` +
           `whole: ${whole.words.length} words, overlap ${wholeOverlap.toFixed(3)}`,
       );
+    },
+    SLOW,
+  );
+  it(
+    'cuts a streamed WebM, which states no duration, into chunks too, through an indexed copy it removes after',
+    async () => {
+      const streamed = join(dir, 'streamed.webm');
+      // Piped output cannot be seeked back to write a duration, like a browser MediaRecorder upload.
+      const run = spawnSync('sh', [
+        '-c',
+        `ffmpeg -loglevel error -i "$0" -c:a libopus -f webm pipe:1 > "$1"`,
+        path,
+        streamed,
+      ]);
+      expect(run.status).toBe(0);
+      expect(await probeDurationMs(streamed)).toBeUndefined();
+      const scratchDir = await mkdtemp(join(dir, 'scratch-'));
+      const slots = new CpuSlots(2);
+      let mostAtOnce = 0;
+      const progress: RecognitionProgress[] = [];
+      const result = await new PocketsphinxSpeechToText({
+        chunkMs: 20_000,
+        concurrency: 2,
+        slots,
+        scratchDir,
+      }).transcribe(streamed, (report) => {
+        mostAtOnce = Math.max(mostAtOnce, slots.inUse);
+        progress.push(report);
+      });
+      expect(mostAtOnce).toBe(2);
+      // Only a known duration gives fractions between 0 and 1.
+      expect(progress.some((report) => (report.fraction ?? 0) > 0 && (report.fraction ?? 1) < 1)).toBe(true);
+      expect(wordOverlap(script, result.words.map((word) => word.text).join(' '))).toBeGreaterThanOrEqual(
+        MIN_OVERLAP,
+      );
+      expect(await readdir(scratchDir)).toEqual([]);
     },
     SLOW,
   );

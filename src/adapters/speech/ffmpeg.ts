@@ -114,6 +114,25 @@ async function probeWithFfprobe(
   return secondsToMs(stream.duration) ?? secondsToMs(parsed.format?.duration);
 }
 
+/**
+ * Copies the audio track of `inputPath` (no decoding: a second per hour of audio) into a Matroska
+ * file at `outputPath`, which ffmpeg writes with a duration and seek index. A recording streamed by a
+ * browser (MediaRecorder's WebM, fragmented MP4) has neither, so it could only be read through once,
+ * on one core; the copy can be cut into chunks. Throws when ffmpeg cannot copy it.
+ */
+export async function remuxWithIndex(
+  inputPath: string,
+  outputPath: string,
+  options: FfmpegOptions = {},
+  abort?: AbortSignal,
+): Promise<void> {
+  const program = options.ffmpegPath ?? 'ffmpeg';
+  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-i', inputPath];
+  args.push('-map', '0:a:0', '-vn', '-c', 'copy', '-f', 'matroska', outputPath);
+  const { code, signal, stderr } = await run(program, args, abort);
+  if (code !== 0) throw ffmpegFailure(program, inputPath, stderr, code, signal);
+}
+
 /** Without an output file `ffmpeg -i` exits 1 after printing the input summary, which is all we need. */
 async function probeWithFfmpeg(
   inputPath: string,

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { access } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
@@ -28,6 +28,7 @@ import {
   PCM_BYTES_PER_MS,
   type PcmRange,
   probeDurationMs,
+  remuxWithIndex,
 } from './ffmpeg.ts';
 import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
 import { recordingNotice } from './recognition-notice.ts';
@@ -52,6 +53,8 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   chunkMs?: number;
   /** Audio decoded past each side of a chunk, so boundary words are heard whole. Default 2 s. */
   chunkOverlapMs?: number;
+  /** Where a streamed recording's indexed copy is written (`remuxWithIndex`). Default: the OS temp dir. */
+  scratchDir?: string;
   /**
    * Chunks of this recording recognised at once, each by its own ffmpeg + pocketsphinx. Default: the
    * number of cores. Every chunk also holds one of `slots` while it runs.
@@ -95,12 +98,55 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const progress = new ProgressReporter(onProgress, this.options.progressIntervalMs ?? 250);
     await progress.report({ stage: 'decoding' });
     const modelArgs = await this.modelArgs();
-    const probedMs = await probeDurationMs(audioPath, this.options, signal).catch((error: unknown) => {
-      throw signal?.aborted ? abortError(signal) : error;
-    });
-    await progress.report(probedMs ? { stage: 'recognizing', fraction: 0 } : { stage: 'recognizing' });
+    const source = await this.chunkableSource(audioPath, signal);
+    try {
+      return await this.recognizeSource(source.path, source.durationMs, modelArgs, progress, signal);
+    } finally {
+      await source.remove();
+    }
+  }
 
-    // Without a probed duration (streamed WebM) the file can only be read through once, as one chunk.
+  /**
+   * The recording with its duration. A recording streamed by a browser states none; its audio is
+   * copied into a file that does (`remuxWithIndex`), so that it too is cut into chunks for every core.
+   * When even that fails, the original is read through once, as one chunk.
+   */
+  private async chunkableSource(
+    audioPath: string,
+    signal: AbortSignal | undefined,
+  ): Promise<{ path: string; durationMs: number | undefined; remove(): Promise<void> }> {
+    const probe = (path: string) =>
+      probeDurationMs(path, this.options, signal).catch((error: unknown) => {
+        throw signal?.aborted ? abortError(signal) : error;
+      });
+    const original = { path: audioPath, durationMs: await probe(audioPath), remove: async () => {} };
+    if (original.durationMs !== undefined) return original;
+    const dir = await mkdtemp(join(this.options.scratchDir ?? tmpdir(), 'notes-remux-'));
+    const remove = () => rm(dir, { recursive: true, force: true });
+    try {
+      const path = join(dir, 'audio.mka');
+      await remuxWithIndex(audioPath, path, this.options, signal);
+      const durationMs = await probe(path);
+      if (durationMs !== undefined) return { path, durationMs, remove };
+    } catch {
+      // Not copyable (an odd container): read through once below; a real fault shows there.
+      if (signal?.aborted) {
+        await remove();
+        throw abortError(signal);
+      }
+    }
+    await remove();
+    return original;
+  }
+
+  private async recognizeSource(
+    audioPath: string,
+    probedMs: number | undefined,
+    modelArgs: string[],
+    progress: ProgressReporter,
+    signal: AbortSignal | undefined,
+  ): Promise<RecognitionResult> {
+    await progress.report(probedMs ? { stage: 'recognizing', fraction: 0 } : { stage: 'recognizing' });
     const chunks = planChunks(probedMs ?? 0, {
       chunkMs: this.options.chunkMs,
       overlapMs: this.options.chunkOverlapMs,
