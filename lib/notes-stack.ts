@@ -11,6 +11,7 @@ import { McpAuth } from './constructs/mcp-auth.ts';
 import type { SharedFunctionProps } from './constructs/notes-function.ts';
 import { Queues } from './constructs/queues.ts';
 import { Storage } from './constructs/storage.ts';
+import { TranscribeDataAccess } from './constructs/transcribe-access.ts';
 import { WebApp } from './constructs/web-app.ts';
 import { Workers } from './constructs/workers.ts';
 import { acknowledgeFrameworkFunctions } from './framework-functions.ts';
@@ -107,6 +108,10 @@ export class NotesStack extends Stack {
       maxConcurrency: config.workerMaxConcurrency,
       ...alarmTopic,
     });
+    // Job queueing: a burst past Transcribe's concurrent-job quota waits in Transcribe's queue.
+    new TranscribeDataAccess(this, 'TranscribeDataAccess', {
+      bucket: this.storage.dataBucket,
+    }).allowJobsStartedBy(this.workers.functions.transcriptionWorker);
 
     this.docs = new DocsSite(this, 'Docs', { accessLogsBucket: this.storage.accessLogsBucket });
     this.webApp = new WebApp(this, 'WebApp', {

@@ -34,6 +34,17 @@ const schema = z.object({
     .default('notes-'),
   NOTES_TRANSCRIBE_LANGUAGE_CODE: z.string().min(2).default('en-US'),
   /**
+   * A role Amazon Transcribe assumes to read recordings and write its output (the stack makes it):
+   * with it, jobs past the concurrent-job quota wait in Transcribe's job queue; without it, Transcribe
+   * refuses them and the queue retries (then fails) the work. Pattern from the API reference.
+   */
+  NOTES_TRANSCRIBE_DATA_ACCESS_ROLE_ARN: z
+    .string()
+    .regex(
+      /^arn:(aws|aws-cn|aws-us-gov|aws-iso-{0,1}[a-z]{0,1}):iam::[0-9]{0,63}:role\/[A-Za-z0-9:_/+=,@.-]{0,1024}$/,
+    )
+    .optional(),
+  /**
    * Text engine for Insights, artifacts and Ask: `local` (extractive, no LLM), `bedrock` (Converse),
    * `openai` (chat completions).
    */

@@ -38,6 +38,9 @@ function speechEngine(
         bucket: config.NOTES_BUCKET_NAME,
         jobPrefix: config.NOTES_TRANSCRIBE_JOB_PREFIX,
         languageCode: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,
+        ...(config.NOTES_TRANSCRIBE_DATA_ACCESS_ROLE_ARN
+          ? { dataAccessRoleArn: config.NOTES_TRANSCRIBE_DATA_ACCESS_ROLE_ARN }
+          : {}),
       }),
       engineName: 'amazon-transcribe',
       language: config.NOTES_TRANSCRIBE_LANGUAGE_CODE,

@@ -2,6 +2,7 @@ import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { Match, Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -53,7 +54,10 @@ type EventName = (typeof eventWorkers)[EventWorkerName]['event'];
  */
 export class Workers extends Construct {
   readonly functions: Record<QueueWorkerName | EventWorkerName, NotesFunction>;
-  /** Where Transcribe events go that the completion function failed to take after every retry. */
+  /**
+   * Where Transcribe events go that never reached the completion function (EventBridge's retries ran
+   * out) or that it failed after Lambda's retries (the record of the invocation, the event inside).
+   */
   readonly transcribeEventsDeadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: WorkersProps) {
@@ -127,6 +131,14 @@ export class Workers extends Construct {
             deadLetterQueue: this.transcribeEventsDeadLetterQueue,
           }),
         );
+        // The rule's dead-letter queue only takes events EventBridge could not hand to Lambda. Once
+        // Lambda has queued one (an asynchronous invocation), it retries a throttled event for up to
+        // 6 hours and a failed one twice, then discards it: its record goes to the same queue instead.
+        fn.function.configureAsyncInvoke({
+          retryAttempts: 2,
+          maxEventAge: Duration.hours(6),
+          onFailure: new SqsDestination(this.transcribeEventsDeadLetterQueue),
+        });
       },
     };
     for (const name of Object.keys(eventWorkers) as EventWorkerName[]) {

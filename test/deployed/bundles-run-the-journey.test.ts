@@ -18,6 +18,7 @@ import {
   expectCleanLogs,
   messageFor,
   rest,
+  TRANSCRIBE_DATA_ACCESS_ROLE_ARN,
 } from './support/deployment.ts';
 import { resultOf } from './support/isolated-bundle.ts';
 import { startedJobs } from './support/transcribe-stand-in.ts';
@@ -129,6 +130,11 @@ describe('a recording through the deployed bundles', () => {
       OutputBucketName: deployment.emulators.bucketName,
       Settings: { ShowSpeakerLabels: true },
       LanguageCode: 'en-US',
+      // The stack gives the worker the data access role: past the quota, Transcribe queues the job.
+      JobExecutionSettings: {
+        AllowDeferredExecution: true,
+        DataAccessRoleArn: TRANSCRIBE_DATA_ACCESS_ROLE_ARN,
+      },
     });
     // Named by the run: the job's creation time (ms) × 1000 + its attempt (1).
     expect(String(deployment.transcribeJobOf(noteA).TranscriptionJobName)).toMatch(

@@ -29,15 +29,16 @@ let api: Api;
 const started: StartTranscriptionJobCommand['input'][] = [];
 let transcribe: TranscribeSpeechToText;
 
+const recordingClient = {
+  send: async (command: StartTranscriptionJobCommand) => {
+    started.push(command.input);
+    return { $metadata: {} };
+  },
+};
+
 beforeAll(async () => {
   service = await startInProcess({ workers: false });
   ({ runtime, api } = service);
-  const recordingClient = {
-    send: async (command: StartTranscriptionJobCommand) => {
-      started.push(command.input);
-      return { $metadata: {} };
-    },
-  };
   transcribe = new TranscribeSpeechToText(recordingClient, getWorkerServices().blobs, {
     bucket: runtime.info.bucket_name,
     jobPrefix: PREFIX,
@@ -151,6 +152,40 @@ describe('transcription through Amazon Transcribe', () => {
       ),
     );
     expect(speakers).toEqual(new Set(['Speaker 1']));
+  });
+
+  it('asks Transcribe to queue the job with the data access role, and a job it ran hours later still finishes the note', async () => {
+    const role = 'arn:aws:iam::111122223333:role/notes-test-transcribe-data-access';
+    const services = getWorkerServices();
+    const queueing = new TranscribeSpeechToText(recordingClient, services.blobs, {
+      bucket: runtime.info.bucket_name,
+      jobPrefix: PREFIX,
+      languageCode: 'en-US',
+      dataAccessRoleArn: role,
+    });
+    const { speech, now } = services;
+    Object.assign(services, { speech: queueing });
+    try {
+      const { accountId, noteId } = await uploadedNote();
+      await runTranscription(services, { accountId, noteId, upload: { sizeBytes: 1 } });
+      expect(started.at(-1)?.JobExecutionSettings).toEqual({
+        AllowDeferredExecution: true,
+        DataAccessRoleArn: role,
+      });
+      // Transcribe's queue held the job past its 6-hour lease; nothing else touched the note meanwhile.
+      Object.assign(services, { now: () => now() + 7 * 60 * 60 * 1000 });
+      const name = await jobName(accountId, noteId);
+      await services.blobs.putJson(
+        `accounts/${accountId}/notes/${noteId}/transcribe-output-${name.split('.').at(-1)}.json`,
+        JSON.parse(await readFile(join(FIXTURES, 'two-speakers.json'), 'utf8')),
+      );
+      await invoke(await fixtureEvent('event-completed.json', name));
+      const done = await api('GET', `/v1/notes/${noteId}/transcription`);
+      expect(done.status).toBe(200);
+      expect(done.body.full_text).toMatch(/Friday\?/);
+    } finally {
+      Object.assign(services, { speech, now });
+    }
   });
 
   it('ignores the event of an earlier attempt', async () => {

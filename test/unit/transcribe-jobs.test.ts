@@ -39,6 +39,11 @@ const startedResponse: StartTranscriptionJobCommandOutput = {
   },
 };
 
+function defined<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('missing in the fixture');
+  return value;
+}
+
 function fakeClient(outcome: () => Promise<StartTranscriptionJobCommandOutput>) {
   const send = vi.fn((_command: StartTranscriptionJobCommand) => outcome());
   return { jobs: new TranscribeJobs({ send }), send };
@@ -83,6 +88,47 @@ describe('TranscribeJobs.start', () => {
     expect(input?.IdentifyLanguage).toBe(true);
     expect(input).not.toHaveProperty('LanguageCode');
     expect(input?.Settings).toEqual({ ShowSpeakerLabels: true, MaxSpeakerLabels: 4 });
+  });
+
+  const dataAccessRoleArn = 'arn:aws:iam::111122223333:role/notes-prod-transcribe-data-access';
+
+  it('with a data access role, asks Transcribe to queue the job past the concurrent-job quota', async () => {
+    const { jobs, send } = fakeClient(async () => startedResponse);
+    await jobs.start({ ...request, dataAccessRoleArn });
+    expect(sentInput(send)?.JobExecutionSettings).toEqual({
+      AllowDeferredExecution: true,
+      DataAccessRoleArn: dataAccessRoleArn,
+    });
+  });
+
+  it('without a data access role, sends no JobExecutionSettings (Transcribe requires both fields)', async () => {
+    const { jobs, send } = fakeClient(async () => startedResponse);
+    await jobs.start(request);
+    expect(sentInput(send)).not.toHaveProperty('JobExecutionSettings');
+  });
+
+  it('counts a job Transcribe queued (status QUEUED, no start time yet) as started', async () => {
+    // The response shape the API reference shows for a deferred job: queued, not yet running.
+    const { StartTime: _notYet, ...waiting } = defined(startedResponse.TranscriptionJob);
+    const queued: StartTranscriptionJobCommandOutput = {
+      ...startedResponse,
+      TranscriptionJob: {
+        ...waiting,
+        TranscriptionJobStatus: 'QUEUED',
+        JobExecutionSettings: { AllowDeferredExecution: true, DataAccessRoleArn: dataAccessRoleArn },
+      },
+    };
+    const { jobs } = fakeClient(async () => queued);
+    await expect(jobs.start({ ...request, dataAccessRoleArn })).resolves.toBe('started');
+  });
+
+  it('rethrows a LimitExceededException of a full job queue so that the queue retries later', async () => {
+    const full = new LimitExceededException({
+      message: 'The job queue is full. Wait for some jobs to complete and try again.',
+      $metadata: { httpStatusCode: 400 },
+    });
+    const { jobs } = fakeClient(() => Promise.reject(full));
+    await expect(jobs.start({ ...request, dataAccessRoleArn })).rejects.toBe(full);
   });
 
   it('treats a ConflictException (job name taken) as already started', async () => {

@@ -21,6 +21,12 @@ export interface StartJobRequest {
   languageCode: string;
   /** Transcribe's minimum is 2; it rejects values above its maximum with a BadRequestException. */
   maxSpeakers?: number;
+  /**
+   * A role Transcribe assumes to read the media and write the output later: with it, a job past the
+   * account's concurrent-job quota waits in Transcribe's queue (job queueing) instead of being refused
+   * with a LimitExceededException. Without it, no queueing.
+   */
+  dataAccessRoleArn?: string;
 }
 
 /** `already_started`: a job with this name exists, so an earlier delivery of the same work started it. */
@@ -83,11 +89,21 @@ export class TranscribeJobs {
   /**
    * Starts a diarised transcription job. Safe to repeat (queue redelivery): a ConflictException means
    * the name is taken, and names encode account, note and attempt, so the job is already ours.
-   * Throttling and limit errors (LimitExceededException) and everything else propagate so that the
-   * queue retries or fails the message.
+   * Throttling and limit errors (LimitExceededException: too many requests, too many concurrent jobs
+   * without queueing, or a full job queue with it) and everything else propagate so that the queue
+   * retries or fails the message. A queued job (status QUEUED) counts as started: its state change
+   * event comes like any other's once it runs.
    */
   async start(request: StartJobRequest): Promise<StartOutcome> {
-    const { jobName, mediaUri, outputBucket, outputKey, languageCode, maxSpeakers = 10 } = request;
+    const {
+      jobName,
+      mediaUri,
+      outputBucket,
+      outputKey,
+      languageCode,
+      maxSpeakers = 10,
+      dataAccessRoleArn,
+    } = request;
     assertJobName(jobName);
     if (!mediaUri.startsWith('s3://')) throw new Error(`Media URI must be s3://bucket/key, got ${mediaUri}`);
     if (!Number.isInteger(maxSpeakers) || maxSpeakers < 1) {
@@ -107,6 +123,10 @@ export class TranscribeJobs {
       ...(languageCode === 'auto'
         ? { IdentifyLanguage: true }
         : { LanguageCode: languageCode as LanguageCode }),
+      // Transcribe requires both fields together; a queued job reads the media with this role.
+      ...(dataAccessRoleArn === undefined
+        ? {}
+        : { JobExecutionSettings: { AllowDeferredExecution: true, DataAccessRoleArn: dataAccessRoleArn } }),
     };
     try {
       await this.client.send(new StartTranscriptionJobCommand(input));

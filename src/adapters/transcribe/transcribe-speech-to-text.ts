@@ -14,6 +14,8 @@ export interface TranscribeSettings {
   jobPrefix: string;
   /** e.g. `en-US`, or `auto` to let Transcribe identify the language. */
   languageCode: string;
+  /** The role that lets Transcribe queue jobs past the concurrent-job quota (TranscribeJobs.start). */
+  dataAccessRoleArn?: string;
 }
 
 /**
@@ -40,6 +42,7 @@ export class TranscribeSpeechToText implements BatchSpeechToText {
       outputKey: this.outputKey(job),
       languageCode: this.settings.languageCode,
       ...(job.hints?.speakersExpected ? { maxSpeakers: job.hints.speakersExpected } : {}),
+      ...(this.settings.dataAccessRoleArn ? { dataAccessRoleArn: this.settings.dataAccessRoleArn } : {}),
     });
   }
 

@@ -43,6 +43,10 @@ export interface PublicValues {
   NOTES_OIDC_CLIENT_ID: string;
 }
 
+/** Stands for the stack's Transcribe data access role (a GetAtt in the template): job queueing on. */
+export const TRANSCRIBE_DATA_ACCESS_ROLE_ARN =
+  'arn:aws:iam::111122223333:role/notes-dev-TranscribeDataAccessRole';
+
 export const EXAMPLE_PUBLIC_VALUES: PublicValues = {
   NOTES_PUBLIC_URL: 'https://abc123.execute-api.us-east-1.amazonaws.com',
   NOTES_WEB_APP_URL: 'https://d111111abcdef8.cloudfront.net',
@@ -131,6 +135,7 @@ export class Deployment {
       NOTES_BUCKET_NAME: this.emulators.bucketName,
       NOTES_TRANSCRIPTION_QUEUE_URL: this.emulators.queueUrls.transcription,
       NOTES_GENERATION_QUEUE_URL: this.emulators.queueUrls.generation,
+      NOTES_TRANSCRIBE_DATA_ACCESS_ROLE_ARN: TRANSCRIBE_DATA_ACCESS_ROLE_ARN,
       ...this.publicValues,
     };
     return {
