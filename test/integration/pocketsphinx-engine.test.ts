@@ -17,6 +17,21 @@ import { wordOverlap } from '../fixtures/word-overlap.ts';
  * The threshold sits just below the worst, so a real regression (wrong flags, lost audio) fails.
  */
 const MIN_OVERLAP = 0.85;
+
+/**
+ * `source` encoded as WebM/Opus into a pipe, which cannot be seeked back to write a duration: what a
+ * browser's MediaRecorder uploads.
+ */
+function streamedWebm(source: string, out: string): string {
+  const run = spawnSync('sh', [
+    '-c',
+    'ffmpeg -loglevel error -i "$0" -c:a libopus -f webm pipe:1 > "$1"',
+    source,
+    out,
+  ]);
+  if (run.status !== 0) throw new Error(`could not encode a streamed WebM: ${run.stderr}`);
+  return out;
+}
 const SLOW = 180_000;
 
 let fixtures: Fixtures;
@@ -264,16 +279,7 @@ describe('ffmpeg decodes common upload formats to 16 kHz mono PCM', () => {
   }
 
   it('reports the duration as unknown, not wrong, when a streamed WebM does not carry one', async () => {
-    const out = join(dir, 'streamed.webm');
-    const source = speechFixture('slt-25s').wav;
-    // Piped output cannot be seeked back to write the duration, like a browser MediaRecorder upload.
-    const run = spawnSync('sh', [
-      '-c',
-      `ffmpeg -loglevel error -i "$0" -c:a libopus -f webm pipe:1 > "$1"`,
-      source,
-      out,
-    ]);
-    expect(run.status).toBe(0);
+    const out = streamedWebm(speechFixture('slt-25s').wav, join(dir, 'streamed.webm'));
     expect(await probeDurationMs(out)).toBeUndefined();
     expect(await decodedMs(out)).toBeCloseTo(25_875, -2);
   });
@@ -403,15 +409,7 @@ describe('long recordings are recognised in parallel chunks', () => {
   it(
     'cuts a streamed WebM, which states no duration, into chunks too, through an indexed copy it removes after',
     async () => {
-      const streamed = join(dir, 'streamed.webm');
-      // Piped output cannot be seeked back to write a duration, like a browser MediaRecorder upload.
-      const run = spawnSync('sh', [
-        '-c',
-        `ffmpeg -loglevel error -i "$0" -c:a libopus -f webm pipe:1 > "$1"`,
-        path,
-        streamed,
-      ]);
-      expect(run.status).toBe(0);
+      const streamed = streamedWebm(path, join(dir, 'streamed.webm'));
       expect(await probeDurationMs(streamed)).toBeUndefined();
       const scratchDir = await mkdtemp(join(dir, 'scratch-'));
       const slots = new CpuSlots(2);
