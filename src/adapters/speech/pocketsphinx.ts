@@ -31,6 +31,7 @@ import {
   remuxWithIndex,
 } from './ffmpeg.ts';
 import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
+import { dictionaryForModel } from './model-dictionary.ts';
 import { recordingNotice } from './recognition-notice.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from './speech-presence.ts';
 import { UtteranceLimiter } from './utterance-limiter.ts';
@@ -53,7 +54,10 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   chunkMs?: number;
   /** Audio decoded past each side of a chunk, so boundary words are heard whole. Default 2 s. */
   chunkOverlapMs?: number;
-  /** Where a streamed recording's indexed copy is written (`remuxWithIndex`). Default: the OS temp dir. */
+  /**
+   * Where a streamed recording's indexed copy (`remuxWithIndex`) and the dictionary of the model's
+   * words (`dictionaryForModel`) are written. Default: the OS temp dir.
+   */
   scratchDir?: string;
   /**
    * Chunks of this recording recognised at once, each by its own ffmpeg + pocketsphinx. Default: the
@@ -207,7 +211,8 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     await Promise.all([hmm, lm, dict].map((path) => access(path))).catch(() => {
       throw new Error(`pocketsphinx model not found in ${dir} (install pocketsphinx-en-us or set modelDir)`);
     });
-    return ['-hmm', hmm, '-lm', lm, '-dict', dict];
+    const modelWordsOnly = await dictionaryForModel(dict, lm, this.options.scratchDir ?? tmpdir());
+    return ['-hmm', hmm, '-lm', lm, '-dict', modelWordsOnly];
   }
 
   /** Recognises the file or one `range` of it; word times are on the recording's clock. */
