@@ -78,8 +78,19 @@ describe('work interrupted by kill -9 resumes on the next start', { timeout: 240
       await waitForJob(`/v1/notes/${noteId}/transcription`, (job) => job.status === 'processing');
     }
     await submitAndUpload(api, queued, short.file, short.contentType);
-    // Two at a time: the third recording waits behind the first two.
-    expect((await api('GET', `/v1/notes/${queued}/transcription`)).body).toMatchObject({ status: 'queued' });
+    // Two at a time: the third recording waits behind the first two, and says so: its upload was
+    // taken (by the uploads worker, whatever the recognisers are doing), so it is queued for
+    // recognition, not awaiting its upload.
+    await waitForJob(`/v1/notes/${queued}/transcription`, (job) => job.stage === 'queued');
+    expect((await api('GET', `/v1/notes/${queued}/transcription`)).body).toMatchObject({
+      status: 'queued',
+      stage: 'queued',
+    });
+    for (const noteId of running) {
+      expect((await api('GET', `/v1/notes/${noteId}/transcription`)).body).toMatchObject({
+        status: 'processing',
+      });
+    }
 
     await service.restart('SIGKILL');
     currentApi();
