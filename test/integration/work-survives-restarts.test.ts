@@ -190,7 +190,12 @@ describe('SIGTERM drains for a bounded time and returns unfinished work to the q
     expect(lateDone.final.status, JSON.stringify(lateDone.final.body)).toBe(200);
     const lateNote = await api('GET', `/v1/notes/${late}`);
     expect(lateNote.body.audio).toMatchObject({ size_bytes: (await stat(short.file)).size });
-    expect(lateNote.body.transcription_job).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(lateNote.body.transcription_job).toMatchObject({ status: 'completed' });
+    // The upload's worker can take the event during the drain and a free transcription slot start it
+    // (a batch received before stop() is handled), which the drain's end then interrupts: a second
+    // attempt after the restart. Either way it completes once, with one transcript.
+    expect([1, 2]).toContain((lateNote.body.transcription_job as { attempts: number }).attempts);
+    expect(await objectsOf(late)).toEqual(['audio', 'transcription.json']);
     expect(await objectsOf(running)).toEqual(['audio', 'transcription.json']);
     expect(await workDirEntries()).toEqual([]);
   });
