@@ -163,7 +163,7 @@ describe('transcription through Amazon Transcribe', () => {
     Object.assign(services, { speech: queueing });
     try {
       const { accountId, noteId } = await uploadedNote();
-      await runTranscription(services, { accountId, noteId, upload: { sizeBytes: 1 } });
+      await runTranscription(services, { accountId, noteId });
       expect(started.at(-1)?.JobExecutionSettings).toEqual({
         AllowDeferredExecution: true,
         DataAccessRoleArn: role,
