@@ -26,6 +26,9 @@ export function apiSizingOf(name: OperationId | PublicRouteName): FunctionSizing
 
 /** One entry per worker of src/routes.ts: a new worker does not compile until it is sized here. */
 export const workerSizing: Record<QueueWorkerName | EventWorkerName, FunctionSizing> = {
+  // Takes an upload: a storage HEAD, a few table writes and one message sent.
+  uploadReceived: { timeout: Duration.seconds(30), memorySize: 512 },
+  uploadsDeadLetter: { timeout: Duration.seconds(30), memorySize: 512 },
   // On AWS it only starts a Transcribe job (seconds; transcriptionCompleted takes the result). The
   // minute covers a cold start and the SDK's retries, and keeps the queue's visibility at 6 minutes.
   transcriptionWorker: { timeout: Duration.minutes(1), memorySize: 1024 },

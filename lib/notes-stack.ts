@@ -55,7 +55,7 @@ export class NotesStack extends Stack {
       deletionProtection: config.deletionProtection,
       uploadCorsOrigins: config.uploadCorsOrigins,
       accessLogRetentionDays: config.logRetentionDays,
-      uploadsQueue: this.queues.transcription.queue,
+      uploadsQueue: this.queues.uploads.queue,
     });
 
     // Signs the MCP server's access tokens; the private key never leaves KMS (src/oauth/kms-signing-key.ts).

@@ -229,6 +229,14 @@ export type PublicRouteName = keyof typeof publicRoutes;
 
 /** Queue-driven functions: the local event-source loop and the CDK event source mappings use this. */
 export const queueWorkers = {
+  // Takes each completed upload (S3 event): reads the stored size, records it, queues the job and
+  // requests its transcription; removes a recording uploaded for a note deleted since.
+  uploadReceived: {
+    queue: 'uploads',
+    needs: { table: 'write', objects: ['read', 'delete'], queue: 'transcription' },
+  },
+  // Fails the job of an upload that could not be taken; records the stored recording on its note.
+  uploadsDeadLetter: { queue: 'uploadsDlq', needs: { table: 'write', objects: ['read'] } },
   // Deletes audio that turns out not to be audio; writes transcripts.
   transcriptionWorker: {
     queue: 'transcription',

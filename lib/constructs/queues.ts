@@ -15,6 +15,11 @@ export interface QueuesProps {
 
 /** The work queues: each with a dead-letter queue and an alarm on it. */
 export class Queues extends Construct {
+  /**
+   * Completed recording uploads (S3 event notifications): light work, kept apart from recognition so
+   * that an upload is taken (its job `queued`) while every transcription worker is busy.
+   */
+  readonly uploads: WorkQueue;
   readonly transcription: WorkQueue;
   /** Insights (and, later, artifact) generation. */
   readonly generation: WorkQueue;
@@ -23,6 +28,12 @@ export class Queues extends Construct {
 
   constructor(scope: Construct, id: string, props: QueuesProps) {
     super(scope, id);
+    this.uploads = new WorkQueue(this, 'Uploads', {
+      queueName: `notes-${props.stage}-uploads`,
+      consumerTimeout: workerSizing.uploadReceived.timeout,
+      deadLetterConsumerTimeout: workerSizing.uploadsDeadLetter.timeout,
+      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+    });
     this.transcription = new WorkQueue(this, 'Transcription', {
       queueName: `notes-${props.stage}-transcription`,
       consumerTimeout: workerSizing.transcriptionWorker.timeout,
@@ -36,6 +47,8 @@ export class Queues extends Construct {
       ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
     });
     this.byName = {
+      uploads: this.uploads.queue,
+      uploadsDlq: this.uploads.deadLetterQueue,
       transcription: this.transcription.queue,
       transcriptionDlq: this.transcription.deadLetterQueue,
       generation: this.generation.queue,

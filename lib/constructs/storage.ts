@@ -96,8 +96,9 @@ export class Storage extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // An upload starts the work: S3 tells the transcription queue once the recording is complete.
-    // Keys are accounts/<account>/notes/<note>/audio (src/domain/object-keys.ts); the worker parses the event.
+    // An upload starts the work: S3 tells the uploads queue once the recording is complete, and its
+    // worker (uploadReceived) queues the transcription. Keys are accounts/<account>/notes/<note>/audio
+    // (src/domain/object-keys.ts); the worker parses the event.
     this.dataBucket.addEventNotification(
       EventType.OBJECT_CREATED,
       new QueueNotificationDestination(props.uploadsQueue),

@@ -26,9 +26,17 @@ export interface WorkersProps {
 
 /** Dead-letter consumers only mark jobs failed: Lambda's smallest maximum concurrency is plenty. */
 const DEAD_LETTER_MAX_CONCURRENCY = 2;
+/**
+ * Taking an upload is a few writes (well under a second for a batch of ten): five invocations keep up
+ * with bursts of hundreds of uploads a minute without taking the account's concurrency from the API.
+ */
+const UPLOADS_MAX_CONCURRENCY = 5;
 
 /** Messages per invocation of each queue worker. */
 const batchSize: Record<QueueWorkerName, number> = {
+  // Light work, and a failed record is retried alone (partial batch failures).
+  uploadReceived: 10,
+  uploadsDeadLetter: 10,
   // One recording per invocation: a failure retries one.
   transcriptionWorker: 1,
   transcriptionDeadLetter: 10,
@@ -47,6 +55,11 @@ const transcribeActions: Partial<Record<QueueWorkerName | EventWorkerName, strin
 };
 
 type EventName = (typeof eventWorkers)[EventWorkerName]['event'];
+
+function maxConcurrencyOf(queue: QueueName, configured: WorkersProps['maxConcurrency']): number {
+  if (queue === 'transcription' || queue === 'generation') return configured[queue];
+  return queue === 'uploads' ? UPLOADS_MAX_CONCURRENCY : DEAD_LETTER_MAX_CONCURRENCY;
+}
 
 /**
  * The background functions of src/routes.ts: one per `queueWorkers` entry (an SQS event source that
@@ -84,10 +97,7 @@ export class Workers extends Construct {
         new SqsEventSource(props.queues[queue], {
           batchSize: batchSize[name],
           reportBatchItemFailures: true,
-          maxConcurrency:
-            queue === 'transcription' || queue === 'generation'
-              ? props.maxConcurrency[queue]
-              : DEAD_LETTER_MAX_CONCURRENCY,
+          maxConcurrency: maxConcurrencyOf(queue, props.maxConcurrency),
         }),
       );
     }

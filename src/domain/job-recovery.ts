@@ -1,8 +1,8 @@
+import { recordArrivedUpload } from './arrived-uploads.ts';
 import type { DomainDeps } from './deps.ts';
 import { GENERATION_STAGES, type Job, TRANSCRIPTION_STAGES } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { failJob, releaseJob } from './job-transitions.ts';
-import { objectKeys } from './object-keys.ts';
 import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
 
 /**
@@ -32,32 +32,13 @@ export async function resumeJob(deps: DomainDeps, job: Job): Promise<Resumed> {
     return 'requeued';
   }
   if (job.kind === 'transcription' && job.stage === TRANSCRIPTION_STAGES.awaitingUpload) {
-    return (await recordArrivedUpload(deps, job)) ? 'upload_found' : 'awaiting_upload';
+    // An upload that reached storage while the runtime stopped (its event was lost with the queue)
+    // is taken as if the event had come.
+    const arrived = await recordArrivedUpload(deps, job.account_id, job.note_id);
+    return arrived === 'queued' ? 'upload_found' : 'awaiting_upload';
   }
   await requestRun(deps, job);
   return 'requeued';
-}
-
-/**
- * An upload that reached storage while the runtime stopped (its event was lost with the queue) is
- * taken as if the event had come: the note records it and the job is queued.
- */
-async function recordArrivedUpload(deps: DomainDeps, job: Job): Promise<boolean> {
-  const size = await deps.blobs.objectSize(objectKeys.audio(job.account_id, job.note_id));
-  const note = size === null ? null : await deps.notes.getNote(job.account_id, job.note_id);
-  if (size === null || !note?.audio) return false;
-  if (note.audio.uploaded_at === null) {
-    await deps.notes.setAudio(
-      job.account_id,
-      job.note_id,
-      { ...note.audio, size_bytes: size, uploaded_at: deps.now() },
-      deps.now(),
-    );
-  }
-  const queued: Job = { ...job, stage: TRANSCRIPTION_STAGES.queued, updated_at: deps.now() };
-  if (!(await deps.notes.replaceJob(job, queued))) return false;
-  await requestJobRun(deps, queued);
-  return true;
 }
 
 /** Artifact jobs written before jobs recorded their language take the transcript's. */

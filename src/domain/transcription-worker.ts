@@ -30,11 +30,10 @@ export interface WorkerDeps extends DomainDeps {
   language: string;
 }
 
-/** What started the work: the upload of a recording (S3 event) or a request to re-transcribe stored audio. */
+/** A request to transcribe a note's stored recording (src/domain/arrived-uploads.ts sends it once uploaded). */
 export interface TranscriptionTrigger {
   accountId: string;
   noteId: string;
-  upload?: { sizeBytes: number };
 }
 
 /** `started`: a batch recognition job was started; its completion event finishes the work. */
@@ -51,23 +50,9 @@ export async function runTranscription(
   trigger: TranscriptionTrigger,
 ): Promise<TranscriptionOutcome> {
   const { accountId, noteId } = trigger;
-  const audioKey = objectKeys.audio(accountId, noteId);
-  let note = await deps.notes.getNote(accountId, noteId);
-  if (!note) {
-    // Uploaded to the URL of a note deleted since: the bytes belong to nobody.
-    if (trigger.upload) await deps.blobs.delete(audioKey);
-    return 'skipped';
-  }
-  // Only the first upload of a recording counts: a late or duplicate event changes nothing.
-  if (trigger.upload && note.audio && note.audio.uploaded_at === null) {
-    note =
-      (await deps.notes.setAudio(
-        accountId,
-        noteId,
-        { ...note.audio, size_bytes: trigger.upload.sizeBytes, uploaded_at: deps.now() },
-        deps.now(),
-      )) ?? note;
-  }
+  const note = await deps.notes.getNote(accountId, noteId);
+  // Deleted since it was queued: its recording went with it.
+  if (!note) return 'skipped';
 
   const batch = isBatchEngine(deps.speech);
   const stage = batch ? TRANSCRIPTION_STAGES.recognizing : TRANSCRIPTION_STAGES.decoding;

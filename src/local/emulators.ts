@@ -9,7 +9,7 @@
  *   a restart recreates empty queues (the table and the objects do survive).
  *
  * Upload completion is bridged like an S3 -> SQS event notification: an object created under a key
- * ending in `/audio` puts the AWS-shaped S3 event JSON on the `transcription` queue.
+ * ending in `/audio` puts the AWS-shaped S3 event JSON on the `uploads` queue, as on AWS.
  *
  * None of the three checks credentials by itself, so each port is fronted by a Signature V4 check
  * with the runtime's own credentials (made on first start, kept in the data directory): the object
@@ -55,6 +55,8 @@ export { localAwsClientConfig };
 export const LOCAL_TABLE_NAME = 'notes';
 export const LOCAL_BUCKET_NAME = 'notes';
 export const LOCAL_QUEUE_NAMES = {
+  uploads: 'uploads',
+  uploadsDlq: 'uploads-dlq',
   transcription: 'transcription',
   transcriptionDlq: 'transcription-dlq',
   generation: 'generation',
@@ -62,7 +64,7 @@ export const LOCAL_QUEUE_NAMES = {
 } as const;
 
 /** Names the bridged notification, as the notification configuration's id would in AWS. */
-const UPLOAD_NOTIFICATION_ID = 'transcription-audio-uploaded';
+const UPLOAD_NOTIFICATION_ID = 'recording-uploaded';
 const AUDIO_KEY_SUFFIX = '/audio';
 const INTERNAL_HOST = '127.0.0.1';
 
@@ -195,7 +197,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
       s3rver,
       sqs: sqsClient,
       bucketName: LOCAL_BUCKET_NAME,
-      queueUrl: queues.urls.transcription,
+      queueUrl: queues.urls.uploads,
       log,
     });
     // Runs first on stop (cleanups run in reverse): no upload event is sent to a closed queue.
@@ -281,6 +283,7 @@ async function ensureQueues(
     });
     return { main, dlq };
   };
+  const uploads = await withDeadLetter(LOCAL_QUEUE_NAMES.uploads, LOCAL_QUEUE_NAMES.uploadsDlq);
   const transcription = await withDeadLetter(
     LOCAL_QUEUE_NAMES.transcription,
     LOCAL_QUEUE_NAMES.transcriptionDlq,
@@ -288,12 +291,16 @@ async function ensureQueues(
   const generation = await withDeadLetter(LOCAL_QUEUE_NAMES.generation, LOCAL_QUEUE_NAMES.generationDlq);
   return {
     urls: {
+      uploads: uploads.main.url,
+      uploadsDlq: uploads.dlq.url,
       transcription: transcription.main.url,
       transcriptionDlq: transcription.dlq.url,
       generation: generation.main.url,
       generationDlq: generation.dlq.url,
     },
     arns: {
+      uploads: uploads.main.arn,
+      uploadsDlq: uploads.dlq.arn,
       transcription: transcription.main.arn,
       transcriptionDlq: transcription.dlq.arn,
       generation: generation.main.arn,

@@ -117,7 +117,7 @@ describe('a recording through the deployed bundles', () => {
     expect(submitted.bundled).toMatchObject({ statusCode: 202 });
   });
 
-  it('the S3 upload event, through SQS, makes the transcription worker start a Transcribe job', async () => {
+  it('the S3 upload event, through the uploads queue, queues the job, and the transcription worker starts a Transcribe job', async () => {
     await deployment.startTranscriptions(notes);
     const jobs = startedJobs(deployment.transcribe);
     expect(jobs).toHaveLength(2);
@@ -238,14 +238,14 @@ describe('the OAuth metadata through its bundle', () => {
 describe('a recording whose transcription keeps failing', () => {
   const failing = [randomUUID(), randomUUID()] as const;
 
-  it('the dead-letter bundle ends the job as failed when the upload event reaches the dead-letter queue', async () => {
+  it('the uploads dead-letter bundle ends the job as failed when the upload event reaches the dead-letter queue', async () => {
     await deployment.submitAndUpload(apiKey, failing);
     const { emulators } = deployment;
-    const messages = await deployment.receiveMessages(emulators.queueUrls.transcription, 2);
+    const messages = await deployment.receiveMessages(emulators.queueUrls.uploads, 2);
     // The same message, as Lambda delivers it from the dead-letter queue after the last receive.
     const deadLetter = await bothWays(
-      'transcriptionDeadLetter',
-      (note) => sqsEvent([messageFor(messages, note)], emulators.queueArns.transcriptionDlq),
+      'uploadsDeadLetter',
+      (note) => sqsEvent([messageFor(messages, note)], emulators.queueArns.uploadsDlq),
       failing,
     );
     expect(deadLetter.bundled).toEqual({ batchItemFailures: [] });

@@ -41,6 +41,26 @@ describe('each function may do only what its operation needs', () => {
     for (const action of OBJECT_WRITES) expect(granted).not.toContain(action);
   });
 
+  it('uploadReceived reads and deletes recordings (an orphan), writes the table and sends to the transcription queue only; it cannot store objects', () => {
+    const granted = actions('uploadReceived');
+    expect(granted).toEqual(
+      expect.arrayContaining(['s3:GetObject', 's3:DeleteObject', 'dynamodb:UpdateItem', 'sqs:SendMessage']),
+    );
+    expect(granted).not.toContain('s3:PutObject');
+    const sends = statementsOfFunction(template, functionName('uploadReceived')).filter((s) =>
+      asList(s.Action).includes('sqs:SendMessage'),
+    );
+    expect(sends.map((s) => JSON.stringify(s.Resource))).toEqual([
+      expect.stringMatching(/QueuesTranscriptionQueue/),
+    ]);
+  });
+
+  it('uploadsDeadLetter reads recordings and writes the table, and can neither store nor delete objects', () => {
+    const granted = actions('uploadsDeadLetter');
+    expect(granted).toEqual(expect.arrayContaining(['s3:GetObject', 'dynamodb:UpdateItem']));
+    for (const action of [...OBJECT_WRITES, 'sqs:SendMessage']) expect(granted).not.toContain(action);
+  });
+
   it('getCurrentAccount and listNotes cannot write the table', () => {
     for (const name of ['getCurrentAccount', 'listNotes'] as const) {
       for (const action of TABLE_WRITES) expect(actions(name)).not.toContain(action);
@@ -70,7 +90,12 @@ describe('each function may do only what its operation needs', () => {
     const senders = allHandlers
       .filter(([name]) => name !== 'transcriptionCompleted' && actions(name).includes('sqs:SendMessage'))
       .map(([name]) => name);
-    expect(senders.sort()).toEqual(['generateInsights', 'generateNoteArtifact', 'submitTranscription']);
+    expect(senders.sort()).toEqual([
+      'generateInsights',
+      'generateNoteArtifact',
+      'submitTranscription',
+      'uploadReceived',
+    ]);
     expect(
       allHandlers
         .filter(([, needs]) => needs.queue)

@@ -63,8 +63,8 @@ describe('the queues', () => {
     },
   );
 
-  it('are the transcription and generation queues, each with its dead-letter queue', () => {
-    for (const name of ['transcription', 'generation']) {
+  it('are the uploads, transcription and generation queues, each with its dead-letter queue', () => {
+    for (const name of ['uploads', 'transcription', 'generation']) {
       const queue = queues[queueIdByName(`notes-${STAGE}-${name}`)];
       const redrive = queue?.Properties.RedrivePolicy as { deadLetterTargetArn: unknown };
       expect(getAttLogicalId(redrive.deadLetterTargetArn)).toBe(queueIdByName(`notes-${STAGE}-${name}-dlq`));
@@ -94,7 +94,7 @@ describe('the queues', () => {
     expect([...protectedQueues].sort()).toEqual(Object.keys(queues).sort());
   });
 
-  it.each(['transcription', 'transcription-dlq', 'generation', 'generation-dlq'])(
+  it.each(['uploads', 'uploads-dlq', 'transcription', 'transcription-dlq', 'generation', 'generation-dlq'])(
     '%s keeps a message invisible for six times its consumer timeout (AWS guidance for Lambda event sources)',
     (name) => {
       const id = queueIdByName(`notes-${STAGE}-${name}`);
@@ -109,7 +109,7 @@ describe('the queues', () => {
     expect(queues[queueIdByName(`notes-${STAGE}-transcription`)]?.Properties.VisibilityTimeout).toBe(360);
   });
 
-  it('accept only this bucket, in this account, as the sender of upload events', () => {
+  it('accept only this bucket, in this account, as the sender of upload events, on the uploads queue', () => {
     const policies = Object.values(resourcesOfType(template, 'AWS::SQS::QueuePolicy'));
     const fromS3 = policies.flatMap((p) =>
       (p.Properties.PolicyDocument as { Statement: Array<Record<string, unknown>> }).Statement.filter(
@@ -119,7 +119,7 @@ describe('the queues', () => {
     expect(fromS3).toHaveLength(1);
     expect(fromS3[0]).toMatchObject({
       Effect: 'Allow',
-      Resource: { 'Fn::GetAtt': [queueIdByName(`notes-${STAGE}-transcription`), 'Arn'] },
+      Resource: { 'Fn::GetAtt': [queueIdByName(`notes-${STAGE}-uploads`), 'Arn'] },
       Condition: {
         ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [expect.stringMatching(/^StorageDataBucket/), 'Arn'] } },
         StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
@@ -150,14 +150,14 @@ describe('the queues', () => {
     buildNotesApp().template.resourceCountIs('AWS::SNS::Topic', 0);
   });
 
-  it('start the work when a recording upload completes (ObjectCreated, key suffix /audio)', () => {
+  it('take a recording when its upload completes (ObjectCreated, key suffix /audio): on the uploads queue, not behind recognitions', () => {
     template.hasResourceProperties('Custom::S3BucketNotifications', {
       NotificationConfiguration: {
         QueueConfigurations: [
           {
             Events: ['s3:ObjectCreated:*'],
             Filter: { Key: { FilterRules: [{ Name: 'suffix', Value: '/audio' }] } },
-            QueueArn: { 'Fn::GetAtt': [queueIdByName(`notes-${STAGE}-transcription`), 'Arn'] },
+            QueueArn: { 'Fn::GetAtt': [queueIdByName(`notes-${STAGE}-uploads`), 'Arn'] },
           },
         ],
       },
@@ -206,7 +206,7 @@ describe('the workers', () => {
     },
   );
 
-  it('limit concurrency: 10 transcription and 5 generation invocations by default, 2 per dead-letter queue', () => {
+  it('limit concurrency: 10 transcription, 5 generation and 5 uploads invocations by default, 2 per dead-letter queue', () => {
     const maxConcurrency = (t: typeof template, queueName: string) =>
       (
         Object.values(resourcesOfType(t, 'AWS::Lambda::EventSourceMapping')).find(
@@ -215,6 +215,8 @@ describe('the workers', () => {
       )?.MaximumConcurrency;
     expect(maxConcurrency(template, `notes-${STAGE}-transcription`)).toBe(10);
     expect(maxConcurrency(template, `notes-${STAGE}-generation`)).toBe(5);
+    expect(maxConcurrency(template, `notes-${STAGE}-uploads`)).toBe(5);
+    expect(maxConcurrency(template, `notes-${STAGE}-uploads-dlq`)).toBe(2);
     expect(maxConcurrency(template, `notes-${STAGE}-transcription-dlq`)).toBe(2);
     expect(maxConcurrency(template, `notes-${STAGE}-generation-dlq`)).toBe(2);
     const { template: configured } = buildNotesApp({
@@ -232,6 +234,15 @@ describe('the workers', () => {
       (m) => (m.Properties.FunctionName as { Ref: string }).Ref === fn?.logicalId,
     );
     expect(mapping?.Properties.BatchSize).toBe(1);
+  });
+
+  it('the uploads worker takes up to ten uploads per invocation, for up to 30 seconds with 512 MB (a few writes each)', () => {
+    const fn = functions.get(`notes-${STAGE}-uploadReceived`);
+    expect(fn?.resource.Properties).toMatchObject({ Timeout: 30, MemorySize: 512 });
+    const mapping = mappings.find(
+      (m) => (m.Properties.FunctionName as { Ref: string }).Ref === fn?.logicalId,
+    );
+    expect(mapping?.Properties.BatchSize).toBe(10);
   });
 
   it('transcriptionCompleted runs on the Transcribe job state change of this stage, with retries and a DLQ', () => {

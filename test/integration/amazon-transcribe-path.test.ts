@@ -6,6 +6,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as transcriptionCompleted } from '../../functions/transcriptionCompleted.ts';
 import { TranscribeSpeechToText } from '../../src/adapters/transcribe/transcribe-speech-to-text.ts';
+import { recordArrivedUpload } from '../../src/domain/arrived-uploads.ts';
 import { runNumber } from '../../src/domain/job.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
@@ -56,11 +57,16 @@ async function fixtureEvent(file: string, jobName: string): Promise<unknown> {
   return event;
 }
 
-async function uploadedNote(): Promise<{ accountId: string; noteId: string }> {
+/** Submitted and uploaded, and the upload taken as the uploads worker takes it (no workers run here). */
+async function uploadedNote(
+  title?: string,
+  extra?: Record<string, unknown>,
+): Promise<{ accountId: string; noteId: string }> {
   const { file, contentType } = await speechFixture('slt', 'wav');
   const noteId = randomUUID();
-  await submitAndUpload(api, noteId, file, contentType);
+  await submitAndUpload(api, noteId, file, contentType, title, extra);
   const accountId = (await api('GET', '/v1/account')).body.account_id as string;
+  expect(await recordArrivedUpload(getWorkerServices(), accountId, noteId)).toBe('queued');
   return { accountId, noteId };
 }
 
@@ -76,11 +82,7 @@ async function jobName(accountId: string, noteId: string, attempts?: number): Pr
 describe('transcription through Amazon Transcribe', () => {
   it('starts a speaker-labelled job for the upload and finishes the note from the completion event', async () => {
     const { accountId, noteId } = await uploadedNote();
-    const outcome = await runTranscription(getWorkerServices(), {
-      accountId,
-      noteId,
-      upload: { sizeBytes: 1 },
-    });
+    const outcome = await runTranscription(getWorkerServices(), { accountId, noteId });
     expect(outcome).toBe('started');
     const audioKey = `accounts/${accountId}/notes/${noteId}/audio`;
     const name = await jobName(accountId, noteId);
@@ -121,20 +123,14 @@ describe('transcription through Amazon Transcribe', () => {
   });
 
   it('passes the submitter’s expected number of speakers to Transcribe', async () => {
-    const { file, contentType } = await speechFixture('slt', 'wav');
-    const noteId = randomUUID();
-    await submitAndUpload(api, noteId, file, contentType, 'Panel', { speakers_expected: 3 });
-    const accountId = (await api('GET', '/v1/account')).body.account_id as string;
-    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    const { accountId, noteId } = await uploadedNote('Panel', { speakers_expected: 3 });
+    await runTranscription(getWorkerServices(), { accountId, noteId });
     expect(started.at(-1)?.Settings).toMatchObject({ ShowSpeakerLabels: true, MaxSpeakerLabels: 3 });
   });
 
   it('asks Transcribe for one speaker, and gives every word to Speaker 1, when one is expected', async () => {
-    const { file, contentType } = await speechFixture('slt', 'wav');
-    const noteId = randomUUID();
-    await submitAndUpload(api, noteId, file, contentType, 'Monologue', { speakers_expected: 1 });
-    const accountId = (await api('GET', '/v1/account')).body.account_id as string;
-    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    const { accountId, noteId } = await uploadedNote('Monologue', { speakers_expected: 1 });
+    await runTranscription(getWorkerServices(), { accountId, noteId });
     expect(started.at(-1)?.Settings).toEqual({ ShowSpeakerLabels: false });
     const name = await jobName(accountId, noteId);
     // The fixture output has two speakers: with a one-speaker hint the words are all Speaker 1's.
@@ -167,7 +163,7 @@ describe('transcription through Amazon Transcribe', () => {
     Object.assign(services, { speech: queueing });
     try {
       const { accountId, noteId } = await uploadedNote();
-      await runTranscription(services, { accountId, noteId, upload: { sizeBytes: 1 } });
+      await runTranscription(services, { accountId, noteId });
       expect(started.at(-1)?.JobExecutionSettings).toEqual({
         AllowDeferredExecution: true,
         DataAccessRoleArn: role,
@@ -190,7 +186,7 @@ describe('transcription through Amazon Transcribe', () => {
 
   it('ignores the event of an earlier attempt', async () => {
     const { accountId, noteId } = await uploadedNote();
-    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    await runTranscription(getWorkerServices(), { accountId, noteId });
     const first = await jobName(accountId, noteId);
     // While Transcribe works on attempt 1, a redelivered message leaves it alone...
     expect(await runTranscription(getWorkerServices(), { accountId, noteId })).toBe('skipped');
@@ -207,7 +203,7 @@ describe('transcription through Amazon Transcribe', () => {
 
   it('ignores the event of a run of a job that was deleted and made again: attempts start over, run numbers do not', async () => {
     const { accountId, noteId } = await uploadedNote();
-    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    await runTranscription(getWorkerServices(), { accountId, noteId });
     const deletedRun = await jobName(accountId, noteId);
     expect((await api('DELETE', `/v1/notes/${noteId}/transcription`)).status).toBe(204);
     const again = await api('POST', `/v1/notes/${noteId}/transcription`, {
@@ -225,7 +221,7 @@ describe('transcription through Amazon Transcribe', () => {
 
   it('fails the job with the provider’s reason, and discards media Transcribe cannot use', async () => {
     const { accountId, noteId } = await uploadedNote();
-    await runTranscription(getWorkerServices(), { accountId, noteId, upload: { sizeBytes: 1 } });
+    await runTranscription(getWorkerServices(), { accountId, noteId });
     await invoke(await fixtureEvent('event-failed.json', await jobName(accountId, noteId)));
     const failed = await api('GET', `/v1/notes/${noteId}/transcription`);
     expect(failed.status).toBe(409);

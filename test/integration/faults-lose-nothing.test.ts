@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as transcriptionWorker } from '../../functions/transcriptionWorker.ts';
+import { handler as uploadReceived } from '../../functions/uploadReceived.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
 import { claimJob } from '../../src/domain/job-transitions.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
@@ -15,21 +16,27 @@ import { type InProcessService, startInProcess } from '../support/in-process-run
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /**
- * The runtime runs in this process without its queue workers, so the test can first play a worker
- * that dies mid-job (it claims the job, then never finishes or deletes the message), and then start
- * the real worker behind the same event-source loop the runtime uses.
+ * The runtime runs in this process without its transcription worker (only the uploads worker runs,
+ * behind the same event-source loop the runtime uses), so the test can first play a transcription
+ * worker that dies mid-job (it claims the job, then never finishes or deletes the message), and then
+ * start the real one.
  */
 let service: InProcessService;
 let runtime: LocalRuntime;
 let api: Api;
 let sqs: SQSClient;
+let uploads: ReturnType<typeof consume>;
 
 beforeAll(async () => {
   service = await startInProcess({ visibilityTimeoutSeconds: 3, maxReceiveCount: 3, workers: false });
   ({ runtime, api } = service);
   sqs = new SQSClient(await emulatorClientConfig(runtime.dataDir, runtime.info.endpoints.sqs));
+  uploads = consume('uploads', uploadReceived);
 });
-afterAll(() => service?.stop());
+afterAll(async () => {
+  await uploads?.stop();
+  await service?.stop();
+});
 
 describe('faults lose nothing', () => {
   it('redelivers the work of a worker that died after claiming it, and completes it exactly once', async () => {
@@ -37,8 +44,8 @@ describe('faults lose nothing', () => {
     const noteId = randomUUID();
     await submitAndUpload(api, noteId, file, contentType);
 
-    // The dying worker: receives the upload event and claims the job with a 2 s lease, then dies: it
-    // never renews the lease, finishes, or deletes the message.
+    // The dying worker: receives the request the upload's worker sent and claims the job with a 2 s
+    // lease, then dies: it never renews the lease, finishes, or deletes the message.
     const { Messages = [] } = await sqs.send(
       new ReceiveMessageCommand({ QueueUrl: runtime.info.queue_urls.transcription, WaitTimeSeconds: 10 }),
     );
@@ -101,7 +108,7 @@ describe('faults lose nothing', () => {
 });
 
 /** The event-source loop the runtime uses, driving one worker from one queue. */
-function consume(queue: 'transcription' | 'transcriptionDlq', handler: SqsBatchHandler) {
+function consume(queue: 'uploads' | 'transcription' | 'transcriptionDlq', handler: SqsBatchHandler) {
   return startSqsEventSource({
     sqs,
     queueUrl: runtime.info.queue_urls[queue],

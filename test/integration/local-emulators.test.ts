@@ -163,7 +163,7 @@ describe('local emulators', () => {
       await emulators?.stop();
     });
 
-    it('stores an object uploaded through a presigned URL byte for byte and queues exactly one S3 event for it', async () => {
+    it('stores an object uploaded through a presigned URL byte for byte and queues exactly one S3 event for it on the uploads queue, as the bucket notification does on AWS', async () => {
       const key = `accounts/${randomUUID()}/notes/${randomUUID()}/audio`;
       const audio = randomBytes(3 * 1024 * 1024);
       const url = await getSignedUrl(s3, new PutObjectCommand({ Bucket: emulators.bucketName, Key: key }), {
@@ -177,7 +177,7 @@ describe('local emulators', () => {
       const storedBytes = await stored.Body?.transformToByteArray();
       expect(storedBytes && sha256(storedBytes)).toBe(sha256(audio));
 
-      const message = await receiveFirst(sqs, emulators.queueUrls.transcription);
+      const message = await receiveFirst(sqs, emulators.queueUrls.uploads);
       expect(JSON.parse(message.Body ?? '')).toEqual({
         Records: [
           {
@@ -202,6 +202,8 @@ describe('local emulators', () => {
           },
         ],
       } satisfies S3Event);
+      expect(await receive(sqs, emulators.queueUrls.uploads, 1)).toEqual([]);
+      // Recognition's queue stays free of upload events: the uploads worker takes them.
       expect(await receive(sqs, emulators.queueUrls.transcription, 1)).toEqual([]);
     });
 
@@ -209,7 +211,7 @@ describe('local emulators', () => {
       const key = `uploads/my note=1 (draft)+x/audio`;
       await s3.send(new PutObjectCommand({ Bucket: emulators.bucketName, Key: key, Body: 'x' }));
 
-      const message = await receiveFirst(sqs, emulators.queueUrls.transcription);
+      const message = await receiveFirst(sqs, emulators.queueUrls.uploads);
       const [record] = (JSON.parse(message.Body ?? '') as S3Event).Records;
       expect(record?.s3.object.key).toBe('uploads/my+note%3D1+%28draft%29%2Bx/audio');
       expect(decodeURIComponent(record?.s3.object.key.replace(/\+/g, ' ') ?? '')).toBe(key);
@@ -219,7 +221,7 @@ describe('local emulators', () => {
       const key = `accounts/${randomUUID()}/notes/${randomUUID()}/transcription.json`;
       await s3.send(new PutObjectCommand({ Bucket: emulators.bucketName, Key: key, Body: '{}' }));
 
-      expect(await receive(sqs, emulators.queueUrls.transcription, 2)).toEqual([]);
+      expect(await receive(sqs, emulators.queueUrls.uploads, 2)).toEqual([]);
     });
 
     it('redelivers a message reported in batchItemFailures with a growing receive count, then moves it to the DLQ after maxReceiveCount receives', async () => {

@@ -78,8 +78,19 @@ describe('work interrupted by kill -9 resumes on the next start', { timeout: 240
       await waitForJob(`/v1/notes/${noteId}/transcription`, (job) => job.status === 'processing');
     }
     await submitAndUpload(api, queued, short.file, short.contentType);
-    // Two at a time: the third recording waits behind the first two.
-    expect((await api('GET', `/v1/notes/${queued}/transcription`)).body).toMatchObject({ status: 'queued' });
+    // Two at a time: the third recording waits behind the first two, and says so: its upload was
+    // taken (by the uploads worker, whatever the recognisers are doing), so it is queued for
+    // recognition, not awaiting its upload.
+    await waitForJob(`/v1/notes/${queued}/transcription`, (job) => job.stage === 'queued');
+    expect((await api('GET', `/v1/notes/${queued}/transcription`)).body).toMatchObject({
+      status: 'queued',
+      stage: 'queued',
+    });
+    for (const noteId of running) {
+      expect((await api('GET', `/v1/notes/${noteId}/transcription`)).body).toMatchObject({
+        status: 'processing',
+      });
+    }
 
     await service.restart('SIGKILL');
     currentApi();
@@ -179,7 +190,12 @@ describe('SIGTERM drains for a bounded time and returns unfinished work to the q
     expect(lateDone.final.status, JSON.stringify(lateDone.final.body)).toBe(200);
     const lateNote = await api('GET', `/v1/notes/${late}`);
     expect(lateNote.body.audio).toMatchObject({ size_bytes: (await stat(short.file)).size });
-    expect(lateNote.body.transcription_job).toMatchObject({ status: 'completed', attempts: 1 });
+    expect(lateNote.body.transcription_job).toMatchObject({ status: 'completed' });
+    // The upload's worker can take the event during the drain and a free transcription slot start it
+    // (a batch received before stop() is handled), which the drain's end then interrupts: a second
+    // attempt after the restart. Either way it completes once, with one transcript.
+    expect([1, 2]).toContain((lateNote.body.transcription_job as { attempts: number }).attempts);
+    expect(await objectsOf(late)).toEqual(['audio', 'transcription.json']);
     expect(await objectsOf(running)).toEqual(['audio', 'transcription.json']);
     expect(await workDirEntries()).toEqual([]);
   });

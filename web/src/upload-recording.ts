@@ -1,6 +1,5 @@
 import type { Api } from './api.ts';
 import type { CollectionRef } from './types.ts';
-import { recordUploadFinished } from './uploads.ts';
 
 interface Upload {
   upload: { url: string; method: string; headers: Record<string, string> };
@@ -46,7 +45,6 @@ export async function uploadRecording(api: Api, recording: RecordingUpload): Pro
   }
   recording.onCreated(noteId);
   await put(data.upload, file, recording.onProgress);
-  recordUploadFinished(noteId);
   return noteId;
 }
 

@@ -220,12 +220,23 @@ export class Deployment {
     return submitted;
   }
 
-  /** Hands the upload events to the transcription worker: one Transcribe job started per note. */
+  /**
+   * Hands the upload events to the uploads worker (each note's job becomes `queued` and its
+   * transcription is requested), then the requests to the transcription worker: one Transcribe job
+   * started per note.
+   */
   async startTranscriptions(notes: readonly [string, string]) {
-    const messages = await this.receiveMessages(this.emulators.queueUrls.transcription, 2);
+    const uploads = await this.receiveMessages(this.emulators.queueUrls.uploads, 2);
+    const taken = await this.bothWays(
+      'uploadReceived',
+      (note) => sqsEvent([messageFor(uploads, note)], this.emulators.queueArns.uploads),
+      notes,
+    );
+    expect(taken.bundled).toEqual({ batchItemFailures: [] });
+    const requests = await this.receiveMessages(this.emulators.queueUrls.transcription, 2);
     const worker = await this.bothWays(
       'transcriptionWorker',
-      (note) => sqsEvent([messageFor(messages, note)], this.emulators.queueArns.transcription),
+      (note) => sqsEvent([messageFor(requests, note)], this.emulators.queueArns.transcription),
       notes,
     );
     expect(worker.bundled).toEqual({ batchItemFailures: [] });
