@@ -30,8 +30,8 @@ import {
   probeDurationMs,
   remuxWithIndex,
 } from './ffmpeg.ts';
-import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
 import { dictionaryForModel } from './model-dictionary.ts';
+import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
 import { recordingNotice } from './recognition-notice.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from './speech-presence.ts';
 import { UtteranceLimiter } from './utterance-limiter.ts';
