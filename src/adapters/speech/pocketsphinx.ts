@@ -54,11 +54,13 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   chunkMs?: number;
   /** Audio decoded past each side of a chunk, so boundary words are heard whole. Default 2 s. */
   chunkOverlapMs?: number;
-  /**
-   * Where a streamed recording's indexed copy (`remuxWithIndex`) and the dictionary of the model's
-   * words (`dictionaryForModel`) are written. Default: the OS temp dir.
-   */
+  /** Where a streamed recording's indexed copy (`remuxWithIndex`) is written. Default: the OS temp dir. */
   scratchDir?: string;
+  /**
+   * Where the dictionary of the model's words (`dictionaryForModel`) is kept, made once and reused
+   * by every run: no user data. Default: the OS temp dir.
+   */
+  dictionaryCacheDir?: string;
   /**
    * Chunks of this recording recognised at once, each by its own ffmpeg + pocketsphinx. Default: the
    * number of cores. Every chunk also holds one of `slots` while it runs.
@@ -211,7 +213,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     await Promise.all([hmm, lm, dict].map((path) => access(path))).catch(() => {
       throw new Error(`pocketsphinx model not found in ${dir} (install pocketsphinx-en-us or set modelDir)`);
     });
-    const modelWordsOnly = await dictionaryForModel(dict, lm, this.options.scratchDir ?? tmpdir());
+    const modelWordsOnly = await dictionaryForModel(dict, lm, this.options.dictionaryCacheDir ?? tmpdir());
     return ['-hmm', hmm, '-lm', lm, '-dict', modelWordsOnly];
   }
 
