@@ -10,7 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { diarizationsRunning, diarizeFile } from '../../src/adapters/speech/diarization/diarize-file.ts';
 import { DiarizingSpeechToText } from '../../src/adapters/speech/diarizing-speech-to-text.ts';
-import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
+import { dictionaryForModel } from '../../src/adapters/speech/model-dictionary.ts';
+import { DEFAULT_MODEL_DIR, PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
 import { FliteSpeechSynthesizer } from '../../src/adapters/synthesis/flite-synthesizer.ts';
 import type { RecognitionProgress } from '../../src/ports/speech-to-text.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
@@ -83,6 +84,12 @@ describe('cancelling recognition (pocketsphinx with the diarizer)', () => {
     // tsx, which loads the thread's TypeScript in tests, keeps its transform cache in the temp folder
     // (and may start an esbuild service): a first run starts the thread before the folder is swapped.
     await diarizeFile(recording);
+    // Likewise the dictionary of the model's words: made once per process, reused by every run.
+    await dictionaryForModel(
+      join(DEFAULT_MODEL_DIR, 'cmudict-en-us.dict'),
+      join(DEFAULT_MODEL_DIR, 'en-us.lm.bin'),
+      tmpdir(),
+    );
     const before = await descendants();
     const tmp = await privateTmpdir();
     const engine = new DiarizingSpeechToText(new PocketsphinxSpeechToText());

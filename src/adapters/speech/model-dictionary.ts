@@ -66,11 +66,12 @@ const made = new Map<string, Promise<string>>();
 
 /**
  * The dictionary to give pocketsphinx: `dictPath` restricted to the words of the model at `lmPath`,
- * written once into `cacheDir` (named by both files' sizes and times, so a changed model makes a new
- * one), or `dictPath` itself when the model is not a trie model or does not match the dictionary.
+ * written into `cacheDir` (named by both files' sizes and times, so a changed model makes a new one)
+ * by the first call of the process, which later calls reuse; or `dictPath` itself when the model is
+ * not a trie model or does not match the dictionary.
  */
 export function dictionaryForModel(dictPath: string, lmPath: string, cacheDir: string): Promise<string> {
-  const key = `${dictPath}\0${lmPath}\0${cacheDir}`;
+  const key = `${dictPath}\0${lmPath}`;
   let path = made.get(key);
   if (!path) {
     path = makeDictionary(dictPath, lmPath, cacheDir).catch(() => dictPath);

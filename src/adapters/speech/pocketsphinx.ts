@@ -76,6 +76,9 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   speechPresenceCheck?: boolean;
 }
 
+/** Debian's `pocketsphinx-en-us`. */
+export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
+
 /**
  * Chosen on real speech (`npm run bench -- recogniser`, bench/recogniser-settings.ts; table in
  * docs/transcripts.md): on the LibriVox tuning set no decoder setting gained more than one word
@@ -205,7 +208,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
   }
 
   private async modelArgs(): Promise<string[]> {
-    const dir = this.options.modelDir ?? '/usr/share/pocketsphinx/model/en-us';
+    const dir = this.options.modelDir ?? DEFAULT_MODEL_DIR;
     const hmm = join(dir, 'en-us');
     const lm = join(dir, 'en-us.lm.bin');
     const dict = join(dir, 'cmudict-en-us.dict');
