@@ -2,7 +2,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Services } from '../src/services.ts';
+import type { Services } from '../src/wiring/services.ts';
 
 export interface InProcessRuntime {
   apiUrl: string;
@@ -18,7 +18,7 @@ export async function startInProcessRuntime(name: string): Promise<InProcessRunt
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   // Imported once the environment is set: configuration is read when they load.
   const { startLocalRuntime } = await import('../src/local/runtime.ts');
-  const { getServices } = await import('../src/services.ts');
+  const { getServices } = await import('../src/wiring/services.ts');
   const dataDir = await mkdtemp(join(tmpdir(), `notes-bench-${name}-`));
   const runtime = await startLocalRuntime({
     dataDir,

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { getServices } from '../src/services.ts';
+import { getServices } from '../src/wiring/services.ts';
 import { launchChromium, signIn } from '../test/support/chromium.ts';
 import { startInProcess } from '../test/support/in-process-runtime.ts';
 import { SEGMENT_MS, storeListenableNote } from '../test/support/listenable-note.ts';

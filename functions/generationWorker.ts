@@ -1,8 +1,8 @@
 import { runArtifact } from '#src/domain/artifact-worker.ts';
 import { runInsights } from '#src/domain/insights-worker.ts';
-import { getGenerationServices } from '#src/generation-services.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome } from '#src/observability.ts';
+import { getGenerationServices } from '#src/wiring/generation-services.ts';
 import { jobKindOf, parseGenerationMessage } from '#src/workers/generation-messages.ts';
 import { sqsWorker } from '#src/workers/sqs-worker.ts';
 

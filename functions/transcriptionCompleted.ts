@@ -4,7 +4,7 @@ import { TranscribeSpeechToText } from '#src/adapters/transcribe/transcribe-spee
 import { finishBatchTranscription } from '#src/domain/transcription-worker.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome, observed } from '#src/observability.ts';
-import { getWorkerServices } from '#src/worker-services.ts';
+import { getWorkerServices } from '#src/wiring/worker-services.ts';
 
 /**
  * Finishes a note's transcription when its Amazon Transcribe job ends: EventBridge delivers the

@@ -1,7 +1,7 @@
 import { runTranscription } from '#src/domain/transcription-worker.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome } from '#src/observability.ts';
-import { getWorkerServices } from '#src/worker-services.ts';
+import { getWorkerServices } from '#src/wiring/worker-services.ts';
 import { sqsWorker } from '#src/workers/sqs-worker.ts';
 import { parseTranscriptionMessage } from '#src/workers/transcription-messages.ts';
 

@@ -1,7 +1,7 @@
 import { recordArrivedUpload } from '#src/domain/arrived-uploads.ts';
 import { logger } from '#src/logging.ts';
 import { countOutcome } from '#src/observability.ts';
-import { getServices } from '#src/services.ts';
+import { getServices } from '#src/wiring/services.ts';
 import { sqsWorker } from '#src/workers/sqs-worker.ts';
 import { parseUploadEvent } from '#src/workers/upload-events.ts';
 

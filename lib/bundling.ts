@@ -40,7 +40,7 @@ export const handlerNodeOptions = '--enable-source-maps';
  * Worker-thread entries a handler starts (src/adapters/speech/threads/): each is bundled on its own as
  * `<name>.mjs` beside the handler's index.mjs, where `threadEntry()` looks for it, because esbuild does
  * not follow `new Worker(new URL(...))`. The transcription worker diarizes for engines without speaker
- * labels (src/worker-services.ts).
+ * labels (src/wiring/worker-services.ts).
  */
 export const handlerThreads: Readonly<Record<string, readonly string[]>> = {
   transcriptionWorker: ['src/adapters/speech/diarization/diarizer-thread.ts'],

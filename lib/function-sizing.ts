@@ -15,7 +15,7 @@ const apiFunctionSizing: FunctionSizing = { timeout: Duration.seconds(10), memor
 
 /**
  * askWorkspace runs retrieval and a model call inside the request: it gets almost all of the 30 s
- * (its provider calls retry twice within that, see src/ask-services.ts); so does the MCP endpoint,
+ * (its provider calls retry twice within that, see src/wiring/ask-services.ts); so does the MCP endpoint,
  * whose tools include askWorkspace.
  */
 export function apiSizingOf(name: OperationId | PublicRouteName): FunctionSizing {

@@ -9,18 +9,18 @@
  * of the skill's references: the operations table of references/rest.md comes from openapi.yaml,
  * the CLI tables of references/cli.md from CLI below, the scope and tool tables of references/mcp.md
  * (and skill.json's `interfaces.mcp`) from the MCP server's own definitions (src/mcp/tools.ts,
- * src/oauth-scopes.ts). Output is deterministic (no timestamps), so
+ * src/domain/scopes.ts). Output is deterministic (no timestamps), so
  * test/unit/published-docs-are-current.test.ts can compare the files with `renderDocs(readDocsSources())`.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
+import { mcpScopes } from '../src/domain/scopes.ts';
 // The MCP server's own definitions: the tools (names, scopes, annotations, inputs) and the scopes.
 // Importing the tools loads the domain modules and zod (under half a second), no AWS client.
 import { MCP_TOOLS } from '../src/mcp/tools.ts';
 import { DEFAULT_SCOPES } from '../src/oauth/scopes.ts';
-import { mcpScopes } from '../src/oauth-scopes.ts';
 import { firstPartyOnlyOperations } from '../src/operation-scopes.ts';
 import type { OperationId } from '../src/routes.ts';
 

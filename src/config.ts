@@ -56,7 +56,7 @@ const schema = z.object({
   NOTES_BEDROCK_MODEL_ID: z.string().min(1).default('us.anthropic.claude-sonnet-4-6'),
   /**
    * Limit for one Bedrock generation in the workers (Insights, an artifact), retries included; it
-   * must end before the worker's function timeout. Ask uses its own 20 s (src/ask-services.ts).
+   * must end before the worker's function timeout. Ask uses its own 20 s (src/wiring/ask-services.ts).
    */
   NOTES_BEDROCK_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
   /** Only for tests and stand-ins: a Bedrock Runtime endpoint other than AWS's. */

@@ -1,4 +1,4 @@
-import type { McpScope } from './oauth-scopes.ts';
+import type { McpScope } from './domain/scopes.ts';
 import type { OperationId } from './routes.ts';
 
 /**

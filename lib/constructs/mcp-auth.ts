@@ -14,7 +14,7 @@ import {
   UserPoolResourceServer,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
-import { mcpScopes } from '../../src/oauth-scopes.ts';
+import { mcpScopes } from '../../src/domain/scopes.ts';
 import { acknowledge } from '../nag.ts';
 
 export interface McpAuthProps {

@@ -1,4 +1,4 @@
-import type { McpScope } from '../oauth-scopes.ts';
+import type { McpScope } from './scopes.ts';
 
 export interface Account {
   account_id: string;

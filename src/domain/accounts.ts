@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 import type { AccountStore } from '../ports/account-store.ts';
 import type { Account, ApiKeyRecord, ApiKeyView, Caller } from './account.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
+import { type McpScope, mcpScopes } from './scopes.ts';
 
 export const API_KEY_PREFIX = 'svc_sk_';
 /** The one answer to a well-formed key that does not authenticate (unknown or revoked). */

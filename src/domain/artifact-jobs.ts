@@ -1,17 +1,17 @@
 import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
-import { ConflictError, NotFoundError } from './errors.ts';
+import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
 import { GENERATION_STAGES, isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { artifactKindOf, requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
+import { transcriptLost } from './lost-results.ts';
 import { artifactWithNames } from './named-results.ts';
-import { requireNote } from './notes.ts';
+import { requireNote } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readArtifactObject, readTranscription, type StoredRead } from './stored-results.ts';
 import { withCurrentRevisionState, withRevisionState } from './transcript-freshness.ts';
-import { FailedJobError, transcriptLost } from './transcription.ts';
 
 export interface ArtifactDeps extends DomainDeps {
   languages: LanguageSupport;

@@ -10,7 +10,7 @@ import {
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import type { Note, NoteState } from './note.ts';
-import { requireNote } from './notes.ts';
+import { requireNote } from './note-lookup.ts';
 
 /** Where a note is filed, as the filing operations answer. */
 export interface NoteCollections {

@@ -4,7 +4,7 @@ import type { NoteStore } from '../ports/note-store.ts';
 import type { SearchIndex } from '../ports/search-index.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 
-/** What the use cases need from the outside world; wired in src/services.ts. */
+/** What the use cases need from the outside world; wired in src/wiring/services.ts. */
 export interface DomainDeps {
   notes: NoteStore;
   /** Collections and the notes filed in them. */

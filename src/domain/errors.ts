@@ -2,6 +2,8 @@
  * Domain errors. The HTTP layer maps each to a status code in one place (src/http/error-mapper.ts);
  * workers use `permanent` to decide between failing a job and letting the queue retry.
  */
+import type { JobStatusView } from './job.ts';
+
 export abstract class DomainError extends Error {
   abstract readonly status: number;
   override readonly name: string = this.constructor.name;
@@ -35,6 +37,12 @@ export class NotFoundError extends DomainError {
 }
 export class ConflictError extends DomainError {
   readonly status = 409;
+}
+/** A job that failed with this detail will never succeed on the same bytes. */
+export class FailedJobError extends ConflictError {
+  constructor(readonly job: JobStatusView) {
+    super(job.detail ?? 'The job failed');
+  }
 }
 /** A precondition (If-Match) named a state of the resource that is no longer current. */
 export class PreconditionFailedError extends DomainError {

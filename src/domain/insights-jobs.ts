@@ -1,15 +1,15 @@
 import type { DomainDeps } from './deps.ts';
-import { ConflictError, NotFoundError } from './errors.ts';
+import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
 import { isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
+import { insightsLost } from './lost-results.ts';
 import { type InsightsView, insightsWithNames } from './named-results.ts';
-import { requireNote } from './notes.ts';
+import { requireNote } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
-import { failLostResult, readInsights } from './stored-results.ts';
+import { readInsights } from './stored-results.ts';
 import { withCurrentRevisionState } from './transcript-freshness.ts';
-import { FailedJobError } from './transcription.ts';
 
 /**
  * generateInsights: one Insights job per note. A job a worker is running is returned as it is;
@@ -65,18 +65,6 @@ export async function getInsights(
 }
 
 /** Stored Insights that can no longer be read: the job fails, and generateInsights runs it again. */
-export function insightsLost(deps: DomainDeps, job: Job): Promise<Job> {
-  deps.warn?.('stored Insights unreadable; job marked failed', {
-    noteId: job.note_id,
-    object: objectKeys.insights(job.account_id, job.note_id),
-  });
-  return failLostResult(
-    deps,
-    job,
-    'The stored Insights could not be read (missing or damaged). Generate them again with generateInsights.',
-  );
-}
-
 /** Removes a note's Insights (with its transcription: they are derived from it). */
 export async function deleteInsights(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
   // The job first: a run in progress loses its claim and removes what it wrote.

@@ -1,6 +1,6 @@
 import type { DomainDeps } from './deps.ts';
 import { ConflictError } from './errors.ts';
-import { requireNote } from './notes.ts';
+import { requireNote } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 
 /** Long enough to start playing and seek a while; short enough that a leaked link soon dies. */

@@ -2,22 +2,16 @@ import { collectionsOfNote, notesInCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { matchesPartOf, type TagCondition } from './entity-tags.ts';
 import { NotFoundError, PreconditionFailedError } from './errors.ts';
-import { insightsLost } from './insights-jobs.ts';
 import { JOB_KINDS } from './job.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
+import { insightsLost, transcriptLost } from './lost-results.ts';
 import type { Note, NoteChanges, NoteState } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
+import { requireNote } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { readInsights, readTranscriptionAt } from './stored-results.ts';
 import { withRevisionState } from './transcript-freshness.ts';
-import { transcriptLost } from './transcription.ts';
 import { type NoteSummaryView, type NoteView, noteEntityTag, noteSummaryView, noteView } from './views.ts';
-
-export async function requireNote(deps: DomainDeps, accountId: string, noteId: string): Promise<Note> {
-  const note = await deps.notes.getNote(accountId, noteId);
-  if (!note) throw new NotFoundError(`No note with ID ${noteId}`);
-  return note;
-}
 
 export async function listNotes(
   deps: DomainDeps,

@@ -3,9 +3,10 @@ import type { DomainDeps } from './deps.ts';
 import type { TagCondition } from './entity-tags.ts';
 import { ConflictError, PreconditionFailedError, PreconditionRequiredError } from './errors.ts';
 import type { Job, TranscriptPointer } from './job.ts';
+import { transcriptLost } from './lost-results.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
-import { requireNote } from './notes.ts';
+import { requireNote } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { isSpeakerLabel, labelForSpeaker, type SpeakerNames } from './speaker-labels.ts';
 import { readRevision, readTranscriptionAt, type StoredRevision } from './stored-results.ts';
@@ -13,7 +14,6 @@ import { type ConversationSegment, type Transcription, withSegments } from './tr
 import { applyEdits, type SpeakerLabelOf, type TranscriptEdit } from './transcript-edits.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
 import { matchesRepresentationOf, matchesSegmentsOf } from './transcript-tags.ts';
-import { transcriptLost } from './transcription.ts';
 
 /**
  * Corrections of a transcript, as revisions (see docs/api-decisions.md, "Correcting a transcript").

@@ -1,7 +1,7 @@
 import type { UploadTarget } from '../ports/blob-store.ts';
 import { deleteArtifacts } from './artifact-jobs.ts';
 import type { DomainDeps } from './deps.ts';
-import { ConflictError, NotFoundError } from './errors.ts';
+import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { deleteInsights } from './insights-jobs.ts';
 import {
   isHeld,
@@ -13,11 +13,11 @@ import {
 } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
+import { transcriptLost } from './lost-results.ts';
 import type { Note } from './note.ts';
-import { syncNoteIndex } from './note-index.ts';
-import { requireNote } from './notes.ts';
+import { requireNote } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
-import { failLostResult, readTranscriptionAt } from './stored-results.ts';
+import { readTranscriptionAt } from './stored-results.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
 
 export interface SubmitTranscriptionInput {
@@ -30,13 +30,6 @@ export interface SubmitTranscriptionInput {
 export type SubmitTranscriptionResult =
   | { kind: 'accepted'; job: JobStatusView & { upload?: UploadTarget } }
   | { kind: 'already_completed'; job: JobStatusView };
-
-/** A job that failed with this detail will never succeed on the same bytes. */
-export class FailedJobError extends ConflictError {
-  constructor(readonly job: JobStatusView) {
-    super(job.detail ?? 'The job failed');
-  }
-}
 
 /**
  * Idempotent on the client-generated note ID (see docs/api-decisions.md): a repeat returns the same
@@ -206,19 +199,6 @@ export async function deleteTranscription(
  * The transcript of a completed job can no longer be read: the job fails with the way back (a new
  * submission transcribes the stored audio again) and the note leaves the Ask index meanwhile.
  */
-export async function transcriptLost(deps: DomainDeps, job: Job): Promise<Job> {
-  deps.warn?.('stored transcript unreadable; job marked failed', {
-    noteId: job.note_id,
-    object: objectKeys.transcription(job.account_id, job.note_id),
-  });
-  const failed = await failLostResult(deps, job, TRANSCRIPT_LOST);
-  await syncNoteIndex(deps, job.account_id, job.note_id);
-  return failed;
-}
-
-const TRANSCRIPT_LOST =
-  'The stored transcript could not be read (missing or damaged). Submit the note again with the same note ID to transcribe its stored audio again.';
-
 async function requireTranscriptionJob(deps: DomainDeps, accountId: string, noteId: string): Promise<Job> {
   const job = await deps.notes.getJob(accountId, noteId, 'transcription');
   if (!job) throw new NotFoundError('This note has no transcription: submit audio with submitTranscription');

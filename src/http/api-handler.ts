@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { loadConfig } from '../config.ts';
 import type { Caller } from '../domain/account.ts';
 import type { OperationId } from '../routes.ts';
-import { getServices, type Services } from '../services.ts';
+import { getServices, type Services } from '../wiring/services.ts';
 import { webAppCorsHeaders } from './cors.ts';
 import { toErrorResponse } from './error-mapper.ts';
 import { type HttpLambdaHandler, httpLambda } from './http-lambda.ts';

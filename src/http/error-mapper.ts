@@ -1,6 +1,5 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { DomainError, ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
-import { FailedJobError } from '../domain/transcription.ts';
+import { DomainError, FailedJobError, ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
 import { logger } from '../logging.ts';
 import {
   GenerationFailedError,

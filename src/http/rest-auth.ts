@@ -10,7 +10,7 @@ import { getAccessTokenVerifier } from '../oauth/verifier.ts';
 import { firstPartyOnlyOperations, missingScopes, operationScopes } from '../operation-scopes.ts';
 import { type AccessGrant, InvalidAccessTokenError } from '../ports/access-tokens.ts';
 import type { OperationId } from '../routes.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../wiring/services.ts';
 import { header } from './request.ts';
 
 /**

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
 import { COLLECTION_LIMITS } from '../domain/collection.ts';
 import { RECORDING_CONTENT_TYPES } from '../domain/recording-types.ts';
+import { type McpScope, mcpScopes } from '../domain/scopes.ts';
 import { isSpeakerLabel } from '../domain/speaker-labels.ts';
-import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 
 /** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
 

@@ -17,7 +17,7 @@ import {
   publicRoutes,
   queueWorkers,
 } from '../routes.ts';
-import { getServices } from '../services.ts';
+import { getServices } from '../wiring/services.ts';
 import { stopRunningWork } from '../worker-stop.ts';
 import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';

@@ -1,18 +1,18 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { type AskServices, getAskServices } from '../ask-services.ts';
 import { API_KEY_PREFIX } from '../domain/accounts.ts';
+import { type McpScope, mcpScopes } from '../domain/scopes.ts';
 import { emptyResponse, jsonResponse, toWebResponse, withBaseHeaders } from '../http/response.ts';
 import { logger } from '../logging.ts';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
 import { DEFAULT_SCOPES } from '../oauth/scopes.ts';
 import { mcpResource, publicUrlForHost } from '../oauth/settings.ts';
-import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
 import {
   type AccessGrant,
   type AccessTokenVerifier,
   InvalidAccessTokenError,
 } from '../ports/access-tokens.ts';
-import { getServices, type Services } from '../services.ts';
+import { type AskServices, getAskServices } from '../wiring/ask-services.ts';
+import { getServices, type Services } from '../wiring/services.ts';
 import { acceptsJson, TRANSPORT_ACCEPT } from './accept.ts';
 import {
   corsPreflightHeaders,
@@ -42,9 +42,9 @@ export interface McpHandlerOptions {
    * `Origin` is always served; any other origin gets 403.
    */
   allowedOrigins: readonly string[];
-  /** Default: the API's services (src/services.ts), created on first use. */
+  /** Default: the API's services (src/wiring/services.ts), created on first use. */
   services?: () => Services;
-  /** Default: the Ask answer engine (src/ask-services.ts), created on first use. */
+  /** Default: the Ask answer engine (src/wiring/ask-services.ts), created on first use. */
   askServices?: () => AskServices;
   /**
    * Told about every 403 `insufficient_scope`: the grant and the scopes it lacked. The OAuth server

@@ -1,6 +1,5 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { AskServices } from '../ask-services.ts';
 import { getArtifact, requestArtifact } from '../domain/artifact-jobs.ts';
 import { askWorkspace } from '../domain/ask.ts';
 import {
@@ -16,6 +15,7 @@ import { UnauthorizedError } from '../domain/errors.ts';
 import { getInsights, requestInsights } from '../domain/insights-jobs.ts';
 import { noteAudioLink } from '../domain/note-audio.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
+import type { McpScope } from '../domain/scopes.ts';
 import { searchNotes } from '../domain/search.ts';
 import { renderTranscript, type TranscriptionView } from '../domain/transcript-exports.ts';
 import { editTranscription, undoTranscriptionEdit } from '../domain/transcript-revisions.ts';
@@ -40,9 +40,9 @@ import {
   updateNoteBody,
   uuidAsSent,
 } from '../http/schemas.ts';
-import type { McpScope } from '../oauth-scopes.ts';
 import type { AccessGrant } from '../ports/access-tokens.ts';
-import type { Services } from '../services.ts';
+import type { AskServices } from '../wiring/ask-services.ts';
+import type { Services } from '../wiring/services.ts';
 import { failure, notYet, resultOf, type ToolResult, textOf } from './results.ts';
 
 /**

@@ -1,7 +1,7 @@
+import type { McpScope } from '../domain/scopes.ts';
 import { getOAuthStore } from '../oauth/services.ts';
 import { lifetimes } from '../oauth/settings.ts';
 import { getAccessTokenVerifier } from '../oauth/verifier.ts';
-import type { McpScope } from '../oauth-scopes.ts';
 import type { AccessGrant, AccessTokenVerifier } from '../ports/access-tokens.ts';
 
 /**

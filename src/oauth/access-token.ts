@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { McpScope } from '../oauth-scopes.ts';
+import type { McpScope } from '../domain/scopes.ts';
 import { formatScopes } from './scopes.ts';
 import { lifetimes } from './settings.ts';
 import { SIGNING_ALG, type SigningKey } from './signing-key.ts';

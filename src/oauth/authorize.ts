@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { McpScope } from '../domain/scopes.ts';
 import { logger } from '../logging.ts';
-import type { McpScope } from '../oauth-scopes.ts';
 import { acceptsRedirectUri } from './clients.ts';
 import type { OAuthDeps } from './deps.ts';
 import { AuthorizationPageError, OAuthError } from './errors.ts';

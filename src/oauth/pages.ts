@@ -1,4 +1,4 @@
-import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
+import { type McpScope, mcpScopes } from '../domain/scopes.ts';
 import { tickedByDefault } from './scopes.ts';
 
 /**

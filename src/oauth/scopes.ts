@@ -1,4 +1,4 @@
-import { type McpScope, mcpScopes } from '../oauth-scopes.ts';
+import { type McpScope, mcpScopes } from '../domain/scopes.ts';
 import { OAuthError } from './errors.ts';
 
 /** What a client gets when it asks for no scope (DESIGN.md section 4): read, and start processing. */

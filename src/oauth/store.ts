@@ -1,4 +1,4 @@
-import type { McpScope } from '../oauth-scopes.ts';
+import type { McpScope } from '../domain/scopes.ts';
 
 /**
  * What the authorization server keeps (the port; src/adapters/dynamodb/oauth-store.ts implements it on

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { API_KEY_PREFIX } from '../domain/accounts.ts';
-import type { McpScope } from '../oauth-scopes.ts';
+import type { McpScope } from '../domain/scopes.ts';
 import { ACCESS_TOKEN_TYP, signAccessToken } from './access-token.ts';
 import type { OAuthDeps } from './deps.ts';
 import { OAuthError } from './errors.ts';

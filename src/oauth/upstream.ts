@@ -1,6 +1,6 @@
 import { authenticate } from '../domain/accounts.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
-import type { McpScope } from '../oauth-scopes.ts';
+import type { McpScope } from '../domain/scopes.ts';
 import type { AccountStore } from '../ports/account-store.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { createLocalJWKSet, errors, type JWK, type JWTPayload, jwtVerify } from 'jose';
 import { loadConfig } from '../config.ts';
 import { API_KEY_PREFIX } from '../domain/accounts.ts';
-import type { McpScope } from '../oauth-scopes.ts';
+import type { McpScope } from '../domain/scopes.ts';
 import {
   type AccessGrant,
   type AccessTokenVerifier,

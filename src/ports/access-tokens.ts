@@ -1,4 +1,4 @@
-import type { McpScope } from '../oauth-scopes.ts';
+import type { McpScope } from '../domain/scopes.ts';
 
 /** Who an MCP access token speaks for, and what it allows. */
 export interface AccessGrant {

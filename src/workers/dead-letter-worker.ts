@@ -3,7 +3,7 @@ import type { JobKind } from '../domain/job.ts';
 import { failJob } from '../domain/job-transitions.ts';
 import { logger } from '../logging.ts';
 import { countOutcome } from '../observability.ts';
-import { getServices } from '../services.ts';
+import { getServices } from '../wiring/services.ts';
 import { type SqsWorkerHandler, sqsWorker } from './sqs-worker.ts';
 
 export interface DeadJob {

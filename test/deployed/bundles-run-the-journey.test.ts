@@ -43,7 +43,7 @@ const request =
 
 beforeAll(async () => {
   deployment = await Deployment.start();
-  const { getServices } = await import('../../src/services.ts');
+  const { getServices } = await import('../../src/wiring/services.ts');
   const { createAccount } = await import('../../src/domain/accounts.ts');
   apiKey = (await createAccount(getServices().accounts, 'deployed-artifacts')).api_key;
 }, 300_000);

@@ -222,7 +222,7 @@ let refreshClientId: string;
 
 describe("the signed-in account's recording, worked on through the bundles", () => {
   it('is transcribed through the REST and worker bundles (the operator gave the account an API key)', async () => {
-    const { getServices } = await import('../../src/services.ts');
+    const { getServices } = await import('../../src/wiring/services.ts');
     const { issueApiKey } = await import('../../src/domain/accounts.ts');
     const { accounts } = getServices();
     const account = await accounts.getAccount(accountId);

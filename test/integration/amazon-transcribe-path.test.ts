@@ -10,7 +10,7 @@ import { recordArrivedUpload } from '../../src/domain/arrived-uploads.ts';
 import { runNumber } from '../../src/domain/job.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
-import { getWorkerServices } from '../../src/worker-services.ts';
+import { getWorkerServices } from '../../src/wiring/worker-services.ts';
 import type { Api } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';

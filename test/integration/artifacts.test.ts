@@ -14,9 +14,9 @@ import {
   podcastScript,
 } from '../../src/domain/artifacts.ts';
 import type { ConversationSegment } from '../../src/domain/transcript.ts';
-import { getGenerationServices } from '../../src/generation-services.ts';
 import type { ArtifactEngine } from '../../src/ports/artifact-engine.ts';
 import { GenerationFailedError } from '../../src/ports/generation-errors.ts';
+import { getGenerationServices } from '../../src/wiring/generation-services.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import type { Api } from '../support/api.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';

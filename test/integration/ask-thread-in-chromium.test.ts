@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncNoteIndex } from '../../src/domain/note-index.ts';
-import { getServices } from '../../src/services.ts';
+import { getServices } from '../../src/wiring/services.ts';
 import { launchChromium, screenshotFailedSteps, signIn } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { storeTranscribedNote } from '../support/stored-notes.ts';

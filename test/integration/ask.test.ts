@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BedrockAnswerEngine } from '../../src/adapters/llm/bedrock-answer.ts';
-import { getAskServices } from '../../src/ask-services.ts';
 import { formatTimestamp } from '../../src/domain/transcript.ts';
+import { getAskServices } from '../../src/wiring/ask-services.ts';
 import { ensureAskFixtures } from '../fixtures/ask/generate.ts';
 import { FakeConverseClient, invalidRequest, throttled, toolUseResponse } from '../fixtures/llm/converse.ts';
 import type { Api } from '../support/api.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncNoteIndex } from '../../src/domain/note-index.ts';
 import { objectKeys } from '../../src/domain/object-keys.ts';
-import { getServices } from '../../src/services.ts';
+import { getServices } from '../../src/wiring/services.ts';
 import { ensureAskFixtures } from '../fixtures/ask/generate.ts';
 import type { Api } from '../support/api.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';

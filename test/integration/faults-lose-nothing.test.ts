@@ -7,7 +7,7 @@ import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx
 import { claimJob } from '../../src/domain/job-transitions.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
-import { getWorkerServices } from '../../src/worker-services.ts';
+import { getWorkerServices } from '../../src/wiring/worker-services.ts';
 import { parseTranscriptionMessage } from '../../src/workers/transcription-messages.ts';
 import type { Api } from '../support/api.ts';
 import { emulatorClientConfig } from '../support/emulator-clients.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import type { RecognitionProgress, RecognitionResult, SpeechToText } from '../../src/ports/speech-to-text.ts';
-import { getWorkerServices } from '../../src/worker-services.ts';
+import { getWorkerServices } from '../../src/wiring/worker-services.ts';
 import type { Api } from '../support/api.ts';
 import { speechFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';

@@ -7,10 +7,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpScope } from '../../src/domain/scopes.ts';
 import { lambdaContext } from '../../src/local/lambda-context.ts';
 import { createMcpHandler } from '../../src/mcp/handler.ts';
 import { mcpLambdaHandler } from '../../src/mcp/lambda.ts';
-import type { McpScope } from '../../src/oauth-scopes.ts';
 import {
   type AccessGrant,
   type AccessTokenVerifier,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { s256Challenge } from '../../src/oauth/pkce.ts';
 import { getAccessTokenVerifier } from '../../src/oauth/verifier.ts';
-import { getServices } from '../../src/services.ts';
+import { getServices } from '../../src/wiring/services.ts';
 import { Browser as CookieBrowser } from '../support/browser.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { consentDecision } from '../support/oauth-forms.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DynamoSearchIndex } from '../../src/adapters/dynamodb/search-index.ts';
 import { termFrequencies } from '../../src/domain/search-terms.ts';
 import type { IndexedDocument } from '../../src/ports/search-index.ts';
-import { getServices } from '../../src/services.ts';
+import { getServices } from '../../src/wiring/services.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { noteIdsOf, searchPages } from '../support/search-pages.ts';
 import { storeTranscribedNote } from '../support/stored-notes.ts';

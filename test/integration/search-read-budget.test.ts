@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { syncNoteIndex } from '../../src/domain/note-index.ts';
-import { getServices } from '../../src/services.ts';
+import { getServices } from '../../src/wiring/services.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { noteIdsOf, searchPages } from '../support/search-pages.ts';
 import { storeTranscribedNote } from '../support/stored-notes.ts';

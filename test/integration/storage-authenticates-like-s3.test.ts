@@ -16,7 +16,7 @@ import { type LocalCredentials, localAwsClientConfig } from '../../src/adapters/
 import { objectKeys } from '../../src/domain/object-keys.ts';
 import { readLocalCredentials } from '../../src/local/local-credentials.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
-import { getServices } from '../../src/services.ts';
+import { getServices } from '../../src/wiring/services.ts';
 import type { Api } from '../support/api.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import {

@@ -15,7 +15,7 @@ import { LOCAL_QUEUE_NAMES } from '../../src/local/emulators.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
 import type { SpeechToText } from '../../src/ports/speech-to-text.ts';
-import { getWorkerServices } from '../../src/worker-services.ts';
+import { getWorkerServices } from '../../src/wiring/worker-services.ts';
 import type { Api } from '../support/api.ts';
 import { emulatorClientConfig } from '../support/emulator-clients.ts';
 import { speechFixture } from '../support/fixtures.ts';

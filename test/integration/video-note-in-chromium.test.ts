@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getServices } from '../../src/services.ts';
+import { getServices } from '../../src/wiring/services.ts';
 import { accessibilityChecks, launchChromium, signIn } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { SEGMENT_MS, storeListenableNote } from '../support/listenable-note.ts';

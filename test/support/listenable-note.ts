@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { objectKeys } from '../../src/domain/object-keys.ts';
 import { buildTranscription } from '../../src/domain/transcript.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/wiring/services.ts';
 import { storeCompletedTranscription } from './stored-notes.ts';
 
 const run = promisify(execFile);

@@ -1,6 +1,6 @@
 import { objectKeys } from '../../src/domain/object-keys.ts';
 import { buildTranscription } from '../../src/domain/transcript.ts';
-import type { Services } from '../../src/services.ts';
+import type { Services } from '../../src/wiring/services.ts';
 
 /**
  * A processed note written straight through the runtime's stores, as the transcription worker leaves

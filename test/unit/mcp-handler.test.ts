@@ -2,17 +2,17 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import type { AskServices } from '../../src/ask-services.ts';
+import type { McpScope } from '../../src/domain/scopes.ts';
 import { toApiGatewayResult, toWebRequest } from '../../src/mcp/api-gateway.ts';
 import { createMcpHandler } from '../../src/mcp/handler.ts';
 import { mcpLambdaHandler } from '../../src/mcp/lambda.ts';
 import { MCP_TOOL_NAMES } from '../../src/mcp/tools.ts';
-import type { McpScope } from '../../src/oauth-scopes.ts';
 import {
   type AccessGrant,
   type AccessTokenVerifier,
   InvalidAccessTokenError,
 } from '../../src/ports/access-tokens.ts';
+import type { AskServices } from '../../src/wiring/ask-services.ts';
 
 const PUBLIC_URL = 'https://notes.example.com';
 const METADATA = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { describe, expect, it } from 'vitest';
-import type { AskServices } from '../../src/ask-services.ts';
 import { createMcpServer, runTool } from '../../src/mcp/server.ts';
 import { findTool, MCP_TOOL_NAMES, MCP_TOOLS, type ToolContext } from '../../src/mcp/tools.ts';
 import type { AccessGrant } from '../../src/ports/access-tokens.ts';
 import { apiRoutes } from '../../src/routes.ts';
-import type { Services } from '../../src/services.ts';
+import type { AskServices } from '../../src/wiring/ask-services.ts';
+import type { Services } from '../../src/wiring/services.ts';
 
 const NOTE = '3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34';
 const OTHER_NOTE = '8d0c6a52-1e7f-4b3a-9c2d-5f6e7a8b9c01';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { McpScope } from '../../src/domain/scopes.ts';
 import type { OAuthDeps } from '../../src/oauth/deps.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
 import { hashSecret } from '../../src/oauth/secrets.ts';
@@ -7,7 +8,6 @@ import type { OAuthSettings } from '../../src/oauth/settings.ts';
 import { generateSigningKey, loadSigningKey, type SigningKey } from '../../src/oauth/signing-key.ts';
 import type { GrantRecord, OAuthStore, RefreshTokenRecord } from '../../src/oauth/store.ts';
 import { type TokenResponse, tokenRequest } from '../../src/oauth/tokens.ts';
-import type { McpScope } from '../../src/oauth-scopes.ts';
 
 const ISSUER = 'https://notes.example.com';
 const RESOURCE = `${ISSUER}/mcp`;

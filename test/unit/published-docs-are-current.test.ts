@@ -16,9 +16,9 @@ import {
   SKILL_DIR,
   validateSkillFrontMatter,
 } from '../../scripts/build-docs.ts';
+import { mcpScopes } from '../../src/domain/scopes.ts';
 import { MCP_TOOL_NAMES, MCP_TOOLS } from '../../src/mcp/tools.ts';
 import { DEFAULT_SCOPES } from '../../src/oauth/scopes.ts';
-import { mcpScopes } from '../../src/oauth-scopes.ts';
 import { publicRoutes } from '../../src/routes.ts';
 
 const REBUILD = 'run `npm run docs:build` and commit the result';
@@ -119,7 +119,7 @@ describe('skill.json', () => {
     expect(skillJson.rules.polling.min_interval_seconds).toBeGreaterThanOrEqual(2);
   });
 
-  it('marks MCP as available at /mcp with OAuth 2.1, with the scopes of src/oauth-scopes.ts', () => {
+  it('marks MCP as available at /mcp with OAuth 2.1, with the scopes of src/domain/scopes.ts', () => {
     const mcp = skillJson.interfaces.mcp;
     expect(mcp.status).toBe('available');
     expect(mcp.endpoint).toBe('/mcp');

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { apiSizingOf } from '../../lib/function-sizing.ts';
 import type { BedrockOptions } from '../../src/adapters/llm/bedrock-converse.ts';
-import { ASK_PROVIDER_TUNING } from '../../src/ask-services.ts';
 import { type Config, loadConfigFrom } from '../../src/config.ts';
-import { textEngineChoice } from '../../src/text-engine-choice.ts';
+import { ASK_PROVIDER_TUNING } from '../../src/wiring/ask-services.ts';
+import { textEngineChoice } from '../../src/wiring/text-engine-choice.ts';
 
 const config = (env: Record<string, string>): Config =>
   loadConfigFrom({

@@ -6,6 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { McpScope } from '../../domain/scopes.ts';
 import type {
   AuthorizationCodeRecord,
   GrantRecord,
@@ -17,7 +18,6 @@ import type {
   RefreshTokenRecord,
   StepUpShown,
 } from '../../oauth/store.ts';
-import type { McpScope } from '../../oauth-scopes.ts';
 import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
 import { keys } from './keys.ts';
 

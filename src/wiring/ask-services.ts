@@ -1,8 +1,8 @@
-import { ExtractiveAnswerEngine } from './adapters/extractive/answer.ts';
-import { BedrockAnswerEngine } from './adapters/llm/bedrock-answer.ts';
-import { OpenAiChatAnswerEngine } from './adapters/llm/openai-chat-answer.ts';
-import { loadConfig } from './config.ts';
-import type { AnswerEngine } from './ports/answer-engine.ts';
+import { ExtractiveAnswerEngine } from '../adapters/extractive/answer.ts';
+import { BedrockAnswerEngine } from '../adapters/llm/bedrock-answer.ts';
+import { OpenAiChatAnswerEngine } from '../adapters/llm/openai-chat-answer.ts';
+import { loadConfig } from '../config.ts';
+import type { AnswerEngine } from '../ports/answer-engine.ts';
 import { type TextEngineTuning, textEngineChoice } from './text-engine-choice.ts';
 
 export interface AskServices {

@@ -1,22 +1,22 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { configuredAwsClientConfig } from './adapters/aws-client-config.ts';
-import { DynamoAccountStore } from './adapters/dynamodb/account-store.ts';
-import { createDocumentClient } from './adapters/dynamodb/client.ts';
-import { DynamoCollectionStore } from './adapters/dynamodb/collection-store.ts';
-import { DynamoNoteStore } from './adapters/dynamodb/note-store.ts';
-import { DynamoSearchIndex } from './adapters/dynamodb/search-index.ts';
-import { S3BlobStore } from './adapters/s3/blob-store.ts';
-import { SqsWorkQueue } from './adapters/sqs/work-queue.ts';
-import { pollyLanguages } from './adapters/synthesis/polly-voices.ts';
-import { type Config, loadConfig } from './config.ts';
-import type { DomainDeps } from './domain/deps.ts';
-import type { LanguageSupport } from './domain/languages.ts';
-import { recordingTypesFor } from './domain/recording-types.ts';
-import { logger } from './logging.ts';
-import { traced } from './observability.ts';
-import type { AccountStore } from './ports/account-store.ts';
-import { workerStopSignal } from './worker-stop.ts';
+import { configuredAwsClientConfig } from '../adapters/aws-client-config.ts';
+import { DynamoAccountStore } from '../adapters/dynamodb/account-store.ts';
+import { createDocumentClient } from '../adapters/dynamodb/client.ts';
+import { DynamoCollectionStore } from '../adapters/dynamodb/collection-store.ts';
+import { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
+import { DynamoSearchIndex } from '../adapters/dynamodb/search-index.ts';
+import { S3BlobStore } from '../adapters/s3/blob-store.ts';
+import { SqsWorkQueue } from '../adapters/sqs/work-queue.ts';
+import { pollyLanguages } from '../adapters/synthesis/polly-voices.ts';
+import { type Config, loadConfig } from '../config.ts';
+import type { DomainDeps } from '../domain/deps.ts';
+import type { LanguageSupport } from '../domain/languages.ts';
+import { recordingTypesFor } from '../domain/recording-types.ts';
+import { logger } from '../logging.ts';
+import { traced } from '../observability.ts';
+import type { AccountStore } from '../ports/account-store.ts';
+import { workerStopSignal } from '../worker-stop.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
 export interface Services extends DomainDeps {

@@ -1,8 +1,8 @@
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
-import type { BedrockOptions, ConverseClient } from './adapters/llm/bedrock-converse.ts';
-import type { OpenAiChatOptions } from './adapters/llm/openai-chat.ts';
-import type { Config } from './config.ts';
-import { traced } from './observability.ts';
+import type { BedrockOptions, ConverseClient } from '../adapters/llm/bedrock-converse.ts';
+import type { OpenAiChatOptions } from '../adapters/llm/openai-chat.ts';
+import type { Config } from '../config.ts';
+import { traced } from '../observability.ts';
 
 /** How to build one task's engine (Insights, artifacts, answers) for each `NOTES_TEXT_ENGINE`. */
 export interface TextEngineFactories<T> {

@@ -1,14 +1,14 @@
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
-import { OpenAiCompatibleSpeechToText } from './adapters/openai/openai-speech-to-text.ts';
-import { DiarizingSpeechToText } from './adapters/speech/diarizing-speech-to-text.ts';
-import { PocketsphinxSpeechToText } from './adapters/speech/pocketsphinx.ts';
-import { TranscribeSpeechToText } from './adapters/transcribe/transcribe-speech-to-text.ts';
-import { type Config, loadConfig } from './config.ts';
-import type { WorkerDeps } from './domain/transcription-worker.ts';
-import { logger } from './logging.ts';
-import { traced } from './observability.ts';
-import type { BlobStore } from './ports/blob-store.ts';
-import type { SpeechToText } from './ports/speech-to-text.ts';
+import { OpenAiCompatibleSpeechToText } from '../adapters/openai/openai-speech-to-text.ts';
+import { DiarizingSpeechToText } from '../adapters/speech/diarizing-speech-to-text.ts';
+import { PocketsphinxSpeechToText } from '../adapters/speech/pocketsphinx.ts';
+import { TranscribeSpeechToText } from '../adapters/transcribe/transcribe-speech-to-text.ts';
+import { type Config, loadConfig } from '../config.ts';
+import type { WorkerDeps } from '../domain/transcription-worker.ts';
+import { logger } from '../logging.ts';
+import { traced } from '../observability.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { SpeechToText } from '../ports/speech-to-text.ts';
 import { getServices, type Services } from './services.ts';
 
 export type WorkerServices = Services & WorkerDeps;
