@@ -1,4 +1,4 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
 
 /**
@@ -23,10 +23,8 @@ const tracing = tracingEnabled()
     }
   : undefined;
 
-export const metrics = new Metrics({
-  serviceName: 'notes',
-  namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Notes',
-});
+/** Made by the first count: the API handlers count nothing and never load Powertools Metrics. */
+let metrics: Metrics | undefined;
 
 /** Middy middlewares every handler uses: a traced invocation and flushed metrics. */
 export function observed(): MiddlewareObj[] {
@@ -43,6 +41,7 @@ export function observed(): MiddlewareObj[] {
  * way so that none leaks into the next invocation.
  */
 export function publishMetrics(): void {
+  if (!metrics) return;
   if (metrics.hasStoredMetrics()) {
     metrics.publishStoredMetrics();
     return;
@@ -56,6 +55,11 @@ export function traced<T>(client: T): T {
   return tracing ? tracing.tracer.captureAWSv3Client(client) : client;
 }
 
-export function countOutcome(name: string, outcome: string): void {
+export async function countOutcome(name: string, outcome: string): Promise<void> {
+  const { Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
+  metrics ??= new Metrics({
+    serviceName: 'notes',
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Notes',
+  });
   metrics.addMetric(`${name}_${outcome}`, MetricUnit.Count, 1);
 }

@@ -26,11 +26,11 @@ afterEach(() => {
 const context = { functionName: 'notes-test-getNote', awsRequestId: 'request-1' } as Context;
 
 /** Runs one invocation of a handler wrapped like ours and returns what it wrote to stdout and stderr. */
-async function printedBy(work: () => void): Promise<string> {
+async function printedBy(work: () => Promise<void>): Promise<string> {
   const handler = middy<unknown, string>()
     .use(observability.observed())
     .handler(async () => {
-      work();
+      await work();
       return 'ok';
     });
   let printed = '';
@@ -50,7 +50,7 @@ async function printedBy(work: () => void): Promise<string> {
 
 describe('metrics of an invocation', () => {
   it('an invocation that counts nothing prints nothing (no "No application metrics to publish")', async () => {
-    expect(await printedBy(() => {})).toBe('');
+    expect(await printedBy(async () => {})).toBe('');
   });
 
   it('an invocation that counts something publishes it as one embedded-metric-format line', async () => {
@@ -64,7 +64,7 @@ describe('metrics of an invocation', () => {
 
   it('what one invocation counted is not published again by the next one', async () => {
     await printedBy(() => observability.countOutcome('upload', 'stored'));
-    expect(await printedBy(() => {})).toBe('');
+    expect(await printedBy(async () => {})).toBe('');
   });
 });
 
