@@ -13,7 +13,7 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptions, handlerNodeOptions } from '../lib/bundling.ts';
-import { apiRoutes, eventWorkers, handlerEntry, queueWorkers } from '../src/routes.ts';
+import { apiRoutes, eventWorkers, handlerEntry, publicRoutes, queueWorkers } from '../src/routes.ts';
 import { REPO_ROOT } from './support.ts';
 
 const BUNDLES_DIR = join(REPO_ROOT, 'bench', 'out', 'bundles');
@@ -24,7 +24,8 @@ const IMPORT_RUNS = 5;
 
 export interface BundleSize {
   name: string;
-  kind: 'api' | 'worker' | 'baseline';
+  /** api: a REST operation (the budget's subject); public: MCP and OAuth endpoints; worker: queue and events. */
+  kind: 'api' | 'public' | 'worker' | 'baseline';
   /** What a cold start reads: index.mjs and the chunks it imports statically (minified). */
   bytes: number;
   /** Everything in the asset: also the chunks loaded with import() on first use. */
@@ -65,6 +66,7 @@ export async function bundleSizes(): Promise<BundleSizeResult> {
   await rm(BUNDLES_DIR, { recursive: true, force: true });
   const handlers = [
     ...Object.keys(apiRoutes).map((name) => ({ name, kind: 'api' as const })),
+    ...Object.keys(publicRoutes).map((name) => ({ name, kind: 'public' as const })),
     ...[...Object.keys(queueWorkers), ...Object.keys(eventWorkers)].map((name) => ({
       name,
       kind: 'worker' as const,
