@@ -1,9 +1,9 @@
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BuildOptions } from 'esbuild';
 
 /**
- * How every handler is bundled, in one place: the stack (NodejsFunction runs the esbuild CLI) and
+ * How every handler is bundled, in one place: the stack (NodejsFunction and its esbuild CLI calls) and
  * `bench/bundle-size.ts` (esbuild's JS API) both read these settings, so the measured bundles are the
  * deployed ones.
  */
@@ -31,6 +31,14 @@ export const handlerBundle = {
    * package-lock.json (the one the tests ran against), and tree-shaking drops what is not used.
    */
   externalModules: [] as string[],
+  /**
+   * What a handler loads with `import()` (the tracer, the token verifier, the S3 and SQS adapters)
+   * goes into chunks beside index.mjs and is read only when first used: a cold start compiles only
+   * what the handler imports statically.
+   */
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  outExtension: '.mjs',
 } as const;
 
 /** `NODE_OPTIONS` of every function: stack traces point at the TypeScript sources. */
@@ -51,8 +59,14 @@ export function threadBundleName(entry: string): string {
   return `${basename(entry, '.ts')}.mjs`;
 }
 
-/** The NodejsFunction bundling settings of `handler` (its threads' entries bundled beside it). */
-export function lambdaBundling(handler?: string): BundlingOptions {
+/**
+ * The NodejsFunction bundling settings of the handler whose entry is `entry` (relative to the
+ * repository root). NodejsFunction runs esbuild with `--outfile`, which cannot split code; the
+ * afterBundling hook bundles the entry again with splitting into the same folder, replacing that
+ * index.mjs with one that loads its chunks/ on demand (the bundle `bench -- bundles` measures), and
+ * bundles the handler's thread entries beside it.
+ */
+export function lambdaBundling(entry: string, handler?: string): BundlingOptions {
   const threads = (handler && handlerThreads[handler]) || [];
   return {
     format: OutputFormat.ESM,
@@ -63,21 +77,19 @@ export function lambdaBundling(handler?: string): BundlingOptions {
     mainFields: [...handlerBundle.mainFields],
     banner: handlerBundle.banner,
     externalModules: [...handlerBundle.externalModules],
-    ...(threads.length > 0
-      ? {
-          commandHooks: {
-            beforeBundling: () => [],
-            beforeInstall: () => [],
-            afterBundling: (inputDir: string, outputDir: string) =>
-              threads.map((entry) => threadBundleCommand(inputDir, outputDir, entry)),
-          },
-        }
-      : {}),
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) => [
+        splitBundleCommand(inputDir, outputDir, entry, 'index'),
+        ...threads.map((thread) => splitBundleCommand(inputDir, outputDir, thread, basename(thread, '.ts'))),
+      ],
+    },
   };
 }
 
-/** The esbuild CLI call that bundles one thread entry with the handlers' settings (local bundling). */
-function threadBundleCommand(inputDir: string, outputDir: string, entry: string): string {
+/** The esbuild CLI call that bundles one entry as `<name>.mjs` (chunks beside it) with the handlers' settings. */
+function splitBundleCommand(inputDir: string, outputDir: string, entry: string, name: string): string {
   const args = [
     join(inputDir, 'node_modules', '.bin', 'esbuild'),
     '--bundle',
@@ -85,11 +97,15 @@ function threadBundleCommand(inputDir: string, outputDir: string, entry: string)
     '--platform=node',
     `--format=${handlerBundle.format}`,
     `--target=${handlerBundle.target}`,
-    `--outfile=${join(outputDir, threadBundleName(entry))}`,
+    `--outdir=${outputDir}`,
+    `--entry-names=${name}`,
+    ...(handlerBundle.splitting ? ['--splitting', `--chunk-names=${handlerBundle.chunkNames}`] : []),
+    `--out-extension:.js=${handlerBundle.outExtension}`,
     ...(handlerBundle.minify ? ['--minify'] : []),
     ...(handlerBundle.sourceMap ? ['--sourcemap', `--sources-content=${handlerBundle.sourcesContent}`] : []),
     `--main-fields=${handlerBundle.mainFields.join(',')}`,
     `--banner:js=${handlerBundle.banner}`,
+    ...handlerBundle.externalModules.map((module) => `--external:${module}`),
     '--log-level=warning',
   ];
   return args.map(shellQuote).join(' ');
@@ -99,11 +115,17 @@ function shellQuote(arg: string): string {
   return `'${arg.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The same bundle through esbuild's JS API (what NodejsFunction's `esbuild --bundle` call produces). */
+/**
+ * The same bundle through esbuild's JS API (what the stack's bundling produces): `outfile` names the
+ * entry's output (`<dir>/index.mjs`); chunks land in `<dir>/chunks/`.
+ */
 export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   return {
-    entryPoints: [entry],
-    outfile,
+    entryPoints: [{ in: entry, out: basename(outfile, handlerBundle.outExtension) }],
+    outdir: dirname(outfile),
+    splitting: handlerBundle.splitting,
+    chunkNames: handlerBundle.chunkNames,
+    outExtension: { '.js': handlerBundle.outExtension },
     bundle: true,
     platform: 'node',
     format: handlerBundle.format,

@@ -83,7 +83,7 @@ export class NotesFunction extends Construct {
       logGroup: this.logGroup,
       tracing: Tracing.ACTIVE,
       environment,
-      bundling: lambdaBundling(props.handler),
+      bundling: lambdaBundling(handlerEntry(props.handler), props.handler),
     });
     grantNeeds(this, this.role, props.needs, grantTargets);
 

@@ -6,7 +6,6 @@ import { ForbiddenError, UnauthorizedError } from '../domain/errors.ts';
 import { WEB_APP_CLIENT_ID } from '../oauth/first-party.ts';
 import { protectedResourceMetadataUrl } from '../oauth/metadata.ts';
 import { publicBaseUrls, publicUrlForHost, restResource } from '../oauth/settings.ts';
-import { getAccessTokenVerifier } from '../oauth/verifier.ts';
 import { firstPartyOnlyOperations, missingScopes, operationScopes } from '../operation-scopes.ts';
 import { type AccessGrant, InvalidAccessTokenError } from '../ports/access-tokens.ts';
 import type { OperationId } from '../routes.ts';
@@ -47,6 +46,9 @@ export async function authenticateRest(
   const metadata = protectedResourceMetadataUrl(publicUrl, 'v1');
   let grant: AccessGrant;
   try {
+    // Loaded on the first access token only: jose, and on AWS the KMS client that reads the public
+    // key, stay out of what an API-key request (and the cold start) reads.
+    const { getAccessTokenVerifier } = await import('../oauth/verifier.ts');
     grant = await getAccessTokenVerifier().verify(token, restResource(publicUrl));
   } catch (error) {
     if (!(error instanceof InvalidAccessTokenError)) throw error;

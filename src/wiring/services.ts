@@ -1,13 +1,10 @@
-import { S3Client } from '@aws-sdk/client-s3';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { configuredAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { DynamoAccountStore } from '../adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from '../adapters/dynamodb/client.ts';
 import { DynamoCollectionStore } from '../adapters/dynamodb/collection-store.ts';
 import { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
 import { DynamoSearchIndex } from '../adapters/dynamodb/search-index.ts';
-import { S3BlobStore } from '../adapters/s3/blob-store.ts';
-import { SqsWorkQueue } from '../adapters/sqs/work-queue.ts';
+import { BlobStoreLoadedOnFirstUse, WorkQueueLoadedOnFirstUse } from '../adapters/loaded-on-first-use.ts';
 import { pollyLanguages } from '../adapters/synthesis/polly-voices.ts';
 import { type Config, loadConfig } from '../config.ts';
 import type { DomainDeps } from '../domain/deps.ts';
@@ -38,15 +35,31 @@ export function getServices(): Services {
 export function createServices(config: Config): Services {
   // Traced on Lambda (X-Ray subsegments per AWS call); the tracer is off elsewhere.
   const db = traced(createDocumentClient(configuredAwsClientConfig(config, config.NOTES_DYNAMODB_ENDPOINT)));
-  const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
-  const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
+  // S3 and SQS are imported on first use: a handler that never stores an object or queues a job
+  // never loads their clients (src/adapters/loaded-on-first-use.ts).
+  const blobs = new BlobStoreLoadedOnFirstUse(async () => {
+    const [{ S3Client }, { S3BlobStore }] = await Promise.all([
+      import('@aws-sdk/client-s3'),
+      import('../adapters/s3/blob-store.ts'),
+    ]);
+    const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
+    return new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS);
+  });
+  const queue = new WorkQueueLoadedOnFirstUse(async () => {
+    const [{ SQSClient }, { SqsWorkQueue }] = await Promise.all([
+      import('@aws-sdk/client-sqs'),
+      import('../adapters/sqs/work-queue.ts'),
+    ]);
+    const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
+    return new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL);
+  });
   return {
     accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
-    blobs: new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS),
+    blobs,
     search: new DynamoSearchIndex(db, config.NOTES_TABLE_NAME),
-    queue: new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL),
+    queue,
     languages: languageSupport(config),
     recordingTypes: recordingTypesFor(config.NOTES_SPEECH_ENGINE),
     now: Date.now,

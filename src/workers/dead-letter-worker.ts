@@ -40,7 +40,7 @@ export function deadLetterWorker(
     }
     for (const job of jobs) {
       const outcome = await end(services, job, detail(job.kind));
-      countOutcome(`${job.kind}_dead_letter`, outcome);
+      await countOutcome(`${job.kind}_dead_letter`, outcome);
       logger.error(`${job.kind} dead-lettered`, { worker: name, noteId: job.noteId, outcome });
     }
   });

@@ -216,6 +216,18 @@ describe('an MCP client signs a user in through the deployed OAuth bundles', () 
       `resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
     );
   });
+
+  it('a REST bundle verifies an access token with the verifier chunk it reads on first use: the MCP token is refused there, as the source does', async () => {
+    // The verifier (jose, and KMS GetPublicKey) is not in a REST handler's cold-start code; a
+    // chunk missing from the asset would make this a 500 instead of the source's 401.
+    const { bundled } = await deployment.bothWays(
+      'getCurrentAccount',
+      () => rest(tokens.access_token, 'getCurrentAccount', ''),
+      ['mcp token', 'mcp token'],
+    );
+    expect(bundled).toMatchObject({ statusCode: 401 });
+    expect(JSON.stringify(bundled)).toContain('invalid_token');
+  });
 });
 
 let refreshClientId: string;

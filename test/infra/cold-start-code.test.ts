@@ -1,0 +1,91 @@
+/**
+ * What a Lambda handler reads at cold start: its index.mjs and the chunks that imports statically
+ * (lib/bundling.ts splits the code). Packages a handler needs only on some paths must be in chunks
+ * of their own, shipped in the asset but not read until used. Built with the handlers' esbuild
+ * settings; the metafile says which package went into which output file.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esbuildOptions } from '../../lib/bundling.ts';
+import { repositoryRoot } from '../../lib/paths.ts';
+import { handlerEntry } from '../../src/routes.ts';
+
+let outRoot: string;
+
+beforeAll(async () => {
+  outRoot = await mkdtemp(join(tmpdir(), 'notes-cold-start-'));
+});
+
+afterAll(async () => {
+  await rm(outRoot, { recursive: true, force: true });
+});
+
+interface HandlerPackages {
+  /** Packages in index.mjs and its static imports, transitively. */
+  coldStart: Set<string>;
+  /** Packages anywhere in the asset. */
+  shipped: Set<string>;
+}
+
+async function packagesOf(handler: Parameters<typeof handlerEntry>[0]): Promise<HandlerPackages> {
+  const outfile = join(outRoot, handler, 'index.mjs');
+  const { metafile } = await build({
+    ...esbuildOptions(join(repositoryRoot, handlerEntry(handler)), outfile),
+    metafile: true,
+    sourcemap: false,
+  });
+  const loaded = new Set<string>();
+  const visit = (path: string) => {
+    if (loaded.has(path) || !metafile.outputs[path]) return;
+    loaded.add(path);
+    for (const imported of metafile.outputs[path].imports) {
+      if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
+    }
+  };
+  visit(relative(process.cwd(), outfile));
+  return {
+    coldStart: packagesIn(metafile, loaded),
+    shipped: packagesIn(metafile, new Set(Object.keys(metafile.outputs))),
+  };
+}
+
+function packagesIn(metafile: Metafile, outputs: Set<string>): Set<string> {
+  const packages = new Set<string>();
+  for (const output of outputs) {
+    for (const input of Object.keys(metafile.outputs[output]?.inputs ?? {})) {
+      const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+      if (name) packages.add(name);
+    }
+  }
+  return packages;
+}
+
+describe('what a handler reads at cold start', () => {
+  it('a REST handler reads neither the token verifier (jose, KMS) nor the tracer, S3, SQS or Metrics; it ships them for first use', async () => {
+    const { coldStart, shipped } = await packagesOf('getNote');
+    const onFirstUse = [
+      'jose',
+      '@aws-sdk/client-kms',
+      'aws-xray-sdk-core',
+      '@aws-lambda-powertools/tracer',
+      '@aws-sdk/client-s3',
+      '@aws-sdk/client-sqs',
+      '@aws-lambda-powertools/metrics',
+    ];
+    for (const name of onFirstUse) {
+      expect(coldStart, name).not.toContain(name);
+      expect(shipped, name).toContain(name);
+    }
+    expect(coldStart).toContain('@aws-sdk/client-dynamodb');
+    expect(coldStart).toContain('@aws-lambda-powertools/logger');
+  });
+
+  it('the token endpoint, which signs, reads the KMS client only when it first signs', async () => {
+    const { coldStart, shipped } = await packagesOf('oauthToken');
+    expect(coldStart).not.toContain('@aws-sdk/client-kms');
+    expect(shipped).toContain('@aws-sdk/client-kms');
+  });
+});
