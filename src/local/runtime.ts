@@ -110,6 +110,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     log,
     ...(options.storageCorsOrigins ? { corsOrigins: options.storageCorsOrigins } : {}),
   });
+  performance.mark('runtime:emulators-started');
 
   // The handlers read their configuration from the environment, as on Lambda.
   Object.assign(process.env, {
@@ -125,14 +126,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
     NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
   });
-  const server = createApiServer(await loadRoutes(), {
-    ...(await publishedDocs()),
-    ...webAppFiles({ storageOrigin: emulators.endpoints.s3 }),
-  });
+  const routes = await loadRoutes();
+  performance.mark('runtime:handlers-imported');
+  const docs = await publishedDocs();
+  performance.mark('runtime:docs-read');
+  const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3 });
+  performance.mark('runtime:web-app-built');
+  const server = createApiServer(routes, { ...docs, ...webApp });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, host, done);
   });
+  performance.mark('runtime:listening');
   const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
   emulators.storageCors.allowServiceOrigin(apiUrl);
   // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
@@ -142,6 +147,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_OAUTH_SIGNING_KEY: await ensureSigningKey(dataDir),
   });
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
+  performance.mark('runtime:account-checked');
 
   const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
   const eventSources = await Promise.all(
@@ -159,9 +165,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     ),
   );
 
+  performance.mark('runtime:workers-started');
   // The queues live in memory: work that was queued or running when the last run stopped is found
   // in the job records and queued again.
   await resumeInterruptedJobs(log);
+  performance.mark('runtime:jobs-resumed');
 
   const info: RuntimeInfo = {
     pid: process.pid,

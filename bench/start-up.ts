@@ -1,0 +1,325 @@
+/**
+ * `npm run bench -- start [--runs N]`: how long `npm start` takes to answer on a second start (the
+ * data directory already made), next to a bare Node HTTP server started in the same run.
+ *
+ * Both are timed from spawn to the first answered request, polling every 2 ms: the bare server
+ * (bench/baseline-server.ts, stripped of its types once so plain `node` runs it) and `npm start`
+ * exactly as a user runs it (through npm, so scripts/ensure-deps.mjs counts), to its first answer
+ * of any kind and to the first 200 of GET /v1/account with the data directory's key. Runs alternate
+ * between the two so that other work on the machine weighs on both alike. Where the time goes comes
+ * from the service itself: with NOTES_START_TRACE it writes the performance marks of its start-up
+ * phases and when its process began (bin/local-server.ts), placed here on the same clock as the spawn.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { transform } from 'esbuild';
+import { cliOption, OUT_DIR, REPO_ROOT } from './support.ts';
+
+const DEFAULT_RUNS = 5;
+const POLL_MS = 2;
+const START_DEADLINE_MS = 120_000;
+
+export interface StartRun {
+  /** Spawn to the first answer of any route (any status). */
+  first_answer_ms: number;
+  /** Spawn to the first 200 of an authenticated request (the bare server: its first answer). */
+  first_ok_ms: number;
+}
+
+export interface Phase {
+  name: string;
+  /** Median time from spawn to the end of the phase. */
+  ends_at_ms: number;
+  /** From the median end of the phase before (or the spawn). */
+  since_previous_ms: number;
+}
+
+export interface StartResult {
+  runs: number;
+  first_start_ms: number;
+  baseline: StartRun[];
+  npm_start: StartRun[];
+  median: { baseline: StartRun; npm_start: StartRun };
+  /** npm start's median over the bare server's median. */
+  ratio: { first_answer: number; first_ok: number };
+  phases: Phase[];
+}
+
+interface Trace {
+  time_origin: number;
+  marks: Array<{ name: string; at_ms: number }>;
+}
+
+/** Milliseconds since the epoch, on the clock the child's performance.timeOrigin uses. */
+function now(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+export async function startBench(argv: readonly string[]): Promise<StartResult> {
+  const runs = Number(cliOption(argv, '--runs') ?? DEFAULT_RUNS);
+  await mkdir(OUT_DIR, { recursive: true });
+  const baselineScript = await plainBaselineServer();
+  const dataDir = await mkdtemp(join(tmpdir(), 'notes-bench-start-'));
+  const traceFile = join(dataDir, 'start-trace.json');
+  try {
+    // The first start makes the data directory (tables, bucket, account, key); it is not what is measured.
+    const firstStart = await timeNpmStart(dataDir, traceFile, null);
+    const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
+    const baseline: StartRun[] = [];
+    const npmStart: StartRun[] = [];
+    const traces: Array<{ spawned: number; trace: Trace; run: StartRun }> = [];
+    for (let run = 0; run < runs; run++) {
+      baseline.push(await timeBaseline(baselineScript));
+      const measured = await timeNpmStart(dataDir, traceFile, apiKey);
+      npmStart.push(measured.run);
+      traces.push(measured);
+      console.log(
+        `  run ${run + 1}/${runs}: bare server ${baseline.at(-1)?.first_answer_ms} ms, npm start ${measured.run.first_answer_ms} ms (first answer) / ${measured.run.first_ok_ms} ms (first 200)`,
+      );
+    }
+    const median = { baseline: medianRun(baseline), npm_start: medianRun(npmStart) };
+    return {
+      runs,
+      first_start_ms: firstStart.run.first_ok_ms,
+      baseline,
+      npm_start: npmStart,
+      median,
+      ratio: {
+        first_answer: round(median.npm_start.first_answer_ms / median.baseline.first_answer_ms, 2),
+        first_ok: round(median.npm_start.first_ok_ms / median.baseline.first_ok_ms, 2),
+      },
+      phases: phasesOf(traces),
+    };
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** bench/baseline-server.ts with its types stripped, so that plain `node` runs it (no loader). */
+async function plainBaselineServer(): Promise<string> {
+  const source = await readFile(join(REPO_ROOT, 'bench', 'baseline-server.ts'), 'utf8');
+  const { code } = await transform(source, { loader: 'ts', format: 'esm', target: 'node20' });
+  const file = join(OUT_DIR, 'baseline-server.mjs');
+  await writeFile(file, code);
+  return file;
+}
+
+async function timeBaseline(script: string): Promise<StartRun> {
+  const spawned = now();
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const [line] = (await once(child.stdout, 'data')) as [Buffer];
+    const url = `http://127.0.0.1:${Number(line.toString().trim())}/`;
+    const answer = await firstAnswer(url, {}, 200, child);
+    const first = round(answer.first - spawned);
+    return { first_answer_ms: first, first_ok_ms: round(answer.ok - spawned) };
+  } finally {
+    await stop(child, null);
+  }
+}
+
+/**
+ * `npm start` on `dataDir`, timed to its first answer and (with `apiKey`) the first 200 of
+ * GET /v1/account; without a key, to runtime.json (a first start). Stopped as Ctrl-C would, and
+ * waited for until its runtime process has gone (the database allows one process at a time).
+ */
+async function timeNpmStart(
+  dataDir: string,
+  traceFile: string,
+  apiKey: string | null,
+): Promise<{ spawned: number; trace: Trace; run: StartRun }> {
+  await rm(traceFile, { force: true });
+  await rm(join(dataDir, 'runtime.json'), { force: true });
+  const port = await freePort();
+  const spawned = now();
+  const child = spawn('npm', ['start'], {
+    cwd: REPO_ROOT,
+    stdio: 'ignore',
+    env: {
+      ...process.env,
+      PORT: String(port),
+      NOTES_STORAGE_PORT: '0',
+      NOTES_DATA_DIR: dataDir,
+      NOTES_START_TRACE: traceFile,
+    },
+  });
+  let runtimePid: number | null = null;
+  try {
+    const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+    const answer = apiKey
+      ? await firstAnswer(`http://127.0.0.1:${port}/v1/account`, headers, 200, child)
+      : await untilFile(join(dataDir, 'runtime.json'), child);
+    const trace = await untilTrace(traceFile, child);
+    runtimePid = (JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as { pid: number }).pid;
+    return {
+      spawned,
+      trace,
+      run: { first_answer_ms: round(answer.first - spawned), first_ok_ms: round(answer.ok - spawned) },
+    };
+  } finally {
+    await stop(child, runtimePid);
+  }
+}
+
+/** Polls `url` until it answers with `okStatus`: when it first answered at all, and when with that status. */
+async function firstAnswer(
+  url: string,
+  headers: Record<string, string>,
+  okStatus: number,
+  child: ChildProcess,
+): Promise<{ first: number; ok: number }> {
+  let first: number | null = null;
+  const deadline = Date.now() + START_DEADLINE_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the process exited (${child.exitCode}) before answering`);
+    try {
+      const response = await fetch(url, { headers });
+      await response.arrayBuffer();
+      const at = now();
+      first ??= at;
+      if (response.status === okStatus) return { first, ok: at };
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(POLL_MS);
+  }
+  throw new Error(`${url} did not answer ${okStatus} within ${START_DEADLINE_MS / 1000} s`);
+}
+
+async function untilFile(file: string, child: ChildProcess): Promise<{ first: number; ok: number }> {
+  const deadline = Date.now() + START_DEADLINE_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}) before starting`);
+    if (
+      await readFile(file).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      const at = now();
+      return { first: at, ok: at };
+    }
+    await sleep(POLL_MS * 10);
+  }
+  throw new Error(`npm start did not write ${file} within ${START_DEADLINE_MS / 1000} s`);
+}
+
+async function untilTrace(file: string, child: ChildProcess): Promise<Trace> {
+  const deadline = Date.now() + START_DEADLINE_MS;
+  while (Date.now() < deadline) {
+    const text = await readFile(file, 'utf8').catch(() => null);
+    if (text) return JSON.parse(text) as Trace;
+    if (child.exitCode !== null) throw new Error('npm start exited before writing its start-up trace');
+    await sleep(POLL_MS * 10);
+  }
+  throw new Error('npm start wrote no start-up trace (NOTES_START_TRACE)');
+}
+
+/**
+ * SIGTERM, as Ctrl-C would be (npm passes it on to the service), then waits for the service's own
+ * process to be gone too.
+ */
+async function stop(child: ChildProcess, runtimePid: number | null): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    const overdue = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await exited;
+    clearTimeout(overdue);
+  }
+  const deadline = Date.now() + 30_000;
+  while (runtimePid !== null && isAlive(runtimePid) && Date.now() < deadline) await sleep(20);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * The phases in the order they end, each mark placed on the bench's clock: the process's own start
+ * (before it, npm and whatever runs before node, e.g. the dependency check in its own process), then
+ * the marks, then the first answer and first 200 seen by the client.
+ */
+function phasesOf(traces: ReadonlyArray<{ spawned: number; trace: Trace; run: StartRun }>): Phase[] {
+  const timelines = traces.map(({ spawned, trace, run }) => [
+    { name: 'node process of the service began', at: trace.time_origin - spawned },
+    ...trace.marks.map(({ name, at_ms }) => ({ name, at: trace.time_origin + at_ms - spawned })),
+    { name: 'first answer (client)', at: run.first_answer_ms },
+    { name: 'first 200 (client)', at: run.first_ok_ms },
+  ]);
+  const names = timelines[0]?.map(({ name }) => name) ?? [];
+  const ends = names
+    .map((name) => ({
+      name,
+      at: median(
+        timelines.map((timeline) => timeline.find((point) => point.name === name)?.at ?? Number.NaN),
+      ),
+    }))
+    .sort((a, b) => a.at - b.at);
+  return ends.map(({ name, at }, index) => ({
+    name,
+    ends_at_ms: round(at),
+    since_previous_ms: round(at - (ends[index - 1]?.at ?? 0)),
+  }));
+}
+
+function medianRun(runs: readonly StartRun[]): StartRun {
+  return {
+    first_answer_ms: round(median(runs.map((run) => run.first_answer_ms))),
+    first_ok_ms: round(median(runs.map((run) => run.first_ok_ms))),
+  };
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
+function round(value: number, digits = 0): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+export function startTable(result: StartResult): string {
+  const { baseline, npm_start } = result.median;
+  const rows = [
+    `| | first answer (median) | first 200 of GET /v1/account (median) |`,
+    `|---|---:|---:|`,
+    `| bare Node server (\`node bench/baseline-server\`) | ${baseline.first_answer_ms} ms | ${baseline.first_ok_ms} ms |`,
+    `| \`npm start\`, second start | ${npm_start.first_answer_ms} ms | ${npm_start.first_ok_ms} ms |`,
+    `| ratio | ${result.ratio.first_answer}x | ${result.ratio.first_ok}x |`,
+    '',
+    `First start (new data directory, to runtime.json): ${result.first_start_ms} ms. ${result.runs} runs each, alternating.`,
+    '',
+    'Where the time goes (npm start, medians; marks from NOTES_START_TRACE):',
+    '',
+    '| phase ends | ms since spawn | since the row before |',
+    '|---|---:|---:|',
+    ...result.phases.map((phase) => `| ${phase.name} | ${phase.ends_at_ms} | ${phase.since_previous_ms} |`),
+  ];
+  return rows.join('\n');
+}
