@@ -1,0 +1,243 @@
+/**
+ * The start-up bundle of `npm start` (scripts/start.mjs): bin/local-server.ts and every module it
+ * reaches, bundled by esbuild into node_modules/.cache/notes-local-server/, so that a start loads a
+ * few prepared files instead of compiling and resolving hundreds of TypeScript sources and package
+ * files through tsx. It is made again, by itself, whenever a source it holds (or package.json,
+ * tsconfig.json, the installed packages or this file) changed since it was made: edit a .ts file, run
+ * `npm start` again, the change is live. Checking costs a stat per source (a few ms); bundling about
+ * a second.
+ *
+ * - Each handler (functions/*.ts, imported by name in src/local/runtime.ts) is its own chunk, loaded
+ *   when first imported; each worker-thread entry (src/**\/*-thread.ts) is `<name>.mjs` beside the
+ *   chunks, where threadEntry() (src/adapters/speech/threads/thread-entry.ts) looks for it.
+ * - Packages are bundled too (resolving hundreds of package files is most of a start's import time),
+ *   except dynalite (native LevelDB, and src/local/database-faults.ts patches its own `level`) and
+ *   esbuild (a binary, used at run time to build the web app and threads).
+ * - Source maps (linked, without the sources) make stack traces point at the .ts files; the launcher
+ *   turns them on. `import.meta.dirname` and `import.meta.filename` keep meaning the source file's
+ *   place (src/local/runtime.ts finds the repository from it); `import.meta.url` is the bundle's.
+ * - Each build has its own directory; `current.json` names the one in use. A process marks the build
+ *   it runs (`in-use/<pid>`), so that a later build removes only directories no live process uses.
+ *
+ * Plain Node (no TypeScript): it runs before anything compiles TypeScript.
+ */
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+
+/** Files outside the bundle's inputs whose change must also make a new bundle. */
+const ALWAYS_WATCHED = ['package.json', 'tsconfig.json', 'node_modules/.package-lock.json'];
+
+const THIS_FILE = new URL(import.meta.url).pathname;
+
+/**
+ * @typedef {object} BundleOptions
+ * @property {string} root the checkout (the directory of package.json)
+ * @property {Record<string, string>} entryPoints output name -> source, relative to root
+ * @property {string[]} [external] packages loaded from node_modules as they are
+ * @property {string} [cacheDir] where builds go (default: node_modules/.cache/notes-local-server/<checkout>)
+ * @property {(line: string) => void} [log]
+ */
+
+/**
+ * @typedef {object} Bundle
+ * @property {string} dir the build's directory (`<entry name>.mjs` per entry point)
+ * @property {boolean} built whether this call made it (false: the last one was still fresh)
+ */
+
+/** The entry points of the local server's bundle: bin/local-server.ts and every thread entry under src/. */
+export function localServerEntryPoints(root) {
+  /** @type {Record<string, string>} */
+  const entries = { 'local-server': 'bin/local-server.ts' };
+  for (const file of readdirSync(join(root, 'src'), { recursive: true })) {
+    const path = String(file);
+    if (path.endsWith('-thread.ts')) entries[basename(path, '.ts')] = join('src', path);
+  }
+  return entries;
+}
+
+/** The packages the local server's bundle leaves to node_modules (see above). */
+export const LOCAL_SERVER_EXTERNAL = ['dynalite', 'esbuild'];
+
+/**
+ * The bundle of `entryPoints`, made now if none is fresh, and marked as used by this process.
+ * @param {BundleOptions} options
+ * @returns {Promise<Bundle>}
+ */
+export async function freshBundle(options) {
+  const cacheDir = options.cacheDir ?? defaultCacheDir(options.root);
+  mkdirSync(cacheDir, { recursive: true });
+  const current = readCurrent(cacheDir);
+  if (current && isFresh(options.root, current) && existsSync(join(cacheDir, current.build))) {
+    const dir = join(cacheDir, current.build);
+    markInUse(dir);
+    return { dir, built: false };
+  }
+  const dir = await build(options, cacheDir);
+  removeUnusedBuilds(cacheDir, basename(dir));
+  return { dir, built: true };
+}
+
+/**
+ * Per checkout, under the node_modules that serves it (its real path: worktrees may share one).
+ * @param {string} root
+ */
+export function defaultCacheDir(root) {
+  const checkout = createHash('sha256').update(realpathSync(root)).digest('hex').slice(0, 12);
+  return join(realpathSync(join(root, 'node_modules')), '.cache', 'notes-local-server', checkout);
+}
+
+/**
+ * @typedef {object} Current
+ * @property {string} build directory name under the cache
+ * @property {Record<string, number | null>} stamps input (relative to root) -> its mtime when bundled
+ */
+
+/** @returns {Current | null} */
+function readCurrent(cacheDir) {
+  try {
+    return JSON.parse(readFileSync(join(cacheDir, 'current.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** @param {Current} current */
+function isFresh(root, current) {
+  for (const [path, mtime] of Object.entries(current.stamps)) {
+    if (mtimeOf(join(root, path)) !== mtime) return false;
+  }
+  return true;
+}
+
+function mtimeOf(path) {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * @param {BundleOptions} options
+ * @param {string} cacheDir
+ */
+async function build(options, cacheDir) {
+  const started = Date.now();
+  const id = `build-${started}-${process.pid}`;
+  const dir = join(cacheDir, id);
+  // Marked before writing, so that a concurrent start's clean-up leaves it alone.
+  markInUse(dir);
+  options.log?.('bundling the sources (they changed since the last start)…');
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    absWorkingDir: options.root,
+    entryPoints: options.entryPoints,
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // Prefer packages' ESM builds, as the Lambda bundles do (lib/bundling.ts).
+    mainFields: ['module', 'main'],
+    external: options.external ?? [],
+    sourcemap: 'linked',
+    sourcesContent: false,
+    metafile: true,
+    // Bundled CommonJS code may `require` Node built-ins, which an ES module does not have.
+    banner: {
+      js: "import { createRequire as notesCreateRequire } from 'node:module'; const require = notesCreateRequire(import.meta.url);",
+    },
+    plugins: [sourcePlaces],
+    logLevel: 'error',
+  });
+  /** @type {Record<string, number | null>} */
+  const stamps = {};
+  const watched = [
+    ...Object.keys(result.metafile.inputs).filter((input) => !input.split('/').includes('node_modules')),
+    ...ALWAYS_WATCHED,
+    relative(options.root, THIS_FILE),
+  ];
+  for (const input of watched) {
+    const mtime = mtimeOf(join(options.root, input));
+    // Changed while bundling: which version went in is unknown, so the next start bundles again.
+    stamps[input] = mtime !== null && mtime >= started ? -1 : mtime;
+  }
+  const temporary = join(cacheDir, `current.json.${process.pid}`);
+  writeFileSync(temporary, `${JSON.stringify({ build: id, stamps })}\n`);
+  renameSync(temporary, join(cacheDir, 'current.json'));
+  options.log?.(`bundled in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return dir;
+}
+
+/**
+ * `import.meta.dirname` and `import.meta.filename` of a source keep naming the source's place, not
+ * the bundle's (src/local/runtime.ts and web/build.ts find files beside them).
+ * @type {import('esbuild').Plugin}
+ */
+const sourcePlaces = {
+  name: 'source-places',
+  setup(build) {
+    build.onLoad({ filter: /\.tsx?$/ }, async ({ path }) => {
+      if (path.split(sep).includes('node_modules')) return undefined;
+      const text = await readFile(path, 'utf8');
+      if (!text.includes('import.meta.dirname') && !text.includes('import.meta.filename')) return undefined;
+      return {
+        loader: path.endsWith('x') ? 'tsx' : 'ts',
+        contents: text
+          .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
+          .replaceAll('import.meta.filename', JSON.stringify(path)),
+      };
+    });
+  },
+};
+
+/** This process runs the build in `dir`: a file named by its pid, checked by removeUnusedBuilds. */
+function markInUse(dir) {
+  mkdirSync(join(dir, 'in-use'), { recursive: true });
+  writeFileSync(join(dir, 'in-use', String(process.pid)), '');
+}
+
+/** Removes every build but `keep` that no live process marked as in use. */
+function removeUnusedBuilds(cacheDir, keep) {
+  for (const name of readdirSync(cacheDir)) {
+    if (name === keep || !name.startsWith('build-')) continue;
+    const dir = join(cacheDir, name);
+    let users = [];
+    try {
+      users = readdirSync(join(dir, 'in-use')).map(Number);
+    } catch {
+      // Never marked, or half removed already: nobody runs it.
+    }
+    if (users.some(isAlive)) continue;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, owned by someone else.
+    return /** @type {NodeJS.ErrnoException} */ (error).code === 'EPERM';
+  }
+}
+
+/** The entry `name`'s file in a build. */
+export function entryFile(bundle, name) {
+  return resolve(bundle.dir, `${name}.mjs`);
+}
