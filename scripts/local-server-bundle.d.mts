@@ -2,8 +2,8 @@
 export interface BundleOptions {
   /** The checkout (the directory of package.json). */
   root: string;
-  /** Output name -> source, relative to root. */
-  entryPoints: Record<string, string>;
+  /** Output name -> source, relative to root (a function: asked only when bundling). */
+  entryPoints: Record<string, string> | (() => Record<string, string>);
   /** Packages loaded from node_modules as they are. */
   external?: string[];
   /** Where builds go (default: node_modules/.cache/notes-local-server/<checkout>). */

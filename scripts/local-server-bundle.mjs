@@ -8,8 +8,9 @@
  * a second.
  *
  * - Each handler (functions/*.ts, imported by name in src/local/runtime.ts) is its own chunk, loaded
- *   when first imported; each worker-thread entry (src/**\/*-thread.ts) is `<name>.mjs` beside the
- *   chunks, where threadEntry() (src/adapters/speech/threads/thread-entry.ts) looks for it.
+ *   when first imported; each worker-thread entry (`threadEntry(import.meta.url, '<name>')` in a
+ *   source, src/adapters/speech/threads/thread-entry.ts) is `<name>.mjs` beside the chunks, where
+ *   threadEntry() looks for it in a bundle (esbuild does not follow `new Worker(url)`).
  * - Packages are bundled too (resolving hundreds of package files is most of a start's import time),
  *   except dynalite (native LevelDB, and src/local/database-faults.ts patches its own `level`) and
  *   esbuild (a binary, used at run time to build the web app and threads).
@@ -44,7 +45,8 @@ const THIS_FILE = new URL(import.meta.url).pathname;
 /**
  * @typedef {object} BundleOptions
  * @property {string} root the checkout (the directory of package.json)
- * @property {Record<string, string>} entryPoints output name -> source, relative to root
+ * @property {Record<string, string> | (() => Record<string, string>)} entryPoints output name ->
+ *   source, relative to root (a function: asked only when bundling)
  * @property {string[]} [external] packages loaded from node_modules as they are
  * @property {string} [cacheDir] where builds go (default: node_modules/.cache/notes-local-server/<checkout>)
  * @property {(line: string) => void} [log]
@@ -56,16 +58,26 @@ const THIS_FILE = new URL(import.meta.url).pathname;
  * @property {boolean} built whether this call made it (false: the last one was still fresh)
  */
 
-/** The entry points of the local server's bundle: bin/local-server.ts and every thread entry under src/. */
+/**
+ * The entry points of the local server's bundle: bin/local-server.ts and every thread entry a source
+ * under src/ names with `threadEntry(import.meta.url, '<name>')` (the TypeScript file beside it).
+ * @param {string} root
+ */
 export function localServerEntryPoints(root) {
   /** @type {Record<string, string>} */
   const entries = { 'local-server': 'bin/local-server.ts' };
-  for (const file of readdirSync(join(root, 'src'), { recursive: true })) {
-    const path = String(file);
-    if (path.endsWith('-thread.ts')) entries[basename(path, '.ts')] = join('src', path);
+  const src = join(root, 'src');
+  for (const file of readdirSync(src, { recursive: true })) {
+    const path = join(src, String(file));
+    if (!path.endsWith('.ts')) continue;
+    for (const [, name] of readFileSync(path, 'utf8').matchAll(THREAD_ENTRY)) {
+      entries[name] = relative(root, join(dirname(path), `${name}.ts`));
+    }
   }
   return entries;
 }
+
+const THREAD_ENTRY = /threadEntry\(\s*import\.meta\.url,\s*'([\w-]+)'\s*\)/g;
 
 /** The packages the local server's bundle leaves to node_modules (see above). */
 export const LOCAL_SERVER_EXTERNAL = ['dynalite', 'esbuild'];
@@ -143,7 +155,7 @@ async function build(options, cacheDir) {
   const esbuild = await import('esbuild');
   const result = await esbuild.build({
     absWorkingDir: options.root,
-    entryPoints: options.entryPoints,
+    entryPoints: typeof options.entryPoints === 'function' ? options.entryPoints() : options.entryPoints,
     outdir: dir,
     outExtension: { '.js': '.mjs' },
     bundle: true,

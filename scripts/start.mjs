@@ -22,7 +22,7 @@ let bundle;
 try {
   bundle = await freshBundle({
     root,
-    entryPoints: localServerEntryPoints(root),
+    entryPoints: () => localServerEntryPoints(root),
     external: LOCAL_SERVER_EXTERNAL,
     log: (line) => process.stderr.write(`[start] ${line}\n`),
   });

@@ -1,12 +1,10 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { buildWebAppAsync } from '../../web/build.ts';
 import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
 import { type Resumed, resumeJob } from '../domain/job-recovery.ts';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
-import { generateSigningKey } from '../oauth/signing-key.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
 import {
   apiRoutes,
@@ -150,6 +148,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
   performance.mark('runtime:account-checked');
 
+  // Imported here, once the API listens: the first requests do not wait for the workers' client.
+  const { SQSClient } = await import('@aws-sdk/client-sqs');
   const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
   const eventSources = await Promise.all(
     Object.entries(options.workers === false ? {} : queueWorkers).map(async ([name, { queue }]) =>
@@ -266,6 +266,8 @@ async function ensureSigningKey(dataDir: string): Promise<string> {
   const path = join(dataDir, 'oauth-signing-key.json');
   const existing = await readFile(path, 'utf8').catch(() => null);
   if (existing) return existing.trim();
+  // Only a first start makes one: later starts do not load the signing library.
+  const { generateSigningKey } = await import('../oauth/signing-key.ts');
   const key = await generateSigningKey();
   await writeOwnerOnly(path, `${key}\n`);
   return key;
