@@ -45,7 +45,6 @@ export interface Phase {
 
 export interface StartResult {
   runs: number;
-  first_start_ms: number;
   baseline: StartRun[];
   npm_start: StartRun[];
   /** npm start right after a source file was saved. */
@@ -74,7 +73,7 @@ export async function startBench(argv: readonly string[]): Promise<StartResult> 
   const traceFile = join(dataDir, 'start-trace.json');
   try {
     // The first start makes the data directory (tables, bucket, account, key); it is not what is measured.
-    const firstStart = await timeNpmStart(dataDir, traceFile, null);
+    await timeNpmStart(dataDir, traceFile, null);
     const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
     const baseline: StartRun[] = [];
     const npmStart: StartRun[] = [];
@@ -102,7 +101,6 @@ export async function startBench(argv: readonly string[]): Promise<StartResult> 
     };
     return {
       runs,
-      first_start_ms: firstStart.run.first_ok_ms,
       baseline,
       npm_start: npmStart,
       after_edit: afterEdit,
@@ -332,7 +330,7 @@ export function startTable(result: StartResult): string {
     `| ratio | ${result.ratio.first_answer}x | ${result.ratio.first_ok}x |`,
     `| \`npm start\` right after a source was saved (bundles again) | ${result.median.after_edit.first_answer_ms} ms | ${result.median.after_edit.first_ok_ms} ms |`,
     '',
-    `First start (new data directory, to runtime.json): ${result.first_start_ms} ms. ${result.runs} runs each, alternating; ${result.after_edit.length} after an edit.`,
+    `${result.runs} runs each, alternating; ${result.after_edit.length} after an edit.`,
     '',
     'Where the time goes (npm start, medians; marks from NOTES_START_TRACE):',
     '',
