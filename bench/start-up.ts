@@ -5,7 +5,9 @@
  * Both are timed from spawn to the first answered request, polling every 2 ms: the bare server
  * (bench/baseline-server.ts, stripped of its types once so plain `node` runs it) and `npm start`
  * exactly as a user runs it (through npm, so scripts/ensure-deps.mjs counts), to its first answer
- * of any kind and to the first 200 of GET /v1/account with the data directory's key. Runs alternate
+ * of any kind and to the first 200 of GET /v1/account with the data directory's key; and, to show
+ * what npm itself costs, the same bare server started by `npm start` of a package that holds only
+ * it (a temporary directory). Runs alternate
  * between the two so that other work on the machine weighs on both alike. Where the time goes comes
  * from the service itself: with NOTES_START_TRACE it writes the performance marks of its start-up
  * phases and when its process began (bin/local-server.ts), placed here on the same clock as the spawn.
@@ -47,11 +49,13 @@ export interface StartResult {
   runs: number;
   baseline: StartRun[];
   npm_start: StartRun[];
+  /** The bare server started through `npm start`: the floor npm sets. */
+  baseline_through_npm: StartRun[];
   /** npm start right after a source file was saved. */
   after_edit: StartRun[];
-  median: { baseline: StartRun; npm_start: StartRun; after_edit: StartRun };
+  median: { baseline: StartRun; baseline_through_npm: StartRun; npm_start: StartRun; after_edit: StartRun };
   /** npm start's median over the bare server's median. */
-  ratio: { first_answer: number; first_ok: number };
+  ratio: { first_answer: number; first_ok: number; baseline_through_npm: number };
   phases: Phase[];
 }
 
@@ -69,6 +73,11 @@ export async function startBench(argv: readonly string[]): Promise<StartResult> 
   const runs = Number(cliOption(argv, '--runs') ?? DEFAULT_RUNS);
   await mkdir(OUT_DIR, { recursive: true });
   const baselineScript = await plainBaselineServer();
+  const baselinePackage = await mkdtemp(join(tmpdir(), 'notes-bench-bare-package-'));
+  await writeFile(
+    join(baselinePackage, 'package.json'),
+    JSON.stringify({ name: 'bare-server', private: true, scripts: { start: `exec node ${baselineScript}` } }),
+  );
   const dataDir = await mkdtemp(join(tmpdir(), 'notes-bench-start-'));
   const traceFile = join(dataDir, 'start-trace.json');
   try {
@@ -77,14 +86,16 @@ export async function startBench(argv: readonly string[]): Promise<StartResult> 
     const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
     const baseline: StartRun[] = [];
     const npmStart: StartRun[] = [];
+    const baselineThroughNpm: StartRun[] = [];
     const traces: Array<{ spawned: number; trace: Trace; run: StartRun }> = [];
     for (let run = 0; run < runs; run++) {
-      baseline.push(await timeBaseline(baselineScript));
+      baseline.push(await timeBaseline(baselineScript, null));
+      baselineThroughNpm.push(await timeBaseline(baselineScript, baselinePackage));
       const measured = await timeNpmStart(dataDir, traceFile, apiKey);
       npmStart.push(measured.run);
       traces.push(measured);
       console.log(
-        `  run ${run + 1}/${runs}: bare server ${baseline.at(-1)?.first_answer_ms} ms, npm start ${measured.run.first_answer_ms} ms (first answer) / ${measured.run.first_ok_ms} ms (first 200)`,
+        `  run ${run + 1}/${runs}: bare server ${baseline.at(-1)?.first_answer_ms} ms (through npm ${baselineThroughNpm.at(-1)?.first_answer_ms} ms), npm start ${measured.run.first_answer_ms} ms (first answer) / ${measured.run.first_ok_ms} ms (first 200)`,
       );
     }
     const afterEdit: StartRun[] = [];
@@ -96,6 +107,7 @@ export async function startBench(argv: readonly string[]): Promise<StartResult> 
     }
     const median = {
       baseline: medianRun(baseline),
+      baseline_through_npm: medianRun(baselineThroughNpm),
       npm_start: medianRun(npmStart),
       after_edit: medianRun(afterEdit),
     };
@@ -103,16 +115,22 @@ export async function startBench(argv: readonly string[]): Promise<StartResult> 
       runs,
       baseline,
       npm_start: npmStart,
+      baseline_through_npm: baselineThroughNpm,
       after_edit: afterEdit,
       median,
       ratio: {
         first_answer: round(median.npm_start.first_answer_ms / median.baseline.first_answer_ms, 2),
         first_ok: round(median.npm_start.first_ok_ms / median.baseline.first_ok_ms, 2),
+        baseline_through_npm: round(
+          median.baseline_through_npm.first_answer_ms / median.baseline.first_answer_ms,
+          2,
+        ),
       },
       phases: phasesOf(traces),
     };
   } finally {
     await rm(dataDir, { recursive: true, force: true });
+    await rm(baselinePackage, { recursive: true, force: true });
   }
 }
 
@@ -125,17 +143,34 @@ async function plainBaselineServer(): Promise<string> {
   return file;
 }
 
-async function timeBaseline(script: string): Promise<StartRun> {
+/**
+ * The bare server, run by `node`, or with `npmPackage` by `npm start` there (npm's banner comes
+ * first on stdout, the port last). npm gets its own process group, stopped as a whole.
+ */
+async function timeBaseline(script: string, npmPackage: string | null): Promise<StartRun> {
   const spawned = now();
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = npmPackage
+    ? spawn('npm', ['start'], { cwd: npmPackage, detached: true, stdio: ['ignore', 'pipe', 'inherit'] })
+    : spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const [line] = (await once(child.stdout, 'data')) as [Buffer];
-    const url = `http://127.0.0.1:${Number(line.toString().trim())}/`;
-    const answer = await firstAnswer(url, {}, 200, child);
+    let printed = '';
+    let port: string | undefined;
+    while (!port) {
+      const [chunk] = (await once(child.stdout as NodeJS.ReadableStream, 'data')) as [Buffer];
+      printed += chunk.toString();
+      port = printed.match(/^(\d+)$/m)?.[1];
+    }
+    const answer = await firstAnswer(`http://127.0.0.1:${port}/`, {}, 200, child);
     const first = round(answer.first - spawned);
     return { first_answer_ms: first, first_ok_ms: round(answer.ok - spawned) };
   } finally {
-    await stop(child, null);
+    if (npmPackage && child.pid !== undefined && child.exitCode === null) {
+      const exited = once(child, 'exit');
+      process.kill(-child.pid, 'SIGTERM');
+      await exited;
+    } else {
+      await stop(child, null);
+    }
   }
 }
 
@@ -326,6 +361,7 @@ export function startTable(result: StartResult): string {
     `| | first answer (median) | first 200 of GET /v1/account (median) |`,
     `|---|---:|---:|`,
     `| bare Node server (\`node bench/baseline-server\`) | ${baseline.first_answer_ms} ms | ${baseline.first_ok_ms} ms |`,
+    `| the same bare server started by \`npm start\` (npm's own cost; ${result.ratio.baseline_through_npm}x) | ${result.median.baseline_through_npm.first_answer_ms} ms | |`,
     `| \`npm start\`, second start | ${npm_start.first_answer_ms} ms | ${npm_start.first_ok_ms} ms |`,
     `| ratio | ${result.ratio.first_answer}x | ${result.ratio.first_ok}x |`,
     `| \`npm start\` right after a source was saved (bundles again) | ${result.median.after_edit.first_answer_ms} ms | ${result.median.after_edit.first_ok_ms} ms |`,

@@ -20,6 +20,7 @@ export interface Bundle {
 
 export function localServerEntryPoints(root: string): Record<string, string>;
 export const LOCAL_SERVER_EXTERNAL: string[];
+export function currentBundle(options: Pick<BundleOptions, 'root' | 'cacheDir'>): Bundle | null;
 export function freshBundle(options: BundleOptions): Promise<Bundle>;
 export function defaultCacheDir(root: string): string;
 export function entryFile(bundle: Bundle, name: string): string;
