@@ -1,11 +1,12 @@
 /**
- * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app | web-long-note | throughput]`
+ * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app | web-long-note | throughput | start]`
  * (`quality`: recogniser and diarizer scores, then the diarizer's leave-one-source-out folds, which
  * `diarization-loso` runs alone, then the speech-presence check and low-confidence flag on tuning and
  * held-out material, which `confidence` runs alone; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * `throughput`: one 60 s recording alone, then four at once, then a 30-minute one against its CPU limit,
  * with getNote latency and peak memory (`--minutes N`, `--quick` for a smoke run of a minute or two);
+ * `start`: `npm start`'s second start to its first answer next to a bare Node server's (`--runs N`);
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
  * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
  */
@@ -22,6 +23,7 @@ import { main as longRecording } from './long-recording.ts';
 import { confidenceTables, recogniserConfidenceBench } from './recogniser-confidence.ts';
 import { main as recogniserSettings } from './recogniser-settings.ts';
 import { searchBench, searchTable } from './search.ts';
+import { startBench, startTable } from './start-up.ts';
 import { storageFrontBench, storageFrontTable } from './storage-front.ts';
 import { OUT_DIR } from './support.ts';
 import { main as throughput } from './throughput.ts';
@@ -51,6 +53,7 @@ const NAMES = [
   'web-app',
   'web-long-note',
   'throughput',
+  'start',
 ];
 if (!NAMES.includes(which)) {
   console.error(`usage: npm run bench [-- ${NAMES.slice(1).join(' | ')}]`);
@@ -186,6 +189,16 @@ if (which === 'all' || which === 'web-long-note') {
   const result = await webLongNoteBench();
   results.web_long_note = result;
   console.log(`${webLongNoteTable(result)}\n`);
+}
+
+if (which === 'all' || which === 'start') {
+  // `npm run bench -- start --runs 10` for more runs.
+  console.log(
+    'Start-up: spawn to first answer, `npm start` on its second start next to a bare Node server (alternating)',
+  );
+  const result = await startBench(process.argv.slice(3));
+  results.start = result;
+  console.log(`${startTable(result)}\n`);
 }
 
 if (which === 'all' || which === 'bundles') {

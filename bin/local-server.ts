@@ -5,8 +5,13 @@
  * is returned to the queue (it resumes on the next start). A second signal stops at once.
  * NOTES_STORAGE_CORS_ORIGINS (browser origins besides the API's own that may use the object store).
  * NOTES_TRANSCRIPTION_CONCURRENCY (transcriptions at once; default one per core, as memory allows).
+ * NOTES_START_TRACE=<file>: once started, writes there when each start-up phase ended (performance
+ * marks, in ms since the process began, and when it began) for `npm run bench -- start`.
  */
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
+performance.mark('server:entry');
 
 // Metrics go to CloudWatch on AWS; locally they would only be noise on stdout. Set before the
 // runtime's modules load, since the metrics client reads it when it is created.
@@ -14,6 +19,7 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const { API_KEY_FILE } = await import('../src/local/local-account.ts');
 const { startLocalRuntime } = await import('../src/local/runtime.ts');
 const { parseCorsOrigins } = await import('../src/local/storage/cors.ts');
+performance.mark('server:modules-imported');
 
 const port = Number(process.env.PORT ?? 8787);
 const storagePort = Number(process.env.NOTES_STORAGE_PORT ?? (port === 0 ? 0 : port + 1));
@@ -47,6 +53,15 @@ const lines = [
   `     curl -H "Authorization: Bearer $NOTES_API_KEY" $NOTES_BASE_URL/v1/account`,
 ];
 console.error(lines.join('\n'));
+if (process.env.NOTES_START_TRACE) {
+  const marks = performance
+    .getEntriesByType('mark')
+    .map(({ name, startTime }) => ({ name, at_ms: startTime }));
+  writeFileSync(
+    process.env.NOTES_START_TRACE,
+    JSON.stringify({ time_origin: performance.timeOrigin, marks }),
+  );
+}
 
 /** Past the drain, stopping the stand-ins takes a moment; if anything hangs, exit regardless. */
 const EXIT_GRACE_MS = 5_000;

@@ -5,11 +5,12 @@
  * Debian packages of the local engines (apt-get when root; otherwise a message naming the command).
  * Plain Node with no dependencies: it runs before node_modules exists.
  *
- * Usage: node scripts/ensure-deps.mjs start|test (test also needs a browser)
+ * Usage: node scripts/ensure-deps.mjs start|test (test also needs a browser); `npm start` calls
+ * ensureDeps('start') in its own process (scripts/start.mjs), which saves starting another Node.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,12 +80,20 @@ function ensureSystemPackages(packages) {
   });
 }
 
-try {
-  ensureNpmPackages();
-  ensureSystemPackages(
-    process.argv[2] === 'test' ? { ...SYSTEM_PACKAGES, ...TEST_PACKAGES } : SYSTEM_PACKAGES,
-  );
-} catch (error) {
-  say(error instanceof Error ? error.message : String(error));
-  process.exit(1);
+/**
+ * Installs what `start` or `test` needs and is missing; on failure, says why and exits with 1.
+ * @param {'start' | 'test'} purpose
+ */
+export function ensureDeps(purpose) {
+  try {
+    ensureNpmPackages();
+    ensureSystemPackages(purpose === 'test' ? { ...SYSTEM_PACKAGES, ...TEST_PACKAGES } : SYSTEM_PACKAGES);
+  } catch (error) {
+    say(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  ensureDeps(process.argv[2] === 'test' ? 'test' : 'start');
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { type BuildOptions, type BuildResult, build, buildSync } from 'esbuild';
 import { WEB_APP_CALLBACK_PATH, WEB_APP_SIGN_IN_SCOPES } from '../src/oauth/first-party.ts';
 
 /**
@@ -24,21 +24,31 @@ export const APP_PAGE_PATHS = ['/', WEB_APP_CALLBACK_PATH] as const;
 
 /** Synchronous, so the CDK app (whose constructs are built synchronously) can call it too. */
 export function buildWebApp(): WebAppFile[] {
-  const result = buildSync({
-    entryPoints: { app: join(WEB_DIR, 'src', 'main.tsx'), styles: join(WEB_DIR, 'styles.css') },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    target: ['es2022', 'chrome111', 'firefox113', 'safari16.4'],
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
-    entryNames: '[name]-[hash]',
-    outdir: 'out',
-    write: false,
-    legalComments: 'linked',
-    logLevel: 'silent',
-    tsconfig: join(WEB_DIR, 'tsconfig.json'),
-  });
+  return webAppFilesOf(buildSync(WEB_APP_BUILD));
+}
+
+/** The same build, without blocking: the local runtime starts its emulators meanwhile. */
+export async function buildWebAppAsync(): Promise<WebAppFile[]> {
+  return webAppFilesOf(await build(WEB_APP_BUILD));
+}
+
+const WEB_APP_BUILD = {
+  entryPoints: { app: join(WEB_DIR, 'src', 'main.tsx'), styles: join(WEB_DIR, 'styles.css') },
+  bundle: true,
+  minify: true,
+  format: 'esm',
+  target: ['es2022', 'chrome111', 'firefox113', 'safari16.4'],
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+  entryNames: '[name]-[hash]',
+  outdir: 'out',
+  write: false,
+  legalComments: 'linked',
+  logLevel: 'silent',
+  tsconfig: join(WEB_DIR, 'tsconfig.json'),
+} satisfies BuildOptions;
+
+function webAppFilesOf(result: BuildResult<typeof WEB_APP_BUILD>): WebAppFile[] {
   const assets = result.outputFiles.map((file) => ({
     name: file.path.split(/[\\/]/).pop() ?? '',
     body: Buffer.from(file.contents),

@@ -1,12 +1,10 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { buildWebAppAsync } from '../../web/build.ts';
 import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
 import { type Resumed, resumeJob } from '../domain/job-recovery.ts';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
-import { generateSigningKey } from '../oauth/signing-key.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
 import {
   apiRoutes,
@@ -99,6 +97,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   await rm(workDir, { recursive: true, force: true });
   await mkdir(workDir, { recursive: true, mode: 0o700 });
 
+  // esbuild builds the web app in its own process while the emulators start.
+  const webAppBuilt = buildWebAppAsync();
+  webAppBuilt.catch(() => undefined);
   const emulators = await startEmulators({
     dataDir,
     storagePort: options.storagePort,
@@ -110,6 +111,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     log,
     ...(options.storageCorsOrigins ? { corsOrigins: options.storageCorsOrigins } : {}),
   });
+  performance.mark('runtime:emulators-started');
 
   // The handlers read their configuration from the environment, as on Lambda.
   Object.assign(process.env, {
@@ -125,14 +127,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
     NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
   });
-  const server = createApiServer(await loadRoutes(), {
-    ...(await publishedDocs()),
-    ...webAppFiles({ storageOrigin: emulators.endpoints.s3 }),
-  });
+  const docs = await publishedDocs();
+  performance.mark('runtime:docs-read');
+  const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3, built: await webAppBuilt });
+  performance.mark('runtime:web-app-built');
+  const server = createApiServer(apiRoutesOnFirstUse(), { ...docs, ...webApp });
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, host, done);
   });
+  performance.mark('runtime:listening');
   const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
   emulators.storageCors.allowServiceOrigin(apiUrl);
   // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
@@ -142,7 +146,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_OAUTH_SIGNING_KEY: await ensureSigningKey(dataDir),
   });
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
+  performance.mark('runtime:account-checked');
 
+  // Imported here, once the API listens: the first requests do not wait for the workers' client.
+  const { SQSClient } = await import('@aws-sdk/client-sqs');
   const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
   const eventSources = await Promise.all(
     Object.entries(options.workers === false ? {} : queueWorkers).map(async ([name, { queue }]) =>
@@ -150,7 +157,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         sqs,
         queueUrl: emulators.queueUrls[queue],
         queueArn: emulators.queueArns[queue],
-        handler: await loadHandler<SqsBatchHandler>(name),
+        handler: importedOnFirstCall<SqsBatchHandler>(name),
         functionName: name,
         batchSize: 1,
         concurrency: name === 'transcriptionWorker' ? transcriptionConcurrency : 1,
@@ -159,9 +166,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     ),
   );
 
+  performance.mark('runtime:workers-started');
   // The queues live in memory: work that was queued or running when the last run stopped is found
   // in the job records and queued again.
   await resumeInterruptedJobs(log);
+  performance.mark('runtime:jobs-resumed');
 
   const info: RuntimeInfo = {
     pid: process.pid,
@@ -257,35 +266,49 @@ async function ensureSigningKey(dataDir: string): Promise<string> {
   const path = join(dataDir, 'oauth-signing-key.json');
   const existing = await readFile(path, 'utf8').catch(() => null);
   if (existing) return existing.trim();
+  // Only a first start makes one: later starts do not load the signing library.
+  const { generateSigningKey } = await import('../oauth/signing-key.ts');
   const key = await generateSigningKey();
   await writeOwnerOnly(path, `${key}\n`);
   return key;
 }
 
-async function loadRoutes(): Promise<LocalRoute[]> {
-  const operations = await Promise.all(
-    (Object.entries(apiRoutes) as Array<[OperationId, (typeof apiRoutes)[OperationId]]>).map(
-      async ([operationId, route]) => ({
-        operationId,
-        method: route.method,
-        path: route.path,
-        handler: await loadHandler<ApiLambdaHandler>(operationId),
-      }),
-    ),
-  );
-  const publicEndpoints = await Promise.all(
-    (Object.entries(publicRoutes) as Array<[PublicRouteName, PublicRoute]>).map(async ([name, route]) => {
-      const handler = await loadHandler<ApiLambdaHandler>(name);
-      return route.endpoints.map(({ method, path }) => ({ operationId: name, method, path, handler }));
+function apiRoutesOnFirstUse(): LocalRoute[] {
+  const operations = (Object.entries(apiRoutes) as Array<[OperationId, (typeof apiRoutes)[OperationId]]>).map(
+    ([operationId, route]) => ({
+      operationId,
+      method: route.method,
+      path: route.path,
+      handler: importedOnFirstCall<ApiLambdaHandler>(operationId),
     }),
+  );
+  const publicEndpoints = (Object.entries(publicRoutes) as Array<[PublicRouteName, PublicRoute]>).map(
+    ([name, route]) => {
+      const handler = importedOnFirstCall<ApiLambdaHandler>(name);
+      return route.endpoints.map(({ method, path }) => ({ operationId: name, method, path, handler }));
+    },
   );
   return [...operations, ...publicEndpoints.flat()];
 }
 
-async function loadHandler<T>(name: string): Promise<T> {
-  const module = (await import(pathToFileURL(join(REPO_ROOT, handlerEntry(name as OperationId))).href)) as {
-    handler?: T;
+/**
+ * The handler `name`, imported when first called (as a Lambda's module loads on its first
+ * invocation): the start does not wait for modules (the MCP server, Ask, generation) that its first
+ * requests may never need.
+ */
+function importedOnFirstCall<T extends (...args: never[]) => Promise<unknown>>(name: string): T {
+  let loading: Promise<T> | undefined;
+  const call = (...args: Parameters<T>) => {
+    loading ??= loadHandler<T>(name);
+    return loading.then((handler) => handler(...args));
   };
+  return call as T;
+}
+
+async function loadHandler<T>(name: string): Promise<T> {
+  // handlerEntry(name), written as a pattern esbuild can follow: the start-up bundle
+  // (scripts/local-server-bundle.mjs) then holds every handler, each loaded only when imported.
+  const module = (await import(`../../functions/${name}.ts`)) as { handler?: T };
   if (!module.handler) throw new Error(`${handlerEntry(name as OperationId)} does not export a handler`);
   return module.handler;
 }

@@ -1,18 +1,21 @@
-import { APP_PAGE_PATHS, appSecurityHeaders, buildWebApp, webAppConfig } from '../../web/build.ts';
+import { APP_PAGE_PATHS, appSecurityHeaders, type WebAppFile, webAppConfig } from '../../web/build.ts';
 import { WEB_APP_CLIENT_ID } from '../oauth/first-party.ts';
 import type { StaticFile } from './api-gateway-adapter.ts';
 import { encodeBodies } from './content-encoding.ts';
 
 /**
- * The web app as the local runtime serves it, at `/`: built at start (esbuild, well under a second),
+ * The web app as the local runtime serves it, at `/`: `built` at start (web/build.ts, well under a second),
  * with the same security headers CloudFront sends on AWS, and compressed (brotli, gzip) for clients
  * that accept it, as CloudFront compresses there. The app and the API share this origin, so
  * its configuration is relative: the app resolves it against the address the browser used.
  */
-export function webAppFiles(options: { storageOrigin: string }): Record<string, StaticFile> {
+export function webAppFiles(options: {
+  storageOrigin: string;
+  built: readonly WebAppFile[];
+}): Record<string, StaticFile> {
   const security = appSecurityHeaders({ connect: [options.storageOrigin], media: [options.storageOrigin] });
   const files: Record<string, StaticFile> = {};
-  for (const file of buildWebApp()) {
+  for (const file of options.built) {
     const headers = {
       ...security,
       'Cache-Control': file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache',
