@@ -28,6 +28,12 @@ export interface StartOptions {
   dataDir?: string;
   /** The Node binary that runs the service; by default this process's. */
   node?: string;
+  /**
+   * How the service is launched: `sources` (default) runs bin/local-server.ts through tsx, as tests
+   * always have; `npm-start` runs what `npm start` runs (scripts/start.mjs: the dependency check, then
+   * the start-up bundle when it is current, else the sources).
+   */
+  launcher?: 'sources' | 'npm-start';
 }
 
 /**
@@ -43,7 +49,9 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const launch = async () => {
     child = spawn(
       options.node ?? process.execPath,
-      ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
+      options.launcher === 'npm-start'
+        ? [join(REPO_ROOT, 'scripts', 'start.mjs')]
+        : ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
       {
         cwd: REPO_ROOT,
         env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir, ...options.env },

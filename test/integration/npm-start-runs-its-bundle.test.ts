@@ -1,0 +1,60 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/local/runtime.ts';
+import { wordOverlap } from '../fixtures/word-overlap.ts';
+import { createAccount } from '../support/accounts.ts';
+import { type Api, client } from '../support/api.ts';
+import { speechFixture } from '../support/fixtures.ts';
+import { type RunningService, startService } from '../support/local-runtime.ts';
+import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
+
+/** What the launcher says when it runs the sources instead of the bundle (scripts/start.mjs). */
+const RAN_THE_SOURCES = 'sources changed since the last start';
+
+let service: RunningService;
+let api: Api;
+
+beforeAll(async () => {
+  // What the launcher's background build does after an edit, here in the foreground.
+  const build = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'local-server-bundle.mjs')], {
+    cwd: REPO_ROOT,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
+  expect(build.status, build.stderr).toBe(0);
+  service = await startService({ launcher: 'npm-start' });
+  api = client(service.baseUrl, (await createAccount(service, 'bundle')).api_key);
+}, 360_000);
+afterAll(() => service?.stop());
+
+describe('npm start, once its start-up bundle is made', () => {
+  it('runs the bundle, not the sources', () => {
+    expect(service.output()).not.toContain(RAN_THE_SOURCES);
+    expect(service.output()).toContain('Notes service running');
+  });
+
+  it('transcribes a recording through the bundled emulator and speech threads', async () => {
+    const fixture = await speechFixture('slt', 'wav');
+    const noteId = randomUUID();
+    await submitAndUpload(api, noteId, fixture.file, fixture.contentType, 'from the bundle');
+    const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`);
+    expect(final.status).toBe(200);
+    const transcription = final.body as {
+      full_text: string;
+      conversation_segments: Array<{ speaker: string }>;
+    };
+    expect(wordOverlap(fixture.script, transcription.full_text)).toBeGreaterThanOrEqual(0.6);
+    // One voice: the diarizer (a worker thread of the bundle) heard one speaker.
+    expect(new Set(transcription.conversation_segments.map((segment) => segment.speaker))).toEqual(
+      new Set(['Speaker 1']),
+    );
+  });
+
+  it('answers an unknown key with 401 and a detail, as the sources do', async () => {
+    const response = await client(service.baseUrl, 'svc_sk_not-a-key')('GET', '/v1/account');
+    expect(response.status).toBe(401);
+    expect(response.body).toMatchObject({ detail: expect.any(String) });
+  });
+});
