@@ -1,5 +1,6 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { countAwsCalls } from './adapters/aws-call-count.ts';
 import { configuredAwsClientConfig } from './adapters/aws-client-config.ts';
 import { DynamoAccountStore } from './adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from './adapters/dynamodb/client.ts';
@@ -40,6 +41,9 @@ export function createServices(config: Config): Services {
   const db = traced(createDocumentClient(configuredAwsClientConfig(config, config.NOTES_DYNAMODB_ENDPOINT)));
   const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
   const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
+  countAwsCalls(db.middlewareStack, 'dynamodb');
+  countAwsCalls(s3.middlewareStack, 's3');
+  countAwsCalls(sqs.middlewareStack, 'sqs');
   return {
     accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
