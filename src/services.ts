@@ -11,17 +11,17 @@ import { S3BlobStore } from './adapters/s3/blob-store.ts';
 import { SqsWorkQueue } from './adapters/sqs/work-queue.ts';
 import { pollyLanguages } from './adapters/synthesis/polly-voices.ts';
 import { type Config, loadConfig } from './config.ts';
+import { CachedAccountStore } from './domain/api-key-cache.ts';
 import type { DomainDeps } from './domain/deps.ts';
 import type { LanguageSupport } from './domain/languages.ts';
 import { recordingTypesFor } from './domain/recording-types.ts';
 import { logger } from './logging.ts';
 import { traced } from './observability.ts';
-import type { AccountStore } from './ports/account-store.ts';
 import { workerStopSignal } from './worker-stop.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
 export interface Services extends DomainDeps {
-  accounts: AccountStore;
+  accounts: CachedAccountStore;
   /** What the configured text engine and speech synthesizer can write and say. */
   languages: LanguageSupport;
   /** The recording content types the configured speech engine reads (submitTranscription refuses others). */
@@ -45,7 +45,8 @@ export function createServices(config: Config): Services {
   countAwsCalls(s3.middlewareStack, 's3');
   countAwsCalls(sqs.middlewareStack, 'sqs');
   return {
-    accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
+    // The key check of each request usually reads nothing (src/domain/api-key-cache.ts).
+    accounts: new CachedAccountStore(new DynamoAccountStore(db, config.NOTES_TABLE_NAME)),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
     blobs: new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS),

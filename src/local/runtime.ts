@@ -21,6 +21,7 @@ import { getServices } from '../services.ts';
 import { stopRunningWork } from '../worker-stop.ts';
 import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
+import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
@@ -142,6 +143,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_OAUTH_SIGNING_KEY: await ensureSigningKey(dataDir),
   });
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
+  // `npm run key:revoke` (another process) has the keys this process remembers forgotten at once.
+  const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll());
 
   const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
   const eventSources = await Promise.all(
@@ -194,6 +197,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       server.closeAllConnections();
       await closed;
       sqs.destroy();
+      stopForgettingKeys();
       await emulators.stop();
     },
   };
