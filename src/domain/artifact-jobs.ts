@@ -7,10 +7,15 @@ import { artifactKindOf, requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
 import { artifactWithNames } from './named-results.ts';
-import { requireNote } from './notes.ts';
+import { requireNoteWithItems } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
-import { failLostResult, readArtifactObject, readTranscription, type StoredRead } from './stored-results.ts';
-import { withCurrentRevisionState, withRevisionState } from './transcript-freshness.ts';
+import {
+  failLostResult,
+  readArtifactObject,
+  readTranscriptionOfJob,
+  type StoredRead,
+} from './stored-results.ts';
+import { withRevisionState } from './transcript-freshness.ts';
 import { FailedJobError, transcriptLost } from './transcription.ts';
 
 export interface ArtifactDeps extends DomainDeps {
@@ -37,12 +42,14 @@ export async function requestArtifact(
   kind: ArtifactKind,
   options: ArtifactOptions,
 ): Promise<ArtifactResult> {
-  const note = await requireNote(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
-  const transcriptionJob = await deps.notes.getJob(accountId, noteId, 'transcription');
+  const transcriptionJob = jobs.get('transcription') ?? null;
   requireSpeechToGenerateFrom(transcriptionJob, 'Artifacts');
   let transcription =
-    transcriptionJob?.status === 'completed' ? await readTranscription(deps, accountId, noteId) : null;
+    transcriptionJob?.status === 'completed'
+      ? await readTranscriptionOfJob(deps, accountId, noteId, transcriptionJob)
+      : null;
   if (transcriptionJob && transcription === 'unreadable') {
     await transcriptLost(deps, transcriptionJob);
     transcription = null;
@@ -54,7 +61,7 @@ export async function requestArtifact(
 
   const jobKind = `artifact:${kind}` as const;
   const now = deps.now();
-  const existing = await deps.notes.getJob(accountId, noteId, jobKind);
+  const existing = jobs.get(jobKind) ?? null;
   if (existing && isHeld(existing, now)) return { kind: 'pending', job: jobStatusView(existing, note.title) };
   if (existing?.status === 'queued') {
     // Its message may have been lost with a stopped runtime: sent again (a duplicate is harmless).
@@ -96,8 +103,8 @@ export async function getArtifact(
   noteId: string,
   kind: ArtifactKind,
 ): Promise<ArtifactResult> {
-  const note = await requireNote(deps, accountId, noteId);
-  const job = await deps.notes.getJob(accountId, noteId, `artifact:${kind}`);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get(`artifact:${kind}`);
   if (!job)
     throw new NotFoundError(`This note has no ${kind} artifact: generate it with generateNoteArtifact`);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
@@ -106,7 +113,7 @@ export async function getArtifact(
   if (artifact === 'unreadable') {
     throw new FailedJobError(jobStatusView(await artifactLost(deps, job), note.title));
   }
-  const shown = await withCurrentRevisionState(deps, accountId, noteId, artifact);
+  const shown = withRevisionState(artifact, jobs.get('transcription') ?? null);
   return { kind: 'ready', artifact: artifactWithNames(shown, note.speaker_names) };
 }
 

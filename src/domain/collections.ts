@@ -126,7 +126,15 @@ export async function collectionsOfNote(
   accountId: string,
   noteId: string,
 ): Promise<CollectionRef[]> {
-  const ids = await deps.collections.collectionIdsOf(accountId, noteId);
+  return namedCollections(deps, accountId, await deps.collections.collectionIdsOf(accountId, noteId));
+}
+
+/** The collections of these IDs that still exist, by name. */
+export async function namedCollections(
+  deps: DomainDeps,
+  accountId: string,
+  ids: string[],
+): Promise<CollectionRef[]> {
   if (ids.length === 0) return [];
   const found = await deps.collections.getCollections(accountId, ids);
   return [...found.values()]

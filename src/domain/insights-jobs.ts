@@ -5,10 +5,10 @@ import { isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from '
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type InsightsView, insightsWithNames } from './named-results.ts';
-import { requireNote } from './notes.ts';
+import { requireNoteWithItems } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readInsights } from './stored-results.ts';
-import { withCurrentRevisionState } from './transcript-freshness.ts';
+import { withRevisionState } from './transcript-freshness.ts';
 import { FailedJobError } from './transcription.ts';
 
 /**
@@ -21,9 +21,9 @@ export async function requestInsights(
   accountId: string,
   noteId: string,
 ): Promise<JobStatusView> {
-  const note = await requireNote(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
-  const transcription = await deps.notes.getJob(accountId, noteId, 'transcription');
+  const transcription = jobs.get('transcription') ?? null;
   requireSpeechToGenerateFrom(transcription, 'Insights');
   const now = deps.now();
   const fresh = queuedJob(accountId, noteId, 'insights', now);
@@ -51,8 +51,8 @@ export async function getInsights(
   accountId: string,
   noteId: string,
 ): Promise<GetInsightsResult> {
-  const note = await requireNote(deps, accountId, noteId);
-  const job = await deps.notes.getJob(accountId, noteId, 'insights');
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get('insights');
   if (!job) throw new NotFoundError('This note has no Insights: generate them with generateInsights');
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
@@ -60,7 +60,7 @@ export async function getInsights(
   if (insights === 'unreadable') {
     throw new FailedJobError(jobStatusView(await insightsLost(deps, job), note.title));
   }
-  const shown = await withCurrentRevisionState(deps, accountId, noteId, insights);
+  const shown = withRevisionState(insights, jobs.get('transcription') ?? null);
   return { kind: 'ready', insights: insightsWithNames(shown, note.speaker_names) };
 }
 

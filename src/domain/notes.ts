@@ -1,4 +1,5 @@
-import { collectionsOfNote, notesInCollection } from './collections.ts';
+import type { NoteWithItems } from '../ports/note-store.ts';
+import { namedCollections, notesInCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { matchesPartOf, type TagCondition } from './entity-tags.ts';
 import { NotFoundError, PreconditionFailedError } from './errors.ts';
@@ -17,6 +18,17 @@ export async function requireNote(deps: DomainDeps, accountId: string, noteId: s
   const note = await deps.notes.getNote(accountId, noteId);
   if (!note) throw new NotFoundError(`No note with ID ${noteId}`);
   return note;
+}
+
+/** The note with its jobs and filings, in one read; NotFoundError when there is none. */
+export async function requireNoteWithItems(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+): Promise<NoteWithItems> {
+  const found = await deps.notes.getNoteWithItems(accountId, noteId);
+  if (!found) throw new NotFoundError(`No note with ID ${noteId}`);
+  return found;
 }
 
 export async function listNotes(
@@ -44,22 +56,20 @@ export async function listNotes(
 }
 
 export async function getNote(deps: DomainDeps, accountId: string, noteId: string): Promise<NoteView> {
-  return viewOfNote(deps, await requireNote(deps, accountId, noteId));
+  return viewOfNote(deps, await requireNoteWithItems(deps, accountId, noteId));
 }
 
 /** The note as getNote shows it: with its transcription job, transcription and Insights. */
-async function viewOfNote(deps: DomainDeps, note: Note): Promise<NoteView> {
+async function viewOfNote(deps: DomainDeps, { note, jobs, collectionIds }: NoteWithItems): Promise<NoteView> {
   const { account_id: accountId, note_id: noteId } = note;
-  const [storedJob, insightsJob] = await Promise.all([
-    deps.notes.getJob(accountId, noteId, 'transcription'),
-    deps.notes.getJob(accountId, noteId, 'insights'),
-  ]);
+  const storedJob = jobs.get('transcription') ?? null;
+  const insightsJob = jobs.get('insights') ?? null;
   const [transcription, insights, collections] = await Promise.all([
     storedJob?.status === 'completed'
       ? readTranscriptionAt(deps, accountId, noteId, storedJob.transcript)
       : null,
     insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
-    collectionsOfNote(deps, accountId, noteId),
+    namedCollections(deps, accountId, collectionIds),
   ]);
   // A result that can no longer be read shows as its job failed, with the way back in its detail.
   const job = storedJob && transcription === 'unreadable' ? await transcriptLost(deps, storedJob) : storedJob;
@@ -87,7 +97,7 @@ export async function updateNote(
   ifMatch?: TagCondition,
 ): Promise<NoteView> {
   const updated = ifMatch
-    ? await updateIfCurrent(deps, await requireNote(deps, accountId, noteId), changes, ifMatch)
+    ? await updateIfCurrent(deps, await requireNoteWithItems(deps, accountId, noteId), changes, ifMatch)
     : await deps.notes.updateNote(accountId, noteId, changes, deps.now());
   if (!updated) throw new NotFoundError(`No note with ID ${noteId}`);
   // Trashing or restoring moves the note between the index's partitions; a new title is re-indexed.
@@ -98,13 +108,13 @@ export async function updateNote(
 
 async function updateIfCurrent(
   deps: DomainDeps,
-  note: Note,
+  read: NoteWithItems,
   changes: NoteChanges,
   ifMatch: TagCondition,
 ): Promise<Note> {
-  const current = noteEntityTag(await viewOfNote(deps, note));
+  const current = noteEntityTag(await viewOfNote(deps, read));
   const updated = matchesPartOf(ifMatch, current)
-    ? await deps.notes.updateNoteIf(note, changes, deps.now())
+    ? await deps.notes.updateNoteIf(read.note, changes, deps.now())
     : null;
   if (!updated) throw new PreconditionFailedError(NOTE_CHANGED);
   return updated;

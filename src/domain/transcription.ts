@@ -15,7 +15,7 @@ import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
-import { requireNote } from './notes.ts';
+import { requireNote, requireNoteWithItems } from './notes.ts';
 import { objectKeys } from './object-keys.ts';
 import { failLostResult, readTranscriptionAt } from './stored-results.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
@@ -165,8 +165,9 @@ export async function getTranscription(
   accountId: string,
   noteId: string,
 ): Promise<GetTranscriptionResult> {
-  const note = await requireNote(deps, accountId, noteId);
-  const job = await requireTranscriptionJob(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get('transcription');
+  if (!job) throw new NotFoundError(NO_TRANSCRIPTION_JOB);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
   const transcription = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
@@ -219,8 +220,10 @@ export async function transcriptLost(deps: DomainDeps, job: Job): Promise<Job> {
 const TRANSCRIPT_LOST =
   'The stored transcript could not be read (missing or damaged). Submit the note again with the same note ID to transcribe its stored audio again.';
 
+const NO_TRANSCRIPTION_JOB = 'This note has no transcription: submit audio with submitTranscription';
+
 async function requireTranscriptionJob(deps: DomainDeps, accountId: string, noteId: string): Promise<Job> {
   const job = await deps.notes.getJob(accountId, noteId, 'transcription');
-  if (!job) throw new NotFoundError('This note has no transcription: submit audio with submitTranscription');
+  if (!job) throw new NotFoundError(NO_TRANSCRIPTION_JOB);
   return job;
 }

@@ -140,6 +140,15 @@ export const keys = {
     pk: accountPk(accountId),
     sk: `INDEXSTATS${partition === 'active' ? '' : '#TRASHED'}`,
   }),
+  /**
+   * What tells one note's items apart when read together by `noteItemsPrefix`: the note itself, its
+   * jobs and its filings (the rest is its index entry).
+   */
+  noteItemSortKeys: (noteId: string) => ({
+    note: notePrefix(noteId),
+    jobPrefix: `${notePrefix(noteId)}${JOB_SK_MARKER}`,
+    filingPrefix: `${notePrefix(noteId)}#${COLLECTION_SK_PREFIX}`,
+  }),
   /** Every item of one note shares this sort-key prefix (UUIDs are fixed-length, so no note's prefix matches another's). */
   noteItemsPrefix: (accountId: string, noteId: string) => ({
     pk: accountPk(accountId),
