@@ -2,7 +2,15 @@ import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent }
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
-import { GENERATION_STAGES, isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
+import {
+  GENERATION_STAGES,
+  isHeld,
+  type Job,
+  type JobKind,
+  type JobStatusView,
+  jobStatusView,
+  queuedJob,
+} from './job.ts';
 import { artifactKindOf, requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
@@ -148,10 +156,23 @@ function artifactLost(deps: DomainDeps, job: Job): Promise<Job> {
 }
 
 /** Removes every artifact of a note (with its transcription: they are derived from it). */
-export async function deleteArtifacts(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
+export async function deleteArtifacts(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  jobs?: ReadonlyMap<JobKind, Job>,
+): Promise<void> {
   // The jobs first: a run in progress (a podcast being voiced) loses its claim and removes its output.
   await Promise.all(
-    ARTIFACT_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, `artifact:${kind}`)),
+    ARTIFACT_KINDS.map((kind) =>
+      deleteJobOfKind(
+        deps,
+        accountId,
+        noteId,
+        `artifact:${kind}`,
+        jobs && (jobs.get(`artifact:${kind}`) ?? null),
+      ),
+    ),
   );
   await deps.blobs.deletePrefix(objectKeys.artifactsPrefix(accountId, noteId));
 }

@@ -1,7 +1,7 @@
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
-import { isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
+import { isHeld, type Job, type JobKind, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type InsightsView, insightsWithNames } from './named-results.ts';
@@ -78,8 +78,13 @@ export function insightsLost(deps: DomainDeps, job: Job): Promise<Job> {
 }
 
 /** Removes a note's Insights (with its transcription: they are derived from it). */
-export async function deleteInsights(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
+export async function deleteInsights(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  jobs?: ReadonlyMap<JobKind, Job>,
+): Promise<void> {
   // The job first: a run in progress loses its claim and removes what it wrote.
-  await deleteJobOfKind(deps, accountId, noteId, 'insights');
+  await deleteJobOfKind(deps, accountId, noteId, 'insights', jobs && (jobs.get('insights') ?? null));
   await deps.blobs.delete(objectKeys.insights(accountId, noteId));
 }

@@ -129,8 +129,10 @@ const NOTE_CHANGED =
  * item last, so an interrupted deletion leaves a note that can be deleted again rather than orphans.
  */
 export async function deleteNote(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
-  await requireNote(deps, accountId, noteId);
-  await Promise.all(JOB_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, kind)));
+  const { jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  await Promise.all(
+    JOB_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, kind, jobs.get(kind) ?? null)),
+  );
   await deps.search.remove(accountId, noteId);
   await deps.blobs.deletePrefix(objectKeys.notePrefix(accountId, noteId));
   await deps.notes.deleteNoteItems(accountId, noteId);

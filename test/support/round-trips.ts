@@ -19,11 +19,11 @@ export const roundTrips: Record<OperationId, { before: Calls; after: Calls }> = 
   getCurrentAccount: { before: calls(2), after: calls(0) },
   listNotes: { before: calls(4), after: calls(2) },
   getNote: { before: calls(7, 2), after: calls(2, 2) },
-  updateNote: { before: calls(20, 3), after: calls(15, 3) },
-  deleteNote: { before: calls(11, 3), after: calls(9, 3) },
-  submitTranscription: { before: calls(7), after: calls(5) },
+  updateNote: { before: calls(20, 3), after: calls(13, 3) },
+  deleteNote: { before: calls(11, 3), after: calls(4, 3) },
+  submitTranscription: { before: calls(7), after: calls(3) },
   getTranscription: { before: calls(4, 1), after: calls(1, 1) },
-  deleteTranscription: { before: calls(36, 8), after: calls(34, 8) },
+  deleteTranscription: { before: calls(36, 8), after: calls(28, 8) },
   generateInsights: { before: calls(5, 0, 1), after: calls(2, 0, 1) },
   getInsights: { before: calls(5, 1), after: calls(1, 1) },
   generateNoteArtifact: { before: calls(7, 1, 1), after: calls(2, 1, 1) },
@@ -40,8 +40,8 @@ export const roundTrips: Record<OperationId, { before: Calls; after: Calls }> = 
   createApiKey: { before: calls(3), after: calls(1) },
   revokeApiKey: { before: calls(5), after: calls(2) },
   getNoteAudio: { before: calls(3, 1), after: calls(1, 1) },
-  editTranscription: { before: calls(30, 3), after: calls(28, 3) },
-  undoTranscriptionEdit: { before: calls(30, 4), after: calls(28, 4) },
+  editTranscription: { before: calls(30, 3), after: calls(25, 3) },
+  undoTranscriptionEdit: { before: calls(30, 4), after: calls(25, 4) },
 };
 
 const change = (before: number, after: number) => (before === after ? `${after}` : `${before} -> ${after}`);
