@@ -27,6 +27,12 @@ export interface NoteStore {
   getNoteWithItems(accountId: string, noteId: string): Promise<NoteWithItems | null>;
   /** Several notes of one account, keyed by note ID (absent when there is none). */
   getNotes(accountId: string, noteIds: string[]): Promise<Map<string, Note>>;
+  /** Several notes and their jobs of one kind, read together, keyed by note ID (absent when none). */
+  getNotesWithJobs(
+    accountId: string,
+    noteIds: string[],
+    kind: JobKind,
+  ): Promise<{ notes: Map<string, Note>; jobs: Map<string, Job> }>;
   /** Newest first. `cursor` is opaque; an invalid one throws BadRequestError. */
   listNotes(
     accountId: string,

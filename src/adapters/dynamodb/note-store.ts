@@ -201,6 +201,30 @@ export class DynamoNoteStore implements NoteStore {
     return new Map(items.map((item) => withoutKeys<Note>(item)).map((note) => [note.note_id, note]));
   }
 
+  async getNotesWithJobs(
+    accountId: string,
+    noteIds: string[],
+    kind: JobKind,
+  ): Promise<{ notes: Map<string, Note>; jobs: Map<string, Job> }> {
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      noteIds.flatMap((id) => [keys.note(accountId, id), keys.job(accountId, id, kind)]),
+    );
+    const notes = new Map<string, Note>();
+    const jobs = new Map<string, Job>();
+    for (const item of items) {
+      if (item.sk === keys.note(accountId, String(item.note_id)).sk) {
+        const note = withoutKeys<Note>(item);
+        notes.set(note.note_id, note);
+      } else {
+        const job = withoutKeys<Job>(item);
+        jobs.set(job.note_id, job);
+      }
+    }
+    return { notes, jobs };
+  }
+
   async createJobIfAbsent(job: Job): Promise<{ job: Job; created: boolean }> {
     try {
       await this.db.send(
