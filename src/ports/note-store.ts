@@ -6,7 +6,7 @@ export interface NoteWithItems {
   note: Note;
   /** Its jobs, by kind. */
   jobs: Map<JobKind, Job>;
-  /** The collections it is filed in. */
+  /** The collections it is filed in (including, briefly, one being deleted). */
   collectionIds: string[];
 }
 

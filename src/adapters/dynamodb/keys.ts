@@ -112,11 +112,6 @@ export const keys = {
     gsi1pk: notesInCollection(accountId, collectionId),
     gsi1sk: `${String(noteCreatedAt).padStart(13, '0')}#${noteId}`,
   }),
-  /** Every filing of one note. */
-  filingsOfNote: (accountId: string, noteId: string) => ({
-    pk: accountPk(accountId),
-    skPrefix: `${notePrefix(noteId)}#${COLLECTION_SK_PREFIX}`,
-  }),
   oauthClient: (clientId: string) => ({ pk: `OAUTHCLIENT#${clientId}`, sk: 'OAUTHCLIENT' }),
   oauthRequest: (requestId: string) => ({ pk: `OAUTHREQUEST#${requestId}`, sk: 'OAUTHREQUEST' }),
   oauthCode: (codeHash: string) => ({ pk: `OAUTHCODE#${codeHash}`, sk: 'OAUTHCODE' }),
