@@ -160,18 +160,13 @@ export async function deleteArtifacts(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
+  /** The note's jobs as just read: one found there is deleted as read; others are looked up here. */
   jobs?: ReadonlyMap<JobKind, Job>,
 ): Promise<void> {
   // The jobs first: a run in progress (a podcast being voiced) loses its claim and removes its output.
   await Promise.all(
     ARTIFACT_KINDS.map((kind) =>
-      deleteJobOfKind(
-        deps,
-        accountId,
-        noteId,
-        `artifact:${kind}`,
-        jobs && (jobs.get(`artifact:${kind}`) ?? null),
-      ),
+      deleteJobOfKind(deps, accountId, noteId, `artifact:${kind}`, jobs?.get(`artifact:${kind}`)),
     ),
   );
   await deps.blobs.deletePrefix(objectKeys.artifactsPrefix(accountId, noteId));

@@ -82,9 +82,10 @@ export async function deleteInsights(
   deps: DomainDeps,
   accountId: string,
   noteId: string,
+  /** The note's jobs as just read: one found there is deleted as read; others are looked up here. */
   jobs?: ReadonlyMap<JobKind, Job>,
 ): Promise<void> {
   // The job first: a run in progress loses its claim and removes what it wrote.
-  await deleteJobOfKind(deps, accountId, noteId, 'insights', jobs && (jobs.get('insights') ?? null));
+  await deleteJobOfKind(deps, accountId, noteId, 'insights', jobs?.get('insights'));
   await deps.blobs.delete(objectKeys.insights(accountId, noteId));
 }

@@ -203,6 +203,8 @@ export async function deleteTranscription(
   await deps.search.remove(accountId, noteId);
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
   await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(accountId, noteId));
+  // The jobs read above are deleted as read (one changed since is read again); a kind that had none
+  // is looked up again, in case a request made it meanwhile.
   await deleteInsights(deps, accountId, noteId, jobs);
   await deleteArtifacts(deps, accountId, noteId, jobs);
 }

@@ -23,7 +23,7 @@ export const roundTrips: Record<OperationId, { before: Calls; after: Calls }> = 
   deleteNote: { before: calls(11, 3), after: calls(4, 3) },
   submitTranscription: { before: calls(7), after: calls(3) },
   getTranscription: { before: calls(4, 1), after: calls(1, 1) },
-  deleteTranscription: { before: calls(36, 8), after: calls(28, 8) },
+  deleteTranscription: { before: calls(36, 8), after: calls(30, 8) },
   generateInsights: { before: calls(5, 0, 1), after: calls(2, 0, 1) },
   getInsights: { before: calls(5, 1), after: calls(1, 1) },
   generateNoteArtifact: { before: calls(7, 1, 1), after: calls(2, 1, 1) },
