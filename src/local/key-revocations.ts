@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { watch } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,9 +16,30 @@ const REQUEST_FILE = 'forget-api-keys.request';
 const ANSWER_FILE = 'forget-api-keys.answer';
 const ANSWER_WAIT_MS = 5000;
 
-/** Installs the runtime's side; returns what removes it (on stop). */
-export function forgetKeysOnRequest(dataDir: string, forget: () => void): () => void {
-  const watcher = watch(dataDir, (_event, file) => {
+/**
+ * Installs the runtime's side; returns what removes it (on stop). Where the directory cannot be
+ * watched (no inotify watches left), the runtime still starts: `key:revoke` then says the key is
+ * refused within the cache time.
+ */
+export function forgetKeysOnRequest(
+  dataDir: string,
+  forget: () => void,
+  log: (line: string) => void,
+): () => void {
+  let watcher: FSWatcher;
+  try {
+    watcher = watch(dataDir, onChange);
+  } catch (error) {
+    log(
+      `Cannot watch ${dataDir} (${(error as Error).message}): key:revoke takes effect within the key cache time`,
+    );
+    return () => undefined;
+  }
+  watcher.on('error', () => undefined);
+  watcher.unref();
+  return () => watcher.close();
+
+  function onChange(_event: string, file: string | null): void {
     if (file !== REQUEST_FILE) return;
     void readFile(join(dataDir, REQUEST_FILE), 'utf8')
       .then((token) => {
@@ -27,9 +48,7 @@ export function forgetKeysOnRequest(dataDir: string, forget: () => void): () => 
         return writeFile(join(dataDir, ANSWER_FILE), token, { mode: 0o600 });
       })
       .catch(() => undefined);
-  });
-  watcher.unref();
-  return () => watcher.close();
+  }
 }
 
 /**

@@ -144,7 +144,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   });
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
   // `npm run key:revoke` (another process) has the keys this process remembers forgotten at once.
-  const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll());
+  const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll(), log);
 
   const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
   const eventSources = await Promise.all(
