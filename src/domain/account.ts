@@ -22,6 +22,12 @@ export interface ApiKeyRecord {
    * carried scopes, and the account's first key, have none recorded: they hold every scope.
    */
   scopes?: McpScope[] | null;
+  /**
+   * The owner's account as it was when the key was made (accounts never change), so that checking a
+   * key reads one item. Keys made before keys carried it have none: their check reads the account.
+   * Nothing deletes accounts; whatever would must revoke or delete the account's keys too.
+   */
+  account?: Account;
 }
 
 /** An API key as its owner sees it: never the secret nor its hash. */

@@ -61,6 +61,7 @@ export async function issueApiKey(
     name,
     prefix,
     scopes: held,
+    account,
   });
   return { account, key_id: keyId, api_key: apiKey, name, prefix, created_at: now, scopes: held };
 }
@@ -77,8 +78,9 @@ export function callerScopes(caller: Caller): McpScope[] {
 }
 
 /**
- * Revokes one of the account's keys; requests with it answer 401 from then on (every request looks
- * the key up). Revoking a revoked key again changes nothing. Another account's key is not found.
+ * Revokes one of the account's keys; requests with it answer 401 from then on: at once in this
+ * process (CachedAccountStore forgets it), within API_KEY_CACHE_SECONDS in others. Revoking a
+ * revoked key again changes nothing. Another account's key is not found.
  * Only a credential holding every scope of the key may revoke it (`revokerScopes`): a narrowed key,
  * or a session given less, must not switch off the owner's wider key (review of issue 22, finding 10).
  */
@@ -97,7 +99,7 @@ export async function revokeAccountApiKey(
       `This key may ${beyond.join(' and ')}, which the credential revoking it may not: only a credential holding every permission of a key can revoke it.`,
     );
   }
-  if (!(await store.revokeApiKey(accountId, keyId, now))) {
+  if (!(await store.revokeApiKey(accountId, keyId, now, record.key_hash))) {
     throw new NotFoundError('No such API key in this account');
   }
 }
@@ -132,7 +134,10 @@ export async function authenticate(store: AccountStore, authorization: string | 
   ) {
     throw new UnauthorizedError(INVALID_KEY);
   }
-  const account = await store.getAccount(record.account_id);
+  const account =
+    record.account?.account_id === record.account_id
+      ? record.account
+      : await store.getAccount(record.account_id);
   if (!account) throw new UnauthorizedError(INVALID_KEY);
   return {
     account,

@@ -2,16 +2,29 @@ import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent }
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
-import { GENERATION_STAGES, isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
+import {
+  GENERATION_STAGES,
+  isHeld,
+  type Job,
+  type JobKind,
+  type JobStatusView,
+  jobStatusView,
+  queuedJob,
+} from './job.ts';
 import { artifactKindOf, requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { type LanguageSupport, resolveArtifactLanguage, satisfiesLanguage } from './languages.ts';
 import { transcriptLost } from './lost-results.ts';
 import { artifactWithNames } from './named-results.ts';
-import { requireNote } from './note-lookup.ts';
+import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
-import { failLostResult, readArtifactObject, readTranscription, type StoredRead } from './stored-results.ts';
-import { withCurrentRevisionState, withRevisionState } from './transcript-freshness.ts';
+import {
+  failLostResult,
+  readArtifactObject,
+  readTranscriptionOfJob,
+  type StoredRead,
+} from './stored-results.ts';
+import { withRevisionState } from './transcript-freshness.ts';
 
 export interface ArtifactDeps extends DomainDeps {
   languages: LanguageSupport;
@@ -37,12 +50,14 @@ export async function requestArtifact(
   kind: ArtifactKind,
   options: ArtifactOptions,
 ): Promise<ArtifactResult> {
-  const note = await requireNote(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
-  const transcriptionJob = await deps.notes.getJob(accountId, noteId, 'transcription');
+  const transcriptionJob = jobs.get('transcription') ?? null;
   requireSpeechToGenerateFrom(transcriptionJob, 'Artifacts');
   let transcription =
-    transcriptionJob?.status === 'completed' ? await readTranscription(deps, accountId, noteId) : null;
+    transcriptionJob?.status === 'completed'
+      ? await readTranscriptionOfJob(deps, accountId, noteId, transcriptionJob)
+      : null;
   if (transcriptionJob && transcription === 'unreadable') {
     await transcriptLost(deps, transcriptionJob);
     transcription = null;
@@ -54,7 +69,7 @@ export async function requestArtifact(
 
   const jobKind = `artifact:${kind}` as const;
   const now = deps.now();
-  const existing = await deps.notes.getJob(accountId, noteId, jobKind);
+  const existing = jobs.get(jobKind) ?? null;
   if (existing && isHeld(existing, now)) return { kind: 'pending', job: jobStatusView(existing, note.title) };
   if (existing?.status === 'queued') {
     // Its message may have been lost with a stopped runtime: sent again (a duplicate is harmless).
@@ -96,8 +111,8 @@ export async function getArtifact(
   noteId: string,
   kind: ArtifactKind,
 ): Promise<ArtifactResult> {
-  const note = await requireNote(deps, accountId, noteId);
-  const job = await deps.notes.getJob(accountId, noteId, `artifact:${kind}`);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get(`artifact:${kind}`);
   if (!job)
     throw new NotFoundError(`This note has no ${kind} artifact: generate it with generateNoteArtifact`);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
@@ -106,7 +121,7 @@ export async function getArtifact(
   if (artifact === 'unreadable') {
     throw new FailedJobError(jobStatusView(await artifactLost(deps, job), note.title));
   }
-  const shown = await withCurrentRevisionState(deps, accountId, noteId, artifact);
+  const shown = withRevisionState(artifact, jobs.get('transcription') ?? null);
   return { kind: 'ready', artifact: artifactWithNames(shown, note.speaker_names) };
 }
 
@@ -141,10 +156,18 @@ function artifactLost(deps: DomainDeps, job: Job): Promise<Job> {
 }
 
 /** Removes every artifact of a note (with its transcription: they are derived from it). */
-export async function deleteArtifacts(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
+export async function deleteArtifacts(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  /** The note's jobs as just read: one found there is deleted as read; others are looked up here. */
+  jobs?: ReadonlyMap<JobKind, Job>,
+): Promise<void> {
   // The jobs first: a run in progress (a podcast being voiced) loses its claim and removes its output.
   await Promise.all(
-    ARTIFACT_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, `artifact:${kind}`)),
+    ARTIFACT_KINDS.map((kind) =>
+      deleteJobOfKind(deps, accountId, noteId, `artifact:${kind}`, jobs?.get(`artifact:${kind}`)),
+    ),
   );
   await deps.blobs.deletePrefix(objectKeys.artifactsPrefix(accountId, noteId));
 }

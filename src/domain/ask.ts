@@ -3,12 +3,11 @@ import { citedSentence } from './cited-sentence.ts';
 import { requireCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { BadRequestError } from './errors.ts';
-import type { Note } from './note.ts';
 import { passagesOf, scorePassages } from './passages.ts';
-import { processedNotes } from './processed-notes.ts';
+import { type ProcessedNote, processedNotes } from './processed-notes.ts';
 import { searchWithin } from './scoped-search.ts';
 import { searchTerms } from './search-terms.ts';
-import { readTranscription } from './stored-results.ts';
+import { readTranscriptionOfJob } from './stored-results.ts';
 import { withSpeakerNames } from './transcript-exports.ts';
 
 export interface AskDeps extends DomainDeps {
@@ -140,16 +139,17 @@ async function bestPassages(
   deps: DomainDeps,
   accountId: string,
   chosen: { note_id: string; score: number }[],
-  notes: Map<string, Note>,
+  notes: Map<string, ProcessedNote>,
   terms: string[],
   idf: ReadonlyMap<string, number>,
 ): Promise<AskPassage[]> {
   const perNote = await Promise.all(
     chosen.map(async ({ note_id }) => {
       // An unreadable transcript is skipped here; reading the note marks its job failed.
-      const transcription = await readTranscription(deps, accountId, note_id);
+      const processed = notes.get(note_id);
+      const transcription = await readTranscriptionOfJob(deps, accountId, note_id, processed?.job ?? null);
       if (transcription === 'unreadable') return [];
-      const note = notes.get(note_id);
+      const note = processed?.note;
       const note_title = note?.title ?? '';
       // Speakers as the user named them: answers are made now, with the names of now.
       const named = withSpeakerNames(transcription, note?.speaker_names);

@@ -10,7 +10,7 @@ import {
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError } from './errors.ts';
 import type { Note, NoteState } from './note.ts';
-import { requireNote } from './note-lookup.ts';
+import { requireNoteWithItems } from './note-lookup.ts';
 
 /** Where a note is filed, as the filing operations answer. */
 export interface NoteCollections {
@@ -86,19 +86,22 @@ export async function addNoteToCollection(
   collectionId: string,
   noteId: string,
 ): Promise<NoteCollections> {
-  const [collection, note, filed] = await Promise.all([
+  // The note comes with its filings; the answer is those filings with this one (no second read).
+  const [collection, { note, collectionIds }] = await Promise.all([
     requireCollection(deps, accountId, collectionId),
-    requireNote(deps, accountId, noteId),
-    collectionsOfNote(deps, accountId, noteId),
+    requireNoteWithItems(deps, accountId, noteId),
   ]);
+  const filed = await namedCollections(deps, accountId, collectionIds);
   const already = filed.some((ref) => ref.collection_id === collection.collection_id);
   if (!already && filed.length >= COLLECTION_LIMITS.perNote) {
     throw new ConflictError(
       `A note can be in at most ${COLLECTION_LIMITS.perNote} collections; remove it from one first (removeNoteFromCollection)`,
     );
   }
-  if (!already) await deps.collections.addNote(accountId, collectionId, note, deps.now());
-  return noteCollections(deps, accountId, noteId);
+  if (already) return { note_id: noteId, collections: filed };
+  await deps.collections.addNote(accountId, collectionId, note, deps.now());
+  const added = { collection_id: collection.collection_id, name: collection.name };
+  return { note_id: noteId, collections: [...filed, added].sort(byName) };
 }
 
 export async function removeNoteFromCollection(
@@ -107,26 +110,22 @@ export async function removeNoteFromCollection(
   collectionId: string,
   noteId: string,
 ): Promise<NoteCollections> {
-  await Promise.all([requireCollection(deps, accountId, collectionId), requireNote(deps, accountId, noteId)]);
+  const [, { collectionIds }] = await Promise.all([
+    requireCollection(deps, accountId, collectionId),
+    requireNoteWithItems(deps, accountId, noteId),
+  ]);
   await deps.collections.removeNote(accountId, collectionId, noteId);
-  return noteCollections(deps, accountId, noteId);
+  // The note's other filings, as read with the note.
+  const others = collectionIds.filter((id) => id !== collectionId);
+  return { note_id: noteId, collections: await namedCollections(deps, accountId, others) };
 }
 
-async function noteCollections(
+/** The collections of these IDs that still exist, by name: a filing whose collection is being deleted is not shown. */
+export async function namedCollections(
   deps: DomainDeps,
   accountId: string,
-  noteId: string,
-): Promise<NoteCollections> {
-  return { note_id: noteId, collections: await collectionsOfNote(deps, accountId, noteId) };
-}
-
-/** The collections a note is filed in, by name. A filing whose collection is being deleted is not shown. */
-export async function collectionsOfNote(
-  deps: DomainDeps,
-  accountId: string,
-  noteId: string,
+  ids: string[],
 ): Promise<CollectionRef[]> {
-  const ids = await deps.collections.collectionIdsOf(accountId, noteId);
   if (ids.length === 0) return [];
   const found = await deps.collections.getCollections(accountId, ids);
   return [...found.values()]

@@ -1,15 +1,15 @@
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
-import { isHeld, type Job, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
+import { isHeld, type Job, type JobKind, type JobStatusView, jobStatusView, queuedJob } from './job.ts';
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { insightsLost } from './lost-results.ts';
 import { type InsightsView, insightsWithNames } from './named-results.ts';
-import { requireNote } from './note-lookup.ts';
+import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { readInsights } from './stored-results.ts';
-import { withCurrentRevisionState } from './transcript-freshness.ts';
+import { withRevisionState } from './transcript-freshness.ts';
 
 /**
  * generateInsights: one Insights job per note. A job a worker is running is returned as it is;
@@ -21,9 +21,9 @@ export async function requestInsights(
   accountId: string,
   noteId: string,
 ): Promise<JobStatusView> {
-  const note = await requireNote(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
-  const transcription = await deps.notes.getJob(accountId, noteId, 'transcription');
+  const transcription = jobs.get('transcription') ?? null;
   requireSpeechToGenerateFrom(transcription, 'Insights');
   const now = deps.now();
   const fresh = queuedJob(accountId, noteId, 'insights', now);
@@ -51,8 +51,8 @@ export async function getInsights(
   accountId: string,
   noteId: string,
 ): Promise<GetInsightsResult> {
-  const note = await requireNote(deps, accountId, noteId);
-  const job = await deps.notes.getJob(accountId, noteId, 'insights');
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get('insights');
   if (!job) throw new NotFoundError('This note has no Insights: generate them with generateInsights');
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
@@ -60,14 +60,19 @@ export async function getInsights(
   if (insights === 'unreadable') {
     throw new FailedJobError(jobStatusView(await insightsLost(deps, job), note.title));
   }
-  const shown = await withCurrentRevisionState(deps, accountId, noteId, insights);
+  const shown = withRevisionState(insights, jobs.get('transcription') ?? null);
   return { kind: 'ready', insights: insightsWithNames(shown, note.speaker_names) };
 }
 
-/** Stored Insights that can no longer be read: the job fails, and generateInsights runs it again. */
 /** Removes a note's Insights (with its transcription: they are derived from it). */
-export async function deleteInsights(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
+export async function deleteInsights(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  /** The note's jobs as just read: one found there is deleted as read; others are looked up here. */
+  jobs?: ReadonlyMap<JobKind, Job>,
+): Promise<void> {
   // The job first: a run in progress loses its claim and removes what it wrote.
-  await deleteJobOfKind(deps, accountId, noteId, 'insights');
+  await deleteJobOfKind(deps, accountId, noteId, 'insights', jobs?.get('insights'));
   await deps.blobs.delete(objectKeys.insights(accountId, noteId));
 }

@@ -135,9 +135,11 @@ export async function deleteJobOfKind(
   accountId: string,
   noteId: string,
   kind: JobKind,
+  /** The job as the caller has just read it (null: there was none); otherwise it is read here. */
+  known?: Job | null,
 ): Promise<void> {
-  for (;;) {
-    const job = await deps.notes.getJob(accountId, noteId, kind);
-    if (!job || (await deps.notes.deleteJob(job))) return;
+  let job = known === undefined ? await deps.notes.getJob(accountId, noteId, kind) : known;
+  while (job && !(await deps.notes.deleteJob(job))) {
+    job = await deps.notes.getJob(accountId, noteId, kind);
   }
 }

@@ -1,7 +1,7 @@
 import type { IndexPartition } from '../ports/search-index.ts';
 import type { DomainDeps } from './deps.ts';
 import { termFrequencies } from './search-terms.ts';
-import { readTranscription } from './stored-results.ts';
+import { readTranscriptionOfJob } from './stored-results.ts';
 
 /**
  * Brings a note's entry in the index in line with the note and its current transcript: in the active
@@ -32,12 +32,11 @@ async function indexableTranscription(
   accountId: string,
   noteId: string,
 ): Promise<{ title: string; text: string; partition: IndexPartition; version: number } | null> {
-  const [note, job] = await Promise.all([
-    deps.notes.getNote(accountId, noteId),
-    deps.notes.getJob(accountId, noteId, 'transcription'),
-  ]);
-  if (!note || job?.status !== 'completed') return null;
-  const transcription = await readTranscription(deps, accountId, noteId);
+  const found = await deps.notes.getNoteWithItems(accountId, noteId);
+  const job = found?.jobs.get('transcription');
+  if (!found || job?.status !== 'completed') return null;
+  const { note } = found;
+  const transcription = await readTranscriptionOfJob(deps, accountId, noteId, job);
   if (transcription === 'unreadable') return null;
   return {
     title: note.title,

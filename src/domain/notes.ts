@@ -1,4 +1,5 @@
-import { collectionsOfNote, notesInCollection } from './collections.ts';
+import type { NoteWithItems } from '../ports/note-store.ts';
+import { namedCollections, notesInCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { matchesPartOf, type TagCondition } from './entity-tags.ts';
 import { NotFoundError, PreconditionFailedError } from './errors.ts';
@@ -7,7 +8,7 @@ import { deleteJobOfKind } from './job-transitions.ts';
 import { insightsLost, transcriptLost } from './lost-results.ts';
 import type { Note, NoteChanges, NoteState } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
-import { requireNote } from './note-lookup.ts';
+import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { readInsights, readTranscriptionAt } from './stored-results.ts';
 import { withRevisionState } from './transcript-freshness.ts';
@@ -38,22 +39,20 @@ export async function listNotes(
 }
 
 export async function getNote(deps: DomainDeps, accountId: string, noteId: string): Promise<NoteView> {
-  return viewOfNote(deps, await requireNote(deps, accountId, noteId));
+  return viewOfNote(deps, await requireNoteWithItems(deps, accountId, noteId));
 }
 
 /** The note as getNote shows it: with its transcription job, transcription and Insights. */
-async function viewOfNote(deps: DomainDeps, note: Note): Promise<NoteView> {
+async function viewOfNote(deps: DomainDeps, { note, jobs, collectionIds }: NoteWithItems): Promise<NoteView> {
   const { account_id: accountId, note_id: noteId } = note;
-  const [storedJob, insightsJob] = await Promise.all([
-    deps.notes.getJob(accountId, noteId, 'transcription'),
-    deps.notes.getJob(accountId, noteId, 'insights'),
-  ]);
+  const storedJob = jobs.get('transcription') ?? null;
+  const insightsJob = jobs.get('insights') ?? null;
   const [transcription, insights, collections] = await Promise.all([
     storedJob?.status === 'completed'
       ? readTranscriptionAt(deps, accountId, noteId, storedJob.transcript)
       : null,
     insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
-    collectionsOfNote(deps, accountId, noteId),
+    namedCollections(deps, accountId, collectionIds),
   ]);
   // A result that can no longer be read shows as its job failed, with the way back in its detail.
   const job = storedJob && transcription === 'unreadable' ? await transcriptLost(deps, storedJob) : storedJob;
@@ -81,7 +80,7 @@ export async function updateNote(
   ifMatch?: TagCondition,
 ): Promise<NoteView> {
   const updated = ifMatch
-    ? await updateIfCurrent(deps, await requireNote(deps, accountId, noteId), changes, ifMatch)
+    ? await updateIfCurrent(deps, await requireNoteWithItems(deps, accountId, noteId), changes, ifMatch)
     : await deps.notes.updateNote(accountId, noteId, changes, deps.now());
   if (!updated) throw new NotFoundError(`No note with ID ${noteId}`);
   // Trashing or restoring moves the note between the index's partitions; a new title is re-indexed.
@@ -92,13 +91,13 @@ export async function updateNote(
 
 async function updateIfCurrent(
   deps: DomainDeps,
-  note: Note,
+  read: NoteWithItems,
   changes: NoteChanges,
   ifMatch: TagCondition,
 ): Promise<Note> {
-  const current = noteEntityTag(await viewOfNote(deps, note));
+  const current = noteEntityTag(await viewOfNote(deps, read));
   const updated = matchesPartOf(ifMatch, current)
-    ? await deps.notes.updateNoteIf(note, changes, deps.now())
+    ? await deps.notes.updateNoteIf(read.note, changes, deps.now())
     : null;
   if (!updated) throw new PreconditionFailedError(NOTE_CHANGED);
   return updated;
@@ -113,8 +112,10 @@ const NOTE_CHANGED =
  * item last, so an interrupted deletion leaves a note that can be deleted again rather than orphans.
  */
 export async function deleteNote(deps: DomainDeps, accountId: string, noteId: string): Promise<void> {
-  await requireNote(deps, accountId, noteId);
-  await Promise.all(JOB_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, kind)));
+  const { jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  await Promise.all(
+    JOB_KINDS.map((kind) => deleteJobOfKind(deps, accountId, noteId, kind, jobs.get(kind) ?? null)),
+  );
   await deps.search.remove(accountId, noteId);
   await deps.blobs.deletePrefix(objectKeys.notePrefix(accountId, noteId));
   await deps.notes.deleteNoteItems(accountId, noteId);

@@ -3,13 +3,12 @@ import { requireCollection } from './collections.ts';
 import { forEachLimited } from './concurrency.ts';
 import type { DomainDeps } from './deps.ts';
 import { BadRequestError } from './errors.ts';
-import type { Note } from './note.ts';
 import { scorePassages } from './passages.ts';
-import { processedNotes } from './processed-notes.ts';
+import { type ProcessedNote, processedNotes } from './processed-notes.ts';
 import { searchWithin } from './scoped-search.ts';
 import { decodeSearchCursor, encodeSearchCursor, isAfter, type SearchCursorScope } from './search-cursor.ts';
 import { type Highlight, matchesIn, parseQuery, type SearchQuery, snippetOf } from './search-query.ts';
-import { readTranscription } from './stored-results.ts';
+import { readTranscriptionOfJob } from './stored-results.ts';
 import type { ConversationSegment } from './transcript.ts';
 import { withSpeakerNames } from './transcript-exports.ts';
 import { type NoteSummaryView, noteSummaryView } from './views.ts';
@@ -149,15 +148,16 @@ async function resultsFor(
   deps: DomainDeps,
   accountId: string,
   hits: SearchHit[],
-  notes: Map<string, Note>,
+  notes: Map<string, ProcessedNote>,
   query: SearchQuery,
   idf: ReadonlyMap<string, number>,
 ): Promise<(SearchResultView | null)[]> {
   const results: (SearchResultView | null)[] = hits.map(() => null);
   await forEachLimited(hits, READ_CONCURRENCY, async (hit, index) => {
-    const note = notes.get(hit.note_id);
-    if (!note) return;
-    const transcription = await readTranscription(deps, accountId, hit.note_id);
+    const processed = notes.get(hit.note_id);
+    if (!processed) return;
+    const { note, job } = processed;
+    const transcription = await readTranscriptionOfJob(deps, accountId, hit.note_id, job);
     if (transcription === 'unreadable') return;
     const { conversation_segments } = withSpeakerNames(transcription, note.speaker_names);
     const title = matchesIn(note.title, query);

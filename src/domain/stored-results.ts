@@ -123,7 +123,21 @@ export async function readTranscription(
   accountId: string,
   noteId: string,
 ): Promise<StoredRead<Transcription>> {
-  const job = await deps.notes.getJob(accountId, noteId, 'transcription');
+  return readTranscriptionOfJob(
+    deps,
+    accountId,
+    noteId,
+    await deps.notes.getJob(accountId, noteId, 'transcription'),
+  );
+}
+
+/** The same, from the note's transcription job already read. */
+export async function readTranscriptionOfJob(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  job: Job | null,
+): Promise<StoredRead<Transcription>> {
   const transcription = await readTranscriptionAt(deps, accountId, noteId, job?.transcript);
   if (transcription === 'unreadable' || job?.recognition === undefined) return transcription;
   return { ...transcription, recognition: job.recognition };

@@ -6,7 +6,7 @@ import type { Job, TranscriptPointer } from './job.ts';
 import { transcriptLost } from './lost-results.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
-import { requireNote } from './note-lookup.ts';
+import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { isSpeakerLabel, labelForSpeaker, type SpeakerNames } from './speaker-labels.ts';
 import { readRevision, readTranscriptionAt, type StoredRevision } from './stored-results.ts';
@@ -131,9 +131,9 @@ async function changeTranscript(
   { ifMatch, byName }: Precondition,
   next: (state: CurrentState) => Promise<NextState>,
 ): Promise<TranscriptionView> {
-  const note = await requireNote(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
   if (!ifMatch) throw new PreconditionRequiredError(IF_MATCH_REQUIRED);
-  const job = await deps.notes.getJob(accountId, noteId, 'transcription');
+  const job = jobs.get('transcription');
   if (job?.status !== 'completed') {
     throw new ConflictError(
       'Only a completed transcription can be corrected: submit audio with submitTranscription and wait for it to complete',

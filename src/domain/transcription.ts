@@ -15,7 +15,7 @@ import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { transcriptLost } from './lost-results.ts';
 import type { Note } from './note.ts';
-import { requireNote } from './note-lookup.ts';
+import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { readTranscriptionAt } from './stored-results.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
@@ -42,13 +42,15 @@ export async function submitTranscription(
   input: SubmitTranscriptionInput,
 ): Promise<SubmitTranscriptionResult> {
   const now = deps.now();
-  let note = await deps.notes.getNote(accountId, noteId);
+  const found = await deps.notes.getNoteWithItems(accountId, noteId);
+  let note = found?.note ?? null;
+  let stored = found?.jobs.get('transcription') ?? null;
   if (!note) {
     // The job is written before the note, so a note is never seen without its job: a submission cut
     // short (a full disk, a crash) leaves at most a job nobody sees, which the next submission reuses.
-    await deps.notes.createJobIfAbsent(
+    ({ job: stored } = await deps.notes.createJobIfAbsent(
       queuedJob(accountId, noteId, 'transcription', now, TRANSCRIPTION_STAGES.awaitingUpload),
-    );
+    ));
     ({ note } = await deps.notes.createNoteIfAbsent({
       account_id: accountId,
       note_id: noteId,
@@ -67,9 +69,10 @@ export async function submitTranscription(
   // After deleteTranscription the audio is still stored: a new job starts from it without an upload.
   const hasAudio = hasUsableAudio(note);
   const initialStage = hasAudio ? TRANSCRIPTION_STAGES.queued : TRANSCRIPTION_STAGES.awaitingUpload;
-  const { job } = await deps.notes.createJobIfAbsent(
-    queuedJob(accountId, noteId, 'transcription', now, initialStage),
-  );
+  const job =
+    stored ??
+    (await deps.notes.createJobIfAbsent(queuedJob(accountId, noteId, 'transcription', now, initialStage)))
+      .job;
 
   switch (job.status) {
     case 'completed':
@@ -158,8 +161,9 @@ export async function getTranscription(
   accountId: string,
   noteId: string,
 ): Promise<GetTranscriptionResult> {
-  const note = await requireNote(deps, accountId, noteId);
-  const job = await requireTranscriptionJob(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get('transcription');
+  if (!job) throw new NotFoundError(NO_TRANSCRIPTION_JOB);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
   const transcription = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
@@ -183,24 +187,19 @@ export async function deleteTranscription(
   accountId: string,
   noteId: string,
 ): Promise<void> {
-  await requireNote(deps, accountId, noteId);
-  await requireTranscriptionJob(deps, accountId, noteId);
+  const { jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get('transcription');
+  if (!job) throw new NotFoundError(NO_TRANSCRIPTION_JOB);
   // Retried until it is gone: a running worker updates the job every few seconds.
-  await deleteJobOfKind(deps, accountId, noteId, 'transcription');
+  await deleteJobOfKind(deps, accountId, noteId, 'transcription', job);
   // Results derived from the transcript go with it: Ask's index entries, Insights, artifacts.
   await deps.search.remove(accountId, noteId);
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
   await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(accountId, noteId));
-  await deleteInsights(deps, accountId, noteId);
-  await deleteArtifacts(deps, accountId, noteId);
+  // The jobs read above are deleted as read (one changed since is read again); a kind that had none
+  // is looked up again, in case a request made it meanwhile.
+  await deleteInsights(deps, accountId, noteId, jobs);
+  await deleteArtifacts(deps, accountId, noteId, jobs);
 }
 
-/**
- * The transcript of a completed job can no longer be read: the job fails with the way back (a new
- * submission transcribes the stored audio again) and the note leaves the Ask index meanwhile.
- */
-async function requireTranscriptionJob(deps: DomainDeps, accountId: string, noteId: string): Promise<Job> {
-  const job = await deps.notes.getJob(accountId, noteId, 'transcription');
-  if (!job) throw new NotFoundError('This note has no transcription: submit audio with submitTranscription');
-  return job;
-}
+const NO_TRANSCRIPTION_JOB = 'This note has no transcription: submit audio with submitTranscription';

@@ -19,6 +19,7 @@ import { getServices } from '../wiring/services.ts';
 import { stopRunningWork } from '../worker-stop.ts';
 import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
+import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
@@ -147,6 +148,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   });
   const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
   performance.mark('runtime:account-checked');
+  // `npm run key:revoke` (another process) has the keys this process remembers forgotten at once.
+  const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll(), log);
 
   // Imported here, once the API listens: the first requests do not wait for the workers' client.
   const { SQSClient } = await import('@aws-sdk/client-sqs');
@@ -203,6 +206,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       server.closeAllConnections();
       await closed;
       sqs.destroy();
+      stopForgettingKeys();
       await emulators.stop();
     },
   };

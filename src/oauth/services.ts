@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { countAwsCalls } from '../adapters/aws-call-count.ts';
 import { configuredAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { DynamoAccountStore } from '../adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from '../adapters/dynamodb/client.ts';
@@ -20,7 +21,10 @@ let store: OAuthStore | undefined;
 let deps: Promise<OAuthDeps> | undefined;
 
 function documentClient(config: Config): DynamoDBDocumentClient {
-  db ??= traced(createDocumentClient(configuredAwsClientConfig(config, config.NOTES_DYNAMODB_ENDPOINT)));
+  if (!db) {
+    db = traced(createDocumentClient(configuredAwsClientConfig(config, config.NOTES_DYNAMODB_ENDPOINT)));
+    countAwsCalls(db.middlewareStack, 'dynamodb');
+  }
   return db;
 }
 

@@ -34,8 +34,6 @@ export interface CollectionStore {
   addNote(accountId: string, collectionId: string, note: Note, now: number): Promise<void>;
   /** Nothing happens when the note is not filed there. */
   removeNote(accountId: string, collectionId: string, noteId: string): Promise<void>;
-  /** The collections the note is filed in (including, briefly, one being deleted). */
-  collectionIdsOf(accountId: string, noteId: string): Promise<string[]>;
   /** The collection's notes, newest note first. `cursor` is opaque; an invalid one throws BadRequestError. */
   notesIn(
     accountId: string,

@@ -1,6 +1,15 @@
 import type { Job, JobKind } from '../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../domain/note.ts';
 
+/** A note with the items that share its key prefix, read together. */
+export interface NoteWithItems {
+  note: Note;
+  /** Its jobs, by kind. */
+  jobs: Map<JobKind, Job>;
+  /** The collections it is filed in (including, briefly, one being deleted). */
+  collectionIds: string[];
+}
+
 export interface NotePage {
   notes: Note[];
   nextCursor: string | null;
@@ -14,8 +23,16 @@ export interface NoteStore {
   /** Creates the note unless one with this ID exists; returns the stored note either way. */
   createNoteIfAbsent(note: Note): Promise<{ note: Note; created: boolean }>;
   getNote(accountId: string, noteId: string): Promise<Note | null>;
+  /** The note, its jobs and its filings in one read (consistent); null when there is no note. */
+  getNoteWithItems(accountId: string, noteId: string): Promise<NoteWithItems | null>;
   /** Several notes of one account, keyed by note ID (absent when there is none). */
   getNotes(accountId: string, noteIds: string[]): Promise<Map<string, Note>>;
+  /** Several notes and their jobs of one kind, read together, keyed by note ID (absent when none). */
+  getNotesWithJobs(
+    accountId: string,
+    noteIds: string[],
+    kind: JobKind,
+  ): Promise<{ notes: Map<string, Note>; jobs: Map<string, Job> }>;
   /** Newest first. `cursor` is opaque; an invalid one throws BadRequestError. */
   listNotes(
     accountId: string,

@@ -1,3 +1,4 @@
+import { countAwsCalls } from '../adapters/aws-call-count.ts';
 import { configuredAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { DynamoAccountStore } from '../adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from '../adapters/dynamodb/client.ts';
@@ -7,17 +8,17 @@ import { DynamoSearchIndex } from '../adapters/dynamodb/search-index.ts';
 import { BlobStoreLoadedOnFirstUse, WorkQueueLoadedOnFirstUse } from '../adapters/loaded-on-first-use.ts';
 import { pollyLanguages } from '../adapters/synthesis/polly-voices.ts';
 import { type Config, loadConfig } from '../config.ts';
+import { CachedAccountStore } from '../domain/api-key-cache.ts';
 import type { DomainDeps } from '../domain/deps.ts';
 import type { LanguageSupport } from '../domain/languages.ts';
 import { recordingTypesFor } from '../domain/recording-types.ts';
 import { logger } from '../logging.ts';
 import { traced } from '../observability.ts';
-import type { AccountStore } from '../ports/account-store.ts';
 import { workerStopSignal } from '../worker-stop.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
 export interface Services extends DomainDeps {
-  accounts: AccountStore;
+  accounts: CachedAccountStore;
   /** What the configured text engine and speech synthesizer can write and say. */
   languages: LanguageSupport;
   /** The recording content types the configured speech engine reads (submitTranscription refuses others). */
@@ -35,6 +36,7 @@ export function getServices(): Services {
 export function createServices(config: Config): Services {
   // Traced on Lambda (X-Ray subsegments per AWS call); the tracer is off elsewhere.
   const db = traced(createDocumentClient(configuredAwsClientConfig(config, config.NOTES_DYNAMODB_ENDPOINT)));
+  countAwsCalls(db.middlewareStack, 'dynamodb');
   // S3 and SQS are imported on first use: a handler that never stores an object or queues a job
   // never loads their clients (src/adapters/loaded-on-first-use.ts).
   const blobs = new BlobStoreLoadedOnFirstUse(async () => {
@@ -43,6 +45,7 @@ export function createServices(config: Config): Services {
       import('../adapters/s3/blob-store.ts'),
     ]);
     const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
+    countAwsCalls(s3.middlewareStack, 's3');
     return new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS);
   });
   const queue = new WorkQueueLoadedOnFirstUse(async () => {
@@ -51,10 +54,12 @@ export function createServices(config: Config): Services {
       import('../adapters/sqs/work-queue.ts'),
     ]);
     const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
+    countAwsCalls(sqs.middlewareStack, 'sqs');
     return new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL);
   });
   return {
-    accounts: new DynamoAccountStore(db, config.NOTES_TABLE_NAME),
+    // The key check of each request usually reads nothing (src/domain/api-key-cache.ts).
+    accounts: new CachedAccountStore(new DynamoAccountStore(db, config.NOTES_TABLE_NAME)),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
     blobs,

@@ -43,7 +43,7 @@ describe('getCurrentAccount', () => {
     expect(JSON.stringify(response.body)).not.toContain('svc_sk_');
   });
 
-  it('answers 401 for a revoked key with the same message as for a key that never existed', async () => {
+  it('answers 401 from the very next request for a key revoked with key:revoke while the service runs (it had checked the key), with the same message as for a key that never existed', async () => {
     const other = await createAccount(service, 'to-revoke');
     const otherApi = client(service.baseUrl, other.api_key);
     const account = await otherApi('GET', '/v1/account');

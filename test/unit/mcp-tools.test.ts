@@ -312,7 +312,12 @@ describe('destructive MCP tools', () => {
       const services = {
         ...untouchableServices().services,
         notes: {
+          // The note alone, or with its jobs (deleteNote and deleteTranscription read them together).
           getNote: async (accountId: string, noteId: string) => {
+            asked.push(`${accountId}/${noteId}`);
+            return null;
+          },
+          getNoteWithItems: async (accountId: string, noteId: string) => {
             asked.push(`${accountId}/${noteId}`);
             return null;
           },

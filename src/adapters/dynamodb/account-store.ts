@@ -70,7 +70,25 @@ export class DynamoAccountStore implements AccountStore {
     return records;
   }
 
-  async revokeApiKey(accountId: string, keyId: string, now: number): Promise<boolean> {
+  async revokeApiKey(accountId: string, keyId: string, now: number, keyHash?: string): Promise<boolean> {
+    const key = keyHash === undefined ? await this.findApiKey(accountId, keyId) : keys.apiKey(keyHash);
+    if (!key) return false;
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: key,
+        // revoked_at is null until revoked; the condition keeps the first revocation time, and a hash
+        // given by the caller only ever reaches a key of this account.
+        UpdateExpression: 'SET revoked_at = :now',
+        ConditionExpression: 'revoked_at = :null AND account_id = :account AND key_id = :key',
+        ExpressionAttributeValues: { ':now': now, ':null': null, ':account': accountId, ':key': keyId },
+      }),
+    );
+    return true;
+  }
+
+  private async findApiKey(accountId: string, keyId: string): Promise<{ pk: string; sk: string } | null> {
     const index = keys.apiKeyIndex(accountId, keyId);
     const { Items = [] } = await this.db.send(
       new QueryCommand({
@@ -81,18 +99,6 @@ export class DynamoAccountStore implements AccountStore {
       }),
     );
     const record = Items[0];
-    if (!record) return false;
-    await writeIf(
-      this.db,
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { pk: record.pk, sk: record.sk },
-        // revoked_at is null until revoked; the condition keeps the first revocation time.
-        UpdateExpression: 'SET revoked_at = :now',
-        ConditionExpression: 'revoked_at = :null',
-        ExpressionAttributeValues: { ':now': now, ':null': null },
-      }),
-    );
-    return true;
+    return record ? { pk: String(record.pk), sk: String(record.sk) } : null;
   }
 }

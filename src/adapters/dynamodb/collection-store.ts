@@ -156,17 +156,6 @@ export class DynamoCollectionStore implements CollectionStore {
     );
   }
 
-  async collectionIdsOf(accountId: string, noteId: string): Promise<string[]> {
-    const { pk, skPrefix } = keys.filingsOfNote(accountId, noteId);
-    const items = await this.queryAll({
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-      ProjectionExpression: 'collection_id',
-      ConsistentRead: true,
-    });
-    return items.map((item) => String(item.collection_id));
-  }
-
   async notesIn(
     accountId: string,
     collectionId: string,

@@ -112,11 +112,6 @@ export const keys = {
     gsi1pk: notesInCollection(accountId, collectionId),
     gsi1sk: `${String(noteCreatedAt).padStart(13, '0')}#${noteId}`,
   }),
-  /** Every filing of one note. */
-  filingsOfNote: (accountId: string, noteId: string) => ({
-    pk: accountPk(accountId),
-    skPrefix: `${notePrefix(noteId)}#${COLLECTION_SK_PREFIX}`,
-  }),
   oauthClient: (clientId: string) => ({ pk: `OAUTHCLIENT#${clientId}`, sk: 'OAUTHCLIENT' }),
   oauthRequest: (requestId: string) => ({ pk: `OAUTHREQUEST#${requestId}`, sk: 'OAUTHREQUEST' }),
   oauthCode: (codeHash: string) => ({ pk: `OAUTHCODE#${codeHash}`, sk: 'OAUTHCODE' }),
@@ -139,6 +134,15 @@ export const keys = {
   indexStats: (accountId: string, partition: IndexPartition = 'active') => ({
     pk: accountPk(accountId),
     sk: `INDEXSTATS${partition === 'active' ? '' : '#TRASHED'}`,
+  }),
+  /**
+   * What tells one note's items apart when read together by `noteItemsPrefix`: the note itself, its
+   * jobs and its filings (the rest is its index entry).
+   */
+  noteItemSortKeys: (noteId: string) => ({
+    note: notePrefix(noteId),
+    jobPrefix: `${notePrefix(noteId)}${JOB_SK_MARKER}`,
+    filingPrefix: `${notePrefix(noteId)}#${COLLECTION_SK_PREFIX}`,
   }),
   /** Every item of one note shares this sort-key prefix (UUIDs are fixed-length, so no note's prefix matches another's). */
   noteItemsPrefix: (accountId: string, noteId: string) => ({

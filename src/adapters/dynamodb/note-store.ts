@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Job, JobKind } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
-import type { NotePage, NoteStore } from '../../ports/note-store.ts';
+import type { NotePage, NoteStore, NoteWithItems } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
 import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -44,6 +44,37 @@ export class DynamoNoteStore implements NoteStore {
       new GetCommand({ TableName: this.tableName, Key: keys.note(accountId, noteId), ConsistentRead: true }),
     );
     return Item ? withoutKeys<Note>(Item) : null;
+  }
+
+  async getNoteWithItems(accountId: string, noteId: string): Promise<NoteWithItems | null> {
+    const { pk, skPrefix } = keys.noteItemsPrefix(accountId, noteId);
+    const sortKeys = keys.noteItemSortKeys(noteId);
+    let note: Note | null = null;
+    const jobs = new Map<JobKind, Job>();
+    const collectionIds: string[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          // The note's index entry comes too (a filter cannot name the sort key) and is skipped.
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const sk = String(item.sk);
+        if (sk === sortKeys.note) note = withoutKeys<Note>(item);
+        else if (sk.startsWith(sortKeys.jobPrefix)) {
+          const job = withoutKeys<Job>(item);
+          jobs.set(job.kind, job);
+        } else if (sk.startsWith(sortKeys.filingPrefix)) collectionIds.push(String(item.collection_id));
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return note ? { note, jobs, collectionIds } : null;
   }
 
   async listNotes(
@@ -168,6 +199,30 @@ export class DynamoNoteStore implements NoteStore {
       noteIds.map((id) => keys.note(accountId, id)),
     );
     return new Map(items.map((item) => withoutKeys<Note>(item)).map((note) => [note.note_id, note]));
+  }
+
+  async getNotesWithJobs(
+    accountId: string,
+    noteIds: string[],
+    kind: JobKind,
+  ): Promise<{ notes: Map<string, Note>; jobs: Map<string, Job> }> {
+    const items = await batchGetAll(
+      this.db,
+      this.tableName,
+      noteIds.flatMap((id) => [keys.note(accountId, id), keys.job(accountId, id, kind)]),
+    );
+    const notes = new Map<string, Note>();
+    const jobs = new Map<string, Job>();
+    for (const item of items) {
+      if (item.sk === keys.note(accountId, String(item.note_id)).sk) {
+        const note = withoutKeys<Note>(item);
+        notes.set(note.note_id, note);
+      } else {
+        const job = withoutKeys<Job>(item);
+        jobs.set(job.note_id, job);
+      }
+    }
+    return { notes, jobs };
   }
 
   async createJobIfAbsent(job: Job): Promise<{ job: Job; created: boolean }> {

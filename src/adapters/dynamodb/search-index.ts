@@ -211,10 +211,7 @@ export class DynamoSearchIndex implements SearchIndex {
   ): Promise<SearchResult> {
     const partitions = options.partitions ?? ACTIVE_ONLY;
     const unique = [...new Set(queryTerms)].slice(0, 64);
-    const [stats, frequencies] = await Promise.all([
-      this.statsOf(accountId, partitions),
-      this.documentFrequencies(accountId, unique, partitions),
-    ]);
+    const { stats, frequencies } = await this.statsAndFrequencies(accountId, unique, partitions);
     const idf = new Map<string, number>();
     for (const term of unique) {
       const df = frequencies.get(term) ?? 0;
@@ -282,34 +279,33 @@ export class DynamoSearchIndex implements SearchIndex {
     return found.filter((posting) => partitions.includes(posting.partition ?? 'active'));
   }
 
-  /** Summed over the partitions (a term's df across them). */
-  private async documentFrequencies(
+  /**
+   * The index counts and each term's document frequency, summed over the partitions, in one batch
+   * read (the counts are items of the same partition).
+   */
+  private async statsAndFrequencies(
     accountId: string,
     terms: string[],
     partitions: readonly IndexPartition[],
-  ): Promise<Map<string, number>> {
-    const items = await batchGetAll(
-      this.db,
-      this.tableName,
-      partitions.flatMap((partition) => terms.map((term) => keys.termStats(accountId, term, partition))),
-    );
+  ): Promise<{ stats: Stats; frequencies: Map<string, number> }> {
+    const statsKeys = partitions.map((partition) => keys.indexStats(accountId, partition));
+    const items = await batchGetAll(this.db, this.tableName, [
+      ...statsKeys,
+      ...partitions.flatMap((partition) => terms.map((term) => keys.termStats(accountId, term, partition))),
+    ]);
+    const statsSortKeys = new Set(statsKeys.map((key) => key.sk));
+    const stats: Stats = { documents: 0, totalLength: 0 };
     const frequencies = new Map<string, number>();
     for (const item of items) {
+      if (statsSortKeys.has(String(item.sk))) {
+        stats.documents += Number(item.documents ?? 0);
+        stats.totalLength += Number(item.total_length ?? 0);
+        continue;
+      }
       const term = String(item.term);
       frequencies.set(term, (frequencies.get(term) ?? 0) + Number(item.df ?? 0));
     }
-    return frequencies;
-  }
-
-  private async statsOf(accountId: string, partitions: readonly IndexPartition[]): Promise<Stats> {
-    const all = await Promise.all(partitions.map((partition) => this.stats(accountId, partition)));
-    return all.reduce(
-      (sum, one) => ({
-        documents: sum.documents + one.documents,
-        totalLength: sum.totalLength + one.totalLength,
-      }),
-      { documents: 0, totalLength: 0 },
-    );
+    return { stats, frequencies };
   }
 
   private async stats(accountId: string, partition: IndexPartition): Promise<Stats> {

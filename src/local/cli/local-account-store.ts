@@ -42,7 +42,8 @@ export async function withLocalAccountStore<T>(
   }
 }
 
-async function runningRuntime(dataDir: string): Promise<RuntimeInfo | null> {
+/** The runtime running on this data directory, if any. */
+export async function runningRuntime(dataDir: string): Promise<RuntimeInfo | null> {
   try {
     const info = JSON.parse(await readFile(join(dataDir, 'runtime.json'), 'utf8')) as RuntimeInfo;
     process.kill(info.pid, 0);
