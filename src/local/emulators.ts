@@ -1,6 +1,8 @@
 /**
- * In-process stand-ins for the AWS services the handlers use, for the local runtime and the
- * integration tests:
+ * Stand-ins for the AWS services the handlers use, for the local runtime and the integration tests.
+ * They run in a worker thread of their own (src/local/emulators-in-thread.ts), off the API's event
+ * loop, and die with the process; `inProcess` (or a test's `openStagingFile`) keeps them on the
+ * caller's event loop instead, for fault tests that patch or inject into them from the test itself.
  *
  * - DynamoDB: dynalite, persisted (LevelDB) under `<dataDir>/dynamodb`.
  * - S3: s3rver, persisted under `<dataDir>/s3`, on the one port browsers must reach (presigned uploads).
@@ -43,6 +45,7 @@ import s3rverAccounts from 's3rver/lib/models/account.js';
 import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
+import { startEmulatorsInThread } from './emulators-in-thread.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
 import { guardJsonService } from './sigv4/json-service-guard.ts';
@@ -82,8 +85,16 @@ export interface EmulatorOptions {
    * adds once its API listens, through `storageCors`). From NOTES_STORAGE_CORS_ORIGINS.
    */
   corsOrigins?: readonly string[];
-  /** Opens the object store's staging files; fault tests pass one that fails like a full disk. */
+  /**
+   * Opens the object store's staging files; fault tests pass one that fails like a full disk. A
+   * function cannot be sent to the emulators' thread: passing one runs the emulators in-process.
+   */
   openStagingFile?: OpenStagingFile;
+  /**
+   * Run the emulators on the caller's event loop instead of their own thread: for tests that patch
+   * them from the test's own code (LevelDB's write methods in the full-disk test).
+   */
+  inProcess?: boolean;
 }
 
 export type QueueNames<T> = Record<keyof typeof LOCAL_QUEUE_NAMES, T>;
@@ -98,12 +109,19 @@ export interface Emulators {
   /** What every request to the three ports must be signed with (from `<dataDir>/local-credentials.json`). */
   credentials: LocalCredentials;
   /** The object store's CORS origins; the runtime adds the API's origin once it is known. */
-  storageCors: StorageCors;
+  storageCors: { allowServiceOrigin(apiUrl: string): Promise<void> };
   /** Stops all three; in-flight requests are cut and queued messages are dropped. */
   stop(): Promise<void>;
 }
 
-export async function startEmulators(options: EmulatorOptions): Promise<Emulators> {
+export function startEmulators(options: EmulatorOptions): Promise<Emulators> {
+  return options.inProcess || options.openStagingFile
+    ? startEmulatorsHere(options)
+    : startEmulatorsInThread(options);
+}
+
+/** Starts the emulators on this thread's event loop (the emulators' thread calls it too). */
+export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emulators> {
   const { dataDir, storagePort, host = INTERNAL_HOST, queue } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   // Undo what already started if a later step fails, so a failed start leaves no port or DB lock.
@@ -211,7 +229,7 @@ export async function startEmulators(options: EmulatorOptions): Promise<Emulator
       queueUrls: queues.urls,
       queueArns: queues.arns,
       credentials,
-      storageCors,
+      storageCors: { allowServiceOrigin: async (apiUrl) => storageCors.allowServiceOrigin(apiUrl) },
       stop: () => {
         stopping ??= runCleanups();
         return stopping;

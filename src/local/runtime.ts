@@ -52,6 +52,8 @@ export interface LocalRuntimeOptions {
   log?: (line: string) => void;
   /** Browser origins, besides the API's own, allowed to use the object store (NOTES_STORAGE_CORS_ORIGINS). */
   storageCorsOrigins?: readonly string[];
+  /** Keep the emulators on this event loop, not their own thread: for tests that patch them (emulators.ts). */
+  emulatorsInProcess?: boolean;
 }
 
 export interface LocalRuntime {
@@ -109,6 +111,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     },
     log,
     ...(options.storageCorsOrigins ? { corsOrigins: options.storageCorsOrigins } : {}),
+    ...(options.emulatorsInProcess ? { inProcess: true } : {}),
   });
 
   // The handlers read their configuration from the environment, as on Lambda.
@@ -134,7 +137,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     server.listen(options.port, host, done);
   });
   const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
-  emulators.storageCors.allowServiceOrigin(apiUrl);
+  await emulators.storageCors.allowServiceOrigin(apiUrl);
   // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
   // its configuration (the port is only known once listening).
   Object.assign(process.env, {
