@@ -45,6 +45,7 @@ import s3rverAccounts from 's3rver/lib/models/account.js';
 import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
+import { cacheTableDescriptions } from './dynalite-table-cache.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
@@ -140,6 +141,7 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     // A full disk answers the request with an error instead of ending the process.
     cleanups.push(async () => unwatchDiskSpace());
     const unwatchDiskSpace = answerDatabaseWriteFaults(dynamodbDir);
+    cacheTableDescriptions();
     // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
     const dynamodbServer = dynalite({
       path: dynamodbDir,
