@@ -45,6 +45,7 @@ import s3rverAccounts from 's3rver/lib/models/account.js';
 import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
+import { ensureDatabaseNotInUse } from './database-in-use.ts';
 import { cacheTableDescriptions } from './dynalite-table-cache.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
@@ -137,6 +138,7 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     await mkdir(dynamodbDir, { recursive: true });
     await mkdir(s3Dir, { recursive: true });
     const credentials = await ensureLocalCredentials(dataDir);
+    await ensureDatabaseNotInUse(dynamodbDir);
 
     // A full disk answers the request with an error instead of ending the process.
     cleanups.push(async () => unwatchDiskSpace());
