@@ -46,7 +46,6 @@ import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../ad
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
 import { ensureDatabaseNotInUse } from './database-in-use.ts';
-import { cacheTableDescriptions } from './dynalite-table-cache.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
@@ -143,7 +142,6 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     // A full disk answers the request with an error instead of ending the process.
     cleanups.push(async () => unwatchDiskSpace());
     const unwatchDiskSpace = answerDatabaseWriteFaults(dynamodbDir);
-    cacheTableDescriptions();
     // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
     const dynamodbServer = dynalite({
       path: dynamodbDir,
