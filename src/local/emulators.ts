@@ -1,8 +1,11 @@
 /**
  * Stand-ins for the AWS services the handlers use, for the local runtime and the integration tests.
  * They run in a worker thread of their own (src/local/emulators-in-thread.ts), off the API's event
- * loop, and die with the process; `inProcess` (or a test's `openStagingFile`) keeps them on the
- * caller's event loop instead, for fault tests that patch or inject into them from the test itself.
+ * loop: there their LevelDB reads, XML and signature checks no longer hold up API requests (under
+ * modest mixed traffic, p99 ~1.4 s before; docs/benchmarks.md), and a thread dies with its process,
+ * so `kill -9` leaves no emulator holding the database lock or a port. `inProcess` (or a test's
+ * `openStagingFile`, a function the thread cannot receive) keeps them on the caller's event loop,
+ * for fault tests that patch or inject into them from the test's own code.
  *
  * - DynamoDB: dynalite, persisted (LevelDB) under `<dataDir>/dynamodb`.
  * - S3: s3rver, persisted under `<dataDir>/s3`, on the one port browsers must reach (presigned uploads).
@@ -38,10 +41,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
-import dynalite from 'dynalite';
-import { createRequestHandler } from 'local-aws-sqs';
-import S3rver from 's3rver';
-import s3rverAccounts from 's3rver/lib/models/account.js';
+import type S3rver from 's3rver';
 import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
@@ -51,7 +51,7 @@ import { ensureLocalCredentials } from './local-credentials.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
 import { guardJsonService } from './sigv4/json-service-guard.ts';
 import { StorageCors } from './storage/cors.ts';
-import { DurableFilesystemStore, type OpenStagingFile } from './storage/durable-store.ts';
+import type { DurableFilesystemStore, OpenStagingFile } from './storage/durable-store.ts';
 import { createStorageFront } from './storage/storage-front.ts';
 
 export { localAwsClientConfig };
@@ -143,6 +143,9 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     cleanups.push(async () => unwatchDiskSpace());
     const unwatchDiskSpace = answerDatabaseWriteFaults(dynamodbDir);
     // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
+    // The emulators' packages load only where they run: the API's thread, which imports this
+    // module for startEmulators, no longer needs them (about 30 MiB and 0.4 s of loading).
+    const { default: dynalite } = await import('dynalite');
     const dynamodbServer = dynalite({
       path: dynamodbDir,
       createTableMs: 0,
@@ -172,6 +175,7 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     cleanups.push(() => closeServer(s3Server));
 
     // Built from the request handler (not createSqsServer) to see listen errors and own the server.
+    const { createRequestHandler } = await import('local-aws-sqs');
     const sqsEmulator = createRequestHandler({
       port: 0,
       hostname: INTERNAL_HOST,
@@ -250,8 +254,14 @@ async function createS3rver(
   openStagingFile: OpenStagingFile | undefined,
 ): Promise<{ s3rver: S3rver; store: DurableFilesystemStore }> {
   // s3rver rejects access keys it does not know; register the local ones (global and idempotent).
+  const [{ default: S3rverServer }, { default: s3rverAccounts }, { DurableFilesystemStore }] =
+    await Promise.all([
+      import('s3rver'),
+      import('s3rver/lib/models/account.js'),
+      import('./storage/durable-store.ts'),
+    ]);
   s3rverAccounts.DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
-  const s3rver = new S3rver({
+  const s3rver = new S3rverServer({
     silent: true,
     directory,
     // Path-style only: otherwise any Host that is not an IP or 'localhost' is read as a bucket name.
