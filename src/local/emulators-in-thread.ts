@@ -1,9 +1,10 @@
 /**
  * Starts the emulators in their own worker thread (src/local/emulator-thread.ts) and hands back the
- * same `Emulators` as in-process ones. Measured before: with dynalite, s3rver and the SQS emulator on
- * the API's event loop, a getNote waited behind their LevelDB reads and XML work (p50 312 ms / p99
- * 1,470 ms under modest mixed traffic). A thread ends with its process, so a `kill -9` of the service
- * leaves no emulator holding the database lock or a port (a child process could outlive it).
+ * same `Emulators` as in-process ones. On the API's event loop, API requests waited behind the
+ * emulators' LevelDB reads and XML work (issue 24: the cheapest call at p50 312 ms / p99 1,470 ms
+ * under modest mixed traffic); docs/benchmarks.md has the figures before and after. A thread ends
+ * with its process, so a `kill -9` of the service leaves no emulator holding the database lock or a
+ * port (a child process could outlive it). Messages: src/local/emulator-thread-messages.ts.
  */
 import type { Worker } from 'node:worker_threads';
 import { startThread, threadEntry } from '../adapters/speech/threads/thread-entry.ts';

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -85,13 +96,18 @@ function bundledEntry(entry: URL, packagesExternal: boolean): URL {
   let outfile = output.path;
   if (packagesExternal) {
     // Named by content: processes and checkouts that share the node_modules never overwrite one
-    // another's, and a killed process leaves nothing that grows (the same sources reuse the file).
+    // another's, and a killed process leaves nothing behind that grows (the same sources reuse the
+    // file, touched on each use; versions unused for a week go).
     const hash = createHash('sha256').update(output.contents).digest('hex').slice(0, 16);
     outfile = join(dir, `${name}-${hash}.mjs`);
-    if (!existsSync(outfile)) {
+    if (existsSync(outfile)) {
+      const now = new Date();
+      utimesSync(outfile, now, now);
+    } else {
       const partial = `${outfile}.${process.pid}.partial`;
       writeFileSync(partial, output.contents);
       renameSync(partial, outfile);
+      removeUnusedBundles(dir);
     }
   } else {
     writeFileSync(outfile, output.contents);
@@ -99,6 +115,17 @@ function bundledEntry(entry: URL, packagesExternal: boolean): URL {
   const url = pathToFileURL(outfile);
   bundles.set(key, url);
   return url;
+}
+
+const UNUSED_BUNDLE_MS = 7 * 24 * 3600 * 1000;
+
+function removeUnusedBundles(dir: string): void {
+  for (const file of readdirSync(dir)) {
+    const path = join(dir, file);
+    // Another process may be removing the same files.
+    const mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    if (Date.now() - mtimeMs > UNUSED_BUNDLE_MS) rmSync(path, { force: true });
+  }
 }
 
 /** A bundle that carries its packages needs nothing around it: a directory removed at exit. */
