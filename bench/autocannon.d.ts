@@ -8,6 +8,8 @@ declare module 'autocannon' {
     duration?: number;
     maxOverallRequests?: number;
     headers?: Record<string, string>;
+    method?: string;
+    body?: string;
   }
 
   export interface Histogram {

@@ -107,6 +107,12 @@ export function sampleProcessTree(
   };
 }
 
+/** CPU seconds (user + system, all its threads) `pid` has used so far; NaN once it has gone. */
+export async function cpuSecondsOf(pid: number): Promise<number> {
+  const entry = await readProcess(pid);
+  return entry ? entry.ticks / ticksPerSecond : Number.NaN;
+}
+
 /** RSS, PSS and utime + stime (clock ticks) of `pid`, or undefined once it has gone. */
 async function readProcess(
   pid: number,

@@ -20,12 +20,13 @@ import { main as bundleSizeReport } from './bundle-size.ts';
 import { correctionIndexBench, correctionIndexTable } from './correction-index.ts';
 import { main as diarizationLoso } from './diarization-loso.ts';
 import { main as longRecording } from './long-recording.ts';
+import { mixedTable } from './mixed-traffic.ts';
 import { confidenceTables, recogniserConfidenceBench } from './recogniser-confidence.ts';
 import { main as recogniserSettings } from './recogniser-settings.ts';
 import { searchBench, searchTable } from './search.ts';
 import { startBench, startTable } from './start-up.ts';
 import { storageFrontBench, storageFrontTable } from './storage-front.ts';
-import { OUT_DIR } from './support.ts';
+import { cliOption, OUT_DIR } from './support.ts';
 import { main as throughput } from './throughput.ts';
 import { correctionsBench, correctionsTable } from './transcript-corrections.ts';
 import { main as transcriptQuality } from './transcript-quality.ts';
@@ -88,14 +89,23 @@ if (which === 'all' || which === 'transcription') {
 
 if (which === 'all' || which === 'api') {
   console.log(
-    'API latency: autocannon, 10 connections, 10 s each after a 2 s warm-up, 200 notes in the store',
+    'API latency: autocannon, 10 connections, 10 s each after a 2 s warm-up, 200 notes in the store; CPU per request from /proc/<pid>/stat (all threads)',
   );
   console.log(
     '(service and autocannon in separate processes on the same 2 cores; ratios against the baseline)',
   );
-  const result = await apiLatency();
+  const seconds = cliOption(process.argv, '--mixed-seconds');
+  const rate = cliOption(process.argv, '--mixed-rate');
+  const result = await apiLatency({
+    ...(seconds ? { mixedSeconds: Number(seconds) } : {}),
+    ...(rate ? { mixedRatePerKind: Number(rate) } : {}),
+  });
   results.api = result;
   console.log(`${apiTable(result)}\n`);
+  console.log(
+    `Mixed traffic: ${result.mixed.rate_per_kind} req/s each of getNote, listNotes, searchNotes, askWorkspace for ${result.mixed.seconds} s (open loop), the same schedule to the baseline at the same time`,
+  );
+  console.log(`${mixedTable(result.mixed)}\n`);
 }
 
 if (which === 'all' || which === 'ask') {

@@ -37,6 +37,8 @@ export async function storageFrontBench(): Promise<StorageFrontRow[]> {
     storagePort: 0,
     queue: { visibilityTimeoutSeconds: 30, maxReceiveCount: 3 },
     log: () => undefined,
+    // In this process, as s3rver alone is: the comparison is of the front, not of threads.
+    inProcess: true,
   });
   const plain = await startPlainS3rver(join(dir, 'plain'), emulators.credentials);
   try {

@@ -51,6 +51,8 @@ export interface LocalRuntimeOptions {
   log?: (line: string) => void;
   /** Browser origins, besides the API's own, allowed to use the object store (NOTES_STORAGE_CORS_ORIGINS). */
   storageCorsOrigins?: readonly string[];
+  /** Keep the emulators on this event loop, not their own thread: for tests that patch them (emulators.ts). */
+  emulatorsInProcess?: boolean;
 }
 
 export interface LocalRuntime {
@@ -111,6 +113,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     },
     log,
     ...(options.storageCorsOrigins ? { corsOrigins: options.storageCorsOrigins } : {}),
+    ...(options.emulatorsInProcess ? { inProcess: true } : {}),
   });
   performance.mark('runtime:emulators-started');
 
@@ -139,7 +142,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   });
   performance.mark('runtime:listening');
   const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
-  emulators.storageCors.allowServiceOrigin(apiUrl);
+  await emulators.storageCors.allowServiceOrigin(apiUrl);
   // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
   // its configuration (the port is only known once listening).
   Object.assign(process.env, {

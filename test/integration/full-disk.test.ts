@@ -68,7 +68,8 @@ describe('ENOSPC injected into the database storage layer', () => {
         return Promise.reject(Object.assign(error, { code: 'LEVEL_IO_ERROR' }));
       };
     }
-    service = await startInProcess();
+    // The patch above is this thread's `level`: the emulators must run here, not in their thread.
+    service = await startInProcess({ emulatorsInProcess: true });
   });
   afterAll(() => service?.stop());
 

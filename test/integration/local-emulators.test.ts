@@ -1,5 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -143,6 +146,63 @@ describe('local emulators', () => {
     await elsewhere.stop();
     expect(elsewhere.credentials.accessKeyId).not.toBe(stored.accessKeyId);
     expect(elsewhere.credentials.secretAccessKey).not.toBe(stored.secretAccessKey);
+  });
+
+  it("refuses to start when the object store's port is in use, says so, and holds nothing afterwards", async () => {
+    const dataDir = await newDataDir();
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      await expect(startEmulators({ dataDir, storagePort: port, queue: queueSettings })).rejects.toThrow(
+        `object storage could not listen: port ${port} on 127.0.0.1 is already in use`,
+      );
+    } finally {
+      await new Promise((closed) => taken.close(closed));
+    }
+    // The failed start let go of the database: the same data directory starts.
+    const next = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    await next.stop();
+  });
+
+  it('refuses a second start on a data directory whose database is in use, says so, and the first keeps serving', async () => {
+    const dataDir = await newDataDir();
+    const first = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    const db = DynamoDBDocumentClient.from(
+      new DynamoDBClient(await emulatorClientConfig(dataDir, first.endpoints.dynamodb)),
+    );
+    try {
+      await expect(startEmulators({ dataDir, storagePort: 0, queue: queueSettings })).rejects.toThrow(
+        /database .* is in use by another process/,
+      );
+      const key = { pk: `ACCOUNT#${randomUUID()}`, sk: 'NOTE#1' };
+      await db.send(new PutCommand({ TableName: first.tableName, Item: key }));
+      expect((await db.send(new GetCommand({ TableName: first.tableName, Key: key }))).Item).toEqual(key);
+    } finally {
+      db.destroy();
+      await first.stop();
+    }
+  });
+
+  it("answers requests while the caller's event loop is blocked: the emulators run on a thread of their own", async () => {
+    const dataDir = await newDataDir();
+    const emulators = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    try {
+      // execFileSync blocks this thread until the child has its answer (an unsigned request's 403):
+      // emulators on this thread could never answer it, and the child would time out.
+      const status = execFileSync(
+        process.execPath,
+        [
+          '-e',
+          'fetch(process.argv[1]).then((r) => console.log(r.status))',
+          `${emulators.endpoints.s3}/notes`,
+        ],
+        { timeout: 30_000, encoding: 'utf8' },
+      );
+      expect(status.trim()).toBe('403');
+    } finally {
+      await emulators.stop();
+    }
   });
 
   describe('while running', () => {

@@ -24,7 +24,7 @@ export async function startInProcess(
   options: Partial<
     Pick<
       LocalRuntimeOptions,
-      'workers' | 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'storageCorsOrigins'
+      'workers' | 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'storageCorsOrigins' | 'emulatorsInProcess'
     >
   > = {},
 ): Promise<InProcessService> {

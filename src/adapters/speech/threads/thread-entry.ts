@@ -1,9 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { SHARE_ENV, Worker } from 'node:worker_threads';
 
 /**
  * Where the thread entry `name` is, seen from the module at `moduleUrl` (its `import.meta.url`). Run
@@ -15,46 +27,126 @@ export function threadEntry(moduleUrl: string, name: string): URL {
   return new URL(moduleUrl.endsWith('.ts') ? `./${name}.ts` : `./${name}.mjs`, moduleUrl);
 }
 
+export interface ThreadOptions {
+  /** Handed to the thread as `workerData` (structured-cloned). */
+  workerData?: unknown;
+  /** The thread sees and changes this process's environment (else it gets a copy at start). */
+  shareEnv?: boolean;
+  /**
+   * Run from the sources, leave the entry's npm packages out of its bundle and load them from
+   * node_modules as they are: needed for native modules (classic-level's prebuilt binary, loaded
+   * relative to its own files) and for code that patches a package's shared modules.
+   */
+  packagesExternal?: boolean;
+}
+
 /**
  * Starts a worker thread on `entry`, without the process's command-line options (a thread needs none,
  * and some break it: `node --input-type=module -e` makes a file entry fail to load). A TypeScript
  * entry runs as a bundle made from it once per process (`bundledEntry`).
  */
-export function startThread(entry: URL): Worker {
-  return new Worker(entry.pathname.endsWith('.ts') ? bundledEntry(entry) : entry, { execArgv: [] });
+export function startThread(entry: URL, options: ThreadOptions = {}): Worker {
+  const file = entry.pathname.endsWith('.ts')
+    ? bundledEntry(entry, options.packagesExternal ?? false)
+    : entry;
+  return new Worker(file, {
+    execArgv: [],
+    ...(options.workerData === undefined ? {} : { workerData: options.workerData }),
+    ...(options.shareEnv ? { env: SHARE_ENV } : {}),
+  });
 }
 
 const bundles = new Map<string, URL>();
 
 /**
  * Run from the sources (`npm start`, tests), a thread's TypeScript entry is bundled with esbuild, as
- * the Lambda bundles are, into a temporary directory removed when the process exits. Measured: a
+ * the Lambda bundles are, into a temporary directory removed when the process exits (or, with its
+ * packages left out, into node_modules/.cache/notes-threads/, see `packagesCacheDir`). Measured: a
  * thread on the bundle holds ~9 MiB, one that registers tsx's loader ~37 MiB and compiles every module
  * again (on Node 20 an `--import tsx` in the thread's options is not applied to its entry either).
  * esbuild is a development dependency, loaded only here: bundles never take this path.
  */
-function bundledEntry(entry: URL): URL {
-  const known = bundles.get(entry.href);
+function bundledEntry(entry: URL, packagesExternal: boolean): URL {
+  const key = `${entry.href} ${packagesExternal}`;
+  const known = bundles.get(key);
   if (known) return known;
-  const dir = mkdtempSync(join(tmpdir(), 'notes-thread-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const outfile = join(dir, `${basename(entry.pathname, '.ts')}.mjs`);
+  const source = fileURLToPath(entry);
+  const name = basename(source, '.ts');
+  // Where it goes is known first: the inline source map names the sources relative to it.
+  const dir = packagesExternal ? packagesCacheDir(source) : temporaryDir();
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-  esbuild.buildSync({
-    entryPoints: [fileURLToPath(entry)],
-    outfile,
+  const [output] = esbuild.buildSync({
+    entryPoints: [source],
+    outfile: join(dir, `${name}.mjs`),
+    write: false,
     bundle: true,
+    ...(packagesExternal ? { packages: 'external' as const } : {}),
     platform: 'node',
     format: 'esm',
     target: 'node20',
     sourcemap: 'inline',
-    // Bundled CommonJS code may `require` Node built-ins, which an ES module does not have.
+    // Bundled CommonJS code may `require` Node built-ins, which an ES module does not have. The
+    // import is renamed: bundled sources may import createRequire themselves.
     banner: {
-      js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+      js: "import { createRequire as threadCreateRequire } from 'node:module'; const require = threadCreateRequire(import.meta.url);",
     },
     logLevel: 'error',
-  });
+  }).outputFiles;
+  if (!output) throw new Error(`esbuild wrote no bundle for ${source}`);
+  let outfile = output.path;
+  if (packagesExternal) {
+    // Named by content: processes and checkouts that share the node_modules never overwrite one
+    // another's, and a killed process leaves nothing behind that grows (the same sources reuse the
+    // file, touched on each use; versions unused for a week go).
+    const hash = createHash('sha256').update(output.contents).digest('hex').slice(0, 16);
+    outfile = join(dir, `${name}-${hash}.mjs`);
+    if (existsSync(outfile)) {
+      const now = new Date();
+      utimesSync(outfile, now, now);
+    } else {
+      const partial = `${outfile}.${process.pid}.partial`;
+      writeFileSync(partial, output.contents);
+      renameSync(partial, outfile);
+      removeUnusedBundles(dir);
+    }
+  } else {
+    writeFileSync(outfile, output.contents);
+  }
   const url = pathToFileURL(outfile);
-  bundles.set(entry.href, url);
+  bundles.set(key, url);
   return url;
+}
+
+const UNUSED_BUNDLE_MS = 7 * 24 * 3600 * 1000;
+
+function removeUnusedBundles(dir: string): void {
+  for (const file of readdirSync(dir)) {
+    const path = join(dir, file);
+    // Another process may be removing the same files.
+    const mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    if (Date.now() - mtimeMs > UNUSED_BUNDLE_MS) rmSync(path, { force: true });
+  }
+}
+
+/** A bundle that carries its packages needs nothing around it: a directory removed at exit. */
+function temporaryDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'notes-thread-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A bundle that imports its packages must sit where they resolve: under the node_modules that serves
+ * `source` (its real path: a linked node_modules is where Node resolves from), in
+ * `.cache/notes-threads/`, where tools keep such files.
+ */
+function packagesCacheDir(source: string): string {
+  for (let dir = dirname(source); dirname(dir) !== dir; dir = dirname(dir)) {
+    const nodeModules = join(dir, 'node_modules');
+    if (!existsSync(nodeModules)) continue;
+    const cache = join(realpathSync(nodeModules), '.cache', 'notes-threads');
+    mkdirSync(cache, { recursive: true });
+    return cache;
+  }
+  throw new Error(`no node_modules above ${source}`);
 }

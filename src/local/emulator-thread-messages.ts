@@ -1,0 +1,18 @@
+/** What the API's thread and the emulators' thread (src/local/emulator-thread.ts) say to each other. */
+import type { EmulatorOptions, Emulators } from './emulators.ts';
+
+/** The options that cross to the thread: functions (the log, a staging-file opener) cannot. */
+export type EmulatorThreadOptions = Omit<EmulatorOptions, 'log' | 'openStagingFile' | 'inProcess'>;
+
+/** What the emulators are, as data: everything of `Emulators` but its methods. */
+export type EmulatorsDescription = Omit<Emulators, 'storageCors' | 'stop'>;
+
+export type ToEmulatorThread = { type: 'allow-service-origin'; apiUrl: string } | { type: 'stop' };
+
+export type FromEmulatorThread =
+  | { type: 'log'; line: string }
+  | { type: 'started'; emulators: EmulatorsDescription }
+  /** The start failed; the thread has undone what it started and ends. */
+  | { type: 'failed'; message: string }
+  | { type: 'service-origin-allowed' }
+  | { type: 'stopped' };
