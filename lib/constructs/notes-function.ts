@@ -39,8 +39,9 @@ export interface NotesFunctionProps extends FunctionSizing {
 
 /**
  * One Lambda function per handler file, all built the same way: Node.js 22 on arm64, an esbuild ESM
- * bundle with source maps, built once with its chunks (lib/bundling.ts), its own log group, X-Ray tracing, and a role of its own
- * that starts with nothing but its log group. Grants come from the handler's `needs` (lib/grants.ts).
+ * bundle with source maps and chunks, wired for its `needs` (lib/bundling.ts), its own log group,
+ * X-Ray tracing, and a role of its own that starts with nothing but its log group. Grants come from
+ * the handler's `needs` (lib/grants.ts).
  */
 export class NotesFunction extends Construct {
   readonly function: LambdaFunction;
