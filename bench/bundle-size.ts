@@ -1,6 +1,6 @@
 /**
- * `tsx bench/bundle-size.ts`: bundles every Lambda handler exactly as the CDK stack does (the esbuild
- * settings come from lib/bundling.ts, chunks included), prints per handler what a cold start reads
+ * `tsx bench/bundle-size.ts`: bundles every Lambda handler exactly as the CDK stack does (the same
+ * `bundleHandler` of lib/bundling.ts, chunks included, wired for the handler's `needs`), prints per handler what a cold start reads
  * (index.mjs and the chunks it imports statically) and everything shipped (the chunks loaded on first
  * use too), what dominates the largest API bundle, and the cold import of every API bundle in Node
  * next to a hello-world handler bundled the same way, measured in the same run. Bundles and results
@@ -9,11 +9,18 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Metafile } from 'esbuild';
-import { esbuildOptions, handlerNodeOptions } from '../lib/bundling.ts';
-import { apiRoutes, eventWorkers, handlerEntry, publicRoutes, queueWorkers } from '../src/routes.ts';
+import type { Metafile } from 'esbuild';
+import { bundleHandler, handlerNodeOptions } from '../lib/bundling.ts';
+import {
+  apiRoutes,
+  eventWorkers,
+  handlerEntry,
+  type Needs,
+  publicRoutes,
+  queueWorkers,
+} from '../src/routes.ts';
 import { REPO_ROOT } from './support.ts';
 
 const BUNDLES_DIR = join(REPO_ROOT, 'bench', 'out', 'bundles');
@@ -65,17 +72,18 @@ export interface BundleSizeResult {
 export async function bundleSizes(): Promise<BundleSizeResult> {
   await rm(BUNDLES_DIR, { recursive: true, force: true });
   const handlers = [
-    ...Object.keys(apiRoutes).map((name) => ({ name, kind: 'api' as const })),
-    ...Object.keys(publicRoutes).map((name) => ({ name, kind: 'public' as const })),
-    ...[...Object.keys(queueWorkers), ...Object.keys(eventWorkers)].map((name) => ({
+    ...Object.entries(apiRoutes).map(([name, { needs }]) => ({ name, needs, kind: 'api' as const })),
+    ...Object.entries(publicRoutes).map(([name, { needs }]) => ({ name, needs, kind: 'public' as const })),
+    ...[...Object.entries(queueWorkers), ...Object.entries(eventWorkers)].map(([name, { needs }]) => ({
       name,
+      needs,
       kind: 'worker' as const,
     })),
   ];
   const bundles: BundleSize[] = [];
-  for (const { name, kind } of handlers) {
+  for (const { name, kind, needs } of handlers) {
     const entry = join(REPO_ROOT, handlerEntry(name as Parameters<typeof handlerEntry>[0]));
-    bundles.push(await bundle(name, kind, entry));
+    bundles.push(bundle(name, kind, entry, needs));
   }
 
   const helloDir = await mkdtemp(join(tmpdir(), 'notes-hello-'));
@@ -84,7 +92,7 @@ export async function bundleSizes(): Promise<BundleSizeResult> {
     helloEntry,
     "export const handler = async () => ({ statusCode: 200, body: 'hello world' });\n",
   );
-  const hello = await bundle('hello-world', 'baseline', helloEntry);
+  const hello = bundle('hello-world', 'baseline', helloEntry);
   await rm(helloDir, { recursive: true, force: true });
 
   const api = bundles.filter((b) => b.kind === 'api').sort((a, b) => b.bytes - a.bytes);
@@ -111,9 +119,10 @@ export async function bundleSizes(): Promise<BundleSizeResult> {
   };
 }
 
-async function bundle(name: string, kind: BundleSize['kind'], entry: string): Promise<BundleSize> {
+/** The bundle the stack deploys (lib/bundling.ts `bundleHandler`, thread entries aside). */
+function bundle(name: string, kind: BundleSize['kind'], entry: string, needs?: Needs): BundleSize {
   const outfile = bundlePath(name);
-  const { metafile } = await build({ ...esbuildOptions(entry, outfile), metafile: true });
+  const metafile = bundleHandler(entry, dirname(outfile), needs ? { needs } : {});
   const outputs = metafile.outputs;
   const key = (path: string) => relative(process.cwd(), path);
   const coldStart = staticallyLoaded(metafile, key(outfile));

@@ -1,11 +1,11 @@
 import { basename, dirname, join } from 'node:path';
-import { type BundlingOptions, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { BuildOptions } from 'esbuild';
+import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
+import type { Needs } from '../src/routes.ts';
+import { repositoryRoot } from './paths.ts';
 
 /**
- * How every handler is bundled, in one place: the stack (NodejsFunction and its esbuild CLI calls) and
- * `bench/bundle-size.ts` (esbuild's JS API) both read these settings, so the measured bundles are the
- * deployed ones.
+ * How every handler is bundled, in one place: the stack (`handlerCode`) and `bench/bundle-size.ts` both
+ * call `bundleHandler`, so the measured bundles are the deployed ones.
  */
 export const handlerBundle = {
   format: 'esm',
@@ -59,67 +59,35 @@ export function threadBundleName(entry: string): string {
   return `${basename(entry, '.ts')}.mjs`;
 }
 
-/**
- * The NodejsFunction bundling settings of the handler whose entry is `entry` (relative to the
- * repository root). NodejsFunction runs esbuild with `--outfile`, which cannot split code; the
- * afterBundling hook bundles the entry again with splitting into the same folder, replacing that
- * index.mjs with one that loads its chunks/ on demand (the bundle `bench -- bundles` measures), and
- * bundles the handler's thread entries beside it.
- */
-export function lambdaBundling(entry: string, handler?: string): BundlingOptions {
-  const threads = (handler && handlerThreads[handler]) || [];
-  return {
-    format: OutputFormat.ESM,
-    target: handlerBundle.target,
-    minify: handlerBundle.minify,
-    sourceMap: handlerBundle.sourceMap,
-    sourcesContent: handlerBundle.sourcesContent,
-    mainFields: [...handlerBundle.mainFields],
-    banner: handlerBundle.banner,
-    externalModules: [...handlerBundle.externalModules],
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (inputDir: string, outputDir: string) => [
-        splitBundleCommand(inputDir, outputDir, entry, 'index'),
-        ...threads.map((thread) => splitBundleCommand(inputDir, outputDir, thread, basename(thread, '.ts'))),
-      ],
-    },
-  };
-}
-
-/** The esbuild CLI call that bundles one entry as `<name>.mjs` (chunks beside it) with the handlers' settings. */
-function splitBundleCommand(inputDir: string, outputDir: string, entry: string, name: string): string {
-  const args = [
-    join(inputDir, 'node_modules', '.bin', 'esbuild'),
-    '--bundle',
-    join(inputDir, entry),
-    '--platform=node',
-    `--format=${handlerBundle.format}`,
-    `--target=${handlerBundle.target}`,
-    `--outdir=${outputDir}`,
-    `--entry-names=${name}`,
-    ...(handlerBundle.splitting ? ['--splitting', `--chunk-names=${handlerBundle.chunkNames}`] : []),
-    `--out-extension:.js=${handlerBundle.outExtension}`,
-    ...(handlerBundle.minify ? ['--minify'] : []),
-    ...(handlerBundle.sourceMap ? ['--sourcemap', `--sources-content=${handlerBundle.sourcesContent}`] : []),
-    `--main-fields=${handlerBundle.mainFields.join(',')}`,
-    `--banner:js=${handlerBundle.banner}`,
-    ...handlerBundle.externalModules.map((module) => `--external:${module}`),
-    '--log-level=warning',
-  ];
-  return args.map(shellQuote).join(' ');
-}
-
-function shellQuote(arg: string): string {
-  return `'${arg.replaceAll("'", `'\\''`)}'`;
+export interface HandlerBundleOptions {
+  /** The function's `needs` (src/routes.ts): what it does not need, its bundle does not wire. */
+  needs?: Needs;
+  /** Worker-thread entries (relative to the repository root) bundled beside index.mjs. */
+  threads?: readonly string[];
 }
 
 /**
- * The same bundle through esbuild's JS API (what the stack's bundling produces): `outfile` names the
- * entry's output (`<dir>/index.mjs`); chunks land in `<dir>/chunks/`.
+ * Bundles one handler into `outDir` as the stack deploys it and `bench -- bundles` measures it: one
+ * esbuild run with splitting (index.mjs, chunks/), then one per thread entry. Returns the metafile of
+ * the handler's own build.
  */
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+export function bundleHandler(entry: string, outDir: string, options: HandlerBundleOptions = {}): Metafile {
+  const { metafile } = buildSync({
+    ...esbuildOptions(entry, join(outDir, `index${handlerBundle.outExtension}`), options.needs),
+    metafile: true,
+  });
+  for (const thread of options.threads ?? []) {
+    buildSync(esbuildOptions(join(repositoryRoot, thread), join(outDir, threadBundleName(thread))));
+  }
+  return metafile as Metafile;
+}
+
+/**
+ * esbuild's options for one entry: `outfile` names the entry's output (`<dir>/index.mjs`); chunks
+ * land in `<dir>/chunks/`. With `needs`, the adapters the function does not need are left out of
+ * the bundle (`wiringDefines`); without, everything is wired, as in unbundled code.
+ */
+export function esbuildOptions(entry: string, outfile: string, needs?: Needs): BuildOptions {
   return {
     entryPoints: [{ in: entry, out: basename(outfile, handlerBundle.outExtension) }],
     outdir: dirname(outfile),
@@ -136,6 +104,19 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...handlerBundle.mainFields],
     banner: { js: handlerBundle.banner },
     external: [...handlerBundle.externalModules],
+    define: needs ? wiringDefines(needs) : {},
     logLevel: 'warning',
+  };
+}
+
+/**
+ * The constants src/wiring/services.ts reads to wire S3 and SQS: false where the function's `needs`
+ * hold no `objects` (no `queue`), so esbuild drops that branch and the bundle references neither the
+ * adapter nor its SDK client (not even the protocol code S3 and SQS share with DynamoDB).
+ */
+export function wiringDefines(needs: Needs): Record<string, string> {
+  return {
+    NOTES_BUNDLE_WIRES_OBJECTS: String(needs.objects !== undefined && needs.objects.length > 0),
+    NOTES_BUNDLE_WIRES_QUEUE: String(needs.queue !== undefined),
   };
 }

@@ -1,8 +1,6 @@
-import { join } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type {
@@ -13,11 +11,11 @@ import type {
   QueueWorkerName,
 } from '../../src/routes.ts';
 import { handlerEntry } from '../../src/routes.ts';
-import { lambdaBundling } from '../bundling.ts';
+import { handlerThreads } from '../bundling.ts';
 import type { FunctionSizing } from '../function-sizing.ts';
 import { type GrantTargets, grantNeeds } from '../grants.ts';
+import { handlerCode } from '../handler-code.ts';
 import { acknowledge } from '../nag.ts';
-import { repositoryRoot } from '../paths.ts';
 
 export type HandlerName = OperationId | PublicRouteName | QueueWorkerName | EventWorkerName;
 
@@ -41,11 +39,12 @@ export interface NotesFunctionProps extends FunctionSizing {
 
 /**
  * One Lambda function per handler file, all built the same way: Node.js 22 on arm64, an esbuild ESM
- * bundle with source maps (lib/bundling.ts), its own log group, X-Ray tracing, and a role of its own
- * that starts with nothing but its log group. Grants come from the handler's `needs` (lib/grants.ts).
+ * bundle with source maps and chunks, wired for its `needs` (lib/bundling.ts), its own log group,
+ * X-Ray tracing, and a role of its own that starts with nothing but its log group. Grants come from
+ * the handler's `needs` (lib/grants.ts).
  */
 export class NotesFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -69,12 +68,10 @@ export class NotesFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.function = new NodejsFunction(this, 'Function', {
+    this.function = new LambdaFunction(this, 'Function', {
       functionName,
-      entry: join(repositoryRoot, handlerEntry(props.handler)),
-      handler: 'handler',
-      projectRoot: repositoryRoot,
-      depsLockFilePath: join(repositoryRoot, 'package-lock.json'),
+      code: handlerCode(handlerEntry(props.handler), props.needs, handlerThreads[props.handler]),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       timeout: props.timeout,
@@ -83,7 +80,6 @@ export class NotesFunction extends Construct {
       logGroup: this.logGroup,
       tracing: Tracing.ACTIVE,
       environment,
-      bundling: lambdaBundling(handlerEntry(props.handler), props.handler),
     });
     grantNeeds(this, this.role, props.needs, grantTargets);
 

@@ -14,6 +14,8 @@ import type { LanguageSupport } from '../domain/languages.ts';
 import { recordingTypesFor } from '../domain/recording-types.ts';
 import { logger } from '../logging.ts';
 import { traced } from '../observability.ts';
+import type { BlobStore } from '../ports/blob-store.ts';
+import type { WorkQueue } from '../ports/work-queue.ts';
 import { workerStopSignal } from '../worker-stop.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
@@ -23,6 +25,49 @@ export interface Services extends DomainDeps {
   languages: LanguageSupport;
   /** The recording content types the configured speech engine reads (submitTranscription refuses others). */
   recordingTypes: readonly string[];
+}
+
+/**
+ * Replaced in each Lambda bundle by whether the function's `needs` (src/routes.ts) hold `objects`
+ * and a `queue` (lib/bundling.ts `wiringDefines`). Where false, esbuild drops the adapter below (a
+ * constant condition at the top level of this module), and the bundle carries no S3 or SQS code at
+ * all. Undefined in unbundled code (tests, `npm start`), which wires both.
+ */
+declare const NOTES_BUNDLE_WIRES_OBJECTS: boolean | undefined;
+declare const NOTES_BUNDLE_WIRES_QUEUE: boolean | undefined;
+
+const s3BlobStore =
+  typeof NOTES_BUNDLE_WIRES_OBJECTS === 'undefined' || NOTES_BUNDLE_WIRES_OBJECTS
+    ? async (config: Config): Promise<BlobStore> => {
+        const [{ S3Client }, { S3BlobStore }] = await Promise.all([
+          import('@aws-sdk/client-s3'),
+          import('../adapters/s3/blob-store.ts'),
+        ]);
+        const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
+        countAwsCalls(s3.middlewareStack, 's3');
+        return new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS);
+      }
+    : undefined;
+
+const sqsWorkQueue =
+  typeof NOTES_BUNDLE_WIRES_QUEUE === 'undefined' || NOTES_BUNDLE_WIRES_QUEUE
+    ? async (config: Config): Promise<WorkQueue> => {
+        const [{ SQSClient }, { SqsWorkQueue }] = await Promise.all([
+          import('@aws-sdk/client-sqs'),
+          import('../adapters/sqs/work-queue.ts'),
+        ]);
+        const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
+        countAwsCalls(sqs.middlewareStack, 'sqs');
+        return new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL);
+      }
+    : undefined;
+
+/** The loader of an adapter this function's bundle left out: using it is a mistake in its `needs`. */
+function notWired(need: 'objects' | 'queue'): () => Promise<never> {
+  return () =>
+    Promise.reject(
+      new Error(`this function's needs (src/routes.ts) hold no ${need}: its bundle does not wire them`),
+    );
 }
 
 let services: Services | undefined;
@@ -39,24 +84,8 @@ export function createServices(config: Config): Services {
   countAwsCalls(db.middlewareStack, 'dynamodb');
   // S3 and SQS are imported on first use: a handler that never stores an object or queues a job
   // never loads their clients (src/adapters/loaded-on-first-use.ts).
-  const blobs = new BlobStoreLoadedOnFirstUse(async () => {
-    const [{ S3Client }, { S3BlobStore }] = await Promise.all([
-      import('@aws-sdk/client-s3'),
-      import('../adapters/s3/blob-store.ts'),
-    ]);
-    const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
-    countAwsCalls(s3.middlewareStack, 's3');
-    return new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS);
-  });
-  const queue = new WorkQueueLoadedOnFirstUse(async () => {
-    const [{ SQSClient }, { SqsWorkQueue }] = await Promise.all([
-      import('@aws-sdk/client-sqs'),
-      import('../adapters/sqs/work-queue.ts'),
-    ]);
-    const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
-    countAwsCalls(sqs.middlewareStack, 'sqs');
-    return new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL);
-  });
+  const blobs = new BlobStoreLoadedOnFirstUse(s3BlobStore ? () => s3BlobStore(config) : notWired('objects'));
+  const queue = new WorkQueueLoadedOnFirstUse(sqsWorkQueue ? () => sqsWorkQueue(config) : notWired('queue'));
   return {
     // The key check of each request usually reads nothing (src/domain/api-key-cache.ts).
     accounts: new CachedAccountStore(new DynamoAccountStore(db, config.NOTES_TABLE_NAME)),

@@ -1,17 +1,26 @@
 /**
  * What a Lambda handler reads at cold start: its index.mjs and the chunks that imports statically
  * (lib/bundling.ts splits the code). Packages a handler needs only on some paths must be in chunks
- * of their own, shipped in the asset but not read until used. Built with the handlers' esbuild
- * settings; the metafile says which package went into which output file.
+ * of their own, shipped in the asset but not read until used; what its `needs` exclude is not
+ * shipped at all. Bundled as the stack does (lib/bundling.ts); the metafile says which package went
+ * into which output file.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { build, type Metafile } from 'esbuild';
+import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions } from '../../lib/bundling.ts';
+import { bundleHandler } from '../../lib/bundling.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
-import { handlerEntry } from '../../src/routes.ts';
+import {
+  apiRoutes,
+  eventWorkers,
+  handlerEntry,
+  type Needs,
+  publicRoutes,
+  queueWorkers,
+} from '../../src/routes.ts';
+import { defined } from './support.ts';
 
 let outRoot: string;
 
@@ -30,12 +39,13 @@ interface HandlerPackages {
   shipped: Set<string>;
 }
 
-async function packagesOf(handler: Parameters<typeof handlerEntry>[0]): Promise<HandlerPackages> {
-  const outfile = join(outRoot, handler, 'index.mjs');
-  const { metafile } = await build({
-    ...esbuildOptions(join(repositoryRoot, handlerEntry(handler)), outfile),
-    metafile: true,
-    sourcemap: false,
+type HandlerName = Parameters<typeof handlerEntry>[0];
+
+/** The handler bundled as the stack deploys it, with its `needs`. */
+function packagesOf(handler: HandlerName): HandlerPackages {
+  const outDir = join(outRoot, handler);
+  const metafile = bundleHandler(join(repositoryRoot, handlerEntry(handler)), outDir, {
+    needs: needsOf(handler),
   });
   const loaded = new Set<string>();
   const visit = (path: string) => {
@@ -45,11 +55,21 @@ async function packagesOf(handler: Parameters<typeof handlerEntry>[0]): Promise<
       if (imported.kind === 'import-statement' && !imported.external) visit(imported.path);
     }
   };
-  visit(relative(process.cwd(), outfile));
+  visit(relative(process.cwd(), join(outDir, 'index.mjs')));
   return {
     coldStart: packagesIn(metafile, loaded),
     shipped: packagesIn(metafile, new Set(Object.keys(metafile.outputs))),
   };
+}
+
+function needsOf(handler: HandlerName): Needs {
+  const tables: Record<string, { needs: Needs }> = {
+    ...apiRoutes,
+    ...publicRoutes,
+    ...queueWorkers,
+    ...eventWorkers,
+  };
+  return defined(tables[handler], handler).needs;
 }
 
 function packagesIn(metafile: Metafile, outputs: Set<string>): Set<string> {
@@ -64,8 +84,8 @@ function packagesIn(metafile: Metafile, outputs: Set<string>): Set<string> {
 }
 
 describe('what a handler reads at cold start', () => {
-  it('a REST handler reads neither the token verifier (jose, KMS) nor the tracer, S3, SQS or Metrics; it ships them for first use', async () => {
-    const { coldStart, shipped } = await packagesOf('getNote');
+  it('a REST handler reads neither the token verifier (jose, KMS) nor the tracer, S3, SQS or Metrics; it ships them for first use', () => {
+    const { coldStart, shipped } = packagesOf('submitTranscription');
     const onFirstUse = [
       'jose',
       '@aws-sdk/client-kms',
@@ -83,8 +103,25 @@ describe('what a handler reads at cold start', () => {
     expect(coldStart).toContain('@aws-lambda-powertools/logger');
   });
 
-  it('the token endpoint, which signs, reads the KMS client only when it first signs', async () => {
-    const { coldStart, shipped } = await packagesOf('oauthToken');
+  it('a REST handler whose needs hold no objects and no queue neither reads nor ships S3 or SQS', () => {
+    expect(apiRoutes.getCurrentAccount.needs).toEqual({ table: 'read' });
+    const { coldStart, shipped } = packagesOf('getCurrentAccount');
+    for (const name of ['@aws-sdk/client-s3', '@aws-sdk/client-sqs']) {
+      expect(shipped, name).not.toContain(name);
+    }
+    expect(coldStart).toContain('@aws-sdk/client-dynamodb');
+  });
+
+  it('a REST handler that reads objects but queues nothing ships S3 for first use and no SQS', () => {
+    expect(apiRoutes.getNote.needs).toEqual({ table: 'write', objects: ['read'] });
+    const { coldStart, shipped } = packagesOf('getNote');
+    expect(coldStart).not.toContain('@aws-sdk/client-s3');
+    expect(shipped).toContain('@aws-sdk/client-s3');
+    expect(shipped).not.toContain('@aws-sdk/client-sqs');
+  });
+
+  it('the token endpoint, which signs, reads the KMS client only when it first signs', () => {
+    const { coldStart, shipped } = packagesOf('oauthToken');
     expect(coldStart).not.toContain('@aws-sdk/client-kms');
     expect(shipped).toContain('@aws-sdk/client-kms');
   });

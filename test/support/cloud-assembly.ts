@@ -60,7 +60,13 @@ export interface CloudAssembly {
   output: string;
 }
 
-const CACHE = join(repositoryRoot, 'node_modules', '.cache', 'notes-cloud-assembly');
+/**
+ * node_modules may be shared by several checkouts (a worktree's symlink): NOTES_CLOUD_ASSEMBLY_CACHE
+ * gives one its own cache, so that its runs neither wait for nor remove another's assembly.
+ */
+const CACHE =
+  process.env.NOTES_CLOUD_ASSEMBLY_CACHE ??
+  join(repositoryRoot, 'node_modules', '.cache', 'notes-cloud-assembly');
 const OUTPUT_FILE = 'synth-output.txt';
 
 /**
