@@ -211,8 +211,10 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
       sqsClient.destroy();
     });
 
-    await ensureTable(dynamodbClient, LOCAL_TABLE_NAME);
-    const queues = await ensureQueues(sqsClient, queue);
+    const [, queues] = await Promise.all([
+      ensureTable(dynamodbClient, LOCAL_TABLE_NAME),
+      ensureQueues(sqsClient, queue),
+    ]);
     for (const emulated of sqsEmulator.service.Queues) {
       countReceivesAsSqsDoes(emulated as unknown as EmulatedQueue);
     }
@@ -313,12 +315,12 @@ async function ensureQueues(
     });
     return { main, dlq };
   };
-  const uploads = await withDeadLetter(LOCAL_QUEUE_NAMES.uploads, LOCAL_QUEUE_NAMES.uploadsDlq);
-  const transcription = await withDeadLetter(
-    LOCAL_QUEUE_NAMES.transcription,
-    LOCAL_QUEUE_NAMES.transcriptionDlq,
-  );
-  const generation = await withDeadLetter(LOCAL_QUEUE_NAMES.generation, LOCAL_QUEUE_NAMES.generationDlq);
+  // The three pairs are independent: made at once, so a start waits for one pair's round trips.
+  const [uploads, transcription, generation] = await Promise.all([
+    withDeadLetter(LOCAL_QUEUE_NAMES.uploads, LOCAL_QUEUE_NAMES.uploadsDlq),
+    withDeadLetter(LOCAL_QUEUE_NAMES.transcription, LOCAL_QUEUE_NAMES.transcriptionDlq),
+    withDeadLetter(LOCAL_QUEUE_NAMES.generation, LOCAL_QUEUE_NAMES.generationDlq),
+  ]);
   return {
     urls: {
       uploads: uploads.main.url,

@@ -100,9 +100,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   await rm(workDir, { recursive: true, force: true });
   await mkdir(workDir, { recursive: true, mode: 0o700 });
 
-  // esbuild builds the web app in its own process while the emulators start.
+  // esbuild builds the web app in its own process, and the published docs are read, while the
+  // emulators start in their thread.
   const webAppBuilt = buildWebAppAsync();
   webAppBuilt.catch(() => undefined);
+  const docsRead = publishedDocs();
+  docsRead.catch(() => undefined);
   const emulators = await startEmulators({
     dataDir,
     storagePort: options.storagePort,
@@ -131,7 +134,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
     NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
   });
-  const docs = await publishedDocs();
+  const docs = await docsRead;
   performance.mark('runtime:docs-read');
   const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3, built: await webAppBuilt });
   performance.mark('runtime:web-app-built');
