@@ -13,6 +13,6 @@ export const handler = sqsWorker('generationWorker', getGenerationServices, asyn
   const outcome =
     task.type === 'insights' ? await runInsights(services, task) : await runArtifact(services, task);
   const kind = jobKindOf(task);
-  countOutcome(kind, outcome);
+  await countOutcome(kind, outcome);
   logger.info(kind, { noteId: task.noteId, outcome, ms: Date.now() - started });
 });

@@ -33,6 +33,6 @@ export const handler = middy<unknown, void>()
         permanent: TranscribeJobs.failureIsPermanent(change.failureReason),
       },
     );
-    countOutcome('transcription', outcome);
+    await countOutcome('transcription', outcome);
     logger.info('transcription', { noteId: job.noteId, attempt: job.attempt, outcome });
   });

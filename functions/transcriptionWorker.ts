@@ -10,7 +10,7 @@ export const handler = sqsWorker('transcriptionWorker', getWorkerServices, async
   for (const trigger of parseTranscriptionMessage(record.body)) {
     const started = Date.now();
     const outcome = await runTranscription(services, trigger);
-    countOutcome('transcription', outcome);
+    await countOutcome('transcription', outcome);
     logger.info('transcription', {
       noteId: trigger.noteId,
       outcome,

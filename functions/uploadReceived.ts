@@ -13,7 +13,7 @@ import { parseUploadEvent } from '#src/workers/upload-events.ts';
 export const handler = sqsWorker('uploadReceived', getServices, async (record, services) => {
   for (const { accountId, noteId } of parseUploadEvent(record.body)) {
     const outcome = await recordArrivedUpload(services, accountId, noteId);
-    countOutcome('upload', outcome);
+    await countOutcome('upload', outcome);
     logger.info('upload received', {
       noteId,
       outcome,

@@ -26,7 +26,6 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -98,9 +97,11 @@ export const LOCAL_SERVER_EXTERNAL = ['dynalite', 'esbuild', 'local-aws-sqs', 's
 export function currentBundle(options) {
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.root);
   const current = readCurrent(cacheDir);
-  if (!current || !isFresh(options.root, current) || !existsSync(join(cacheDir, current.build))) return null;
+  if (!current || !isFresh(options.root, current)) return null;
   const dir = join(cacheDir, current.build);
+  // Marked before it is checked: a build finishing meanwhile removes only builds nobody marked.
   markInUse(dir);
+  if (!readdirSync(dir).some((name) => name.endsWith('.mjs'))) return null;
   return { dir, built: false };
 }
 

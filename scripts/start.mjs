@@ -28,7 +28,9 @@ if (bundle) {
   await import(pathToFileURL(entryFile(bundle, 'local-server')).href);
 } else {
   performance.mark('launcher:bundle-stale');
-  process.stderr.write('[start] sources changed since the last start: bundling them in the background\n');
+  process.stderr.write(
+    '[start] no start-up bundle of these sources yet (first start, or a source changed): running them through tsx, bundling them in the background\n',
+  );
   bundleInBackground(defaultCacheDir(root));
   const { register } = await import('tsx/esm/api');
   register();

@@ -25,6 +25,11 @@ interface Remembered<T> {
 export class CachedAccountStore implements AccountStore {
   private readonly keys = new Map<string, Remembered<ApiKeyRecord>>();
   private readonly accounts = new Map<string, Remembered<Account>>();
+  /**
+   * Counts revocations and `forgetAll`s: a read that was under way when one happened may have read
+   * the key before it was revoked, so what it read is not remembered.
+   */
+  private forgets = 0;
 
   constructor(
     private readonly store: AccountStore,
@@ -39,8 +44,9 @@ export class CachedAccountStore implements AccountStore {
   async getAccount(accountId: string): Promise<Account | null> {
     const cached = this.recall(this.accounts, accountId);
     if (cached) return cached;
+    const forgetsBefore = this.forgets;
     const account = await this.store.getAccount(accountId);
-    if (account) this.remember(this.accounts, accountId, account);
+    if (account && this.forgets === forgetsBefore) this.remember(this.accounts, accountId, account);
     return account;
   }
 
@@ -51,8 +57,9 @@ export class CachedAccountStore implements AccountStore {
   async getApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | null> {
     const cached = this.recall(this.keys, keyHash);
     if (cached) return cached;
+    const forgetsBefore = this.forgets;
     const record = await this.store.getApiKeyByHash(keyHash);
-    if (record) this.remember(this.keys, keyHash, record);
+    if (record && this.forgets === forgetsBefore) this.remember(this.keys, keyHash, record);
     return record;
   }
 
@@ -61,15 +68,19 @@ export class CachedAccountStore implements AccountStore {
   }
 
   async revokeApiKey(accountId: string, keyId: string, now: number, keyHash?: string): Promise<boolean> {
-    const revoked = await this.store.revokeApiKey(accountId, keyId, now, keyHash);
-    for (const [hash, { value }] of this.keys) {
-      if (value.account_id === accountId && value.key_id === keyId) this.keys.delete(hash);
+    try {
+      return await this.store.revokeApiKey(accountId, keyId, now, keyHash);
+    } finally {
+      this.forgets++;
+      for (const [hash, { value }] of this.keys) {
+        if (value.account_id === accountId && value.key_id === keyId) this.keys.delete(hash);
+      }
     }
-    return revoked;
   }
 
   /** Forgets every key and account read so far: the next request of each reads its key again. */
   forgetAll(): void {
+    this.forgets++;
     this.keys.clear();
     this.accounts.clear();
   }

@@ -1,4 +1,3 @@
-import type { DomainDeps } from './deps.ts';
 import type { Job } from './job.ts';
 import type { Transcription } from './transcript.ts';
 
@@ -39,14 +38,4 @@ export function withRevisionState<T extends MadeFromTranscript>(
   const current =
     made === (transcriptionJob?.transcript?.revision ?? 0) && recognition === transcriptionJob?.recognition;
   return { ...shown, transcript_revision: made, outdated: !current };
-}
-
-/** The same, reading the note's transcription job. */
-export async function withCurrentRevisionState<T extends MadeFromTranscript>(
-  deps: DomainDeps,
-  accountId: string,
-  noteId: string,
-  result: T,
-): Promise<Omit<T, 'transcript_recognition'> & RevisionState> {
-  return withRevisionState(result, await deps.notes.getJob(accountId, noteId, 'transcription'));
 }

@@ -29,10 +29,17 @@ try {
         .then(() => send({ type: 'service-origin-allowed' }));
     } else {
       // Once stopped, nothing holds the thread: it ends by itself.
-      void stop().then(() => {
-        send({ type: 'stopped' });
-        port.close();
-      });
+      void stop()
+        .catch((error: unknown) =>
+          send({
+            type: 'log',
+            line: `local emulators: stopping failed: ${error instanceof Error ? error.message : String(error)}`,
+          }),
+        )
+        .then(() => {
+          send({ type: 'stopped' });
+          port.close();
+        });
     }
   });
   send({ type: 'started', emulators });

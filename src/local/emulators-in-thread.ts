@@ -75,17 +75,23 @@ export function startEmulatorsInThread(options: EmulatorOptions): Promise<Emulat
       throw error;
     });
     thread.on('exit', (code) => {
-      if (!started)
+      if (!started) {
         reject(new Error(`local emulators: their thread ended (code ${code}) before they started`));
+        return;
+      }
+      // Whoever waits for an answer the thread can no longer give is answered now.
+      for (const waiting of replies.values()) for (const answer of waiting.splice(0)) answer();
     });
   });
 }
 
 /** Asks the thread to stop its servers and close the database, then waits for it to end. */
 async function stopThread(thread: Worker, stopped: Promise<void>, requestStop: () => void): Promise<void> {
+  if (thread.threadId === -1) return; // ended already: nothing holds a port or the database
   const ended = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
   requestStop();
-  await stopped;
+  // A thread that ended meanwhile (or fails to stop cleanly) never says "stopped".
+  await Promise.race([stopped, ended]);
   const overdue = setTimeout(() => void thread.terminate(), EXIT_GRACE_MS);
   await ended;
   clearTimeout(overdue);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { buildWebAppAsync } from '../../web/build.ts';
 import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
+import { onFirstUse } from '../adapters/loaded-on-first-use.ts';
 import { type Resumed, resumeJob } from '../domain/job-recovery.ts';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
@@ -119,103 +120,117 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     ...(options.emulatorsInProcess ? { inProcess: true } : {}),
   });
   performance.mark('runtime:emulators-started');
+  // A start that fails past this point stops what it started, so the caller's process (a test, a
+  // bench) keeps no emulator thread, port or database lock.
+  const undoOnFailure: Array<() => unknown> = [() => emulators.stop()];
+  try {
+    // The handlers read their configuration from the environment, as on Lambda.
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      NOTES_TABLE_NAME: emulators.tableName,
+      NOTES_BUCKET_NAME: emulators.bucketName,
+      NOTES_TRANSCRIPTION_QUEUE_URL: emulators.queueUrls.transcription,
+      NOTES_GENERATION_QUEUE_URL: emulators.queueUrls.generation,
+      NOTES_DYNAMODB_ENDPOINT: emulators.endpoints.dynamodb,
+      NOTES_S3_ENDPOINT: emulators.endpoints.s3,
+      NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,
+      NOTES_WORK_DIR: workDir,
+      NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
+      NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
+    });
+    const docs = await docsRead;
+    performance.mark('runtime:docs-read');
+    const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3, built: await webAppBuilt });
+    performance.mark('runtime:web-app-built');
+    const server = createApiServer(apiRoutesOnFirstUse(), { ...docs, ...webApp });
+    await new Promise<void>((done, fail) => {
+      server.once('error', fail);
+      server.listen(options.port, host, done);
+    });
+    performance.mark('runtime:listening');
+    undoOnFailure.push(() => new Promise((done) => server.close(done)));
+    const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
+    await emulators.storageCors.allowServiceOrigin(apiUrl);
+    // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
+    // its configuration (the port is only known once listening).
+    Object.assign(process.env, {
+      NOTES_PUBLIC_URL: apiUrl,
+      NOTES_OAUTH_SIGNING_KEY: await ensureSigningKey(dataDir),
+    });
+    const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
+    performance.mark('runtime:account-checked');
+    // `npm run key:revoke` (another process) has the keys this process remembers forgotten at once.
+    const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll(), log);
+    undoOnFailure.push(stopForgettingKeys);
 
-  // The handlers read their configuration from the environment, as on Lambda.
-  Object.assign(process.env, {
-    AWS_REGION: 'us-east-1',
-    NOTES_TABLE_NAME: emulators.tableName,
-    NOTES_BUCKET_NAME: emulators.bucketName,
-    NOTES_TRANSCRIPTION_QUEUE_URL: emulators.queueUrls.transcription,
-    NOTES_GENERATION_QUEUE_URL: emulators.queueUrls.generation,
-    NOTES_DYNAMODB_ENDPOINT: emulators.endpoints.dynamodb,
-    NOTES_S3_ENDPOINT: emulators.endpoints.s3,
-    NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,
-    NOTES_WORK_DIR: workDir,
-    NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
-    NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
-  });
-  const docs = await docsRead;
-  performance.mark('runtime:docs-read');
-  const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3, built: await webAppBuilt });
-  performance.mark('runtime:web-app-built');
-  const server = createApiServer(apiRoutesOnFirstUse(), { ...docs, ...webApp });
-  await new Promise<void>((done, fail) => {
-    server.once('error', fail);
-    server.listen(options.port, host, done);
-  });
-  performance.mark('runtime:listening');
-  const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
-  await emulators.storageCors.allowServiceOrigin(apiUrl);
-  // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
-  // its configuration (the port is only known once listening).
-  Object.assign(process.env, {
-    NOTES_PUBLIC_URL: apiUrl,
-    NOTES_OAUTH_SIGNING_KEY: await ensureSigningKey(dataDir),
-  });
-  const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
-  performance.mark('runtime:account-checked');
-  // `npm run key:revoke` (another process) has the keys this process remembers forgotten at once.
-  const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll(), log);
+    // Imported here, once the API listens: the first requests do not wait for the workers' client.
+    const { SQSClient } = await import('@aws-sdk/client-sqs');
+    const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
+    const eventSources = await Promise.all(
+      Object.entries(options.workers === false ? {} : queueWorkers).map(async ([name, { queue }]) =>
+        startSqsEventSource({
+          sqs,
+          queueUrl: emulators.queueUrls[queue],
+          queueArn: emulators.queueArns[queue],
+          handler: importedOnFirstCall<SqsBatchHandler>(name),
+          functionName: name,
+          batchSize: 1,
+          concurrency: name === 'transcriptionWorker' ? transcriptionConcurrency : 1,
+          log,
+        }),
+      ),
+    );
 
-  // Imported here, once the API listens: the first requests do not wait for the workers' client.
-  const { SQSClient } = await import('@aws-sdk/client-sqs');
-  const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
-  const eventSources = await Promise.all(
-    Object.entries(options.workers === false ? {} : queueWorkers).map(async ([name, { queue }]) =>
-      startSqsEventSource({
-        sqs,
-        queueUrl: emulators.queueUrls[queue],
-        queueArn: emulators.queueArns[queue],
-        handler: importedOnFirstCall<SqsBatchHandler>(name),
-        functionName: name,
-        batchSize: 1,
-        concurrency: name === 'transcriptionWorker' ? transcriptionConcurrency : 1,
-        log,
-      }),
-    ),
-  );
+    // Undone last first: the event sources stop before their client goes.
+    undoOnFailure.push(
+      () => sqs.destroy(),
+      () => Promise.all(eventSources.map((source) => source.stop())),
+    );
+    performance.mark('runtime:workers-started');
+    // The queues live in memory: work that was queued or running when the last run stopped is found
+    // in the job records and queued again.
+    await resumeInterruptedJobs(log);
+    performance.mark('runtime:jobs-resumed');
 
-  performance.mark('runtime:workers-started');
-  // The queues live in memory: work that was queued or running when the last run stopped is found
-  // in the job records and queued again.
-  await resumeInterruptedJobs(log);
-  performance.mark('runtime:jobs-resumed');
+    const info: RuntimeInfo = {
+      pid: process.pid,
+      api_url: apiUrl,
+      storage_url: emulators.endpoints.s3,
+      endpoints: emulators.endpoints,
+      table_name: emulators.tableName,
+      bucket_name: emulators.bucketName,
+      queue_urls: emulators.queueUrls,
+      transcription_concurrency: transcriptionConcurrency,
+    };
+    await writeOwnerOnly(join(dataDir, 'runtime.json'), `${JSON.stringify(info, null, 2)}\n`);
 
-  const info: RuntimeInfo = {
-    pid: process.pid,
-    api_url: apiUrl,
-    storage_url: emulators.endpoints.s3,
-    endpoints: emulators.endpoints,
-    table_name: emulators.tableName,
-    bucket_name: emulators.bucketName,
-    queue_urls: emulators.queueUrls,
-    transcription_concurrency: transcriptionConcurrency,
-  };
-  await writeOwnerOnly(join(dataDir, 'runtime.json'), `${JSON.stringify(info, null, 2)}\n`);
-
-  return {
-    apiUrl,
-    storageUrl: emulators.endpoints.s3,
-    dataDir,
-    newApiKey,
-    info,
-    async stop() {
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      const drainMs = (options.drainSeconds ?? DEFAULT_DRAIN_SECONDS) * 1000;
-      const deadline = setTimeout(() => {
-        log(`Work still running after ${drainMs / 1000} s: returning it to the queue`);
-        stopRunningWork();
-      }, drainMs);
-      await Promise.all(eventSources.map((source) => source.stop()));
-      clearTimeout(deadline);
-      server.closeAllConnections();
-      await closed;
-      sqs.destroy();
-      stopForgettingKeys();
-      await emulators.stop();
-    },
-  };
+    return {
+      apiUrl,
+      storageUrl: emulators.endpoints.s3,
+      dataDir,
+      newApiKey,
+      info,
+      async stop() {
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        server.closeIdleConnections();
+        const drainMs = (options.drainSeconds ?? DEFAULT_DRAIN_SECONDS) * 1000;
+        const deadline = setTimeout(() => {
+          log(`Work still running after ${drainMs / 1000} s: returning it to the queue`);
+          stopRunningWork();
+        }, drainMs);
+        await Promise.all(eventSources.map((source) => source.stop()));
+        clearTimeout(deadline);
+        server.closeAllConnections();
+        await closed;
+        sqs.destroy();
+        stopForgettingKeys();
+        await emulators.stop();
+      },
+    };
+  } catch (error) {
+    for (const undo of undoOnFailure.reverse()) await Promise.resolve(undo()).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Sends again the work of every job left in flight by the previous run; logs one line of totals. */
@@ -307,11 +322,9 @@ function apiRoutesOnFirstUse(): LocalRoute[] {
  * requests may never need.
  */
 function importedOnFirstCall<T extends (...args: never[]) => Promise<unknown>>(name: string): T {
-  let loading: Promise<T> | undefined;
-  const call = (...args: Parameters<T>) => {
-    loading ??= loadHandler<T>(name);
-    return loading.then((handler) => handler(...args));
-  };
+  // A failed import (a file removed from the start-up bundle) is tried again on the next call.
+  const loaded = onFirstUse(() => loadHandler<T>(name));
+  const call = async (...args: Parameters<T>) => (await loaded())(...args);
   return call as T;
 }
 

@@ -22,6 +22,7 @@ import type { S3Event, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
 import { LOCAL_CREDENTIALS_FILE, readLocalCredentials } from '../../src/local/local-credentials.ts';
+import { startLocalRuntime } from '../../src/local/runtime.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
 import { emulatorClientConfig } from '../support/emulator-clients.ts';
 
@@ -161,6 +162,23 @@ describe('local emulators', () => {
       await new Promise((closed) => taken.close(closed));
     }
     // The failed start let go of the database: the same data directory starts.
+    const next = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    await next.stop();
+  });
+
+  it("stops its emulators when the runtime's start fails later (the API's port is taken)", async () => {
+    const dataDir = await newDataDir();
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      await expect(
+        startLocalRuntime({ dataDir, port, storagePort: 0, workers: false, log: () => undefined }),
+      ).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await new Promise((closed) => taken.close(closed));
+    }
+    // Its emulators' thread let go of the database: the same data directory starts again.
     const next = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
     await next.stop();
   });

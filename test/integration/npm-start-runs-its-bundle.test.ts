@@ -11,7 +11,7 @@ import { type RunningService, startService } from '../support/local-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /** What the launcher says when it runs the sources instead of the bundle (scripts/start.mjs). */
-const RAN_THE_SOURCES = 'sources changed since the last start';
+const RAN_THE_SOURCES = 'no start-up bundle of these sources yet';
 
 let service: RunningService;
 let api: Api;

@@ -55,6 +55,31 @@ describe('the API key cache', () => {
     expect(store.reads).toBe(1);
   });
 
+  it('does not remember a key read before a revocation that finished while the read was under way', async () => {
+    const store = countingStore();
+    const cached = new CachedAccountStore(store, API_KEY_CACHE_SECONDS * 1000, clock().now);
+    const issued = await createAccount(cached, 'someone');
+    const bearer = `Bearer ${issued.api_key}`;
+    // The read returns what the table held when it started: the key before its revocation.
+    const readKey = store.getApiKeyByHash;
+    let release: () => void = () => undefined;
+    store.getApiKeyByHash = async (hash) => {
+      const before = await readKey(hash);
+      await new Promise<void>((done) => {
+        release = done;
+      });
+      return before;
+    };
+    const slowCheck = authenticate(cached, bearer);
+    await new Promise((done) => setImmediate(done));
+    await cached.revokeApiKey(issued.account.account_id, issued.key_id, 2_000_000);
+    release();
+    await slowCheck;
+    store.getApiKeyByHash = readKey;
+
+    await expect(authenticate(cached, bearer)).rejects.toBeInstanceOf(UnauthorizedError);
+  });
+
   it('refuses a key revoked through it at the very next check', async () => {
     const store = countingStore();
     const cached = new CachedAccountStore(store, API_KEY_CACHE_SECONDS * 1000, clock().now);
