@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { bytes } from '../format.ts';
 import { useInterval } from '../hooks.ts';
 import { type Destination, useRecorder } from '../recorder/session.tsx';
@@ -40,15 +40,16 @@ export function Recorder({ destination }: { destination: () => Destination | nul
 
   useInterval(state.kind === 'recording', 250, () => setTick((tick) => tick + 1));
 
-  // The control pressed goes away: the focus moves to the one that takes its place.
-  useEffect(() => {
+  // The control pressed goes away: the focus moves to the one that takes its place, in the same task
+  // as the change (a layout effect), so no key press lands between the two.
+  useLayoutEffect(() => {
     const live = isLive(state);
     if (live && !wasLive.current) first.current?.focus();
     if (!live && wasLive.current && state.kind === 'idle') record.current?.focus();
     wasLive.current = live;
     if (!live && !(state.kind === 'failed' && state.kept)) setConfirming(false);
   }, [state]);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (confirming) keep.current?.focus();
   }, [confirming]);
 
