@@ -26,6 +26,7 @@ import {
   putBytes,
   sha256,
   signedFetch,
+  signedHeaders,
   storageClient,
   storedBytes,
   uploadTargetFor,
@@ -410,6 +411,62 @@ describe('object storage CORS', () => {
 });
 
 describe('the database and queue ports', () => {
+  it('answer a request without the local key, or declaring a body past the limit, before reading its body', async () => {
+    const { dynamodb, sqs } = runtime.info.endpoints;
+    /** Sends the headers and 1 KiB of a body declared 32 MiB long, and reads what comes back. */
+    const answerToAStartedBody = (endpoint: string, headers: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(endpoint);
+        const socket = connect(Number(url.port), url.hostname, () => {
+          const lines = Object.entries({
+            host: url.host,
+            ...headers,
+            'content-length': String(32 * 1024 * 1024),
+          })
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join('');
+          socket.write(`POST / HTTP/1.1\r\n${lines}\r\n`);
+          socket.write('{'.padEnd(1024, ' '));
+        });
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('utf8');
+        });
+        // The rest of the body is never sent: only an answer given before reading it ends this.
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const target = {
+      'x-amz-target': 'DynamoDB_20120810.ListTables',
+      'content-type': 'application/x-amz-json-1.0',
+    };
+    expect(await answerToAStartedBody(dynamodb, target)).toMatch(
+      /^HTTP\/1\.1 400 [\s\S]*MissingAuthenticationToken/,
+    );
+    expect(await answerToAStartedBody(sqs, { ...target, 'x-amz-target': 'AmazonSQS.ListQueues' })).toMatch(
+      /^HTTP\/1\.1 403 /,
+    );
+    const wrongKey = await signedHeaders({
+      url: dynamodb,
+      method: 'POST',
+      service: 'dynamodb',
+      credentials: { accessKeyId: 'LKNOTTHELOCALKEY0000', secretAccessKey: credentials.secretAccessKey },
+      headers: target,
+      body: '{}',
+    });
+    expect(await answerToAStartedBody(dynamodb, wrongKey)).toMatch(/UnrecognizedClientException/);
+    // With the right key, a declared length past DynamoDB's largest request is refused unread too.
+    const rightKey = await signedHeaders({
+      url: dynamodb,
+      method: 'POST',
+      service: 'dynamodb',
+      credentials,
+      headers: target,
+      body: '{}',
+    });
+    expect(await answerToAStartedBody(dynamodb, rightKey)).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
   it('refuse unsigned requests, other secrets and unknown keys, and serve the local credentials', async () => {
     const { dynamodb, sqs } = runtime.info.endpoints;
     const unsignedDb = await fetch(dynamodb, {
