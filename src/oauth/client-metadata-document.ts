@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { checkApplicationType } from './application-type.ts';
 import { OAuthError } from './errors.ts';
 import { type PinnedGet, pinnedGet } from './pinned-request.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
@@ -152,6 +153,8 @@ function parseDocument(clientId: string, document: unknown, now: number): OAuthC
     const check = checkRedirectUri(uri);
     if (!check.ok) throw refuse(`has a redirect URI that ${check.reason}`);
   }
+  const applicationType = checkApplicationType(doc.application_type, uris as string[]);
+  if (!applicationType.ok) throw refuse(`says application_type, but ${applicationType.reason}`);
   const name = typeof doc.client_name === 'string' ? cleanName(doc.client_name) : null;
   return {
     client_id: clientId,
@@ -160,6 +163,7 @@ function parseDocument(clientId: string, document: unknown, now: number): OAuthC
     grant_types: ['authorization_code', 'refresh_token'],
     scope: null,
     source: 'metadata_document',
+    application_type: applicationType.type,
     created_at: now,
   };
 }

@@ -162,6 +162,18 @@ describe('Client ID Metadata Documents', () => {
     expect(await refusal(serve(['not', 'an', 'object']))).toMatch(/object/);
   });
 
+  it('reads application_type from the document, or from its redirect URIs, and refuses one they do not suit', async () => {
+    const serve = (body: unknown) => fetcher(async () => json(body)).resolve(CLIENT_ID);
+    expect((await serve(goodDocument)).application_type).toBe('native');
+    const web = { ...goodDocument, redirect_uris: ['https://client.example.com/callback'] };
+    expect((await serve(web)).application_type).toBe('web');
+    expect((await serve({ ...web, application_type: 'web' })).application_type).toBe('web');
+    expect(await refusal(serve({ ...goodDocument, application_type: 'web' }))).toMatch(
+      /does not suit a web application/,
+    );
+    expect(await refusal(serve({ ...goodDocument, application_type: 'desktop' }))).toMatch(/web" or "native/);
+  });
+
   it('refuses answers that are not 200 or not JSON', async () => {
     expect(
       await refusal(fetcher(async () => new Response('nope', { status: 404 })).resolve(CLIENT_ID)),
