@@ -5,9 +5,14 @@ import { checkRedirectUri } from './redirect-uris.ts';
  * clients to send it when they register): `native` for desktop, mobile and command-line clients and
  * for web apps served from localhost, `web` for browser apps on a remote host.
  *
- * - Declared `native`: every redirect URI is a loopback http URI or a private-use scheme (OIDC: "custom
- *   URI schemes or loopback URLs using the http scheme").
- * - Declared `web`: every redirect URI is https on a host that is not a loopback name or address.
+ * - Declared `web`: every redirect URI is https on a host that is not a loopback name or address. A
+ *   web app cannot receive a loopback or app-scheme redirect; that is the conflict SEP-837 is about.
+ * - Declared `native`: at least one redirect URI is a loopback http URI or a private-use scheme; https
+ *   ones may be listed beside them. OIDC would allow only loopback and custom schemes, but RFC 8252
+ *   section 7.2 gives native apps claimed https redirects, and the MCP SDK clients (v2, and the one
+ *   bundled by mcp-remote) declare `native` for any set holding a loopback or app-scheme URI: Cursor's
+ *   (`cursor://`, https and loopback) would be refused. An https-only set declared `native` is
+ *   refused: nothing in it is a native redirect, so the client is a web app or mistaken.
  * - Not declared (clients written for MCP 2025-11-25 and earlier never send it): nothing more is
  *   required than the redirect URI policy, as before; this server is not an OpenID provider, so OIDC's
  *   default of `web` would only refuse the loopback redirects those clients use. The type recorded is
@@ -35,16 +40,22 @@ export function checkApplicationType(
     return { ok: false, field: 'application_type', reason: 'application_type must be "web" or "native"' };
   }
   const type = declared as ApplicationType;
-  const index = redirectUris.findIndex((uri) => kindOf(uri) !== type);
+  if (type === 'native') {
+    if (redirectUris.some((uri) => kindOf(uri) === 'native')) return { ok: true, type };
+    return {
+      ok: false,
+      field: 'redirect_uris',
+      reason:
+        'redirect_uris do not suit a native application: list a loopback http URI or an app\'s private-use scheme, or register as "web"',
+    };
+  }
+  const index = redirectUris.findIndex((uri) => kindOf(uri) !== 'web');
   if (index >= 0) {
     const shown = JSON.stringify(redirectUris[index]?.slice(0, 200));
     return {
       ok: false,
       field: 'redirect_uris',
-      reason:
-        type === 'native'
-          ? `redirect_uris[${index}] (${shown}) does not suit a native application: use a loopback http URI or an app's private-use scheme, or register as "web"`
-          : `redirect_uris[${index}] (${shown}) does not suit a web application: use https on a host that is not loopback, or register as "native"`,
+      reason: `redirect_uris[${index}] (${shown}) does not suit a web application: use https on a host that is not loopback, or register as "native"`,
     };
   }
   return { ok: true, type };

@@ -179,6 +179,21 @@ describe('dynamic client registration (RFC 7591)', () => {
     expect(web.application_type).toBe('web');
   });
 
+  it("registers a native client whose https redirect URIs sit beside loopback or app-scheme ones, as the MCP SDK declares Cursor's", async () => {
+    const redirect_uris = [
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      'https://www.cursor.com/agents/mcp/oauth/callback',
+      'http://localhost:8787/callback',
+    ];
+    const registered = await registerClient(
+      memoryStore(),
+      { redirect_uris, application_type: 'native' },
+      0,
+      ISSUER,
+    );
+    expect(registered).toMatchObject({ redirect_uris, application_type: 'native' });
+  });
+
   it('without application_type (MCP 2025-11-25 clients) registers as before and records what the redirect URIs show', async () => {
     const register = (redirect_uris: string[]) =>
       registerClient(memoryStore(), { redirect_uris }, 0, ISSUER).then((client) => client.application_type);
@@ -190,13 +205,14 @@ describe('dynamic client registration (RFC 7591)', () => {
   it('refuses redirect URIs that do not suit the declared application_type, and unknown types', async () => {
     for (const [application_type, redirect_uris] of [
       ['native', ['https://app.example.com/cb']],
+      ['native', ['https://app.example.com/cb', 'https://other.example.com/cb']],
       ['web', ['http://127.0.0.1/cb']],
       ['web', ['https://localhost/cb']],
       ['web', ['https://app.example.com/cb', 'com.example.app:/oauth']],
     ] as const) {
       const error = await refusal({ redirect_uris, application_type });
       expect(error.error).toBe('invalid_redirect_uri');
-      expect(error.description).toMatch(new RegExp(`does not suit a ${application_type} application`));
+      expect(error.description).toMatch(new RegExp(`not suit a ${application_type} application`));
     }
     for (const application_type of ['browser', 7, null]) {
       const error = await refusal({ redirect_uris: ['https://app.example.com/cb'], application_type });
