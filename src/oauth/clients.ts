@@ -7,6 +7,7 @@ import {
 } from './client-metadata-document.ts';
 import { OAuthError } from './errors.ts';
 import { checkRedirectUri, isRegisteredRedirectUri } from './redirect-uris.ts';
+import { admitRegistration } from './registration-limit.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 import type { OAuthClient, OAuthStore } from './store.ts';
 
@@ -57,12 +58,14 @@ export interface RegisteredClient {
  * metadata (client_uri, logo_uri, contacts, ...) is not kept, so it is not echoed either. The client
  * is bound to `issuer`, the authorization server it registered with: its client_id is unknown at any
  * other (locally, `localhost` and `127.0.0.1` are two), so a client that moves registers again.
+ * Registrations per source address are limited (src/oauth/registration-limit.ts).
  */
 export async function registerClient(
   store: OAuthStore,
   metadata: unknown,
   now: number,
   issuer: string,
+  sourceIp?: string,
 ): Promise<RegisteredClient> {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
@@ -103,6 +106,7 @@ export async function registerClient(
     issuer,
     created_at: now,
   };
+  await admitRegistration(store, sourceIp, now);
   await store.putClient(client);
   return {
     client_id: client.client_id,

@@ -160,6 +160,11 @@ export type Redemption<T> =
 
 export interface OAuthStore {
   putClient(client: OAuthClient): Promise<void>;
+  /**
+   * Counts one registration from `source` in the window starting at `windowStartS` (epoch seconds) and
+   * answers the window's count, this one included; the counter expires at `expiresAtS`.
+   */
+  countRegistration(source: string, windowStartS: number, expiresAtS: number): Promise<number>;
   getClient(clientId: string): Promise<OAuthClient | null>;
 
   putPendingAuthorization(request: PendingAuthorization): Promise<void>;

@@ -75,8 +75,8 @@ describe('the Client ID Metadata Document fetch and DNS rebinding', () => {
     let lookups = 0;
     const rebinding = async () => {
       lookups += 1;
-      // TEST-NET-1 (RFC 5737): public-looking, never routed.
-      return lookups === 1 ? ['192.0.2.1'] : ['127.0.0.1'];
+      // TEST-NET-3 (RFC 5737): public-looking, never routed.
+      return lookups === 1 ? ['203.0.113.1'] : ['127.0.0.1'];
     };
     const before = connections;
     const documents = new ClientMetadataFetcher({
