@@ -19,6 +19,7 @@ process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const { API_KEY_FILE } = await import('../src/local/local-account.ts');
 const { startLocalRuntime } = await import('../src/local/runtime.ts');
 const { parseCorsOrigins } = await import('../src/local/storage/cors.ts');
+const { isStartUpProblem } = await import('../src/local/start-up-problem.ts');
 performance.mark('server:modules-imported');
 
 const port = Number(process.env.PORT ?? 8787);
@@ -38,6 +39,11 @@ const runtime = await startLocalRuntime({
     ? { maxReceiveCount: Number(process.env.NOTES_MAX_RECEIVE_COUNT) }
     : {}),
   drainSeconds,
+}).catch((error: unknown) => {
+  // A problem the user can fix is said in its sentence; anything else keeps its stack trace.
+  if (!isStartUpProblem(error)) throw error;
+  console.error(`Cannot start the notes service: ${error.message}`);
+  process.exit(1);
 });
 
 const lines = [

@@ -13,6 +13,6 @@ export type FromEmulatorThread =
   | { type: 'log'; line: string }
   | { type: 'started'; emulators: EmulatorsDescription }
   /** The start failed; the thread has undone what it started and ends. */
-  | { type: 'failed'; message: string }
+  | { type: 'failed'; message: string; name: string }
   | { type: 'service-origin-allowed' }
   | { type: 'stopped' };

@@ -45,6 +45,10 @@ try {
   send({ type: 'started', emulators });
 } catch (error) {
   // startEmulatorsHere has undone what it started (ports, the database lock).
-  send({ type: 'failed', message: error instanceof Error ? error.message : String(error) });
+  send({
+    type: 'failed',
+    message: error instanceof Error ? error.message : String(error),
+    name: error instanceof Error ? error.name : 'Error',
+  });
   port.close();
 }

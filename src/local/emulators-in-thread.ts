@@ -42,7 +42,7 @@ export function startEmulatorsInThread(options: EmulatorOptions): Promise<Emulat
           log(message.line);
           return;
         case 'failed':
-          reject(new Error(message.message));
+          reject(Object.assign(new Error(message.message), { name: message.name }));
           return;
         case 'started':
           started = true;

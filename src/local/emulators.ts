@@ -136,7 +136,7 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     const s3Dir = join(dataDir, 's3');
     await mkdir(dynamodbDir, { recursive: true });
     await mkdir(s3Dir, { recursive: true });
-    const credentials = await ensureLocalCredentials(dataDir);
+    const credentials = await ensureLocalCredentials(dataDir, log);
     await ensureDatabaseNotInUse(dynamodbDir);
 
     // A full disk answers the request with an error instead of ending the process.

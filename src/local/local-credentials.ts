@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import type { LocalCredentials } from '../adapters/aws-client-config.ts';
@@ -16,11 +16,23 @@ const fileSchema = z.object({
   secret_access_key: z.string().min(32),
 });
 
-/** Reads the credentials, creating them when the data directory has none yet. */
-export async function ensureLocalCredentials(dataDir: string): Promise<LocalCredentials> {
-  const existing = await readLocalCredentials(dataDir).catch((error: NodeJS.ErrnoException) => {
+/**
+ * Reads the credentials, creating them when the data directory has none yet. A damaged file (empty
+ * after a full disk, edited by hand) is moved aside and replaced: the credentials guard only this
+ * machine's emulator ports, so new ones cost nothing but upload URLs handed out before.
+ */
+export async function ensureLocalCredentials(
+  dataDir: string,
+  log: (line: string) => void = () => {},
+): Promise<LocalCredentials> {
+  const path = join(dataDir, LOCAL_CREDENTIALS_FILE);
+  const existing = await readLocalCredentials(dataDir).catch(async (error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
-    throw error;
+    if (!(error instanceof DamagedCredentialsFile)) throw error;
+    const aside = `${path}.damaged-${Date.now()}`;
+    await rename(path, aside);
+    log(`${path} was damaged (${error.problem}): moved to ${aside}, new local credentials made`);
+    return null;
   });
   if (existing) return existing;
   const created = generate();
@@ -31,7 +43,7 @@ export async function ensureLocalCredentials(dataDir: string): Promise<LocalCred
   )}\n`;
   try {
     // 'wx': two processes starting on the same fresh directory keep one pair, the first one written.
-    await writeFile(join(dataDir, LOCAL_CREDENTIALS_FILE), content, { mode: 0o600, flag: 'wx' });
+    await writeFile(path, content, { mode: 0o600, flag: 'wx' });
     return created;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readLocalCredentials(dataDir);
@@ -39,12 +51,29 @@ export async function ensureLocalCredentials(dataDir: string): Promise<LocalCred
   }
 }
 
+class DamagedCredentialsFile extends Error {
+  constructor(
+    path: string,
+    readonly problem: string,
+  ) {
+    super(
+      `${path} is not a valid local credentials file (${problem}); delete it, and the next start makes new ones`,
+    );
+  }
+}
+
 /** The credentials kept in a data directory (for tools and tests that talk to a running runtime). */
 export async function readLocalCredentials(dataDir: string): Promise<LocalCredentials> {
   const path = join(dataDir, LOCAL_CREDENTIALS_FILE);
-  const parsed = fileSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
-  if (!parsed.success)
-    throw new Error(`${path} is not a valid local credentials file; delete it to make new ones`);
+  const text = await readFile(path, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new DamagedCredentialsFile(path, text.trim() === '' ? 'it is empty' : 'it is not JSON');
+  }
+  const parsed = fileSchema.safeParse(json);
+  if (!parsed.success) throw new DamagedCredentialsFile(path, 'its keys are missing or malformed');
   return { accessKeyId: parsed.data.access_key_id, secretAccessKey: parsed.data.secret_access_key };
 }
 

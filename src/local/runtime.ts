@@ -22,6 +22,7 @@ import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
 import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
+import { ensureSigningKey } from './signing-key-file.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
 import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
@@ -284,18 +285,6 @@ async function publishedDocs(): Promise<Record<string, StaticFile>> {
     files[urlPath] = { contentType, body: await readFile(path, 'utf8') };
   }
   return files;
-}
-
-/** The signing key of the local OAuth server: made on first start, kept (0600) with the data. */
-async function ensureSigningKey(dataDir: string): Promise<string> {
-  const path = join(dataDir, 'oauth-signing-key.json');
-  const existing = await readFile(path, 'utf8').catch(() => null);
-  if (existing) return existing.trim();
-  // Only a first start makes one: later starts do not load the signing library.
-  const { generateSigningKey } = await import('../oauth/signing-key.ts');
-  const key = await generateSigningKey();
-  await writeOwnerOnly(path, `${key}\n`);
-  return key;
 }
 
 function apiRoutesOnFirstUse(): LocalRoute[] {
