@@ -74,7 +74,7 @@ export function toErrorResponse(error: unknown): APIGatewayProxyStructuredResult
  * stand-ins answer these as `InsufficientStorage` / `ServiceUnavailable` (src/local/database-faults.ts,
  * the object store's front); file-system errors carry their errno code.
  */
-function storageFault(error: unknown): { status: 507 | 503; detail: string } | null {
+export function storageFault(error: unknown): { status: 507 | 503; detail: string } | null {
   if (!(error instanceof Error)) return null;
   const { code } = error as { code?: string };
   if (error.name === 'InsufficientStorage' || code === 'ENOSPC') {

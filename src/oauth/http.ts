@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { ANY_ORIGIN, OAUTH_ALLOWED_HEADERS, preflightHeaders } from '../http/cors.ts';
+import { storageFault } from '../http/error-mapper.ts';
 import { type HttpLambdaHandler, httpLambda } from '../http/http-lambda.ts';
 import { bodyText, header } from '../http/request.ts';
 import { emptyResponse, jsonResponse, textResponse } from '../http/response.ts';
@@ -61,6 +62,11 @@ function preflight(route: PublicRouteName, path: string): APIGatewayProxyStructu
 
 function jsonError(error: unknown): APIGatewayProxyStructuredResultV2 {
   if (error instanceof OAuthError) return oauthJson(error.status, error.toBody(), error.headers);
+  // A full disk or a read-only data directory: nothing was written, as REST says with 507/503.
+  const fault = storageFault(error);
+  if (fault) {
+    return oauthJson(fault.status, { error: 'temporarily_unavailable', error_description: fault.detail });
+  }
   logUnexpected(error);
   return oauthJson(500, { error: 'server_error', error_description: 'Internal error; try again later' });
 }
@@ -72,6 +78,8 @@ function pageError(error: unknown): APIGatewayProxyStructuredResultV2 {
   if (error instanceof OAuthError) {
     return htmlResponse(error.status, renderError('Request refused', error.description));
   }
+  const fault = storageFault(error);
+  if (fault) return htmlResponse(fault.status, renderError('Nothing could be saved', fault.detail));
   logUnexpected(error);
   return htmlResponse(
     500,

@@ -88,6 +88,52 @@ describe('ENOSPC injected into the database storage layer', () => {
     await expectWorkingAgain(service.api, refusedId);
   });
 
+  it('answers OAuth registration and authorization 507 like REST, with what happened, while the disk is full', async () => {
+    const base = service.runtime.apiUrl;
+    const registration = {
+      client_name: 'Full disk client',
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    };
+    const register = () =>
+      fetch(`${base}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(registration),
+      });
+    const { client_id: clientId } = (await (await register()).json()) as { client_id: string };
+    const authorize = new URL(`${base}/oauth/authorize`);
+    for (const [name, value] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: registration.redirect_uris[0] ?? '',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'notes:read',
+      state: 'full-disk',
+      resource: `${base}/mcp`,
+    })) {
+      authorize.searchParams.set(name, value);
+    }
+    injected.full = 'ENOSPC';
+    try {
+      const refused = await register();
+      expect(refused.status).toBe(507);
+      expect(await refused.json()).toMatchObject({
+        error: 'temporarily_unavailable',
+        error_description: expect.stringMatching(/run out of storage space, so nothing was saved/),
+      });
+      const page = await fetch(authorize, { redirect: 'manual' });
+      expect(page.status).toBe(507);
+      expect(await page.text()).toContain('run out of storage space');
+    } finally {
+      injected.full = false;
+    }
+    expect((await register()).status).toBe(201);
+  });
+
   it('answers 503 with a detail while the data directory cannot be written, and writes nothing', async () => {
     const noteId = randomUUID();
     injected.full = 'EACCES';
