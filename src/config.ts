@@ -1,12 +1,5 @@
-import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
-
-/*
- * zod/mini, not zod: every function imports this schema at cold start, and zod's classic API (its
- * methods on every schema) is ~90 KB of bundle where zod/mini's functions tree-shake to what is used.
- * zod/mini loads no messages of its own: the English ones are the classic API's, so texts stay alike.
- */
-z.config(en());
+/** On zod/mini (src/domain/zod-mini.ts): every function reads its configuration at cold start. */
+import * as z from './domain/zod-mini.ts';
 
 /** An http(s) origin as browsers send it in `Origin`: no path, no wildcard. */
 export const HTTP_ORIGIN = /^https?:\/\/[^/?#*\s]+$/;

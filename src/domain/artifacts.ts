@@ -8,8 +8,9 @@ import type { MadeFromTranscript } from './transcript-freshness.ts';
  * podcast lines cite the segments they retell.
  */
 
-export const ARTIFACT_KINDS = ['epiphany', 'deep_research', 'podcast'] as const;
-export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+import type { ArtifactKind } from './artifact-kinds.ts';
+
+export { ARTIFACT_KINDS, type ArtifactKind } from './artifact-kinds.ts';
 
 const text = z.string().min(1).max(2000);
 const startMs = z.number().int().nonnegative();
