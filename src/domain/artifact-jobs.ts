@@ -1,4 +1,5 @@
-import { ARTIFACT_KINDS, type Artifact, type ArtifactKind, type PodcastContent } from './artifacts.ts';
+import { ARTIFACT_KINDS, type ArtifactKind } from './artifact-kinds.ts';
+import type { Artifact, PodcastContent } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';

@@ -1,29 +1,33 @@
-import * as z from 'zod';
 import type { MadeFromTranscript } from './transcript-freshness.ts';
+import * as z from './zod-mini.ts';
 
 /**
  * Artifacts, schema version 1 (openapi.yaml `Artifact`). As with Insights, the zod schemas check what
  * an engine returns and give LLM adapters the JSON schema to fill. Every statement is grounded:
  * `evidence` quotes the transcript segment that starts at `start_ms` (checked on return), and
- * podcast lines cite the segments they retell.
+ * podcast lines cite the segments they retell. On zod/mini (./zod-mini.ts), as the stored results
+ * are read through these schemas by API functions.
  */
 
-export const ARTIFACT_KINDS = ['epiphany', 'deep_research', 'podcast'] as const;
-export type ArtifactKind = (typeof ARTIFACT_KINDS)[number];
+import type { ArtifactKind } from './artifact-kinds.ts';
 
-const text = z.string().min(1).max(2000);
-const startMs = z.number().int().nonnegative();
+export { ARTIFACT_KINDS, type ArtifactKind } from './artifact-kinds.ts';
+
+/** A string of `min` to `max` characters. */
+const between = (min: number, max: number) => z.string().check(z.minLength(min), z.maxLength(max));
+const text = between(1, 2000);
+const startMs = z.number().check(z.int(), z.nonnegative());
 
 /** A verbatim quote (a few words to a sentence) from the segment starting at `start_ms`. */
-export const evidence = z.object({ start_ms: startMs, quote: z.string().min(1).max(500) });
+export const evidence = z.object({ start_ms: startMs, quote: between(1, 500) });
 export type Evidence = z.infer<typeof evidence>;
-const grounded = z.array(evidence).min(1);
+const grounded = z.array(evidence).check(z.minLength(1));
 
 export const epiphanyContent = z.object({
   ideas: z
     .array(
       z.object({
-        title: z.string().min(1).max(200),
+        title: between(1, 200),
         /** The non-obvious link between parts of the conversation. */
         connection: text,
         /** What follows from it: a consequence, risk or opportunity. */
@@ -31,7 +35,7 @@ export const epiphanyContent = z.object({
         evidence: grounded,
       }),
     )
-    .min(1),
+    .check(z.minLength(1)),
 });
 
 export const deepResearchContent = z.object({
@@ -52,13 +56,12 @@ export const podcastScript = z.object({
     .array(
       z.object({
         host: z.enum(PODCAST_HOSTS),
-        text: z.string().min(1).max(600),
+        text: between(1, 600),
         /** `start_ms` of the segments the line retells; empty only for a greeting or sign-off. */
         citations: z.array(startMs),
       }),
     )
-    .min(2)
-    .max(80),
+    .check(z.minLength(2), z.maxLength(80)),
 });
 
 export type EpiphanyContent = z.infer<typeof epiphanyContent>;

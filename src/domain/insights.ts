@@ -1,26 +1,29 @@
-import * as z from 'zod';
 import type { MadeFromTranscript } from './transcript-freshness.ts';
+import * as z from './zod-mini.ts';
 
 /**
  * Insights, schema version 1 (openapi.yaml `Insights`). The zod schemas validate what a text engine
  * returns (an LLM's structured output is checked, never trusted) and give LLM adapters the JSON
- * schema to ask for.
+ * schema to ask for. On zod/mini (./zod-mini.ts): the API functions that read stored Insights load
+ * them at cold start.
  */
 
 /** `start_ms` of the conversation segments an item comes from. */
-const citations = z.array(z.number().int().nonnegative()).min(1);
-const citedText = z.object({ text: z.string().min(1), citations });
+const nonNegativeInteger = () => z.number().check(z.int(), z.nonnegative());
+const nonEmpty = () => z.string().check(z.minLength(1));
+const citations = z.array(nonNegativeInteger()).check(z.minLength(1));
+const citedText = z.object({ text: nonEmpty(), citations });
 
 /** What an engine produces; the service adds note_id, schema_version, engine and generated_at. */
 export const insightsContent = z.object({
   summary: citedText,
   key_points: z.array(citedText),
-  topics: z.array(z.object({ label: z.string().min(1), citations })),
+  topics: z.array(z.object({ label: nonEmpty(), citations })),
   action_items: z.array(
     z.object({
-      text: z.string().min(1),
-      owner: z.string().min(1).nullable(),
-      due_date: z.iso.date().nullable(),
+      text: nonEmpty(),
+      owner: z.nullable(nonEmpty()),
+      due_date: z.nullable(z.iso.date()),
       citations,
     }),
   ),
@@ -28,16 +31,16 @@ export const insightsContent = z.object({
   open_questions: z.array(citedText),
   chapters: z.array(
     z.object({
-      title: z.string().min(1),
-      start_ms: z.number().int().nonnegative(),
-      end_ms: z.number().int().nonnegative(),
+      title: nonEmpty(),
+      start_ms: nonNegativeInteger(),
+      end_ms: nonNegativeInteger(),
     }),
   ),
   speakers: z.array(
     z.object({
-      speaker: z.string().min(1),
-      talk_time_ms: z.number().int().nonnegative(),
-      share: z.number().min(0).max(1),
+      speaker: nonEmpty(),
+      talk_time_ms: nonNegativeInteger(),
+      share: z.number().check(z.gte(0), z.lte(1)),
     }),
   ),
 });

@@ -1,4 +1,4 @@
-import { ARTIFACT_KINDS, type ArtifactKind } from './artifacts.ts';
+import { ARTIFACT_KINDS, type ArtifactKind } from './artifact-kinds.ts';
 import type { DomainDeps } from './deps.ts';
 import type { Job, JobKind } from './job.ts';
 

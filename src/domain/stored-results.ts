@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { StoredObjectUnreadableError } from '../ports/blob-store.ts';
 import {
   type Artifact,
@@ -13,12 +12,14 @@ import { type Insights, insightsContent } from './insights.ts';
 import type { Job, TranscriptPointer } from './job.ts';
 import { objectKeys } from './object-keys.ts';
 import type { Transcription } from './transcript.ts';
+import * as z from './zod-mini.ts';
 
 /**
  * Reading results back from object storage without trusting them blindly: an object that should be
  * there may be missing or damaged (a disk fault, a hand edit). Each reader answers the parsed result,
  * or `unreadable`; callers turn that into a failed job with a detail that says how to recover, never
- * a lasting 500. Parse errors are never passed on: their messages quote the content.
+ * a lasting 500. Parse errors are never passed on: their messages quote the content. On zod/mini
+ * (./zod-mini.ts): the API functions that read notes load these schemas at cold start.
  */
 
 export type StoredRead<T> = T | 'unreadable';
@@ -26,25 +27,28 @@ export type StoredRead<T> = T | 'unreadable';
 /** Why generation stops when the transcript it starts from is gone or unreadable. */
 export const NO_TRANSCRIPTION = 'The note has no readable transcription any more: transcribe it again';
 
+const nonNegative = () => z.number().check(z.nonnegative());
+const fraction = () => z.number().check(z.gte(0), z.lte(1));
+
 const segment = z.object({
-  start_ms: z.number().nonnegative(),
-  end_ms: z.number().nonnegative(),
+  start_ms: nonNegative(),
+  end_ms: nonNegative(),
   speaker: z.string(),
   text: z.string(),
   has_overlap: z.boolean(),
-  words: z
-    .array(
+  words: z.optional(
+    z.array(
       z.object({
         text: z.string(),
         start_ms: z.number(),
         end_ms: z.number(),
-        confidence: z.number().min(0).max(1).optional(),
-        span_confidence: z.number().min(0).max(1).optional(),
+        confidence: z.optional(fraction()),
+        span_confidence: z.optional(fraction()),
       }),
-    )
-    .optional(),
+    ),
+  ),
   // Absent on transcripts stored before confidences were kept: they read as unscored.
-  confidence: z.number().min(0).max(1).nullable().optional(),
+  confidence: z.optional(z.nullable(fraction())),
 });
 
 const notice = z.object({ code: z.enum(['no_speech', 'low_confidence']), detail: z.string() });
@@ -53,11 +57,11 @@ const transcriptionSchema = z.looseObject({
   full_text: z.string(),
   timestamped_full_text: z.string(),
   conversation_segments: z.array(segment),
-  duration_ms: z.number().nonnegative(),
+  duration_ms: nonNegative(),
   language: z.string(),
   engine: z.string(),
-  confidence: z.number().min(0).max(1).nullable().optional(),
-  notice: notice.nullable().optional(),
+  confidence: z.optional(z.nullable(fraction())),
+  notice: z.optional(z.nullable(notice)),
 });
 
 const insightsSchema = z.looseObject({
@@ -99,13 +103,13 @@ function artifactSchema(kind: ArtifactKind) {
 
 const pointerSchema = z.object({
   revision: z.number(),
-  key: z.string().nullable(),
-  edited_at: z.number().nullable(),
+  key: z.nullable(z.string()),
+  edited_at: z.nullable(z.number()),
   highest: z.number(),
 });
 
 /** A corrected revision as stored: the whole transcript, and the state it replaced (for undo). */
-const revisionSchema = transcriptionSchema.extend({
+const revisionSchema = z.extend(transcriptionSchema, {
   revision: z.number(),
   edited_at: z.number(),
   previous: pointerSchema,
@@ -192,7 +196,11 @@ export function readArtifactObject(
   >;
 }
 
-async function readStored<T>(deps: DomainDeps, key: string, schema: z.ZodType<T>): Promise<StoredRead<T>> {
+async function readStored<T>(
+  deps: DomainDeps,
+  key: string,
+  schema: z.core.$ZodType<T>,
+): Promise<StoredRead<T>> {
   let value: unknown;
   try {
     value = await deps.blobs.getJson<unknown>(key);
@@ -201,7 +209,7 @@ async function readStored<T>(deps: DomainDeps, key: string, schema: z.ZodType<T>
     throw error;
   }
   if (value === null) return 'unreadable';
-  const parsed = schema.safeParse(value);
+  const parsed = z.safeParse(schema, value);
   return parsed.success ? parsed.data : 'unreadable';
 }
 

@@ -1,19 +1,22 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { z } from 'zod';
 import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../domain/errors.ts';
+import * as z from '../domain/zod-mini.ts';
 
 /** JSON request bodies are small (titles, questions); audio never comes through here. */
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
+/** Any zod schema: zod/mini's (src/http/schemas.ts) or the classic API's. */
+type Schema = z.core.$ZodType;
+
 export interface RequestSchemas {
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
+  params?: Schema;
+  query?: Schema;
+  body?: Schema;
   /** The body may be left out entirely (then `body` is undefined); when sent it must validate. */
   bodyOptional?: boolean;
 }
 
-type Out<T> = T extends z.ZodType ? z.output<T> : undefined;
+type Out<T> = T extends Schema ? z.output<T> : undefined;
 
 export interface ParsedInput<S extends RequestSchemas> {
   params: Out<S['params']>;
@@ -63,9 +66,9 @@ function readJsonBody(event: APIGatewayProxyEventV2): unknown {
   }
 }
 
-function validate(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+function validate(schema: Schema | undefined, value: unknown, where: string): unknown {
   if (!schema) return undefined;
-  const result = schema.safeParse(value);
+  const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const path = [where, ...issue.path.map(String)].join('.');

@@ -1,18 +1,30 @@
-import * as z from 'zod';
-import { ARTIFACT_KINDS } from '../domain/artifacts.ts';
+import { ARTIFACT_KINDS } from '../domain/artifact-kinds.ts';
 import { COLLECTION_LIMITS } from '../domain/collection.ts';
 import { RECORDING_CONTENT_TYPES } from '../domain/recording-types.ts';
 import { type McpScope, mcpScopes } from '../domain/scopes.ts';
 import { isSpeakerLabel } from '../domain/speaker-labels.ts';
+import * as z from '../domain/zod-mini.ts';
 
-/** Request schemas of the REST operations; openapi.yaml describes the same shapes. */
+/**
+ * Request schemas of the REST operations; openapi.yaml describes the same shapes. On zod/mini
+ * (src/domain/zod-mini.ts), as every API function loads them at cold start: `.check()` takes what the
+ * classic API chains (`.min()`, `.trim()`, `.refine()`), with the same checks in the same order.
+ */
 
 /** A UUID as the client sent it, in either case: where the exact text matters (confirm_note_id). */
 export const uuidAsSent = z
   .string()
-  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID');
+  .check(
+    z.regex(
+      /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/,
+      'must be a UUID',
+    ),
+  );
 
-const uuid = uuidAsSent.transform((id) => id.toLowerCase());
+const uuid = z.pipe(
+  uuidAsSent,
+  z.transform((id: string) => id.toLowerCase()),
+);
 
 export const noteParams = z.object({ note_id: uuid });
 
@@ -22,11 +34,11 @@ export const noteParams = z.object({ note_id: uuid });
  * an emoji is one character.
  */
 function limitedText(max: number) {
-  return z.string().max(max, `must be at most ${max} characters`);
+  return z.string().check(z.maxLength(max, `must be at most ${max} characters`));
 }
 
 /** Trimmed; a value of spaces only is refused (the contract's `pattern: \S`). */
-export const title = limitedText(200).trim().min(1, 'must not be empty');
+export const title = limitedText(200).check(z.trim(), z.minLength(1, 'must not be empty'));
 
 /** The S3 single-PUT limit: a presigned upload cannot be larger. */
 export const MAX_AUDIO_BYTES = 5 * 1024 ** 3;
@@ -39,13 +51,15 @@ export const submitTranscriptionBody = z.strictObject({
   }),
   // The upper bound is checked by the operation: too large is 413, not a schema error, whatever the
   // magnitude (JSON's 1e400 parses as Infinity; zod's `.int()` would refuse anything past 2^53).
-  size_bytes: z.preprocess(
+  size_bytes: z.pipe(
     // zod refuses infinities outright; as the largest finite numbers they meet the same checks.
-    (size) =>
+    // (zod's classic `preprocess` is this pipe, which zod/mini leaves to be written out.)
+    z.transform((size: unknown) =>
       typeof size === 'number' && !Number.isFinite(size) ? Math.sign(size) * Number.MAX_VALUE : size,
-    z.number().min(1, 'must be at least 1').refine(Number.isInteger, 'must be an integer'),
+    ),
+    z.number().check(z.gte(1, 'must be at least 1'), z.refine(Number.isInteger, 'must be an integer')),
   ),
-  speakers_expected: z.number().int().min(1).max(10).optional(),
+  speakers_expected: z.optional(z.number().check(z.int(), z.gte(1), z.lte(10))),
 });
 
 /**
@@ -56,44 +70,49 @@ export const submitTranscriptionBody = z.strictObject({
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
 const CUE_SAFE = /^(?:(?!-->)[^\u0000-\u001F\u007F-\u009F\u2028\u2029])*$/;
 
-const speakerName = limitedText(100)
-  .regex(CUE_SAFE, 'must not contain line breaks, control characters or "-->"')
-  .trim()
-  .min(1, 'must not be empty');
+const speakerName = limitedText(100).check(
+  z.regex(CUE_SAFE, 'must not contain line breaks, control characters or "-->"'),
+  z.trim(),
+  z.minLength(1, 'must not be empty'),
+);
 
 /** Keys are the labels the engines give (`Speaker 1`, `Speaker 2`, ...). */
 const speakerNames = z
   .record(
-    z.string().refine(isSpeakerLabel, 'keys must be speaker labels such as "Speaker 1"'),
-    speakerName.nullable(),
+    z.string().check(z.refine(isSpeakerLabel, 'keys must be speaker labels such as "Speaker 1"')),
+    z.nullable(speakerName),
     // zod reports a bad key as "Invalid key in record"; say what a key must be.
     {
       error: (issue) =>
         issue.code === 'invalid_key' ? 'keys must be speaker labels such as "Speaker 1"' : undefined,
     },
   )
-  .refine((names) => Object.keys(names).length <= 50, { message: 'at most 50 speakers' })
-  // "Speaker 2" as the name of Speaker 1 would make two people look alike everywhere, and a
-  // set_speaker by that name would pick Speaker 2.
-  .refine(
-    (names) =>
-      Object.entries(names).every(
-        ([label, name]) => name === null || name === label || !isSpeakerLabel(name),
-      ),
-    { message: 'a name must not be another speaker\'s label (such as "Speaker 2"): choose a name' },
+  .check(
+    z.refine((names) => Object.keys(names).length <= 50, { message: 'at most 50 speakers' }),
+    // "Speaker 2" as the name of Speaker 1 would make two people look alike everywhere, and a
+    // set_speaker by that name would pick Speaker 2.
+    z.refine(
+      (names) =>
+        Object.entries(names).every(
+          ([label, name]) => name === null || name === label || !isSpeakerLabel(name),
+        ),
+      { message: 'a name must not be another speaker\'s label (such as "Speaker 2"): choose a name' },
+    ),
   );
 
 export const updateNoteBody = z
   .strictObject({
-    title: title.optional(),
-    state: z.enum(['active', 'trashed']).optional(),
-    speaker_names: speakerNames.optional(),
+    title: z.optional(title),
+    state: z.optional(z.enum(['active', 'trashed'])),
+    speaker_names: z.optional(speakerNames),
   })
-  .refine(
-    (body) => body.title !== undefined || body.state !== undefined || body.speaker_names !== undefined,
-    {
-      message: 'give at least one of title, state, speaker_names',
-    },
+  .check(
+    z.refine(
+      (body) => body.title !== undefined || body.state !== undefined || body.speaker_names !== undefined,
+      {
+        message: 'give at least one of title, state, speaker_names',
+      },
+    ),
   );
 
 /*
@@ -101,17 +120,24 @@ export const updateNoteBody = z
  * tracking or cache-busting parameters must not break a call); known ones are validated (400).
  */
 export const transcriptionQuery = z.object({
-  format: z.enum(['json', 'srt', 'vtt', 'md']).optional(),
+  format: z.optional(z.enum(['json', 'srt', 'vtt', 'md'])),
 });
 
 /** generateInsights takes no options yet: no body, or an empty object. */
 export const generateInsightsBody = z.strictObject({});
 
+/** A page size from the query string, with its default. */
+function pageLimit(max: number, fallback: number) {
+  return z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(max)), fallback);
+}
+
+const cursor = z.optional(z.string().check(z.minLength(1), z.maxLength(1024)));
+
 export const listNotesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(1024).optional(),
-  state: z.enum(['active', 'trashed']).default('active'),
-  collection_id: uuid.optional(),
+  limit: pageLimit(100, 20),
+  cursor,
+  state: z._default(z.enum(['active', 'trashed']), 'active'),
+  collection_id: z.optional(uuid),
 });
 
 export const collectionParams = z.object({ collection_id: uuid });
@@ -121,31 +147,34 @@ export const collectionNoteParams = z.object({ collection_id: uuid, note_id: uui
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
 const ONE_LINE = /^[^\u0000-\u001F\u007F-\u009F\u2028\u2029]*$/;
 
-const collectionName = limitedText(COLLECTION_LIMITS.nameCharacters)
-  .regex(ONE_LINE, 'must not contain line breaks or control characters')
-  .trim()
-  .min(1, 'must not be empty');
+const collectionName = limitedText(COLLECTION_LIMITS.nameCharacters).check(
+  z.regex(ONE_LINE, 'must not contain line breaks or control characters'),
+  z.trim(),
+  z.minLength(1, 'must not be empty'),
+);
 
 /** createCollection and updateCollection (a rename) take the same body. */
 export const collectionBody = z.strictObject({ name: collectionName });
 
 /** A label for an API key, shown in lists: one line, 1 to 100 characters. */
-const apiKeyName = limitedText(100)
-  .regex(ONE_LINE, 'must not contain line breaks or control characters')
-  .trim()
-  .min(1, 'must not be empty');
+const apiKeyName = limitedText(100).check(
+  z.regex(ONE_LINE, 'must not contain line breaks or control characters'),
+  z.trim(),
+  z.minLength(1, 'must not be empty'),
+);
 
 export const createApiKeyBody = z.strictObject({
   name: apiKeyName,
   /** Fewer scopes than the creator holds; omitted, the creator's (functions/createApiKey.ts). */
-  scopes: z
-    .array(z.enum(Object.keys(mcpScopes) as [McpScope, ...McpScope[]]))
-    .min(1, 'must name at least one scope')
-    .optional(),
+  scopes: z.optional(
+    z
+      .array(z.enum(Object.keys(mcpScopes) as [McpScope, ...McpScope[]]))
+      .check(z.minLength(1, 'must name at least one scope')),
+  ),
 });
 
 export const apiKeyParams = z.object({
-  key_id: z.string().regex(/^key_[0-9a-f]{16}$/, 'must be a key ID such as key_0123456789abcdef'),
+  key_id: z.string().check(z.regex(/^key_[0-9a-f]{16}$/, 'must be a key ID such as key_0123456789abcdef')),
 });
 
 export const addNoteToCollectionBody = z.strictObject({ note_id: uuid });
@@ -153,33 +182,39 @@ export const addNoteToCollectionBody = z.strictObject({ note_id: uuid });
 export const artifactParams = z.object({ note_id: uuid, artifact_kind: z.enum(ARTIFACT_KINDS) });
 
 export const generateArtifactBody = z.strictObject({
-  language: z
-    .string()
-    .regex(/^(auto|[a-z]{2}(-[A-Z]{2})?)$/, "must be 'auto' or a language code such as 'en' or 'pt-BR'")
-    .default('auto'),
-  regenerate: z.boolean().default(false),
+  language: z._default(
+    z
+      .string()
+      .check(
+        z.regex(/^(auto|[a-z]{2}(-[A-Z]{2})?)$/, "must be 'auto' or a language code such as 'en' or 'pt-BR'"),
+      ),
+    'auto',
+  ),
+  regenerate: z._default(z.boolean(), false),
 });
 
 export const askBody = z.strictObject({
-  question: limitedText(2000)
-    .min(1, 'must not be empty')
-    .refine((question) => question.trim() !== '', 'must not be blank'),
-  note_ids: z.array(uuid).max(100, 'at most 100 note IDs').nullable().optional(),
-  collection_id: uuid.nullable().optional(),
+  question: limitedText(2000).check(
+    z.minLength(1, 'must not be empty'),
+    z.refine((question) => question.trim() !== '', 'must not be blank'),
+  ),
+  note_ids: z.optional(z.nullable(z.array(uuid).check(z.maxLength(100, 'at most 100 note IDs')))),
+  collection_id: z.optional(z.nullable(uuid)),
 });
 
 /** searchNotes: `q` is counted as the contract counts it; booleans come as the words true or false. */
 export const searchNotesQuery = z.object({
-  q: limitedText(500)
-    .min(1, 'must not be empty')
-    .refine((q) => q.trim() !== '', 'must not be blank'),
-  limit: z.coerce.number().int().min(1).max(50).default(10),
-  cursor: z.string().min(1).max(1024).optional(),
-  include_trashed: z
-    .enum(['true', 'false'], { message: 'must be true or false' })
-    .default('false')
-    .transform((value) => value === 'true'),
-  collection_id: uuid.optional(),
+  q: limitedText(500).check(
+    z.minLength(1, 'must not be empty'),
+    z.refine((q) => q.trim() !== '', 'must not be blank'),
+  ),
+  limit: pageLimit(50, 10),
+  cursor,
+  include_trashed: z.pipe(
+    z._default(z.enum(['true', 'false'], { message: 'must be true or false' }), 'false'),
+    z.transform((value) => value === 'true'),
+  ),
+  collection_id: z.optional(uuid),
 });
 
 /*
@@ -188,7 +223,7 @@ export const searchNotesQuery = z.object({
  */
 export const EDIT_LIMITS = { editsPerRequest: 50, textCharacters: 5000 } as const;
 
-const segmentIndex = z.int().min(0).max(1_000_000);
+const segmentIndex = z.int().check(z.gte(0), z.lte(1_000_000));
 
 const transcriptEdit = z.discriminatedUnion(
   'op',
@@ -196,7 +231,7 @@ const transcriptEdit = z.discriminatedUnion(
     z.strictObject({
       op: z.literal('replace_text'),
       segment: segmentIndex,
-      text: limitedText(EDIT_LIMITS.textCharacters).trim().min(1, 'must not be empty'),
+      text: limitedText(EDIT_LIMITS.textCharacters).check(z.trim(), z.minLength(1, 'must not be empty')),
     }),
     z.strictObject({ op: z.literal('set_speaker'), segment: segmentIndex, speaker: speakerName }),
     z.strictObject({ op: z.literal('merge'), segment: segmentIndex }),
@@ -205,12 +240,14 @@ const transcriptEdit = z.discriminatedUnion(
       .strictObject({
         op: z.literal('split'),
         segment: segmentIndex,
-        at_word: z.int().min(0).max(1_000_000).optional(),
-        at_ms: z.int().min(0).optional(),
+        at_word: z.optional(z.int().check(z.gte(0), z.lte(1_000_000))),
+        at_ms: z.optional(z.int().check(z.gte(0))),
       })
-      .refine((edit) => (edit.at_word === undefined) !== (edit.at_ms === undefined), {
-        message: 'give exactly one of at_word and at_ms',
-      }),
+      .check(
+        z.refine((edit) => (edit.at_word === undefined) !== (edit.at_ms === undefined), {
+          message: 'give exactly one of at_word and at_ms',
+        }),
+      ),
   ],
   {
     error: (issue) =>
@@ -223,11 +260,13 @@ const transcriptEdit = z.discriminatedUnion(
 export const editTranscriptionBody = z.strictObject({
   edits: z
     .array(transcriptEdit)
-    .min(1, 'give at least one edit')
-    .max(EDIT_LIMITS.editsPerRequest, `at most ${EDIT_LIMITS.editsPerRequest} edits in one request`),
+    .check(
+      z.minLength(1, 'give at least one edit'),
+      z.maxLength(EDIT_LIMITS.editsPerRequest, `at most ${EDIT_LIMITS.editsPerRequest} edits in one request`),
+    ),
 });
 
 /** Undo goes back one revision; `to: "original"` goes back to the recogniser's transcript. */
 export const undoTranscriptionEditBody = z.strictObject({
-  to: z.enum(['previous', 'original']).default('previous'),
+  to: z._default(z.enum(['previous', 'original']), 'previous'),
 });

@@ -163,14 +163,32 @@ function inputOf<
   A extends z.core.$ZodShape,
   B extends z.core.$ZodShape = Record<never, never>,
   C extends z.core.$ZodShape = Record<never, never>,
->(parts: z.ZodObject<A>, body?: z.ZodObject<B>, extra?: C) {
-  const shape: Record<string, z.core.$ZodType> = { ...parts.shape, ...body?.shape, ...extra };
+>(parts: z.core.$ZodObject<A>, body?: z.core.$ZodObject<B>, extra?: C) {
+  const shape: Record<string, z.core.$ZodType> = {
+    ...parts._zod.def.shape,
+    ...body?._zod.def.shape,
+    ...extra,
+  };
   for (const [name, field] of Object.entries(shape)) {
     const description = FIELD_DESCRIPTIONS[name];
-    if (description && field instanceof z.ZodType) shape[name] = field.describe(description);
+    if (description) shape[name] = described(field, description);
   }
   // The body's checks read only the body's fields; the added ones do not disturb them.
-  return z.strictObject(shape as A & B & C).check(...((body?.def.checks ?? []) as never[]));
+  // `extra` may replace a field of the REST schemas (searchNotes takes a boolean include_trashed).
+  return z
+    .strictObject(shape as Omit<A & B, keyof C> & C)
+    .check(...((body?._zod.def.checks ?? []) as never[]));
+}
+
+/**
+ * A copy of `field` that carries `description` into the tool's JSON Schema: what the classic API's
+ * `.describe()` does, for the REST schemas too, which are zod/mini's (src/http/schemas.ts) and have no
+ * such method.
+ */
+function described(field: z.core.$ZodType, description: string): z.core.$ZodType {
+  const copy = z.core.clone(field);
+  z.globalRegistry.add(copy, { description });
+  return copy;
 }
 
 const noteInput = inputOf(noteParams);
@@ -380,7 +398,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'Search notes by what was said',
     description:
       'Full-text search over the account\'s processed notes (titles and transcripts), best first: each result has the note (note_id, title, state, created_at), a relevance score, and up to 3 matching segments with start_ms, end_ms, speaker and a snippet, so you can cite the note ID and the moment in the recording. highlights are {start, end} offsets into snippet (title_highlights into note.title), never markup. Words match by stem ("deciding" finds "decided"); words in double quotes must stand next to each other. Trashed notes only with include_trashed true; collection_id searches one collection. For the next page pass next_cursor as cursor with the same q, include_trashed and collection_id; a page may hold fewer results than limit while next_cursor still leads further. Read-only, no inference: use it to find notes, askWorkspace to answer a question from them. Errors: 400 for a q with no searchable words or an invalid cursor; 404 when there is no such collection.',
-    inputSchema: inputOf(searchNotesQuery.extend({ include_trashed: z.boolean().default(false) })),
+    inputSchema: inputOf(searchNotesQuery, undefined, { include_trashed: z.boolean().default(false) }),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ARTIFACT_KINDS, type ArtifactKind } from '../domain/artifacts.ts';
+import { ARTIFACT_KINDS, type ArtifactKind } from '../domain/artifact-kinds.ts';
 import type { JobKind } from '../domain/job.ts';
 
 const generationRequest = z.discriminatedUnion('type', [

@@ -37,6 +37,8 @@ interface HandlerPackages {
   coldStart: Set<string>;
   /** Packages anywhere in the asset. */
   shipped: Set<string>;
+  /** The source files (node_modules paths included) of the cold-start code. */
+  coldStartInputs: string[];
 }
 
 type HandlerName = Parameters<typeof handlerEntry>[0];
@@ -59,6 +61,7 @@ function packagesOf(handler: HandlerName): HandlerPackages {
   return {
     coldStart: packagesIn(metafile, loaded),
     shipped: packagesIn(metafile, new Set(Object.keys(metafile.outputs))),
+    coldStartInputs: [...loaded].flatMap((output) => Object.keys(metafile.outputs[output]?.inputs ?? {})),
   };
 }
 
@@ -118,6 +121,26 @@ describe('what a handler reads at cold start', () => {
     expect(coldStart).not.toContain('@aws-sdk/client-s3');
     expect(shipped).toContain('@aws-sdk/client-s3');
     expect(shipped).not.toContain('@aws-sdk/client-sqs');
+  });
+
+  it('REST handlers validate with zod/mini: the classic API of zod (its methods on every schema) is not in their cold start', () => {
+    for (const handler of [
+      'getCurrentAccount',
+      'createApiKey',
+      'getNote',
+      'editTranscription',
+      'askWorkspace',
+    ] as const) {
+      const { coldStartInputs } = packagesOf(handler);
+      expect(
+        coldStartInputs.filter((input) => input.includes('node_modules/zod/v4/classic/')),
+        handler,
+      ).toEqual([]);
+      expect(
+        coldStartInputs.some((input) => input.includes('node_modules/zod/v4/mini/')),
+        handler,
+      ).toBe(true);
+    }
   });
 
   it('the token endpoint, which signs, reads the KMS client only when it first signs', () => {

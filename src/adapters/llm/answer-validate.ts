@@ -1,13 +1,16 @@
-import * as z from 'zod';
+import * as z from '../../domain/zod-mini.ts';
 import type { AnswerDraft, AskPassage } from '../../ports/answer-engine.ts';
 import { GenerationFailedError } from '../../ports/generation-errors.ts';
 import { parseModelOutput, parseWith } from './model-output.ts';
 
 /** What a model answers to a question: the text, and the passages it relies on. */
 export const answerDraftSchema = z.object({
-  answer: z.string().min(1).max(8000),
+  answer: z.string().check(z.minLength(1), z.maxLength(8000)),
   citations: z.array(
-    z.object({ note_id: z.string().min(1).max(200), start_ms: z.number().int().nonnegative() }),
+    z.object({
+      note_id: z.string().check(z.minLength(1), z.maxLength(200)),
+      start_ms: z.number().check(z.int(), z.nonnegative()),
+    }),
   ),
 });
 

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   type ArtifactDrafts,
   type ArtifactKind,
@@ -15,6 +14,7 @@ import {
   podcastScript,
 } from '../../domain/artifacts.ts';
 import type { ConversationSegment } from '../../domain/transcript.ts';
+import * as z from '../../domain/zod-mini.ts';
 import { GenerationFailedError } from '../../ports/generation-errors.ts';
 import { parseModelOutput, parseWith } from './model-output.ts';
 
@@ -55,13 +55,13 @@ const validators: Validators = {
 // dropped below, the same as an item whose quotes do not match, instead of failing the whole answer.
 const anyEvidence = z.array(evidence);
 const looseEpiphany = z.object({
-  ideas: z.array(epiphanyContent.shape.ideas.element.extend({ evidence: anyEvidence })),
+  ideas: z.array(z.extend(epiphanyContent.shape.ideas.def.element, { evidence: anyEvidence })),
 });
-const looseDeepResearch = deepResearchContent.extend({
+const looseDeepResearch = z.extend(deepResearchContent, {
   research_questions: z.array(
-    deepResearchContent.shape.research_questions.element.extend({ evidence: anyEvidence }),
+    z.extend(deepResearchContent.shape.research_questions.def.element, { evidence: anyEvidence }),
   ),
-  claims: z.array(deepResearchContent.shape.claims.element.extend({ evidence: anyEvidence })),
+  claims: z.array(z.extend(deepResearchContent.shape.claims.def.element, { evidence: anyEvidence })),
 });
 
 function groundEpiphany(value: unknown, shown: ShownSegments): EpiphanyContent {

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from '../../domain/zod-mini.ts';
 import { GenerationFailedError } from '../../ports/generation-errors.ts';
 
 /**
@@ -15,8 +15,8 @@ export function parseModelOutput(output: unknown): unknown {
 }
 
 /** Parses `value` with `schema`, or throws a reason naming up to three wrong paths (never the values). */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, label: string): z.output<S> {
-  const parsed = schema.safeParse(value);
+export function parseWith<S extends z.core.$ZodType>(schema: S, value: unknown, label: string): z.output<S> {
+  const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
   const where = parsed.error.issues
     .slice(0, 3)

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { artifactDraftSchemas } from '../../domain/artifacts.ts';
 import { insightsContent } from '../../domain/insights.ts';
+import * as z from '../../domain/zod-mini.ts';
 import { answerDraftSchema } from './answer-validate.ts';
 import type { JsonSchema } from './structured-task.ts';
 
@@ -13,7 +13,7 @@ import type { JsonSchema } from './structured-task.ts';
  *   (llama.cpp, xgrammar) handle poorly or not at all; a plain `YYYY-MM-DD` pattern is kept instead and
  *   zod still checks the calendar on return.
  */
-export function providerJsonSchema(schema: z.ZodType): JsonSchema {
+export function providerJsonSchema(schema: z.core.$ZodType): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema) as JsonSchema;
   return rewrite(rest) as JsonSchema;
 }
