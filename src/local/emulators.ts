@@ -53,6 +53,7 @@ import { guardJsonService } from './sigv4/json-service-guard.ts';
 import { StorageCors } from './storage/cors.ts';
 import type { DurableFilesystemStore, OpenStagingFile } from './storage/durable-store.ts';
 import { createStorageFront } from './storage/storage-front.ts';
+import { rememberTableDescriptions } from './table-descriptions.ts';
 
 export { localAwsClientConfig };
 
@@ -145,6 +146,8 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
     // The emulators' packages load only where they run: the API's thread, which imports this
     // module for startEmulators, no longer needs them (about 30 MiB and 0.4 s of loading).
+    // Each request no longer re-reads the table's description from LevelDB (table-descriptions.ts).
+    rememberTableDescriptions();
     const { default: dynalite } = await import('dynalite');
     const dynamodbServer = dynalite({
       path: dynamodbDir,
