@@ -4,8 +4,8 @@
  * alternating in short rounds with the bare server between them, so that the machine's load (shared,
  * noisy) falls on both alike. Each service holds one note filed in one collection (getNote reads the
  * note with its items, one Query, and the collection's name, one BatchGetItem, as in `npm run bench
- * -- api`). Prints req/s, p50/p99 and CPU per request per round and the medians, with this
- * checkout's figures over the other's.
+ * -- api`). Prints req/s, p50/p99 and CPU per request per round and the medians, and the median of
+ * each round's ratio of this checkout's figures to the other's.
  */
 
 import { spawn } from 'node:child_process';
@@ -137,8 +137,12 @@ async function main() {
         `median ${label}: ${s.rps.toFixed(0)} req/s (${((100 * s.rps) / bare.rps).toFixed(2)} % of bare), p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, CPU ${s.cpu.toFixed(3)} ms/req (${(s.cpu / bare.cpu).toFixed(0)}x bare)`,
       );
     }
+    // The two services of one round ran back to back: their ratio is the least disturbed figure.
+    const ours = results.get('this') ?? [];
+    const theirs = results.get('other') ?? [];
+    const paired = (pick: (r: Round) => number) => median(ours.map((r, i) => pick(r) / pick(theirs[i] ?? r)));
     console.log(
-      `this ÷ other: req/s ${(after.rps / before.rps).toFixed(3)}, CPU per request ${(after.cpu / before.cpu).toFixed(3)}; load average ${loadavg()[0]?.toFixed(2)} at end`,
+      `this ÷ other, median of the rounds' ratios: req/s ${paired((r) => r.rps).toFixed(3)}, CPU per request ${paired((r) => r.cpu_ms_per_request).toFixed(3)}, p50 ${paired((r) => r.p50_ms).toFixed(3)}; load average ${loadavg()[0]?.toFixed(2)} at end`,
     );
   } finally {
     await Promise.all([...services.map(({ service }) => service.stop()), stopChild(baseline)]);
