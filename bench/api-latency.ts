@@ -58,7 +58,8 @@ export interface ApiResult {
   connections: number;
   duration_seconds: number;
   measurements: Measurement[];
-  mixed: MixedResult;
+  /** Left out when `mixedSeconds` is 0. */
+  mixed?: MixedResult;
 }
 
 interface Target {
@@ -71,7 +72,12 @@ interface Target {
 }
 
 export async function apiLatency(
-  options: { mixedSeconds?: number; mixedRatePerKind?: number } = {},
+  options: {
+    mixedSeconds?: number;
+    mixedRatePerKind?: number;
+    /** Measure only the targets whose names start with one of these (the baseline always). */
+    only?: readonly string[];
+  } = {},
 ): Promise<ApiResult> {
   const baseline = spawn(
     process.execPath,
@@ -103,7 +109,7 @@ export async function apiLatency(
       headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ question: QUESTION }),
     };
-    const targets: Target[] = [
+    const allTargets: Target[] = [
       { name: 'baseline: http.createServer, small JSON', url: baselineUrl, pid: baselinePid, headers: {} },
       api('getNote (awaiting upload)', `/v1/notes/${pendingId}`),
       api('getNote (with 3 s transcript)', `/v1/notes/${transcribedId}`),
@@ -113,6 +119,10 @@ export async function apiLatency(
       api(`searchNotes q="${SEARCH_WORDS}"`, search),
       api('askWorkspace (all notes)', '/v1/ask', ask),
     ];
+    const { only } = options;
+    const targets = allTargets.filter(
+      (target, i) => i === 0 || !only || only.some((prefix) => target.name.startsWith(prefix)),
+    );
     const measurements: Measurement[] = [];
     for (const target of targets) {
       const m = await measure(target);
@@ -124,25 +134,29 @@ export async function apiLatency(
         cpu_ratio: m.cpu_ms_per_request / base.cpu_ms_per_request,
       });
     }
-    const mixed = await mixedTraffic({
-      kinds: [
-        { name: 'getNote', url: `${service.apiUrl}/v1/notes/${pendingId}`, init: { headers: auth } },
-        { name: 'listNotes', url: `${service.apiUrl}/v1/notes?limit=20`, init: { headers: auth } },
-        { name: 'searchNotes', url: `${service.apiUrl}${search}`, init: { headers: auth } },
-        { name: 'askWorkspace', url: `${service.apiUrl}/v1/ask`, init: ask },
-      ],
-      baselineUrl,
-      servicePid: service.pid,
-      baselinePid,
-      ratePerKind: options.mixedRatePerKind ?? MIXED_RATE_PER_KIND,
-      seconds: options.mixedSeconds ?? MIXED_SECONDS,
-    });
+    const mixedSeconds = options.mixedSeconds ?? MIXED_SECONDS;
+    const mixed =
+      mixedSeconds === 0
+        ? undefined
+        : await mixedTraffic({
+            kinds: [
+              { name: 'getNote', url: `${service.apiUrl}/v1/notes/${pendingId}`, init: { headers: auth } },
+              { name: 'listNotes', url: `${service.apiUrl}/v1/notes?limit=20`, init: { headers: auth } },
+              { name: 'searchNotes', url: `${service.apiUrl}${search}`, init: { headers: auth } },
+              { name: 'askWorkspace', url: `${service.apiUrl}/v1/ask`, init: ask },
+            ],
+            baselineUrl,
+            servicePid: service.pid,
+            baselinePid,
+            ratePerKind: options.mixedRatePerKind ?? MIXED_RATE_PER_KIND,
+            seconds: mixedSeconds,
+          });
     return {
       notes: NOTES,
       connections: CONNECTIONS,
       duration_seconds: DURATION_SECONDS,
       measurements,
-      mixed,
+      ...(mixed ? { mixed } : {}),
     };
   } finally {
     await Promise.all([service.stop(), stopChild(baseline)]);

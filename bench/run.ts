@@ -96,16 +96,20 @@ if (which === 'all' || which === 'api') {
   );
   const seconds = cliOption(process.argv, '--mixed-seconds');
   const rate = cliOption(process.argv, '--mixed-rate');
+  const only = cliOption(process.argv, '--only');
   const result = await apiLatency({
     ...(seconds ? { mixedSeconds: Number(seconds) } : {}),
     ...(rate ? { mixedRatePerKind: Number(rate) } : {}),
+    ...(only ? { only: only.split(',') } : {}),
   });
   results.api = result;
   console.log(`${apiTable(result)}\n`);
-  console.log(
-    `Mixed traffic: ${result.mixed.rate_per_kind} req/s each of getNote, listNotes, searchNotes, askWorkspace for ${result.mixed.seconds} s (open loop), the same schedule to the baseline at the same time`,
-  );
-  console.log(`${mixedTable(result.mixed)}\n`);
+  if (result.mixed) {
+    console.log(
+      `Mixed traffic: ${result.mixed.rate_per_kind} req/s each of getNote, listNotes, searchNotes, askWorkspace for ${result.mixed.seconds} s (open loop), the same schedule to the baseline at the same time`,
+    );
+    console.log(`${mixedTable(result.mixed)}\n`);
+  }
 }
 
 if (which === 'all' || which === 'ask') {

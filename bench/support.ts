@@ -28,9 +28,10 @@ export interface Service {
 /**
  * Starts the service as `npm start` runs it (bin/local-server.ts: the local runtime with its
  * emulators and workers) in its own process, on free loopback ports and a fresh temporary data
- * directory. Its JSON logs go to bench/out/<name>-service.log.
+ * directory. Its JSON logs go to bench/out/<name>-service.log. `root`: another checkout's service
+ * (bench/get-note-side-by-side.ts compares two).
  */
-export async function startService(name: string): Promise<Service> {
+export async function startService(name: string, root = REPO_ROOT): Promise<Service> {
   const dataDir = await mkdtemp(join(tmpdir(), `notes-bench-${name}-`));
   await mkdir(OUT_DIR, { recursive: true });
   const log = await open(join(OUT_DIR, `${name}-service.log`), 'w');
@@ -40,9 +41,9 @@ export async function startService(name: string): Promise<Service> {
     : [];
   const child = spawn(
     process.execPath,
-    [...profile, '--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
+    [...profile, '--import', 'tsx', join(root, 'bin', 'local-server.ts')],
     {
-      cwd: REPO_ROOT,
+      cwd: root,
       env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir },
       stdio: ['ignore', log.fd, log.fd],
     },

@@ -75,15 +75,12 @@ async function handle(
     return;
   }
 
-  const onPath = routes
-    .map((route) => ({ route, match: route.pattern.exec(url.pathname) }))
-    .filter((candidate) => candidate.match !== null);
-  const hit = onPath.find((candidate) => candidate.route.method === method);
-  if (!hit?.match) {
+  const hit = findRoute(routes, method, url.pathname);
+  if (!hit) {
     // A catch-all route does not make a path exist: an unknown path stays 404, whatever its method.
-    const resources = onPath.filter((candidate) => !candidate.route.greedy);
+    const resources = routes.filter((route) => !route.greedy && route.pattern.test(url.pathname));
     if (resources.length > 0) {
-      const allow = resources.map((candidate) => candidate.route.method).join(', ');
+      const allow = resources.map((route) => route.method).join(', ');
       return send(res, detail(405, `${method} is not allowed on ${url.pathname}`), { Allow: allow });
     }
     return send(res, detail(404, `No route for ${method} ${url.pathname}`));
@@ -149,6 +146,23 @@ function toEvent(
     ...(body.length > 0 ? { body: body.toString(isText ? 'utf8' : 'base64') } : {}),
     isBase64Encoded: !isText,
   };
+}
+
+/**
+ * The first route of this method whose pattern matches, in table order (as before: the first match
+ * wins). Only the routes of the request's method are tried: every request pays for this.
+ */
+function findRoute(
+  routes: CompiledRoute[],
+  method: string,
+  path: string,
+): { route: CompiledRoute; match: RegExpExecArray } | undefined {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const match = route.pattern.exec(path);
+    if (match) return { route, match };
+  }
+  return undefined;
 }
 
 function compileRoute(route: LocalRoute): CompiledRoute {

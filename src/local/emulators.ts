@@ -53,6 +53,7 @@ import { guardJsonService } from './sigv4/json-service-guard.ts';
 import { StorageCors } from './storage/cors.ts';
 import type { DurableFilesystemStore, OpenStagingFile } from './storage/durable-store.ts';
 import { createStorageFront } from './storage/storage-front.ts';
+import { rememberTableDescriptions } from './table-descriptions.ts';
 
 export { localAwsClientConfig };
 
@@ -142,6 +143,8 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     // A full disk answers the request with an error instead of ending the process.
     cleanups.push(async () => unwatchDiskSpace());
     const unwatchDiskSpace = answerDatabaseWriteFaults(dynamodbDir);
+    // Each request no longer re-reads the table's description from LevelDB (table-descriptions.ts).
+    rememberTableDescriptions();
     // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
     // The emulators' packages load only where they run: the API's thread, which imports this
     // module for startEmulators, no longer needs them (about 30 MiB and 0.4 s of loading).

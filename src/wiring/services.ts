@@ -6,6 +6,7 @@ import { DynamoCollectionStore } from '../adapters/dynamodb/collection-store.ts'
 import { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
 import { DynamoSearchIndex } from '../adapters/dynamodb/search-index.ts';
 import { BlobStoreLoadedOnFirstUse, WorkQueueLoadedOnFirstUse } from '../adapters/loaded-on-first-use.ts';
+import { withoutIdleWork } from '../adapters/sdk-idle-work.ts';
 import { pollyLanguages } from '../adapters/synthesis/polly-voices.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { CachedAccountStore } from '../domain/api-key-cache.ts';
@@ -44,6 +45,7 @@ const s3BlobStore =
           import('../adapters/s3/blob-store.ts'),
         ]);
         const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
+        withoutIdleWork(s3.middlewareStack, Boolean(config.NOTES_S3_ENDPOINT));
         countAwsCalls(s3.middlewareStack, 's3');
         return new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS);
       }
@@ -57,6 +59,7 @@ const sqsWorkQueue =
           import('../adapters/sqs/work-queue.ts'),
         ]);
         const sqs = traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT)));
+        withoutIdleWork(sqs.middlewareStack, Boolean(config.NOTES_SQS_ENDPOINT));
         countAwsCalls(sqs.middlewareStack, 'sqs');
         return new SqsWorkQueue(sqs, config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL);
       }

@@ -5,9 +5,19 @@ import {
   type PutCommand,
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { withoutIdleWork } from '../sdk-idle-work.ts';
 
 export function createDocumentClient(config: DynamoDBClientConfig): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+  const { endpoint } = config;
+  const client = new DynamoDBClient(
+    typeof endpoint === 'string'
+      ? // A local stand-in's endpoint is fixed: resolving DynamoDB's endpoint rules for it on every
+        // call (as for AWS, where region and options choose the endpoint) always gives this answer.
+        { ...config, endpointProvider: () => ({ url: new URL(endpoint) }) }
+      : config,
+  );
+  withoutIdleWork(client.middlewareStack, endpoint !== undefined);
+  return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
 }

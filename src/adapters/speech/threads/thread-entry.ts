@@ -50,10 +50,19 @@ export function startThread(entry: URL, options: ThreadOptions = {}): Worker {
     ? bundledEntry(entry, options.packagesExternal ?? false)
     : entry;
   return new Worker(file, {
-    execArgv: [],
+    execArgv: profilingOptions(process.execArgv),
     ...(options.workerData === undefined ? {} : { workerData: options.workerData }),
     ...(options.shareEnv ? { env: SHARE_ENV } : {}),
   });
+}
+
+/**
+ * The CPU-profiling options of this process (`--cpu-prof`, `--cpu-prof-dir=...`, as the benchmarks'
+ * BENCH_CPU_PROF passes them): a profiled process profiles its threads too, each into its own file,
+ * else the emulators' thread would be missing from the profile of a service under load.
+ */
+export function profilingOptions(execArgv: readonly string[]): string[] {
+  return execArgv.filter((option) => /^--cpu-prof(-dir|-interval)?(=|$)/.test(option));
 }
 
 const bundles = new Map<string, URL>();
