@@ -6,6 +6,7 @@ import { jsonResponse } from '../http/response.ts';
 import { logger } from '../logging.ts';
 import { type LazyEncodedBodies, negotiateCoding } from './content-encoding.ts';
 import { lambdaContext } from './lambda-context.ts';
+import type { Probes } from './readiness.ts';
 
 /** API Gateway's own payload limit; larger requests never reach a function there either. */
 const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
@@ -38,10 +39,14 @@ interface CompiledRoute extends LocalRoute {
  * becomes an APIGatewayProxyEventV2 for the handler of its route, and the handler's result becomes
  * the response. Same handlers, same events, no AWS.
  */
-export function createApiServer(routes: LocalRoute[], staticFiles: Record<string, StaticFile>): Server {
+export function createApiServer(
+  routes: LocalRoute[],
+  staticFiles: Record<string, StaticFile>,
+  probes: Probes = {},
+): Server {
   const compiled = routes.map(compileRoute);
   return createServer((req, res) => {
-    handle(req, res, compiled, staticFiles).catch((error: unknown) => {
+    handle(req, res, compiled, staticFiles, probes).catch((error: unknown) => {
       logger.error('local adapter failure', {
         error: error instanceof Error ? error.message : String(error),
       });
@@ -56,9 +61,12 @@ async function handle(
   res: ServerResponse,
   routes: CompiledRoute[],
   staticFiles: Record<string, StaticFile>,
+  probes: Probes,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
+  const probe = probes[url.pathname];
+  if (probe && method === 'GET') return send(res, await probe());
   const file = staticFiles[url.pathname];
   if (file && (method === 'GET' || method === 'HEAD')) {
     const coding = file.encoded ? negotiateCoding(req.headers['accept-encoding']) : null;

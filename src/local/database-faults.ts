@@ -75,17 +75,27 @@ function onlyDeletes(method: 'put' | 'del' | 'batch', operations: unknown): bool
 }
 
 async function ensureFreeSpace(): Promise<void> {
-  const configured = Number(process.env.NOTES_MIN_FREE_DISK_MB ?? DEFAULT_MIN_FREE_MB) * 1024 * 1024;
   for (const dir of watched) {
-    const { bavail, blocks, bsize } = await statfs(dir);
-    // On a small file system the reserve shrinks to a share of it, so it stays usable.
-    const reserve = Math.min(configured, blocks * bsize * SMALL_DISK_RESERVE_SHARE);
-    if (bavail * bsize < reserve) {
-      throw Object.assign(new Error(`No space left: under the ${reserve} byte reserve`), {
+    const shortfall = await spaceBelowReserve(dir);
+    if (shortfall) {
+      throw Object.assign(new Error(`No space left: under the ${shortfall.reserve} byte reserve`), {
         code: 'LEVEL_IO_ERROR',
       });
     }
   }
+}
+
+/**
+ * The free space and reserve of the file system holding `dir` when writes are refused there, else
+ * null. The reserve is NOTES_MIN_FREE_DISK_MB (32 MB), or a share of a small file system, so it stays
+ * usable.
+ */
+export async function spaceBelowReserve(dir: string): Promise<{ free: number; reserve: number } | null> {
+  const configured = Number(process.env.NOTES_MIN_FREE_DISK_MB ?? DEFAULT_MIN_FREE_MB) * 1024 * 1024;
+  const { bavail, blocks, bsize } = await statfs(dir);
+  const reserve = Math.min(configured, blocks * bsize * SMALL_DISK_RESERVE_SHARE);
+  const free = bavail * bsize;
+  return free < reserve ? { free, reserve } : null;
 }
 
 function rethrowAsDynamoDbError(error: unknown): never {

@@ -22,6 +22,7 @@ import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway
 import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
 import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
+import { healthProbes, localReadinessChecks } from './readiness.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
@@ -143,7 +144,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     performance.mark('runtime:docs-read');
     const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3, built: await webAppBuilt });
     performance.mark('runtime:web-app-built');
-    const server = createApiServer(apiRoutesOnFirstUse(), { ...docs, ...webApp });
+    const server = createApiServer(
+      apiRoutesOnFirstUse(),
+      { ...docs, ...webApp },
+      healthProbes(localReadinessChecks(emulators, dataDir)),
+    );
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
       server.listen(options.port, host, done);

@@ -181,7 +181,15 @@ describe('a data directory on a small file system that fills up', () => {
       const filler = join(mountPoint, 'filler');
       await fillUp(filler);
       const refusedId = await expectCleanRefusalsWhileFull(api, existing);
+      // Readiness says so, without credentials; liveness does not (the process is fine).
+      const full = await fetch(`${service.baseUrl}/readyz`);
+      expect(full.status).toBe(503);
+      expect(((await full.json()) as { checks: Record<string, string> }).checks.disk).toMatch(
+        /below the \d+ MB reserve: writes are refused/,
+      );
+      expect((await fetch(`${service.baseUrl}/healthz`)).status).toBe(200);
       await rm(filler);
+      expect((await fetch(`${service.baseUrl}/readyz`)).status).toBe(200);
       await expectWorkingAgain(api, refusedId);
     },
   );

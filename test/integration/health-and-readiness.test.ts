@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningService, startService } from '../support/local-runtime.ts';
+
+let service: RunningService;
+
+beforeAll(async () => {
+  // A synthesizer that is not installed: the service starts, and readiness names what is missing.
+  service = await startService({ env: { NOTES_FLITE_PATH: '/nonexistent/bin/flite' } });
+}, 120_000);
+
+afterAll(() => service?.stop());
+
+describe('health and readiness probes, without credentials', () => {
+  it('/healthz says the process is alive, and nothing else', async () => {
+    const response = await fetch(`${service.baseUrl}/healthz`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.json()).toEqual({ status: 'alive' });
+  });
+
+  it('/readyz checks the database, object store, queues, disk and engines, and names the one that fails', async () => {
+    const response = await fetch(`${service.baseUrl}/readyz`);
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      status: 'not_ready',
+      checks: {
+        database: 'ok',
+        object_store: 'ok',
+        queues: 'ok',
+        disk: 'ok',
+        engines: 'not installed: /nonexistent/bin/flite',
+      },
+    });
+  });
+
+  it('answers other methods as any unknown route, and a probe path never reaches an account', async () => {
+    expect((await fetch(`${service.baseUrl}/healthz`, { method: 'POST' })).status).toBe(404);
+    const withKey = await fetch(`${service.baseUrl}/readyz`, {
+      headers: { authorization: `Bearer ${service.apiKey}` },
+    });
+    expect(JSON.stringify(await withKey.json())).not.toContain('acct');
+  });
+});
+
+describe('readiness with every engine installed', () => {
+  let ready: RunningService;
+  beforeAll(async () => {
+    ready = await startService();
+  }, 120_000);
+  afterAll(() => ready?.stop());
+
+  it('/readyz answers 200 ready with every check ok', async () => {
+    const response = await fetch(`${ready.baseUrl}/readyz`);
+    expect(await response.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', object_store: 'ok', queues: 'ok', disk: 'ok', engines: 'ok' },
+    });
+    expect(response.status).toBe(200);
+  });
+});
