@@ -27,14 +27,6 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceInUseException,
-  ResourceNotFoundException,
-} from '@aws-sdk/client-dynamodb';
-import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
 import type S3rver from 's3rver';
 import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../adapters/aws-client-config.ts';
@@ -44,6 +36,7 @@ import { ensureDatabaseNotInUse } from './database-in-use.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
+import { type JsonServiceClient, JsonServiceError, jsonServiceClient } from './sigv4/json-service-client.ts';
 import { guardJsonService } from './sigv4/json-service-guard.ts';
 import { StorageCors } from './storage/cors.ts';
 import type { DurableFilesystemStore, OpenStagingFile } from './storage/durable-store.ts';
@@ -229,12 +222,7 @@ async function startDatabase(
   cleanups.push(() => closeServer(server));
   performance.mark('emulators:dynamodb-listening');
   const endpoint = `http://${INTERNAL_HOST}:${port}`;
-  const client = new DynamoDBClient(localAwsClientConfig(endpoint, credentials));
-  try {
-    await ensureTable(client, LOCAL_TABLE_NAME);
-  } finally {
-    client.destroy();
-  }
+  await ensureTable(jsonServiceClient('dynamodb', endpoint, credentials), LOCAL_TABLE_NAME);
   performance.mark('emulators:table-checked');
   return { endpoint };
 }
@@ -267,7 +255,12 @@ async function startQueues(
   settings: EmulatorOptions['queue'],
   credentials: LocalCredentials,
   cleanups: Array<() => Promise<void>>,
-): Promise<{ client: SQSClient; endpoint: string; urls: QueueNames<string>; arns: QueueNames<string> }> {
+): Promise<{
+  client: JsonServiceClient;
+  endpoint: string;
+  urls: QueueNames<string>;
+  arns: QueueNames<string>;
+}> {
   // Built from the request handler (not createSqsServer) to see listen errors and own the server.
   const emulator = createSqsRequestHandler({
     port: 0,
@@ -294,8 +287,7 @@ async function startQueues(
   performance.mark('emulators:sqs-listening');
   const endpoint = `http://${INTERNAL_HOST}:${port}`;
   // Kept: the upload bridge sends its events with it.
-  const client = new SQSClient(localAwsClientConfig(endpoint, credentials));
-  cleanups.push(async () => client.destroy());
+  const client = jsonServiceClient('sqs', endpoint, credentials);
   const queueArn = (name: string) =>
     `arn:aws:sqs:${emulator.service.REGION}:${emulator.service.ACCOUNT_ID}:${name}`;
   const queues = await ensureQueues(client, settings, queueArn);
@@ -346,21 +338,23 @@ function guardRequests(server: Server, guard: (listener: RequestListener) => Req
  * Described first: on every start but the first the table is there, and one call says so. Made when
  * missing, then waited for (createTableMs 0 makes it ACTIVE at once; the loop is for other settings).
  */
-async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+async function ensureTable(client: JsonServiceClient, tableName: string): Promise<void> {
   const status = async () => {
     try {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const { Table } = await client.call<{ Table?: { TableStatus?: string } }>('DescribeTable', {
+        TableName: tableName,
+      });
       return Table?.TableStatus;
     } catch (error) {
-      if (error instanceof ResourceNotFoundException) return undefined;
+      if (error instanceof JsonServiceError && error.type === 'ResourceNotFoundException') return undefined;
       throw error;
     }
   };
   if ((await status()) === 'ACTIVE') return;
   try {
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.call('CreateTable', createTableInput(tableName));
   } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
+    if (!(error instanceof JsonServiceError && error.type === 'ResourceInUseException')) throw error;
   }
   for (let attempt = 0; attempt < 200; attempt++) {
     if ((await status()) === 'ACTIVE') return;
@@ -375,14 +369,15 @@ async function ensureTable(client: DynamoDBClient, tableName: string): Promise<v
  * queue). `arnOf` is the emulator's own ARN for a name, so no call asks for it.
  */
 async function ensureQueues(
-  client: SQSClient,
+  client: JsonServiceClient,
   { visibilityTimeoutSeconds, maxReceiveCount }: EmulatorOptions['queue'],
   arnOf: (name: string) => string,
 ): Promise<{ urls: QueueNames<string>; arns: QueueNames<string> }> {
   const create = async (name: string, attributes?: Record<string, string>) => {
-    const { QueueUrl: url } = await client.send(
-      new CreateQueueCommand({ QueueName: name, ...(attributes ? { Attributes: attributes } : {}) }),
-    );
+    const { QueueUrl: url } = await client.call<{ QueueUrl?: string }>('CreateQueue', {
+      QueueName: name,
+      ...(attributes ? { Attributes: attributes } : {}),
+    });
     if (!url) throw new Error(`queue emulator: CreateQueue ${name} returned no URL`);
     return url;
   };
@@ -417,7 +412,7 @@ async function ensureQueues(
 
 interface BridgeOptions {
   s3rver: S3rver;
-  sqs: SQSClient;
+  sqs: JsonServiceClient;
   bucketName: string;
   queueUrl: string;
   log: (line: string) => void;
@@ -436,7 +431,7 @@ function bridgeAudioUploads({ s3rver, sqs, bucketName, queueUrl, log }: BridgeOp
       const notification = toAwsS3Notification(record, bucketName);
       if (!notification) continue;
       const sending = sqs
-        .send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(notification) }))
+        .call('SendMessage', { QueueUrl: queueUrl, MessageBody: JSON.stringify(notification) })
         .then(
           () => undefined,
           (error: unknown) =>
