@@ -29,6 +29,7 @@ import {
   LOCAL_SERVER_EXTERNAL,
   localServerEntryPoints,
 } from '../scripts/local-server-bundle.mjs';
+import { isAlive } from '../test/support/processes.ts';
 import { cliOption, OUT_DIR, REPO_ROOT } from './support.ts';
 
 const DEFAULT_RUNS = 5;
@@ -309,16 +310,7 @@ async function stop(child: ChildProcess, runtimePid: number | null): Promise<voi
     clearTimeout(overdue);
   }
   const deadline = Date.now() + 30_000;
-  while (runtimePid !== null && isAlive(runtimePid) && Date.now() < deadline) await sleep(20);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  while (runtimePid !== null && (await isAlive(runtimePid)) && Date.now() < deadline) await sleep(20);
 }
 
 function freePort(): Promise<number> {

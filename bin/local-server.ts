@@ -16,18 +16,18 @@ performance.mark('server:entry');
 // Metrics go to CloudWatch on AWS; locally they would only be noise on stdout. Set before the
 // runtime's modules load, since the metrics client reads it when it is created.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-const { API_KEY_FILE } = await import('../src/local/local-account.ts');
-const { startLocalRuntime } = await import('../src/local/runtime.ts');
-const { parseCorsOrigins } = await import('../src/local/storage/cors.ts');
-const { isStartUpProblem } = await import('../src/local/start-up-problem.ts');
-performance.mark('server:modules-imported');
 
 const port = Number(process.env.PORT ?? 8787);
 const storagePort = Number(process.env.NOTES_STORAGE_PORT ?? (port === 0 ? 0 : port + 1));
 const dataDir = resolve(process.env.NOTES_DATA_DIR ?? '.notes-data');
 const drainSeconds = Number(process.env.NOTES_DRAIN_SECONDS ?? 10);
 
-const runtime = await startLocalRuntime({
+// The emulators' thread starts first, from two small modules: it loads its packages and opens the
+// database while this thread imports the runtime's modules below (the longest two steps of a start).
+const { parseCorsOrigins } = await import('../src/local/storage/cors.ts');
+const { startRuntimeEmulators } = await import('../src/local/runtime-emulators.ts');
+const { isStartUpProblem } = await import('../src/local/start-up-problem.ts');
+const options = {
   dataDir,
   port,
   storagePort,
@@ -39,7 +39,16 @@ const runtime = await startLocalRuntime({
     ? { maxReceiveCount: Number(process.env.NOTES_MAX_RECEIVE_COUNT) }
     : {}),
   drainSeconds,
-}).catch((error: unknown) => {
+};
+const emulators = startRuntimeEmulators(options);
+// Awaited by the runtime, which reports a failure; if an import below fails first, the process ends.
+emulators.catch(() => undefined);
+
+const { API_KEY_FILE } = await import('../src/local/local-account.ts');
+const { startLocalRuntime } = await import('../src/local/runtime.ts');
+performance.mark('server:modules-imported');
+
+const runtime = await startLocalRuntime({ ...options, emulators }).catch((error: unknown) => {
   // A problem the user can fix is said in its sentence; anything else keeps its stack trace.
   if (!isStartUpProblem(error)) throw error;
   console.error(`Cannot start the notes service: ${error.message}`);

@@ -14,8 +14,9 @@
  *   threadEntry() looks for it in a bundle (esbuild does not follow `new Worker(url)`).
  * - Packages are bundled too (resolving hundreds of package files is most of a start's import time),
  *   except dynalite (native LevelDB, and src/local/database-faults.ts patches its own `level`),
- *   esbuild (a binary, used at run time to build the web app and threads) and the other emulators'
- *   packages (they load in the emulators' own thread; see LOCAL_SERVER_EXTERNAL).
+ *   esbuild (a binary, used at run time to build the web app and threads). The other emulators'
+ *   packages (s3rver, local-aws-sqs) are bundled: they load in the emulators' own thread, from
+ *   src/local/emulator-packages.ts.
  * - Source maps (linked, without the sources) make stack traces point at the .ts files; the launcher
  *   turns them on. `import.meta.dirname` and `import.meta.filename` keep meaning the source file's
  *   place (src/local/runtime.ts finds the repository from it); `import.meta.url` is the bundle's.
@@ -83,10 +84,7 @@ export function localServerEntryPoints(root) {
 const THREAD_ENTRY = /threadEntry\(\s*import\.meta\.url,\s*'([\w-]+)'\s*\)/g;
 
 /** The packages the local server's bundle leaves to node_modules (see above). */
-// The emulators' packages (CommonJS) are loaded by their own thread as they are, as they are when run
-// from the sources: a CommonJS package reached by import() becomes a chunk with a default export only
-// in a split bundle, so `const { createRequestHandler } = await import('local-aws-sqs')` found nothing.
-export const LOCAL_SERVER_EXTERNAL = ['dynalite', 'esbuild', 'local-aws-sqs', 's3rver'];
+export const LOCAL_SERVER_EXTERNAL = ['dynalite', 'esbuild'];
 
 /**
  * The last bundle made, if it is fresh, marked as used by this process; null if there is none or a

@@ -11,8 +11,15 @@ export type ToEmulatorThread = { type: 'allow-service-origin'; apiUrl: string } 
 
 export type FromEmulatorThread =
   | { type: 'log'; line: string }
-  | { type: 'started'; emulators: EmulatorsDescription }
+  /** `marks`: the thread's start-up performance marks, in ms since the epoch (NOTES_START_TRACE). */
+  | { type: 'started'; emulators: EmulatorsDescription; marks: ThreadMark[] }
   /** The start failed; the thread has undone what it started and ends. */
   | { type: 'failed'; message: string; name: string }
   | { type: 'service-origin-allowed' }
   | { type: 'stopped' };
+
+export interface ThreadMark {
+  name: string;
+  /** Milliseconds since the epoch: the thread's performance clock need not be the API thread's. */
+  at: number;
+}

@@ -12,6 +12,7 @@ import type {
 } from './emulator-thread-messages.ts';
 import { startEmulatorsHere } from './emulators.ts';
 
+performance.mark('emulators:thread-modules-imported');
 const port = parentPort;
 if (!port) throw new Error('emulator-thread.ts runs as a worker thread only');
 const send = (message: FromEmulatorThread) => port.postMessage(message);
@@ -42,7 +43,10 @@ try {
         });
     }
   });
-  send({ type: 'started', emulators });
+  const marks = performance
+    .getEntriesByType('mark')
+    .map(({ name, startTime }) => ({ name, at: performance.timeOrigin + startTime }));
+  send({ type: 'started', emulators, marks });
 } catch (error) {
   // startEmulatorsHere has undone what it started (ports, the database lock).
   send({

@@ -21,6 +21,7 @@ const EXIT_GRACE_MS = 5_000;
 export function startEmulatorsInThread(options: EmulatorOptions): Promise<Emulators> {
   const { log = (line: string) => console.error(line), openStagingFile: _, inProcess: __, ...data } = options;
   const threadOptions: EmulatorThreadOptions = data;
+  performance.mark('emulators:thread-starting');
   const thread = startThread(threadEntry(import.meta.url, 'emulator-thread'), {
     workerData: threadOptions,
     // The emulators read settings such as NOTES_MIN_FREE_DISK_MB when they use them, as before.
@@ -46,6 +47,10 @@ export function startEmulatorsInThread(options: EmulatorOptions): Promise<Emulat
           return;
         case 'started':
           started = true;
+          // Placed among this thread's own marks, for the start-up trace (bin/local-server.ts).
+          for (const { name, at } of message.marks) {
+            performance.mark(name, { startTime: at - performance.timeOrigin });
+          }
           resolve({
             ...message.emulators,
             storageCors: {

@@ -27,19 +27,6 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceInUseException,
-} from '@aws-sdk/client-dynamodb';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  SendMessageCommand,
-  SetQueueAttributesCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
 import type S3rver from 's3rver';
 import { LOCAL_REGION, type LocalCredentials, localAwsClientConfig } from '../adapters/aws-client-config.ts';
@@ -49,6 +36,7 @@ import { ensureDatabaseNotInUse } from './database-in-use.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
+import { type JsonServiceClient, JsonServiceError, jsonServiceClient } from './sigv4/json-service-client.ts';
 import { guardJsonService } from './sigv4/json-service-guard.ts';
 import { StorageCors } from './storage/cors.ts';
 import type { DurableFilesystemStore, OpenStagingFile } from './storage/durable-store.ts';
@@ -124,7 +112,7 @@ export function startEmulators(options: EmulatorOptions): Promise<Emulators> {
 
 /** Starts the emulators on this thread's event loop (the emulators' thread calls it too). */
 export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emulators> {
-  const { dataDir, storagePort, host = INTERNAL_HOST, queue } = options;
+  const { dataDir, host = INTERNAL_HOST, queue } = options;
   const log = options.log ?? ((line: string) => console.error(line));
   // Undo what already started if a later step fails, so a failed start leaves no port or DB lock.
   const cleanups: Array<() => Promise<void>> = [];
@@ -137,94 +125,39 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
     const s3Dir = join(dataDir, 's3');
     await mkdir(dynamodbDir, { recursive: true });
     await mkdir(s3Dir, { recursive: true });
-    const credentials = await ensureLocalCredentials(dataDir, log);
-    await ensureDatabaseNotInUse(dynamodbDir);
+    // The emulators' packages load only where they run (the API's thread, which imports this module
+    // for startEmulators, does not need them), and while the database is checked: loading is this
+    // thread's work, opening the database the disk's.
+    const packages = loadEmulatorPackages();
+    packages.catch(() => undefined);
+    const [credentials] = await Promise.all([
+      ensureLocalCredentials(dataDir, log),
+      // First: a database in use means another process serves this data directory, and the object
+      // store's start below clears its staging files.
+      ensureDatabaseNotInUse(dynamodbDir),
+    ]);
+    performance.mark('emulators:database-free');
+    const { dynalite, createSqsRequestHandler, ...s3rverPackage } = await packages;
+    performance.mark('emulators:packages-loaded');
 
     // A full disk answers the request with an error instead of ending the process.
     cleanups.push(async () => unwatchDiskSpace());
     const unwatchDiskSpace = answerDatabaseWriteFaults(dynamodbDir);
     // Each request no longer re-reads the table's description from LevelDB (table-descriptions.ts).
     rememberTableDescriptions();
-    // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
-    // The emulators' packages load only where they run: the API's thread, which imports this
-    // module for startEmulators, no longer needs them (about 30 MiB and 0.4 s of loading).
-    const { default: dynalite } = await import('dynalite');
-    const dynamodbServer = dynalite({
-      path: dynamodbDir,
-      createTableMs: 0,
-      deleteTableMs: 0,
-      updateTableMs: 0,
-    });
-    guardRequests(dynamodbServer, (dynalite) =>
-      guardJsonService(dynalite, {
-        service: 'dynamodb',
-        region: LOCAL_REGION,
-        credentials,
-        presignedUrls: false,
-      }),
-    );
-    const dynamodbPort = await listen(dynamodbServer, 0, INTERNAL_HOST, 'DynamoDB emulator');
-    cleanups.push(() => closeServer(dynamodbServer));
 
-    const { s3rver, store } = await createS3rver(
-      s3Dir,
-      join(dataDir, 's3-staging'),
-      credentials,
-      options.openStagingFile,
-    );
-    const storageCors = new StorageCors(options.corsOrigins);
-    const s3Server = createServer(createStorageFront({ s3rver, store, credentials, cors: storageCors }));
-    const s3Port = await listen(s3Server, storagePort, host, 'object storage');
-    cleanups.push(() => closeServer(s3Server));
-
-    // Built from the request handler (not createSqsServer) to see listen errors and own the server.
-    const { createRequestHandler } = await import('local-aws-sqs');
-    const sqsEmulator = createRequestHandler({
-      port: 0,
-      hostname: INTERNAL_HOST,
-      region: LOCAL_REGION,
-      // Recreating a deleted queue must not take 60 s here.
-      emulateQueueCreationLifecycle: false,
-    });
-    const sqsServer = createServer(
-      guardJsonService((req, res) => void sqsEmulator.requestHandler(req, res), {
-        service: 'sqs',
-        region: LOCAL_REGION,
-        credentials,
-        presignedUrls: false,
-      }),
-    );
-    const sqsPort = await listen(sqsServer, 0, INTERNAL_HOST, 'queue emulator');
-    // Queue URLs embed the port, which is only known now.
-    sqsEmulator.service.PORT = sqsPort;
-    cleanups.push(async () => {
-      await closeServer(sqsServer);
-      sqsEmulator.service.resetAll();
-    });
-
-    const endpoints = {
-      dynamodb: `http://${INTERNAL_HOST}:${dynamodbPort}`,
-      s3: `http://${urlHost(host)}:${s3Port}`,
-      sqs: `http://${INTERNAL_HOST}:${sqsPort}`,
-    };
-    const dynamodbClient = new DynamoDBClient(localAwsClientConfig(endpoints.dynamodb, credentials));
-    const sqsClient = new SQSClient(localAwsClientConfig(endpoints.sqs, credentials));
-    cleanups.push(async () => {
-      dynamodbClient.destroy();
-      sqsClient.destroy();
-    });
-
-    const [, queues] = await Promise.all([
-      ensureTable(dynamodbClient, LOCAL_TABLE_NAME),
-      ensureQueues(sqsClient, queue),
+    // The three start at once, each checking its table or queues as soon as it listens: a start
+    // waits for the slowest of them rather than for all three in a row.
+    const [database, storage, queues] = await allStarted([
+      startDatabase(dynalite, dynamodbDir, credentials, cleanups),
+      startStorage(s3rverPackage, { ...options, host, s3Dir, credentials }, cleanups),
+      startQueues(createSqsRequestHandler, queue, credentials, cleanups),
     ]);
-    for (const emulated of sqsEmulator.service.Queues) {
-      countReceivesAsSqsDoes(emulated as unknown as EmulatedQueue);
-    }
+    performance.mark('emulators:table-and-queues-checked');
 
     const bridge = bridgeAudioUploads({
-      s3rver,
-      sqs: sqsClient,
+      s3rver: storage.s3rver,
+      sqs: queues.client,
       bucketName: LOCAL_BUCKET_NAME,
       queueUrl: queues.urls.uploads,
       log,
@@ -234,13 +167,13 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
 
     let stopping: Promise<void> | undefined;
     return {
-      endpoints,
+      endpoints: { dynamodb: database.endpoint, s3: storage.endpoint, sqs: queues.endpoint },
       tableName: LOCAL_TABLE_NAME,
       bucketName: LOCAL_BUCKET_NAME,
       queueUrls: queues.urls,
       queueArns: queues.arns,
       credentials,
-      storageCors: { allowServiceOrigin: async (apiUrl) => storageCors.allowServiceOrigin(apiUrl) },
+      storageCors: { allowServiceOrigin: async (apiUrl) => storage.cors.allowServiceOrigin(apiUrl) },
       stop: () => {
         stopping ??= runCleanups();
         return stopping;
@@ -252,19 +185,132 @@ export async function startEmulatorsHere(options: EmulatorOptions): Promise<Emul
   }
 }
 
+function loadEmulatorPackages() {
+  return import('./emulator-packages.ts');
+}
+
+type EmulatorPackages = Awaited<ReturnType<typeof loadEmulatorPackages>>;
+
+/**
+ * Waits for every start, then fails with the first failure: a start that fails must not leave the
+ * others still starting, their ports and cleanups unknown to the caller's clean-up.
+ */
+async function allStarted<T extends readonly unknown[]>(
+  starts: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/** dynalite on its own port, behind the signature check, with the table made if it is missing. */
+async function startDatabase(
+  dynalite: EmulatorPackages['dynalite'],
+  directory: string,
+  credentials: LocalCredentials,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ endpoint: string }> {
+  // createTableMs 0: a table is usable at once, and a crash cannot leave it stuck in CREATING.
+  const server = dynalite({ path: directory, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  guardRequests(server, (listener) =>
+    guardJsonService(listener, {
+      service: 'dynamodb',
+      region: LOCAL_REGION,
+      credentials,
+      presignedUrls: false,
+    }),
+  );
+  const port = await listen(server, 0, INTERNAL_HOST, 'DynamoDB emulator');
+  cleanups.push(() => closeServer(server));
+  performance.mark('emulators:dynamodb-listening');
+  const endpoint = `http://${INTERNAL_HOST}:${port}`;
+  await ensureTable(jsonServiceClient('dynamodb', endpoint, credentials), LOCAL_TABLE_NAME);
+  performance.mark('emulators:table-checked');
+  return { endpoint };
+}
+
+/** The object store (s3rver behind the storage front) on the port browsers upload to. */
+async function startStorage(
+  s3rverPackage: S3rverPackage,
+  options: EmulatorOptions & { host: string; s3Dir: string; credentials: LocalCredentials },
+  cleanups: Array<() => Promise<void>>,
+): Promise<{ s3rver: S3rver; cors: StorageCors; endpoint: string }> {
+  const { dataDir, s3Dir, credentials, host } = options;
+  const { s3rver, store } = await createS3rver(
+    s3rverPackage,
+    s3Dir,
+    join(dataDir, 's3-staging'),
+    credentials,
+    options.openStagingFile,
+  );
+  const cors = new StorageCors(options.corsOrigins);
+  const server = createServer(createStorageFront({ s3rver, store, credentials, cors }));
+  const port = await listen(server, options.storagePort, host, 'object storage');
+  cleanups.push(() => closeServer(server));
+  performance.mark('emulators:s3-listening');
+  return { s3rver, cors, endpoint: `http://${urlHost(host)}:${port}` };
+}
+
+/** The queue emulator on its own port, behind the signature check, with the six queues made. */
+async function startQueues(
+  createSqsRequestHandler: EmulatorPackages['createSqsRequestHandler'],
+  settings: EmulatorOptions['queue'],
+  credentials: LocalCredentials,
+  cleanups: Array<() => Promise<void>>,
+): Promise<{
+  client: JsonServiceClient;
+  endpoint: string;
+  urls: QueueNames<string>;
+  arns: QueueNames<string>;
+}> {
+  // Built from the request handler (not createSqsServer) to see listen errors and own the server.
+  const emulator = createSqsRequestHandler({
+    port: 0,
+    hostname: INTERNAL_HOST,
+    region: LOCAL_REGION,
+    // Recreating a deleted queue must not take 60 s here.
+    emulateQueueCreationLifecycle: false,
+  });
+  const server = createServer(
+    guardJsonService((req, res) => void emulator.requestHandler(req, res), {
+      service: 'sqs',
+      region: LOCAL_REGION,
+      credentials,
+      presignedUrls: false,
+    }),
+  );
+  const port = await listen(server, 0, INTERNAL_HOST, 'queue emulator');
+  // Queue URLs embed the port, which is only known now.
+  emulator.service.PORT = port;
+  cleanups.push(async () => {
+    await closeServer(server);
+    emulator.service.resetAll();
+  });
+  performance.mark('emulators:sqs-listening');
+  const endpoint = `http://${INTERNAL_HOST}:${port}`;
+  // Kept: the upload bridge sends its events with it.
+  const client = jsonServiceClient('sqs', endpoint, credentials);
+  const queueArn = (name: string) =>
+    `arn:aws:sqs:${emulator.service.REGION}:${emulator.service.ACCOUNT_ID}:${name}`;
+  const queues = await ensureQueues(client, settings, queueArn);
+  for (const emulated of emulator.service.Queues) {
+    countReceivesAsSqsDoes(emulated as unknown as EmulatedQueue);
+  }
+  performance.mark('emulators:queues-checked');
+  return { client, endpoint, ...queues };
+}
+
+type S3rverPackage = Pick<EmulatorPackages, 'S3rverServer' | 's3rverAccounts' | 'DurableFilesystemStore'>;
+
 async function createS3rver(
+  { S3rverServer, s3rverAccounts, DurableFilesystemStore }: S3rverPackage,
   directory: string,
   stagingDirectory: string,
   credentials: LocalCredentials,
   openStagingFile: OpenStagingFile | undefined,
 ): Promise<{ s3rver: S3rver; store: DurableFilesystemStore }> {
   // s3rver rejects access keys it does not know; register the local ones (global and idempotent).
-  const [{ default: S3rverServer }, { default: s3rverAccounts }, { DurableFilesystemStore }] =
-    await Promise.all([
-      import('s3rver'),
-      import('s3rver/lib/models/account.js'),
-      import('./storage/durable-store.ts'),
-    ]);
   s3rverAccounts.DUMMY_ACCOUNT.createKeyPair(credentials.accessKeyId, credentials.secretAccessKey);
   const s3rver = new S3rverServer({
     silent: true,
@@ -291,30 +337,59 @@ function guardRequests(server: Server, guard: (listener: RequestListener) => Req
   server.on('request', guard(listener));
 }
 
-async function ensureTable(client: DynamoDBClient, tableName: string): Promise<void> {
+/**
+ * Described first: on every start but the first the table is there, and one call says so. Made when
+ * missing, then waited for (createTableMs 0 makes it ACTIVE at once; the loop is for other settings).
+ */
+async function ensureTable(client: JsonServiceClient, tableName: string): Promise<void> {
+  const status = async () => {
+    try {
+      const { Table } = await client.call<{ Table?: { TableStatus?: string } }>('DescribeTable', {
+        TableName: tableName,
+      });
+      return Table?.TableStatus;
+    } catch (error) {
+      if (error instanceof JsonServiceError && error.type === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
+  };
+  if ((await status()) === 'ACTIVE') return;
   try {
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.call('CreateTable', createTableInput(tableName));
   } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
+    if (!(error instanceof JsonServiceError && error.type === 'ResourceInUseException')) throw error;
   }
   for (let attempt = 0; attempt < 200; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+    if ((await status()) === 'ACTIVE') return;
     await sleep(25);
   }
   throw new Error(`DynamoDB emulator: table ${tableName} did not become ACTIVE`);
 }
 
+/**
+ * The emulator keeps its queues in memory: every start makes all six anew, each with its attributes
+ * in the one CreateQueue call, the dead-letter queues first (a redrive policy must name an existing
+ * queue). `arnOf` is the emulator's own ARN for a name, so no call asks for it.
+ */
 async function ensureQueues(
-  client: SQSClient,
+  client: JsonServiceClient,
   { visibilityTimeoutSeconds, maxReceiveCount }: EmulatorOptions['queue'],
+  arnOf: (name: string) => string,
 ): Promise<{ urls: QueueNames<string>; arns: QueueNames<string> }> {
+  const create = async (name: string, attributes?: Record<string, string>) => {
+    const { QueueUrl: url } = await client.call<{ QueueUrl?: string }>('CreateQueue', {
+      QueueName: name,
+      ...(attributes ? { Attributes: attributes } : {}),
+    });
+    if (!url) throw new Error(`queue emulator: CreateQueue ${name} returned no URL`);
+    return url;
+  };
   // Each work queue hands a message to its dead-letter queue after maxReceiveCount receives.
   const withDeadLetter = async (name: string, dlqName: string) => {
-    const dlq = await ensureQueue(client, dlqName, {});
-    const main = await ensureQueue(client, name, {
+    const dlq = await create(dlqName);
+    const main = await create(name, {
       VisibilityTimeout: String(visibilityTimeoutSeconds),
-      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.arn, maxReceiveCount }),
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: arnOf(dlqName), maxReceiveCount }),
     });
     return { main, dlq };
   };
@@ -324,48 +399,23 @@ async function ensureQueues(
     withDeadLetter(LOCAL_QUEUE_NAMES.transcription, LOCAL_QUEUE_NAMES.transcriptionDlq),
     withDeadLetter(LOCAL_QUEUE_NAMES.generation, LOCAL_QUEUE_NAMES.generationDlq),
   ]);
-  return {
-    urls: {
-      uploads: uploads.main.url,
-      uploadsDlq: uploads.dlq.url,
-      transcription: transcription.main.url,
-      transcriptionDlq: transcription.dlq.url,
-      generation: generation.main.url,
-      generationDlq: generation.dlq.url,
-    },
-    arns: {
-      uploads: uploads.main.arn,
-      uploadsDlq: uploads.dlq.arn,
-      transcription: transcription.main.arn,
-      transcriptionDlq: transcription.dlq.arn,
-      generation: generation.main.arn,
-      generationDlq: generation.dlq.arn,
-    },
+  const urls: QueueNames<string> = {
+    uploads: uploads.main,
+    uploadsDlq: uploads.dlq,
+    transcription: transcription.main,
+    transcriptionDlq: transcription.dlq,
+    generation: generation.main,
+    generationDlq: generation.dlq,
   };
-}
-
-/** Create-then-set, so a queue that already exists is brought to the wanted attributes too. */
-async function ensureQueue(
-  client: SQSClient,
-  name: string,
-  attributes: Record<string, string>,
-): Promise<{ url: string; arn: string }> {
-  const { QueueUrl: url } = await client.send(new CreateQueueCommand({ QueueName: name }));
-  if (!url) throw new Error(`queue emulator: CreateQueue ${name} returned no URL`);
-  if (Object.keys(attributes).length > 0) {
-    await client.send(new SetQueueAttributesCommand({ QueueUrl: url, Attributes: attributes }));
-  }
-  const { Attributes } = await client.send(
-    new GetQueueAttributesCommand({ QueueUrl: url, AttributeNames: ['QueueArn'] }),
-  );
-  const arn = Attributes?.QueueArn;
-  if (!arn) throw new Error(`queue emulator: queue ${name} has no ARN`);
-  return { url, arn };
+  const arns = Object.fromEntries(
+    Object.entries(LOCAL_QUEUE_NAMES).map(([key, name]) => [key, arnOf(name)]),
+  ) as QueueNames<string>;
+  return { urls, arns };
 }
 
 interface BridgeOptions {
   s3rver: S3rver;
-  sqs: SQSClient;
+  sqs: JsonServiceClient;
   bucketName: string;
   queueUrl: string;
   log: (line: string) => void;
@@ -384,7 +434,7 @@ function bridgeAudioUploads({ s3rver, sqs, bucketName, queueUrl, log }: BridgeOp
       const notification = toAwsS3Notification(record, bucketName);
       if (!notification) continue;
       const sending = sqs
-        .send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(notification) }))
+        .call('SendMessage', { QueueUrl: queueUrl, MessageBody: JSON.stringify(notification) })
         .then(
           () => undefined,
           (error: unknown) =>

@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { buildWebAppAsync } from '../../web/build.ts';
+import { localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
 import { onFirstUse } from '../adapters/loaded-on-first-use.ts';
 import { type Resumed, resumeJob } from '../domain/job-recovery.ts';
@@ -19,10 +20,11 @@ import {
 import { getServices } from '../wiring/services.ts';
 import { stopRunningWork } from '../worker-stop.ts';
 import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
-import { localAwsClientConfig, type QueueNames, startEmulators } from './emulators.ts';
+import type { Emulators, QueueNames } from './emulators.ts';
 import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { healthProbes, localReadinessChecks } from './readiness.ts';
+import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
@@ -56,6 +58,11 @@ export interface LocalRuntimeOptions {
   storageCorsOrigins?: readonly string[];
   /** Keep the emulators on this event loop, not their own thread: for tests that patch them (emulators.ts). */
   emulatorsInProcess?: boolean;
+  /**
+   * The emulators, already starting (startRuntimeEmulators with these options): `npm start` starts
+   * them before it imports this module. Stopped if the runtime's start fails. Default: started here.
+   */
+  emulators?: Promise<Emulators>;
 }
 
 export interface LocalRuntime {
@@ -91,41 +98,36 @@ export interface RuntimeInfo {
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const host = options.host ?? '127.0.0.1';
-  // Read first: a wrong setting stops the start before anything is opened.
-  const transcriptionConcurrency =
-    options.transcriptionConcurrency ??
-    transcriptionConcurrencySetting(process.env.NOTES_TRANSCRIPTION_CONCURRENCY);
   const log = options.log ?? ((line: string) => console.error(line));
   const dataDir = resolve(options.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  // Workers' temporary files live here; whatever a killed run left behind goes now.
-  const workDir = join(dataDir, WORK_DIR);
-  await rm(workDir, { recursive: true, force: true });
-  await mkdir(workDir, { recursive: true, mode: 0o700 });
-
-  // esbuild builds the web app in its own process, and the published docs are read, while the
-  // emulators start in their thread.
-  const webAppBuilt = buildWebAppAsync();
-  webAppBuilt.catch(() => undefined);
-  const docsRead = publishedDocs();
-  docsRead.catch(() => undefined);
-  const emulators = await startEmulators({
-    dataDir,
-    storagePort: options.storagePort,
-    host,
-    queue: {
-      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 3600,
-      maxReceiveCount: options.maxReceiveCount ?? 3,
-    },
-    log,
-    ...(options.storageCorsOrigins ? { corsOrigins: options.storageCorsOrigins } : {}),
-    ...(options.emulatorsInProcess ? { inProcess: true } : {}),
-  });
-  performance.mark('runtime:emulators-started');
-  // A start that fails past this point stops what it started, so the caller's process (a test, a
-  // bench) keeps no emulator thread, port or database lock.
-  const undoOnFailure: Array<() => unknown> = [() => emulators.stop()];
+  let transcriptionConcurrency: number;
   try {
+    // Read first: a wrong setting stops the start before anything is opened here.
+    transcriptionConcurrency =
+      options.transcriptionConcurrency ??
+      transcriptionConcurrencySetting(process.env.NOTES_TRANSCRIPTION_CONCURRENCY);
+  } catch (error) {
+    await stopOnceStarted(options.emulators);
+    throw error;
+  }
+  const emulatorsStarted = options.emulators ?? startRuntimeEmulators({ ...options, log });
+  // A start that fails stops what it started, so the caller's process (a test, a bench) keeps no
+  // emulator thread, port or database lock.
+  const undoOnFailure: Array<() => unknown> = [() => stopOnceStarted(emulatorsStarted)];
+  try {
+    // Workers' temporary files live here; whatever a killed run left behind goes now.
+    const workDir = join(dataDir, WORK_DIR);
+    await rm(workDir, { recursive: true, force: true });
+    await mkdir(workDir, { recursive: true, mode: 0o700 });
+
+    // esbuild builds the web app in its own process, and the published docs are read, while the
+    // emulators start in their thread.
+    const webAppBuilt = buildWebAppAsync();
+    webAppBuilt.catch(() => undefined);
+    const docsRead = publishedDocs();
+    docsRead.catch(() => undefined);
+    const emulators = await emulatorsStarted;
+    performance.mark('runtime:emulators-started');
     // The handlers read their configuration from the environment, as on Lambda.
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
@@ -237,6 +239,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     for (const undo of undoOnFailure.reverse()) await Promise.resolve(undo()).catch(() => undefined);
     throw error;
   }
+}
+
+/** Stops emulators once they have started; a start that failed has undone itself. */
+async function stopOnceStarted(emulators: Promise<Emulators> | undefined): Promise<void> {
+  await emulators?.then(
+    (started) => started.stop(),
+    () => undefined,
+  );
 }
 
 /** Sends again the work of every job left in flight by the previous run; logs one line of totals. */

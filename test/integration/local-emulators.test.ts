@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
 import { LOCAL_CREDENTIALS_FILE, readLocalCredentials } from '../../src/local/local-credentials.ts';
 import { startLocalRuntime } from '../../src/local/runtime.ts';
+import { startRuntimeEmulators } from '../../src/local/runtime-emulators.ts';
 import { type SqsBatchHandler, startSqsEventSource } from '../../src/local/sqs-event-source.ts';
 import { emulatorClientConfig } from '../support/emulator-clients.ts';
 
@@ -179,6 +180,23 @@ describe('local emulators', () => {
       await new Promise((closed) => taken.close(closed));
     }
     // Its emulators' thread let go of the database: the same data directory starts again.
+    const next = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
+    await next.stop();
+  });
+
+  it('stops emulators it was handed already starting (as npm start does) when its own start fails', async () => {
+    const dataDir = await newDataDir();
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+    const { port } = taken.address() as AddressInfo;
+    const options = { dataDir, port, storagePort: 0, workers: false, log: () => undefined };
+    try {
+      await expect(
+        startLocalRuntime({ ...options, emulators: startRuntimeEmulators(options) }),
+      ).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await new Promise((closed) => taken.close(closed));
+    }
     const next = await startEmulators({ dataDir, storagePort: 0, queue: queueSettings });
     await next.stop();
   });

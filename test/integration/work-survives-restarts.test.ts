@@ -9,6 +9,7 @@ import { REPO_ROOT, type RuntimeInfo } from '../../src/local/runtime.ts';
 import { type Api, client } from '../support/api.ts';
 import { longSpeechFixture, speechFixture } from '../support/fixtures.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
+import { isAlive } from '../support/processes.ts';
 import { findEverywhere } from '../support/storage.ts';
 import { pollUntilDone, submitAndUpload, type UploadTarget } from '../support/transcribe.ts';
 
@@ -214,8 +215,8 @@ describe('SIGTERM drains for a bounded time and returns unfinished work to the q
       npm.kill('SIGTERM');
       await exited;
       const deadline = Date.now() + 20_000;
-      while (isAlive(info.pid) && Date.now() < deadline) await sleep(100);
-      expect(isAlive(info.pid)).toBe(false);
+      while ((await isAlive(info.pid)) && Date.now() < deadline) await sleep(100);
+      expect(await isAlive(info.pid)).toBe(false);
     } finally {
       await rm(npmDataDir, { recursive: true, force: true });
     }
@@ -231,14 +232,5 @@ async function waitForRuntimeInfo(dir: string): Promise<RuntimeInfo> {
       if (Date.now() > deadline) throw error;
       await sleep(200);
     }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
