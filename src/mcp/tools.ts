@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { getArtifact, requestArtifact } from '../domain/artifact-jobs.ts';
 import { askWorkspace } from '../domain/ask.ts';
