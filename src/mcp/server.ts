@@ -42,6 +42,7 @@ export function createMcpServer(context: ToolContext, era: ProtocolEra = 'legacy
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
         annotations: { title: tool.title, ...tool.annotations },
       },
       (input) => runTool(tool, context, input, era),

@@ -227,8 +227,15 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     const transcription = await call(client, 'getTranscription', { note_id: noteId });
     expect(String(transcription.structuredContent?.full_text)).toMatch(/engineers/);
     const markdown = await call(client, 'getTranscription', { note_id: noteId, format: 'md' });
-    expect(markdown.structuredContent).toBeUndefined();
+    // The text is what the model reads; structuredContent carries it with its format and etag, as
+    // the tool's outputSchema says every successful result does.
     expect(texts(markdown)[0]).toMatch(/^# Morning meeting/);
+    expect(markdown.structuredContent).toEqual({
+      note_id: noteId,
+      format: 'md',
+      text: texts(markdown)[0],
+      etag: expect.stringMatching(/^"/),
+    });
   });
 
   it('starts Insights with a job status that is not a result, then getInsights returns them', async () => {
