@@ -4,8 +4,12 @@ import { CONTRACT_RESULTS } from '../src/mcp/contract-results.ts';
 type Json = Record<string, unknown>;
 
 const COMPONENT_REF = /^#\/components\/schemas\/(.+)$/;
-/** Keywords left out of the tools' output schemas: examples are for people reading the contract. */
-const LEFT_OUT = new Set(['examples']);
+/**
+ * Keywords left out of the tools' output schemas: examples and descriptions are for people reading
+ * the contract, and they would more than double what every client downloads with tools/list (the
+ * tool descriptions say what the results mean).
+ */
+const LEFT_OUT = new Set(['examples', 'description']);
 
 /**
  * The output schemas of the MCP tools (src/mcp/contract-results.ts), from openapi.yaml: each named
@@ -17,11 +21,16 @@ export function mcpOutputSchemas(openapi: string): Record<string, Json> {
   const schemas: Record<string, Json> = {};
   for (const name of CONTRACT_RESULTS) {
     const needed = new Set<string>();
-    const rewrite = (node: unknown): unknown => {
-      if (Array.isArray(node)) return node.map(rewrite);
+    // `names`: the keys of this object are property names (under `properties`), not keywords.
+    const rewrite = (node: unknown, names = false): unknown => {
+      if (Array.isArray(node)) return node.map((item) => rewrite(item));
       if (typeof node !== 'object' || node === null) return node;
       const copy: Json = {};
       for (const [key, value] of Object.entries(node)) {
+        if (names) {
+          copy[key] = rewrite(value);
+          continue;
+        }
         if (LEFT_OUT.has(key)) continue;
         const target =
           key === '$ref' && typeof value === 'string' ? COMPONENT_REF.exec(value)?.[1] : undefined;
@@ -30,7 +39,7 @@ export function mcpOutputSchemas(openapi: string): Record<string, Json> {
           needed.add(target);
           copy.$ref = `#/$defs/${target}`;
         } else {
-          copy[key] = rewrite(value);
+          copy[key] = rewrite(value, key === 'properties' || key === 'patternProperties');
         }
       }
       return copy;

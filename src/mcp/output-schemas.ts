@@ -8,7 +8,11 @@ import bundled from './output-schemas.json' with { type: 'json' };
  * its outputSchema is that body's schema in openapi.yaml (bundled by `npm run docs:build`); results
  * that only MCP gives (the account and token, a deletion, a transcript as text) are zod here.
  * Results that can be one of several shapes (the result or its job status) are an object that is
- * any of them. The SDK checks every result against its tool's schema before sending it.
+ * any of them. The SDK checks every successful result against its tool's schema before sending it.
+ *
+ * A tool error (`isError: true`) carries the REST status and error body as structuredContent too
+ * (src/mcp/results.ts), and clients validate whatever structuredContent comes (the SDK 1.x client
+ * does, errors included): every schema therefore admits that error shape as well.
  */
 type JsonSchema = Record<string, unknown>;
 
@@ -36,9 +40,17 @@ export const transcriptTextResult = z.object({
   etag: z.string(),
 });
 
-/** One shape or another: `anyOf` under an object root (a non-object root would change the wire format). */
+/** A tool error's structuredContent: the REST status and the body REST answers with. */
+export const toolError = z
+  .looseObject({
+    status_code: z.number().int().min(400).max(599),
+    detail: z.string(),
+  })
+  .describe('A tool error (isError true): the HTTP status REST answers with, and its error body.');
+
+/** One shape or another (or a tool error): `anyOf` under an object root (a non-object root would change the wire format). */
 export function outputOf(...shapes: Array<ContractResult | z.ZodType>): StandardSchemaWithJSON {
-  const schemas = shapes.map((shape) =>
+  const schemas = [...shapes, toolError].map((shape) =>
     typeof shape === 'string'
       ? contract[shape]
       : (z.toJSONSchema(shape, { target: 'draft-2020-12' }) as JsonSchema),
@@ -48,7 +60,7 @@ export function outputOf(...shapes: Array<ContractResult | z.ZodType>): Standard
     Object.assign(defs, $defs);
     return body;
   });
-  const root = bodies.length === 1 ? (bodies[0] as JsonSchema) : { anyOf: bodies };
+  const root = { anyOf: bodies };
   return lazily({ ...root, type: 'object', ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}) });
 }
 

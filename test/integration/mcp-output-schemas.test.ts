@@ -178,6 +178,18 @@ describe('every tool answers with structuredContent its advertised outputSchema 
     await check('deleteNote', { note_id: noteId, confirm_note_id: noteId });
   });
 
+  it("admits a tool error's structuredContent (the REST status and detail): clients validate errors too", async () => {
+    const missing = randomUUID();
+    const result = (await client.callTool({
+      name: 'getNote',
+      arguments: { note_id: missing },
+    })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toEqual({ status_code: 404, detail: `No note with ID ${missing}` });
+    const validate = ajv.compile(tools.get('getNote')?.outputSchema as object);
+    expect(validate(result.structuredContent), ajv.errorsText(validate.errors)).toBe(true);
+  });
+
   it('has validated a successful result of every tool, and a job status of each that can give one', () => {
     expect([...validated.keys()].sort()).toEqual([...MCP_TOOL_NAMES].sort());
     for (const name of ['getTranscription', 'generateInsights', 'generateNoteArtifact']) {
