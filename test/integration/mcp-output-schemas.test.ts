@@ -88,6 +88,16 @@ async function check(name: string, args: Record<string, unknown> = {}): Promise<
   return content;
 }
 
+/** The etag getTranscription's text gives for the transcript as it is now. */
+async function transcriptEtag(): Promise<string | undefined> {
+  const transcript = (await client.callTool({
+    name: 'getTranscription',
+    arguments: { note_id: noteId },
+  })) as CallToolResult;
+  const text = transcript.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
+  return /etag of this transcript: (\S+)/.exec(text)?.[1];
+}
+
 function isJobStatus(content: Record<string, unknown>): boolean {
   return typeof content.kind === 'string' && typeof content.stage === 'string' && 'attempts' in content;
 }
@@ -140,27 +150,14 @@ describe('every tool answers with structuredContent its advertised outputSchema 
 
   it('renames a note, corrects and restores its transcript', async () => {
     await check('updateNote', { note_id: noteId, title: 'Planning meeting (reviewed)' });
-    const transcript = (await client.callTool({
-      name: 'getTranscription',
-      arguments: { note_id: noteId },
-    })) as CallToolResult;
-    const etag = /etag of this transcript: (\S+)/.exec(
-      transcript.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'),
-    )?.[1];
+    const etag = await transcriptEtag();
     const corrected = await check('editTranscription', {
       note_id: noteId,
       if_match: etag,
       edits: [{ op: 'replace_text', segment: 0, text: 'Corrected opening.' }],
     });
     expect(corrected.revision).toBe(1);
-    const after = (await client.callTool({
-      name: 'getTranscription',
-      arguments: { note_id: noteId },
-    })) as CallToolResult;
-    const newEtag = /etag of this transcript: (\S+)/.exec(
-      after.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n'),
-    )?.[1];
-    await check('undoTranscriptionEdit', { note_id: noteId, if_match: newEtag });
+    await check('undoTranscriptionEdit', { note_id: noteId, if_match: await transcriptEtag() });
   });
 
   it('creates, lists, renames and deletes a collection, filing the note in it and out again', async () => {
