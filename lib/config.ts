@@ -30,7 +30,7 @@ export interface NotesStackConfig {
    * account's Lambda concurrency that the API needs.
    */
   workerMaxConcurrency: { transcription: number; generation: number };
-  /** Where DLQ alarms are emailed; without it the alarms exist but notify nobody. */
+  /** Subscribed by email to the alarm topic; without it the topic has no subscriber until one is added. */
   alarmEmail?: string;
   /** OAuth resource identifier of the MCP server; defaults to the HTTP API URL + `/mcp`. */
   mcpResourceUrl?: string;

@@ -23,6 +23,16 @@ export interface GrantTargets {
   tokenSigningKey?: IKey;
 }
 
+/**
+ * The DynamoDB calls the service makes (src/adapters/dynamodb), and no others: not Scan (only the local
+ * runtime's start-up recovery scans), DescribeTable or the stream reads that CDK's grantReadData adds.
+ * Writes include BatchWriteItem: the search index and collections write in batches.
+ */
+export const tableActions = {
+  read: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+  write: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+} as const;
+
 const objectActions = {
   read: ['s3:GetObject'],
   write: ['s3:PutObject'],
@@ -43,8 +53,11 @@ export function grantNeeds(
   const { table, bucket } = targets;
 
   // Every function that checks a caller's credentials reads the table at least.
-  if (needs.table === 'write') table.grantReadWriteData(grantee);
-  else if (needs.table === 'read') table.grantReadData(grantee);
+  if (needs.table) {
+    const actions =
+      needs.table === 'write' ? [...tableActions.read, ...tableActions.write] : tableActions.read;
+    table.grant(grantee, ...actions);
+  }
   // The table has a GSI (table-definition.ts), so both grants add `<table ARN>/index/*`.
   if (needs.table) {
     acknowledge(

@@ -2,6 +2,7 @@ import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags }
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { WEB_APP_CLIENT_ID } from '../src/oauth/first-party.ts';
+import { requireModelsServedInRegion } from './bedrock-region-check.ts';
 import { handlerNodeOptions } from './bundling.ts';
 import type { NotesStackConfig } from './config.ts';
 import { Alerts } from './constructs/alerts.ts';
@@ -10,6 +11,7 @@ import { DocsSite } from './constructs/docs-site.ts';
 import { McpAuth } from './constructs/mcp-auth.ts';
 import type { SharedFunctionProps } from './constructs/notes-function.ts';
 import { Queues } from './constructs/queues.ts';
+import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { Storage } from './constructs/storage.ts';
 import { TranscribeDataAccess } from './constructs/transcribe-access.ts';
 import { WebApp } from './constructs/web-app.ts';
@@ -44,13 +46,13 @@ export class NotesStack extends Stack {
     Tags.of(this).add('service', 'notes');
     Tags.of(this).add('stage', config.stage);
 
+    requireModelsServedInRegion(this, config.bedrockModelIds, config.bedrockProfileRegions);
+
     const alerts = new Alerts(this, 'Alerts', {
       stage: config.stage,
       ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
     });
-    const alarmTopic = alerts.topic ? { alarmTopic: alerts.topic } : {};
-
-    this.queues = new Queues(this, 'Queues', { stage: config.stage, ...alarmTopic });
+    this.queues = new Queues(this, 'Queues', { stage: config.stage, alerts });
     this.storage = new Storage(this, 'Storage', {
       deletionProtection: config.deletionProtection,
       uploadCorsOrigins: config.uploadCorsOrigins,
@@ -106,7 +108,12 @@ export class NotesStack extends Stack {
       queues: this.queues.byName,
       transcribeJobPrefix: prefix,
       maxConcurrency: config.workerMaxConcurrency,
-      ...alarmTopic,
+      alerts,
+    });
+    new ServiceAlarms(this, 'Alarms', {
+      alerts,
+      httpApi: this.api.httpApi,
+      backgroundFunctions: this.workers.functions,
     });
     // Job queueing: a burst past Transcribe's concurrent-job quota waits in Transcribe's queue.
     new TranscribeDataAccess(this, 'TranscribeDataAccess', {

@@ -1,8 +1,9 @@
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Duration } from 'aws-cdk-lib';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { queueWorkers } from '../../src/routes.ts';
 import { workerSizing } from '../function-sizing.ts';
+import type { Alerts } from './alerts.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** The queue names src/routes.ts uses: a worker's `queue` and a function's `needs.queue`. */
@@ -10,7 +11,7 @@ export type QueueName = (typeof queueWorkers)[keyof typeof queueWorkers]['queue'
 
 export interface QueuesProps {
   stage: string;
-  alarmTopic?: ITopic;
+  alerts: Alerts;
 }
 
 /** The work queues: each with a dead-letter queue and an alarm on it. */
@@ -32,19 +33,26 @@ export class Queues extends Construct {
       queueName: `notes-${props.stage}-uploads`,
       consumerTimeout: workerSizing.uploadReceived.timeout,
       deadLetterConsumerTimeout: workerSizing.uploadsDeadLetter.timeout,
-      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+      // Taking an upload is a few writes: minutes of waiting means the worker is failing.
+      maxMessageAge: Duration.minutes(10),
+      alerts: props.alerts,
     });
     this.transcription = new WorkQueue(this, 'Transcription', {
       queueName: `notes-${props.stage}-transcription`,
       consumerTimeout: workerSizing.transcriptionWorker.timeout,
       deadLetterConsumerTimeout: workerSizing.transcriptionDeadLetter.timeout,
-      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+      // The worker only starts a Transcribe job (Transcribe queues past its own quota).
+      maxMessageAge: Duration.minutes(30),
+      alerts: props.alerts,
     });
     this.generation = new WorkQueue(this, 'Generation', {
       queueName: `notes-${props.stage}-generation`,
       consumerTimeout: workerSizing.generationWorker.timeout,
       deadLetterConsumerTimeout: workerSizing.generationDeadLetter.timeout,
-      ...(props.alarmTopic ? { alarmTopic: props.alarmTopic } : {}),
+      // One note per invocation (a podcast takes minutes) at the configured concurrency: an hour of
+      // waiting is a burst the concurrency cannot carry, or a provider throttling every attempt.
+      maxMessageAge: Duration.hours(1),
+      alerts: props.alerts,
     });
     this.byName = {
       uploads: this.uploads.queue,

@@ -4,15 +4,15 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { type EventWorkerName, eventWorkers, type QueueWorkerName, queueWorkers } from '../../src/routes.ts';
 import { workerSizing } from '../function-sizing.ts';
 import { acknowledge, wildcardResourceFinding } from '../nag.ts';
+import type { Alerts } from './alerts.ts';
 import { NotesFunction, type SharedFunctionProps } from './notes-function.ts';
 import type { QueueName } from './queues.ts';
-import { alarmOnDeadLetters } from './work-queue.ts';
+import { alarmOnDeadLetters, QUEUE_RETENTION } from './work-queue.ts';
 
 export interface WorkersProps {
   shared: SharedFunctionProps;
@@ -21,7 +21,7 @@ export interface WorkersProps {
   transcribeJobPrefix: string;
   /** Most concurrent invocations of each work queue's worker (lib/config.ts). */
   maxConcurrency: Record<'transcription' | 'generation', number>;
-  alarmTopic?: ITopic;
+  alerts: Alerts;
 }
 
 /** Dead-letter consumers only mark jobs failed: Lambda's smallest maximum concurrency is plenty. */
@@ -106,7 +106,7 @@ export class Workers extends Construct {
       queueName: `${props.transcribeJobPrefix}transcribe-events-dlq`,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+      retentionPeriod: QUEUE_RETENTION,
     });
     acknowledge(
       this.transcribeEventsDeadLetterQueue,
@@ -117,7 +117,7 @@ export class Workers extends Construct {
       this,
       'TranscribeEventsDeadLetterAlarm',
       this.transcribeEventsDeadLetterQueue,
-      props.alarmTopic,
+      props.alerts,
     );
 
     const subscribe: Record<EventName, (fn: NotesFunction) => void> = {

@@ -30,7 +30,7 @@ export async function beginAuthorization(deps: OAuthDeps, query: URLSearchParams
   if (!clientId) throw new AuthorizationPageError('Missing client', 'The request names no client_id.');
   let client: OAuthClient | null;
   try {
-    client = await deps.clients.find(clientId);
+    client = await deps.clients.find(clientId, deps.settings.issuer);
   } catch (error) {
     if (error instanceof OAuthError)
       throw new AuthorizationPageError('Unknown application', error.description);
@@ -109,6 +109,7 @@ export async function completeUpstreamSignIn(
       taken.redirect_uri,
       taken.state,
       new OAuthError('access_denied', 'The user did not complete sign-in'),
+      issuerOf(deps, taken),
     );
   }
   let accountId: string;
@@ -203,6 +204,7 @@ async function startSignIn(deps: OAuthDeps, client: OAuthClient, valid: ValidReq
     csrf_hash: hashSecret(csrf),
     account_id: null,
     upstream: null,
+    issuer: deps.settings.issuer,
     created_at: now,
     expires_at_s: Math.floor(now / 1000) + lifetimes.pendingRequest,
   };
@@ -237,7 +239,7 @@ async function signInWithApiKey(
   const request = await deps.store.getPendingAuthorization(requestId, deps.now());
   if (!request) throw expired();
   if (!sameHash(request.csrf_hash, hashSecret(csrf))) throw staleForm();
-  const client = await findClient(deps, request.client_id);
+  const client = await findClient(deps, request);
   const signedIn = apiKey.trim() ? await upstream.signIn(apiKey) : null;
   const refuse = (status: number, error: string) =>
     page(status, renderSignIn({ client: clientView(client, request.redirect_uri), requestId, csrf, error }));
@@ -282,7 +284,7 @@ async function consentPage(
     [...ceiling],
   );
   if (!bound) throw staleForm();
-  const client = knownClient ?? (await findClient(deps, request.client_id));
+  const client = knownClient ?? (await findClient(deps, request));
   const account = await deps.accounts.getAccount(accountId);
   const beyondHeld = request.scopes.filter((scope) => !held.includes(scope));
   return page(
@@ -392,6 +394,7 @@ async function decide(
       created_at: now,
       expires_at_s: nowS + lifetimes.grantAbsolute,
       revoked_at: null,
+      issuer: issuerOf(deps, request),
     });
   }
   const code = newSecret();
@@ -407,11 +410,12 @@ async function decide(
     created_at: now,
     expires_at_s: nowS + lifetimes.code,
     used_at: null,
+    issuer: issuerOf(deps, request),
     ...(shown ? { widens_grant: true } : {}),
   });
   return {
     kind: 'redirect',
-    location: withParams(request.redirect_uri, { code, state: request.state, iss: deps.settings.issuer }),
+    location: withParams(request.redirect_uri, { code, state: request.state, iss: issuerOf(deps, request) }),
   };
 }
 
@@ -457,11 +461,21 @@ function denied(deps: OAuthDeps, request: PendingAuthorization, description: str
     request.redirect_uri,
     request.state,
     new OAuthError('access_denied', description),
+    issuerOf(deps, request),
   );
 }
 
-async function findClient(deps: OAuthDeps, clientId: string): Promise<OAuthClient> {
-  const client = await deps.clients.find(clientId).catch(() => null);
+/**
+ * The issuer an authorization request reached. The upstream sign-in returns to one callback URL, which
+ * may be another site's (locally `localhost` and `127.0.0.1`); the response still names the issuer the
+ * client started with, which is the one it checks `iss` against (RFC 9207).
+ */
+function issuerOf(deps: OAuthDeps, request: PendingAuthorization): string {
+  return request.issuer ?? deps.settings.issuer;
+}
+
+async function findClient(deps: OAuthDeps, request: PendingAuthorization): Promise<OAuthClient> {
+  const client = await deps.clients.find(request.client_id, issuerOf(deps, request)).catch(() => null);
   if (!client)
     throw new AuthorizationPageError('Unknown application', 'The application is no longer registered.');
   return client;
@@ -511,6 +525,7 @@ function errorRedirect(
   redirectUri: string,
   state: string | null,
   error: unknown,
+  issuer: string = deps.settings.issuer,
 ): WebResult {
   if (!(error instanceof OAuthError)) throw error;
   return {
@@ -519,7 +534,7 @@ function errorRedirect(
       error: error.error,
       error_description: error.description,
       state,
-      iss: deps.settings.issuer,
+      iss: issuer,
     }),
   };
 }

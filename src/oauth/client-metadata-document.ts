@@ -1,6 +1,8 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { checkApplicationType } from './application-type.ts';
 import { OAuthError } from './errors.ts';
+import { type PinnedGet, pinnedGet } from './pinned-request.ts';
 import { checkRedirectUri } from './redirect-uris.ts';
 import { lifetimes } from './settings.ts';
 import type { OAuthClient } from './store.ts';
@@ -12,6 +14,10 @@ import type { OAuthClient } from './store.ts';
  * https, refuses hosts that resolve to private, loopback or link-local addresses (no reaching into
  * the server's network), requires the document's `client_id` to be its own URL, applies the same
  * redirect URI policy as registration, and caches good documents briefly in memory.
+ *
+ * Each hop's host name is resolved once, every address it resolves to is checked, and the request
+ * connects to a checked address (`pinnedGet`): a name that answers a public address to the check and
+ * a private one to the connection (DNS rebinding) never reaches the private one.
  */
 export const MAX_DOCUMENT_BYTES = 16 * 1024;
 export const FETCH_TIMEOUT_MS = 5000;
@@ -21,8 +27,9 @@ const MAX_CACHED = 200;
 export type Lookup = (hostname: string) => Promise<string[]>;
 
 export interface ClientMetadataFetcherOptions {
-  fetch?: typeof fetch;
-  /** Resolves a host name to its addresses (default: DNS). */
+  /** Sends one GET to a URL at an address already checked (default: `pinnedGet()`, over https). */
+  get?: PinnedGet;
+  /** Resolves a host name to its addresses (default: DNS); called once per hop. */
   lookup?: Lookup;
   now?: () => number;
   timeoutMs?: number;
@@ -35,14 +42,14 @@ export function isMetadataDocumentClientId(clientId: string): boolean {
 
 export class ClientMetadataFetcher {
   private readonly cache = new Map<string, { client: OAuthClient; expires: number }>();
-  private readonly fetch: typeof fetch;
+  private readonly get: PinnedGet;
   private readonly lookup: Lookup;
   private readonly now: () => number;
   private readonly timeoutMs: number;
 
   constructor(options: ClientMetadataFetcherOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? FETCH_TIMEOUT_MS;
-    this.fetch = options.fetch ?? globalThis.fetch;
+    this.get = options.get ?? pinnedGet();
     this.lookup = options.lookup ?? dnsLookup;
     this.now = options.now ?? Date.now;
   }
@@ -66,12 +73,8 @@ export class ClientMetadataFetcher {
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
       for (let hop = 0; ; hop++) {
-        await this.assertPublicHost(url);
-        const response = await this.fetch(url, {
-          redirect: 'manual',
-          signal,
-          headers: { accept: 'application/json' },
-        });
+        const address = await this.publicAddressOf(url);
+        const response = await this.get(url, address, { signal, headers: { accept: 'application/json' } });
         if (response.status >= 300 && response.status < 400) {
           await response.body?.cancel();
           const location = response.headers.get('location');
@@ -100,7 +103,8 @@ export class ClientMetadataFetcher {
     }
   }
 
-  private async assertPublicHost(url: URL): Promise<void> {
+  /** The address to connect to: the host's, once every address it resolves to proved public. */
+  private async publicAddressOf(url: URL): Promise<string> {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];
     try {
@@ -108,9 +112,11 @@ export class ClientMetadataFetcher {
     } catch {
       throw refuse('names a host that does not resolve');
     }
-    if (addresses.length === 0 || addresses.some(isNonPublicAddress)) {
+    const [first] = addresses;
+    if (first === undefined || addresses.some(isNonPublicAddress)) {
       throw refuse('names a host with a private, loopback or link-local address');
     }
+    return first;
   }
 }
 
@@ -147,6 +153,8 @@ function parseDocument(clientId: string, document: unknown, now: number): OAuthC
     const check = checkRedirectUri(uri);
     if (!check.ok) throw refuse(`has a redirect URI that ${check.reason}`);
   }
+  const applicationType = checkApplicationType(doc.application_type, uris as string[]);
+  if (!applicationType.ok) throw refuse(`says application_type, but ${applicationType.reason}`);
   const name = typeof doc.client_name === 'string' ? cleanName(doc.client_name) : null;
   return {
     client_id: clientId,
@@ -155,6 +163,7 @@ function parseDocument(clientId: string, document: unknown, now: number): OAuthC
     grant_types: ['authorization_code', 'refresh_token'],
     scope: null,
     source: 'metadata_document',
+    application_type: applicationType.type,
     created_at: now,
   };
 }

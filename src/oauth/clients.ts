@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type ApplicationType, checkApplicationType } from './application-type.ts';
 import {
   type ClientMetadataFetcher,
   cleanName,
@@ -6,6 +7,7 @@ import {
 } from './client-metadata-document.ts';
 import { OAuthError } from './errors.ts';
 import { checkRedirectUri, isRegisteredRedirectUri } from './redirect-uris.ts';
+import { admitRegistration } from './registration-limit.ts';
 import { formatScopes, parseScopes } from './scopes.ts';
 import type { OAuthClient, OAuthStore } from './store.ts';
 
@@ -36,6 +38,7 @@ export interface RegisteredClient {
   response_types: string[];
   token_endpoint_auth_method: 'none';
   scope: string;
+  application_type: ApplicationType;
 }
 
 /**
@@ -49,13 +52,20 @@ export interface RegisteredClient {
  * - `scope`: the scopes asked for, or the default (`notes:read notes:process`). It is the scope an
  *   authorization request naming none gets, not a limit: a later request may ask for more (step-up),
  *   and the user approves every scope on the consent page.
+ * - `application_type`: `web` or `native`, and when declared the redirect URIs must suit it
+ *   (src/oauth/application-type.ts); when not, the type the redirect URIs show.
  * Every redirect URI must pass the redirect policy; the first one that does not is named. Other
- * metadata (client_uri, logo_uri, contacts, ...) is not kept, so it is not echoed either.
+ * metadata (client_uri, logo_uri, contacts, ...) is not kept, so it is not echoed either. The client
+ * is bound to `issuer`, the authorization server it registered with: its client_id is unknown at any
+ * other (locally, `localhost` and `127.0.0.1` are two), so a client that moves registers again.
+ * Registrations per source address are limited (src/oauth/registration-limit.ts).
  */
 export async function registerClient(
   store: OAuthStore,
   metadata: unknown,
   now: number,
+  issuer: string,
+  sourceIp?: string,
 ): Promise<RegisteredClient> {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     throw new OAuthError('invalid_client_metadata', 'The registration request must be a JSON object');
@@ -78,6 +88,13 @@ export async function registerClient(
     throw new OAuthError('invalid_client_metadata', 'client_name must be a string');
   }
   const scope = registeredScope(m.scope);
+  const applicationType = checkApplicationType(m.application_type, redirectUris);
+  if (!applicationType.ok) {
+    throw new OAuthError(
+      applicationType.field === 'redirect_uris' ? 'invalid_redirect_uri' : 'invalid_client_metadata',
+      applicationType.reason,
+    );
+  }
   const client: OAuthClient = {
     client_id: randomUUID(),
     client_name: typeof m.client_name === 'string' ? cleanName(m.client_name) : null,
@@ -85,8 +102,11 @@ export async function registerClient(
     grant_types: grantTypes,
     scope,
     source: 'registration',
+    application_type: applicationType.type,
+    issuer,
     created_at: now,
   };
+  await admitRegistration(store, sourceIp, now);
   await store.putClient(client);
   return {
     client_id: client.client_id,
@@ -97,6 +117,7 @@ export async function registerClient(
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
     scope,
+    application_type: applicationType.type,
   };
 }
 
@@ -164,12 +185,19 @@ export class ClientDirectory {
     private readonly builtIn: readonly OAuthClient[] = [],
   ) {}
 
-  /** The client, or null when the ID is unknown; a bad metadata document throws `invalid_client`. */
-  async find(clientId: string): Promise<OAuthClient | null> {
+  /**
+   * The client as known to the authorization server `issuer`, or null when the ID is unknown there (a
+   * client registered with another issuer included); a bad metadata document throws `invalid_client`.
+   * Metadata document clients are portable across issuers (MCP 2026-07-28): the URL is the identity.
+   */
+  async find(clientId: string, issuer: string): Promise<OAuthClient | null> {
     if (clientId.length === 0 || clientId.length > 2000) return null;
     const own = this.builtIn.find((client) => client.client_id === clientId);
     if (own) return own;
     if (isMetadataDocumentClientId(clientId)) return this.documents.resolve(clientId);
-    return this.store.getClient(clientId);
+    const registered = await this.store.getClient(clientId);
+    return registered && (registered.issuer === undefined || registered.issuer === issuer)
+      ? registered
+      : null;
   }
 }

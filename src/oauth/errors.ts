@@ -26,6 +26,8 @@ export class OAuthError extends Error {
     readonly error: OAuthErrorCode,
     readonly description: string,
     readonly status = error === 'invalid_client' ? 401 : error === 'server_error' ? 500 : 400,
+    /** Response headers that go with it (`Retry-After` on a 429). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(`${error}: ${description}`);
   }

@@ -60,7 +60,7 @@ function preflight(route: PublicRouteName, path: string): APIGatewayProxyStructu
 }
 
 function jsonError(error: unknown): APIGatewayProxyStructuredResultV2 {
-  if (error instanceof OAuthError) return oauthJson(error.status, error.toBody());
+  if (error instanceof OAuthError) return oauthJson(error.status, error.toBody(), error.headers);
   logUnexpected(error);
   return oauthJson(500, { error: 'server_error', error_description: 'Internal error; try again later' });
 }
@@ -87,8 +87,12 @@ function logUnexpected(error: unknown): void {
 }
 
 /** JSON for OAuth clients: never cached (RFC 6749 section 5.1), readable by browser-based clients. */
-export function oauthJson(statusCode: number, body: unknown): APIGatewayProxyStructuredResultV2 {
-  return jsonResponse(statusCode, body, { Pragma: 'no-cache', ...ANY_ORIGIN });
+export function oauthJson(
+  statusCode: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): APIGatewayProxyStructuredResultV2 {
+  return jsonResponse(statusCode, body, { Pragma: 'no-cache', ...ANY_ORIGIN, ...headers });
 }
 
 /** Public metadata and keys: cacheable for a few minutes. */

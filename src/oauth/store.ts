@@ -1,4 +1,5 @@
 import type { McpScope } from '../domain/scopes.ts';
+import type { ApplicationType } from './application-type.ts';
 
 /**
  * What the authorization server keeps (the port; src/adapters/dynamodb/oauth-store.ts implements it on
@@ -21,6 +22,17 @@ export interface OAuthClient {
    * `first_party`: built into the server (the web app, src/oauth/first-party.ts).
    */
   source: 'registration' | 'metadata_document' | 'first_party';
+  /**
+   * `web` or `native` (OpenID Connect registration; src/oauth/application-type.ts): declared by the
+   * client or read from its redirect URIs. Absent on clients registered before it was recorded.
+   */
+  application_type?: ApplicationType;
+  /**
+   * The issuer a registered client registered with: its client_id is known there only (MCP 2026-07-28,
+   * "Authorization Server Binding": credentials belong to the authorization server that issued them).
+   * Absent on clients registered before it was recorded, and on clients that are not registered.
+   */
+  issuer?: string;
   created_at: number;
 }
 
@@ -50,6 +62,11 @@ export interface PendingAuthorization {
    * Absent only on requests bound before sign-ins were bounded: then nothing may be given.
    */
   ceiling?: McpScope[];
+  /**
+   * The issuer the authorization request reached: the `iss` of its response (RFC 9207) and the issuer
+   * its code and grant are bound to, wherever the upstream sign-in returns. Absent on older requests.
+   */
+  issuer?: string;
   created_at: number;
   expires_at_s: number;
 }
@@ -87,6 +104,8 @@ export interface GrantRecord {
    */
   step_up_declined?: McpScope[];
   step_up_declined_until_s?: number;
+  /** The issuer that granted it: its refresh tokens are redeemed there only. Absent on older grants. */
+  issuer?: string;
 }
 
 export interface AuthorizationCodeRecord {
@@ -108,6 +127,8 @@ export interface AuthorizationCodeRecord {
   widens_grant?: boolean;
   /** Set when the exchange passed its checks and tokens were issued: only then does a reuse revoke. */
   issued_at?: number;
+  /** The issuer that issued the code: it is exchanged at that issuer's token endpoint only. */
+  issuer?: string;
 }
 
 export interface RefreshTokenRecord {
@@ -139,6 +160,11 @@ export type Redemption<T> =
 
 export interface OAuthStore {
   putClient(client: OAuthClient): Promise<void>;
+  /**
+   * Counts one registration from `source` in the window starting at `windowStartS` (epoch seconds) and
+   * answers the window's count, this one included; the counter expires at `expiresAtS`.
+   */
+  countRegistration(source: string, windowStartS: number, expiresAtS: number): Promise<number>;
   getClient(clientId: string): Promise<OAuthClient | null>;
 
   putPendingAuthorization(request: PendingAuthorization): Promise<void>;

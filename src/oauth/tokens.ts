@@ -58,7 +58,7 @@ async function exchangeCode(deps: OAuthDeps, form: URLSearchParams): Promise<Tok
     );
   }
   try {
-    checkCodeExchange(form, record, now);
+    checkCodeExchange(form, record, now, deps.settings.issuer);
   } catch (error) {
     // The code is spent. A grant made for it ends with it; a step-up code leaves the client's existing
     // grant as it was, since nothing was issued from this code.
@@ -88,7 +88,12 @@ function issuedTokens(record: AuthorizationCodeRecord): boolean {
 }
 
 /** The checks of RFC 6749 section 4.1.3 and RFC 7636 section 4.6, on a code already spent. */
-function checkCodeExchange(form: URLSearchParams, record: AuthorizationCodeRecord, now: number): void {
+function checkCodeExchange(
+  form: URLSearchParams,
+  record: AuthorizationCodeRecord,
+  now: number,
+  issuer: string,
+): void {
   const clientId = required(form, 'client_id');
   const redirectUri = required(form, 'redirect_uri');
   const verifier = required(form, 'code_verifier');
@@ -97,6 +102,12 @@ function checkCodeExchange(form: URLSearchParams, record: AuthorizationCodeRecor
     throw new OAuthError('invalid_grant', 'The authorization code has expired');
   if (record.client_id !== clientId)
     throw new OAuthError('invalid_grant', 'The authorization code was issued to another client');
+  if (record.issuer !== undefined && record.issuer !== issuer) {
+    throw new OAuthError(
+      'invalid_grant',
+      `The authorization code was issued by ${record.issuer}: redeem it there`,
+    );
+  }
   if (record.redirect_uri !== redirectUri) {
     throw new OAuthError('invalid_grant', 'redirect_uri does not match the one of the authorization request');
   }
@@ -133,6 +144,13 @@ async function refresh(deps: OAuthDeps, form: URLSearchParams): Promise<TokenRes
     throw new OAuthError('invalid_target', `The refresh token is for ${record.resource}`);
   }
   const grant = await activeGrant(deps, record.account_id, record.grant_id, now);
+  // Credentials belong to the authorization server that issued them (MCP 2026-07-28).
+  if (grant.issuer !== undefined && grant.issuer !== deps.settings.issuer) {
+    throw new OAuthError(
+      'invalid_grant',
+      `The refresh token was issued by ${grant.issuer}: refresh it there`,
+    );
+  }
   // The grant, not the token, says what may be asked for: a step-up may have widened it since.
   const scopes = narrowScopes(grant.scopes, scope);
   if (awaitsStepUp(grant, now)) {

@@ -127,6 +127,26 @@ describe('each function may do only what its operation needs', () => {
     expect(objectActions).toEqual(expected);
   });
 
+  it.each(allHandlers)(
+    '%s has table permissions exactly matching its needs: never Scan, DescribeTable or stream reads',
+    (name, needs) => {
+      const tableActions = [...new Set(actions(name).filter((a) => a.startsWith('dynamodb:')))].sort();
+      const reads = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'];
+      const expected = needs.table === 'write' ? [...reads, ...TABLE_WRITES] : needs.table ? reads : [];
+      expect(tableActions).toEqual(expected.sort());
+    },
+  );
+
+  it('a table grant covers the table and its index, nothing else', () => {
+    const tableStatements = statementsOfFunction(template, functionName('searchNotes')).filter((s) =>
+      asList(s.Action).some((a) => a.startsWith('dynamodb:')),
+    );
+    const resources = tableStatements.flatMap((s) => asList(s.Resource).map((r) => JSON.stringify(r)));
+    expect(resources).toHaveLength(2);
+    expect(resources[0]).toMatch(/StorageTable.*Arn/);
+    expect(resources[1]).toMatch(/StorageTable.*\/index\/\*/);
+  });
+
   it.each(allHandlers)('%s reaches objects only under accounts/ of the data bucket', (name) => {
     const objectStatements = statementsOfFunction(template, functionName(name)).filter((s) =>
       asList(s.Action).some((a) => a.startsWith('s3:') && a !== 's3:ListBucket'),

@@ -114,6 +114,46 @@ describe('http://localhost:PORT and http://127.0.0.1:PORT', () => {
     expect(back.searchParams.get('error')).toBe('invalid_target');
   });
 
+  it('know a client registered at one host only there: the other asks it to register again', async () => {
+    const registration = await fetch(`${localhost}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: ['http://127.0.0.1:9/cb'] }),
+    });
+    const { client_id: clientId } = (await registration.json()) as { client_id: string };
+    const query = (base: string) =>
+      new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: 'http://127.0.0.1:9/cb',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: `${base}/mcp`,
+      });
+    const here = await fetch(`${localhost}/oauth/authorize?${query(localhost)}`, { redirect: 'manual' });
+    expect(here.status).toBe(200);
+    const there = await fetch(`${loopback}/oauth/authorize?${query(loopback)}`, { redirect: 'manual' });
+    expect(there.status).toBe(400);
+    expect(await there.text()).toMatch(/not registered here/);
+  });
+
+  it('redeem a code and a refresh token only at the issuer that issued them', async () => {
+    await expect(accessTokenFor({ baseUrl: localhost, apiKey, exchangeAt: loopback })).rejects.toThrow(
+      /invalid_grant.*issued by/,
+    );
+    const tokens = await accessTokenFor({ baseUrl: localhost, apiKey });
+    const refresh = (base: string, token: string) =>
+      fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+      });
+    const elsewhere = await refresh(loopback, tokens.refresh_token);
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await refresh(localhost, tokens.refresh_token)).status).toBe(200);
+  });
+
   it("accept Origin http://localhost:PORT at /mcp, as the service's own origin", async () => {
     const { access_token: token } = await accessTokenFor({ baseUrl: localhost, apiKey });
     const response = await toolsList(localhost, token, localhost);

@@ -54,8 +54,8 @@ afterAll(async () => {
 
 // ---- the MCP client's side ----------------------------------------------------------------------------
 
-async function registerClient(): Promise<string> {
-  const response = await fetch(`${base}/oauth/register`, {
+async function registerClient(at = base): Promise<string> {
+  const response = await fetch(`${at}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: 'OIDC test client', redirect_uris: [REDIRECT] }),
@@ -64,14 +64,29 @@ async function registerClient(): Promise<string> {
   return ((await response.json()) as { client_id: string }).client_id;
 }
 
-function authorizeUrl(clientId: string): string {
-  return `${base}/oauth/authorize?${new URLSearchParams({
+/** The code exchange at the token endpoint of `at`. */
+function exchangeCode(code: string, clientId: string, at = base): Promise<Response> {
+  return fetch(`${at}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+      code_verifier: VERIFIER,
+    }),
+  });
+}
+
+function authorizeUrl(clientId: string, at = base): string {
+  return `${at}/oauth/authorize?${new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
     redirect_uri: REDIRECT,
     code_challenge: s256Challenge(VERIFIER),
     code_challenge_method: 'S256',
-    resource: `${base}/mcp`,
+    resource: `${at}/mcp`,
     scope: 'notes:read',
     state: 'oidc-state',
   })}`;
@@ -93,17 +108,7 @@ async function signInAs(browser: Browser, user: string): Promise<{ accountId: st
   expect(approved.response.status).toBe(303);
   const back = new URL(approved.response.headers.get('location') ?? '');
   expect(back.searchParams.get('state')).toBe('oidc-state');
-  const tokenResponse = await fetch(`${base}/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code: back.searchParams.get('code') ?? '',
-      redirect_uri: REDIRECT,
-      client_id: clientId,
-      code_verifier: VERIFIER,
-    }),
-  });
+  const tokenResponse = await exchangeCode(back.searchParams.get('code') ?? '', clientId);
   expect(tokenResponse.status).toBe(200);
   const tokens = (await tokenResponse.json()) as { access_token: string; scope: string };
   expect(tokens.scope).toBe('notes:read');
@@ -120,6 +125,24 @@ async function signInAs(browser: Browser, user: string): Promise<{ accountId: st
 // ---- the tests -----------------------------------------------------------------------------------------
 
 describe('sign-in through an upstream OpenID provider (the Cognito stand-in)', () => {
+  it('answers with the iss of the issuer the client started at, though the provider returns to the primary one (RFC 9207)', async () => {
+    // Locally `localhost` is an issuer of its own; the provider knows one callback, on 127.0.0.1.
+    const alias = base.replace('127.0.0.1', 'localhost');
+    provider.nextUser = 'iss-check-user';
+    const clientId = await registerClient(alias);
+    const browser = new CookieBrowser(() => [base, alias, providerUrl]);
+    const consent = await browser.open(authorizeUrl(clientId, alias));
+    expect(new URL(consent.url).origin).toBe(base);
+    const approved = await browser.open(`${base}/oauth/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: consentDecision(await consent.response.text(), 'approve').toString(),
+    });
+    const back = new URL(approved.response.headers.get('location') ?? '');
+    expect(back.searchParams.get('iss')).toBe(alias);
+    expect((await exchangeCode(back.searchParams.get('code') ?? '', clientId, alias)).status).toBe(200);
+  });
+
   it('sends the browser to the provider with PKCE, state and nonce, and back to /oauth/callback', async () => {
     const clientId = await registerClient();
     const response = await fetch(authorizeUrl(clientId), { redirect: 'manual' });

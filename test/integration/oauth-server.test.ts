@@ -267,6 +267,25 @@ describe('client registration', () => {
     });
     expect(body.client_id).toEqual(expect.any(String));
     expect(body).not.toHaveProperty('client_secret');
+    expect(body.application_type).toBe('native');
+  });
+
+  it('registers the application_type a client declares and refuses a web client with a loopback redirect URI', async () => {
+    const web = await postJson('/oauth/register', {
+      redirect_uris: ['https://app.example.com/oauth/callback'],
+      application_type: 'web',
+    });
+    expect(web.status).toBe(201);
+    expect(await web.json()).toMatchObject({ application_type: 'web' });
+    const conflict = await postJson('/oauth/register', {
+      redirect_uris: ['http://127.0.0.1/callback'],
+      application_type: 'web',
+    });
+    expect(conflict.status).toBe(400);
+    expect(await conflict.json()).toMatchObject({
+      error: 'invalid_redirect_uri',
+      error_description: expect.stringMatching(/does not suit a web application/),
+    });
   });
 
   it('refuses redirect URIs that are plain http, carry a fragment or use a script scheme', async () => {

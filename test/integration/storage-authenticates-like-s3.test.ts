@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -25,6 +26,7 @@ import {
   putBytes,
   sha256,
   signedFetch,
+  signedHeaders,
   storageClient,
   storedBytes,
   uploadTargetFor,
@@ -285,6 +287,60 @@ describe('object storage refuses what S3 would refuse', () => {
     expect(refused.stdout).toMatch(/SignatureDoesNotMatch[\s\S]*\n403$/);
   });
 
+  it('lists a prefix page by page with signed ListObjectsV2 and its continuation tokens, as S3 does', async () => {
+    const prefix = `${objectKeys.audio(await accountIdOf(alice), randomUUID())}-pages/`;
+    const keys = ['a', 'b c', 'd+e', 'f&g', 'h'].map((name) => `${prefix}${name}`);
+    for (const key of keys) await putBytes(s3, bucket, key, key);
+    const listed: string[] = [];
+    const pages: number[] = [];
+    let token: string | undefined;
+    do {
+      const page = await s3.send(
+        new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: 2, ContinuationToken: token }),
+      );
+      pages.push(page.KeyCount ?? -1);
+      listed.push(...(page.Contents ?? []).map((object) => object.Key ?? ''));
+      expect(page.IsTruncated).toBe(page.NextContinuationToken !== undefined);
+      token = page.NextContinuationToken;
+    } while (token);
+    expect(pages).toEqual([2, 2, 1]);
+    expect(listed).toEqual([...keys].sort());
+    // A token this store did not make is refused, as S3 refuses one it did not make.
+    await expect(
+      s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: 'bm90IG91cnM' })),
+    ).rejects.toMatchObject({ name: 'InvalidArgument', $metadata: { httpStatusCode: 400 } });
+    await expect(s3.send(new ListObjectsV2Command({ Bucket: `${bucket}-none` }))).rejects.toMatchObject({
+      name: 'NoSuchBucket',
+    });
+  });
+
+  it('answers 400 to a request with two Host headers, even one whose first Host its signature covers', async () => {
+    const url = new URL(
+      await getSignedUrl(s3, new GetObjectCommand({ Bucket: bucket, Key: bobTranscriptKey }), {
+        expiresIn: 60,
+      }),
+    );
+    const send = (hosts: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname, () => {
+          const host = hosts.map((value) => `Host: ${value}\r\n`).join('');
+          socket.write(`GET ${url.pathname}${url.search} HTTP/1.1\r\n${host}Connection: close\r\n\r\n`);
+        });
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('utf8');
+        });
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    // The same signed request with one Host is served: the 400 is for the second header alone.
+    expect(await send([url.host])).toMatch(/^HTTP\/1\.1 200 /);
+    const twice = await send([url.host, 'evil.example']);
+    expect(twice).toMatch(/^HTTP\/1\.1 400 /);
+    expect(twice).toContain('<Code>InvalidRequest</Code>');
+    expect(twice).not.toContain('private words');
+  });
+
   it('refuses a header-signed upload whose body does not match its declared SHA-256, and stores nothing', async () => {
     const key = objectKeys.transcription(await accountIdOf(alice), randomUUID());
     const declared = '{"full_text":"what was signed"}';
@@ -355,6 +411,62 @@ describe('object storage CORS', () => {
 });
 
 describe('the database and queue ports', () => {
+  it('answer a request without the local key, or declaring a body past the limit, before reading its body', async () => {
+    const { dynamodb, sqs } = runtime.info.endpoints;
+    /** Sends the headers and 1 KiB of a body declared 32 MiB long, and reads what comes back. */
+    const answerToAStartedBody = (endpoint: string, headers: Record<string, string>) =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(endpoint);
+        const socket = connect(Number(url.port), url.hostname, () => {
+          const lines = Object.entries({
+            host: url.host,
+            ...headers,
+            'content-length': String(32 * 1024 * 1024),
+          })
+            .map(([name, value]) => `${name}: ${value}\r\n`)
+            .join('');
+          socket.write(`POST / HTTP/1.1\r\n${lines}\r\n`);
+          socket.write('{'.padEnd(1024, ' '));
+        });
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('utf8');
+        });
+        // The rest of the body is never sent: only an answer given before reading it ends this.
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const target = {
+      'x-amz-target': 'DynamoDB_20120810.ListTables',
+      'content-type': 'application/x-amz-json-1.0',
+    };
+    expect(await answerToAStartedBody(dynamodb, target)).toMatch(
+      /^HTTP\/1\.1 400 [\s\S]*MissingAuthenticationToken/,
+    );
+    expect(await answerToAStartedBody(sqs, { ...target, 'x-amz-target': 'AmazonSQS.ListQueues' })).toMatch(
+      /^HTTP\/1\.1 403 /,
+    );
+    const wrongKey = await signedHeaders({
+      url: dynamodb,
+      method: 'POST',
+      service: 'dynamodb',
+      credentials: { accessKeyId: 'LKNOTTHELOCALKEY0000', secretAccessKey: credentials.secretAccessKey },
+      headers: target,
+      body: '{}',
+    });
+    expect(await answerToAStartedBody(dynamodb, wrongKey)).toMatch(/UnrecognizedClientException/);
+    // With the right key, a declared length past DynamoDB's largest request is refused unread too.
+    const rightKey = await signedHeaders({
+      url: dynamodb,
+      method: 'POST',
+      service: 'dynamodb',
+      credentials,
+      headers: target,
+      body: '{}',
+    });
+    expect(await answerToAStartedBody(dynamodb, rightKey)).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
   it('refuse unsigned requests, other secrets and unknown keys, and serve the local credentials', async () => {
     const { dynamodb, sqs } = runtime.info.endpoints;
     const unsignedDb = await fetch(dynamodb, {

@@ -268,9 +268,21 @@ describe('every action answers where it was taken (issue 22)', () => {
       if (response.url().endsWith('/v1/ask') && response.ok()) answers.push(await response.json());
     });
 
+    // The first answer is held until the waiting state has been seen: a quick answer would otherwise
+    // replace "Thinking…" before anyone could look for it.
+    let releaseAnswer = () => {};
+    const answerHeld = new Promise<void>((resolve) => {
+      releaseAnswer = resolve;
+    });
+    await page.route('**/v1/ask', async (route) => {
+      await answerHeld;
+      await route.continue();
+    });
     await page.fill('#question', `What was said about ${words}?`);
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await page.getByRole('button', { name: 'Thinking…' }).waitFor();
+    releaseAnswer();
+    await page.unroute('**/v1/ask');
     const firstOpen = page.getByRole('link', { name: `Open “${noteTitle}” at` });
     await firstOpen.first().waitFor({ timeout: 60_000 });
     expect(await page.locator('.thread .exchange').count()).toBe(1);

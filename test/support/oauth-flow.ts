@@ -15,6 +15,8 @@ export interface OAuthFlowOptions {
   client?: { clientId: string; redirectUri: string };
   /** Scopes to tick on the consent page beyond those it ticks by default. */
   tick?: string[];
+  /** Where the code is exchanged; default `baseUrl` (another issuer refuses it). */
+  exchangeAt?: string;
 }
 
 export interface FlowTokens {
@@ -77,7 +79,7 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
   const tokens = await expectStatus(
     'the code exchange',
     200,
-    fetch(`${baseUrl}/oauth/token`, {
+    fetch(`${options.exchangeAt ?? baseUrl}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({

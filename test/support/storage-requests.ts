@@ -66,7 +66,7 @@ export async function errorCode(response: Response): Promise<string | undefined>
  * signed and what is sent: for requests no SDK command would make (a body that differs from its
  * declared hash, a skewed date).
  */
-export async function signedFetch(options: {
+interface SignedRequestOptions {
   url: string;
   method: string;
   credentials: LocalCredentials;
@@ -76,7 +76,19 @@ export async function signedFetch(options: {
   signedBody?: string;
   body?: string;
   signingDate?: Date;
-}): Promise<Response> {
+}
+
+export async function signedFetch(options: SignedRequestOptions): Promise<Response> {
+  const { host: _host, ...headers } = await signedHeaders(options);
+  return fetch(new URL(options.url), {
+    method: options.method,
+    headers,
+    ...(options.body !== undefined ? { body: options.body } : {}),
+  });
+}
+
+/** The headers the SDK's signer gives the request (host included), for requests sent by hand. */
+export async function signedHeaders(options: SignedRequestOptions): Promise<Record<string, string>> {
   const url = new URL(options.url);
   const service = options.service ?? 's3';
   const signer = new SignatureV4({
@@ -104,10 +116,5 @@ export async function signedFetch(options: {
     },
     options.signingDate ? { signingDate: options.signingDate } : {},
   );
-  const { host: _host, ...headers } = signed.headers;
-  return fetch(url, {
-    method: options.method,
-    headers,
-    ...(options.body !== undefined ? { body: options.body } : {}),
-  });
+  return signed.headers;
 }

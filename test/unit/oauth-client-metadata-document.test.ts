@@ -2,9 +2,11 @@ import { describe, expect, it, vi } from 'vitest';
 import {
   ClientMetadataFetcher,
   isNonPublicAddress,
+  type Lookup,
   MAX_DOCUMENT_BYTES,
 } from '../../src/oauth/client-metadata-document.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
+import type { PinnedGet } from '../../src/oauth/pinned-request.ts';
 
 const CLIENT_ID = 'https://client.example.com/oauth/metadata.json';
 const goodDocument = {
@@ -14,7 +16,7 @@ const goodDocument = {
   token_endpoint_auth_method: 'none',
 };
 
-type Fetch = typeof fetch;
+type Fetch = PinnedGet;
 
 function json(body: unknown, init: ResponseInit = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -24,8 +26,8 @@ function json(body: unknown, init: ResponseInit = {}): Response {
   });
 }
 
-function fetcher(fetch: Fetch, lookup = async () => ['93.184.215.14'], now = () => 1_000_000) {
-  return new ClientMetadataFetcher({ fetch, lookup, now, timeoutMs: 200 });
+function fetcher(fetch: Fetch, lookup: Lookup = async () => ['93.184.215.14'], now = () => 1_000_000) {
+  return new ClientMetadataFetcher({ get: fetch, lookup, now, timeoutMs: 200 });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<string> {
@@ -39,7 +41,7 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('Client ID Metadata Documents', () => {
-  it('fetches the document and uses its name and redirect URIs, asking for JSON without following redirects', async () => {
+  it('fetches the document from the address it checked and uses its name and redirect URIs, asking for JSON', async () => {
     const fetch = vi.fn<Fetch>(async () => json(goodDocument));
     const client = await fetcher(fetch).resolve(CLIENT_ID);
     expect(client).toMatchObject({
@@ -48,9 +50,9 @@ describe('Client ID Metadata Documents', () => {
       redirect_uris: goodDocument.redirect_uris,
       source: 'metadata_document',
     });
-    const [url, init] = fetch.mock.calls[0] ?? [];
+    const [url, address, init] = fetch.mock.calls[0] ?? [];
     expect(String(url)).toBe(CLIENT_ID);
-    expect(init?.redirect).toBe('manual');
+    expect(address).toBe('93.184.215.14');
     expect(new Headers(init?.headers).get('accept')).toBe('application/json');
   });
 
@@ -83,6 +85,16 @@ describe('Client ID Metadata Documents', () => {
     expect(await refusal(fetcher(downgrade).resolve(CLIENT_ID))).toMatch(/not https/);
   });
 
+  it('resolves and checks every redirect hop, and connects each to the address it checked', async () => {
+    const moved = 'https://internal.example.com/metadata.json';
+    const get = vi.fn<Fetch>(async () => new Response(null, { status: 302, headers: { location: moved } }));
+    const byHost = async (host: string) =>
+      host === 'internal.example.com' ? ['10.1.2.3'] : ['93.184.215.14'];
+    expect(await refusal(fetcher(get, byHost).resolve(CLIENT_ID))).toMatch(/private/);
+    expect(get).toHaveBeenCalledTimes(1);
+    expect(get.mock.calls[0]?.[1]).toBe('93.184.215.14');
+  });
+
   it('gives up after three redirects', async () => {
     const loop = vi.fn<Fetch>(
       async () =>
@@ -109,7 +121,7 @@ describe('Client ID Metadata Documents', () => {
   });
 
   it('times out on a server that does not answer', async () => {
-    const hang: Fetch = (_url, init) =>
+    const hang: Fetch = (_url, _address, init) =>
       new Promise((_resolve, reject) =>
         init?.signal?.addEventListener('abort', () => reject(init.signal?.reason)),
       );
@@ -148,6 +160,18 @@ describe('Client ID Metadata Documents', () => {
     );
     expect(await refusal(serve({ ...goodDocument, redirect_uris: [] }))).toMatch(/redirect_uris/);
     expect(await refusal(serve(['not', 'an', 'object']))).toMatch(/object/);
+  });
+
+  it('reads application_type from the document, or from its redirect URIs, and refuses one they do not suit', async () => {
+    const serve = (body: unknown) => fetcher(async () => json(body)).resolve(CLIENT_ID);
+    expect((await serve(goodDocument)).application_type).toBe('native');
+    const web = { ...goodDocument, redirect_uris: ['https://client.example.com/callback'] };
+    expect((await serve(web)).application_type).toBe('web');
+    expect((await serve({ ...web, application_type: 'web' })).application_type).toBe('web');
+    expect(await refusal(serve({ ...goodDocument, application_type: 'web' }))).toMatch(
+      /does not suit a web application/,
+    );
+    expect(await refusal(serve({ ...goodDocument, application_type: 'desktop' }))).toMatch(/web" or "native/);
   });
 
   it('refuses answers that are not 200 or not JSON', async () => {

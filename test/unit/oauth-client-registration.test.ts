@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { registerClient } from '../../src/oauth/clients.ts';
+import { ClientMetadataFetcher } from '../../src/oauth/client-metadata-document.ts';
+import { ClientDirectory, registerClient } from '../../src/oauth/clients.ts';
 import { OAuthError } from '../../src/oauth/errors.ts';
 import type { OAuthClient, OAuthStore } from '../../src/oauth/store.ts';
+
+const ISSUER = 'https://notes.example.com';
 
 function memoryStore(): OAuthStore & { clients: Map<string, OAuthClient> } {
   const clients = new Map<string, OAuthClient>();
@@ -15,7 +18,7 @@ function memoryStore(): OAuthStore & { clients: Map<string, OAuthClient> } {
 }
 
 async function refusal(metadata: unknown): Promise<OAuthError> {
-  const error = await registerClient(memoryStore(), metadata, 0).then(
+  const error = await registerClient(memoryStore(), metadata, 0, ISSUER).then(
     () => null,
     (e: unknown) => e,
   );
@@ -37,6 +40,7 @@ describe('dynamic client registration (RFC 7591)', () => {
         logo_uri: 'https://example.com/logo.png',
       },
       1_750_000_000_000,
+      ISSUER,
     );
     expect(registered).toEqual({
       client_id: expect.any(String),
@@ -47,6 +51,7 @@ describe('dynamic client registration (RFC 7591)', () => {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       scope: 'notes:read notes:process',
+      application_type: 'native',
     });
     expect(registered).not.toHaveProperty('client_secret');
     expect(store.clients.get(registered.client_id)?.redirect_uris).toEqual(['http://127.0.0.1/callback']);
@@ -58,6 +63,7 @@ describe('dynamic client registration (RFC 7591)', () => {
       store,
       { redirect_uris: ['http://127.0.0.1/callback'], scope: 'notes:process notes:read notes:read' },
       0,
+      ISSUER,
     );
     expect(registered.scope).toBe('notes:read notes:process');
     expect(store.clients.get(registered.client_id)?.scope).toBe('notes:read notes:process');
@@ -69,6 +75,7 @@ describe('dynamic client registration (RFC 7591)', () => {
         memoryStore(),
         { redirect_uris: ['http://127.0.0.1/callback'], ...(scope === undefined ? {} : { scope }) },
         0,
+        ISSUER,
       );
       expect(registered.scope).toBe('notes:read notes:process');
     }
@@ -81,6 +88,7 @@ describe('dynamic client registration (RFC 7591)', () => {
         memoryStore(),
         { redirect_uris: ['https://claude.ai/api/mcp/auth_callback'], token_endpoint_auth_method: method },
         0,
+        ISSUER,
       );
       expect(registered.token_endpoint_auth_method).toBe('none');
       expect(registered).not.toHaveProperty('client_secret');
@@ -95,12 +103,14 @@ describe('dynamic client registration (RFC 7591)', () => {
         grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       },
       0,
+      ISSUER,
     );
     expect(registered.grant_types).toEqual(['authorization_code', 'refresh_token']);
     const codeOnly = await registerClient(
       memoryStore(),
       { redirect_uris: ['http://127.0.0.1/'], grant_types: ['client_credentials', 'authorization_code'] },
       0,
+      ISSUER,
     );
     expect(codeOnly.grant_types).toEqual(['authorization_code']);
   });
@@ -111,7 +121,7 @@ describe('dynamic client registration (RFC 7591)', () => {
       'https://www.cursor.com/agents/mcp/oauth/callback',
       'http://localhost:8787/callback',
     ];
-    const registered = await registerClient(memoryStore(), { redirect_uris: uris }, 0);
+    const registered = await registerClient(memoryStore(), { redirect_uris: uris }, 0, ISSUER);
     expect(registered.redirect_uris).toEqual(uris);
   });
 
@@ -148,5 +158,74 @@ describe('dynamic client registration (RFC 7591)', () => {
       expect((await refusal(metadata)).error).toBe('invalid_client_metadata');
     }
     expect((await refusal(['not an object'])).error).toBe('invalid_client_metadata');
+  });
+
+  it('records the application_type a client declares, web or native, and returns it', async () => {
+    const store = memoryStore();
+    const native = await registerClient(
+      store,
+      { redirect_uris: ['http://127.0.0.1/cb', 'com.example.app:/oauth'], application_type: 'native' },
+      0,
+      ISSUER,
+    );
+    expect(native.application_type).toBe('native');
+    expect(store.clients.get(native.client_id)?.application_type).toBe('native');
+    const web = await registerClient(
+      store,
+      { redirect_uris: ['https://app.example.com/cb'], application_type: 'web' },
+      0,
+      ISSUER,
+    );
+    expect(web.application_type).toBe('web');
+  });
+
+  it("registers a native client whose https redirect URIs sit beside loopback or app-scheme ones, as the MCP SDK declares Cursor's", async () => {
+    const redirect_uris = [
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      'https://www.cursor.com/agents/mcp/oauth/callback',
+      'http://localhost:8787/callback',
+    ];
+    const registered = await registerClient(
+      memoryStore(),
+      { redirect_uris, application_type: 'native' },
+      0,
+      ISSUER,
+    );
+    expect(registered).toMatchObject({ redirect_uris, application_type: 'native' });
+  });
+
+  it('without application_type (MCP 2025-11-25 clients) registers as before and records what the redirect URIs show', async () => {
+    const register = (redirect_uris: string[]) =>
+      registerClient(memoryStore(), { redirect_uris }, 0, ISSUER).then((client) => client.application_type);
+    expect(await register(['https://claude.ai/api/mcp/auth_callback'])).toBe('web');
+    expect(await register(['http://localhost:8787/callback'])).toBe('native');
+    expect(await register(['https://www.cursor.com/cb', 'cursor://anysphere.cursor-mcp/cb'])).toBe('native');
+  });
+
+  it('refuses redirect URIs that do not suit the declared application_type, and unknown types', async () => {
+    for (const [application_type, redirect_uris] of [
+      ['native', ['https://app.example.com/cb']],
+      ['native', ['https://app.example.com/cb', 'https://other.example.com/cb']],
+      ['web', ['http://127.0.0.1/cb']],
+      ['web', ['https://localhost/cb']],
+      ['web', ['https://app.example.com/cb', 'com.example.app:/oauth']],
+    ] as const) {
+      const error = await refusal({ redirect_uris, application_type });
+      expect(error.error).toBe('invalid_redirect_uri');
+      expect(error.description).toMatch(new RegExp(`not suit a ${application_type} application`));
+    }
+    for (const application_type of ['browser', 7, null]) {
+      const error = await refusal({ redirect_uris: ['https://app.example.com/cb'], application_type });
+      expect(error.error).toBe('invalid_client_metadata');
+    }
+  });
+
+  it('binds a registered client to the issuer it registered with', async () => {
+    const store = memoryStore();
+    const { client_id } = await registerClient(store, { redirect_uris: ['http://127.0.0.1/cb'] }, 0, ISSUER);
+    expect(store.clients.get(client_id)?.issuer).toBe(ISSUER);
+    const directory = new ClientDirectory(store, new ClientMetadataFetcher());
+    expect((await directory.find(client_id, ISSUER))?.client_id).toBe(client_id);
+    expect(await directory.find(client_id, 'https://other.example.com')).toBeNull();
   });
 });

@@ -25,6 +25,7 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * | oauth code    | OAUTHCODE#<sha256>          | OAUTHCODE               |                             |                         |
  * | oauth refresh | OAUTHREFRESH#<sha256>       | OAUTHREFRESH            |                             |                         |
  * | oauth grant   | ACCOUNT#<acc>               | OAUTHGRANT#<grant_id>   |                             |                         |
+ * | oauth regs    | OAUTHREGISTRATIONS#<source>#<hour> | OAUTHREGISTRATIONS |                           |                         |
  * | identity      | IDENTITY#<sha256(iss, sub)> | IDENTITY                |                             |                         |
  *
  * Search index (src/adapters/dynamodb/search-index.ts): a posting says how often a term occurs in a
@@ -116,6 +117,10 @@ export const keys = {
   oauthRequest: (requestId: string) => ({ pk: `OAUTHREQUEST#${requestId}`, sk: 'OAUTHREQUEST' }),
   oauthCode: (codeHash: string) => ({ pk: `OAUTHCODE#${codeHash}`, sk: 'OAUTHCODE' }),
   oauthRefreshToken: (tokenHash: string) => ({ pk: `OAUTHREFRESH#${tokenHash}`, sk: 'OAUTHREFRESH' }),
+  oauthRegistrations: (source: string, windowStartS: number) => ({
+    pk: `OAUTHREGISTRATIONS#${source}#${windowStartS}`,
+    sk: 'OAUTHREGISTRATIONS',
+  }),
   oauthGrant: (accountId: string, grantId: string) => ({
     pk: accountPk(accountId),
     sk: `${OAUTH_GRANT_SK_PREFIX}${grantId}`,

@@ -37,6 +37,20 @@ export class DynamoOAuthStore implements OAuthStore {
     await this.putNew(keys.oauthClient(client.client_id), client);
   }
 
+  async countRegistration(source: string, windowStartS: number, expiresAtS: number): Promise<number> {
+    // One atomic ADD: concurrent registrations from one source each see their own count.
+    const { Attributes } = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthRegistrations(source, windowStartS),
+        UpdateExpression: 'ADD registrations :one SET expires_at_s = :expires',
+        ExpressionAttributeValues: { ':one': 1, ':expires': expiresAtS },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(Attributes?.registrations ?? 1);
+  }
+
   async getClient(clientId: string): Promise<OAuthClient | null> {
     return this.get<OAuthClient>(keys.oauthClient(clientId));
   }

@@ -3,7 +3,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { Readable } from 'node:stream';
 import { forwardedRequest } from '../forwarded-request.ts';
 import type { AuthFailure } from './failures.ts';
-import { type VerifierSettings, verifySignature } from './verify.ts';
+import { checkBeforeBody, type VerifierSettings, verifySignature } from './verify.ts';
 
 /** DynamoDB's largest request is a 16 MB batch; the queue's 1 MiB (+ JSON) fits well within. */
 const MAX_BODY_BYTES = 17 * 1024 * 1024;
@@ -19,23 +19,21 @@ export function guardJsonService(
   settings: VerifierSettings & { service: 'dynamodb' | 'sqs' },
 ): RequestListener {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const received = { method: req.method ?? 'POST', target: req.url ?? '/', headers: req.headers };
+    const refuse = (failure: AuthFailure) => {
+      const { status, type, message } = jsonAuthError(settings.service, failure);
+      sendJsonError(res, status, type, message, { close: true });
+    };
+    // Credentials, then the declared size, before reading anything: a request without the local
+    // key costs no memory, and a body that could not be accepted is not read.
+    const early = checkBeforeBody(received, settings, new Date());
+    if (!early.ok) return refuse(early.failure);
+    if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES) return refuseTooLarge(res);
     const body = await readBody(req);
-    if (!body) {
-      sendJsonError(res, 413, 'com.amazon.coral.service#SerializationException', 'Request body too large');
-      return;
-    }
+    if (!body) return refuseTooLarge(res);
     const payloadHash = createHash('sha256').update(body).digest('hex');
-    const verdict = await verifySignature(
-      { method: req.method ?? 'POST', target: req.url ?? '/', headers: req.headers },
-      settings,
-      payloadHash,
-      new Date(),
-    );
-    if (!verdict.ok) {
-      const { status, type, message } = jsonAuthError(settings.service, verdict.failure);
-      sendJsonError(res, status, type, message);
-      return;
-    }
+    const verdict = await verifySignature(received, settings, payloadHash, new Date());
+    if (!verdict.ok) return refuse(verdict.failure);
     emulator(forwardedRequest(req, Readable.from([body])), res);
   };
   return (req, res) => {
@@ -57,12 +55,26 @@ async function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return Buffer.concat(chunks);
 }
 
-function sendJsonError(res: ServerResponse, status: number, type: string, message: string): void {
+function refuseTooLarge(res: ServerResponse): void {
+  sendJsonError(res, 413, 'com.amazon.coral.service#SerializationException', 'Request body too large', {
+    close: true,
+  });
+}
+
+/** `close`: Node ends the connection with the answer, so an unread body is never read. */
+function sendJsonError(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  { close = false } = {},
+): void {
   const body = JSON.stringify({ __type: type, message });
   res.writeHead(status, {
     'Content-Type': 'application/x-amz-json-1.0',
     'Content-Length': Buffer.byteLength(body),
     'x-amzn-ErrorType': type.split('#')[1] ?? type,
+    ...(close ? { Connection: 'close' } : {}),
   });
   res.end(body);
 }

@@ -54,54 +54,10 @@ export async function verifySignature(
   payloadHash: string,
   now: Date,
 ): Promise<Verdict> {
-  const queryStart = request.target.indexOf('?');
-  const rawPath = queryStart === -1 ? request.target : request.target.slice(0, queryStart);
-  const rawQuery = queryStart === -1 ? '' : request.target.slice(queryStart + 1);
-  const decodedQuery = decodeQuery(rawQuery);
-  const path = settings.service === 's3' ? s3CanonicalPath(rawPath) : rawPath;
-  if (!decodedQuery || path === null) {
-    return {
-      ok: false,
-      failure: {
-        kind: 'malformed',
-        mechanism: 'query',
-        message: 'Malformed percent-encoding in the request URI',
-      },
-    };
-  }
-
-  const read = readClaims(request.headers, new URLSearchParams(decodedQuery));
-  if ('failure' in read) return { ok: false, failure: read.failure };
-  const { claims } = read;
+  const checked = checkBeforeBody(request, settings, now);
+  if (!checked.ok) return checked;
+  const { claims, path, decodedQuery, signed } = checked;
   const refuse = (failure: AuthFailure): Verdict => ({ ok: false, failure, claims });
-
-  if (claims.mechanism === 'query' && !settings.presignedUrls) {
-    return refuse({
-      kind: 'malformed',
-      mechanism: 'query',
-      message: 'This service does not accept presigned URLs',
-    });
-  }
-  if (claims.accessKeyId !== settings.credentials.accessKeyId) {
-    return refuse({ kind: 'unknown-key', accessKeyId: claims.accessKeyId });
-  }
-  const scopeProblem = checkScope(claims, settings);
-  if (scopeProblem) return refuse({ kind: 'malformed', mechanism: claims.mechanism, message: scopeProblem });
-  const timeProblem = checkTime(claims, now);
-  if (timeProblem) return refuse(timeProblem);
-
-  const signed = new Set(claims.signedHeaders);
-  if (!signed.has('host')) {
-    return refuse({
-      kind: 'malformed',
-      mechanism: claims.mechanism,
-      message: 'The host header must be signed',
-    });
-  }
-  const unsigned = Object.keys(request.headers).filter(
-    (name) => name.startsWith('x-amz-') && !signed.has(name),
-  );
-  if (unsigned.length > 0) return refuse({ kind: 'unsigned-headers', headers: unsigned });
 
   const headers: Record<string, string> = {};
   for (const name of signed) {
@@ -142,6 +98,74 @@ export async function verifySignature(
     return refuse({ kind: 'mismatch', canonicalRequest, stringToSign });
   }
   return { ok: true, claims };
+}
+
+type Checked =
+  | {
+      ok: true;
+      claims: SignatureClaims;
+      path: string;
+      decodedQuery: Array<[string, string]>;
+      signed: Set<string>;
+    }
+  | { ok: false; failure: AuthFailure; claims?: SignatureClaims };
+
+/**
+ * Every check that needs no body: the signature's form, key, scope, time and signed headers. A
+ * service whose signature covers the body (DynamoDB, SQS) runs these before reading it, so a request
+ * without the right credentials is refused before a byte of its body is read.
+ */
+export function checkBeforeBody(request: ReceivedRequest, settings: VerifierSettings, now: Date): Checked {
+  const queryStart = request.target.indexOf('?');
+  const rawPath = queryStart === -1 ? request.target : request.target.slice(0, queryStart);
+  const rawQuery = queryStart === -1 ? '' : request.target.slice(queryStart + 1);
+  const decodedQuery = decodeQuery(rawQuery);
+  const path = settings.service === 's3' ? s3CanonicalPath(rawPath) : rawPath;
+  if (!decodedQuery || path === null) {
+    return {
+      ok: false,
+      failure: {
+        kind: 'malformed',
+        mechanism: 'query',
+        message: 'Malformed percent-encoding in the request URI',
+      },
+    };
+  }
+
+  const read = readClaims(request.headers, new URLSearchParams(decodedQuery));
+  if ('failure' in read) return { ok: false, failure: read.failure };
+  const { claims } = read;
+  const refuse = (failure: AuthFailure): Checked => ({ ok: false, failure, claims });
+
+  if (claims.mechanism === 'query' && !settings.presignedUrls) {
+    return refuse({
+      kind: 'malformed',
+      mechanism: 'query',
+      message: 'This service does not accept presigned URLs',
+    });
+  }
+  if (claims.accessKeyId !== settings.credentials.accessKeyId) {
+    return refuse({ kind: 'unknown-key', accessKeyId: claims.accessKeyId });
+  }
+  const scopeProblem = checkScope(claims, settings);
+  if (scopeProblem) return refuse({ kind: 'malformed', mechanism: claims.mechanism, message: scopeProblem });
+  const timeProblem = checkTime(claims, now);
+  if (timeProblem) return refuse(timeProblem);
+
+  const signed = new Set(claims.signedHeaders);
+  if (!signed.has('host')) {
+    return refuse({
+      kind: 'malformed',
+      mechanism: claims.mechanism,
+      message: 'The host header must be signed',
+    });
+  }
+  const unsigned = Object.keys(request.headers).filter(
+    (name) => name.startsWith('x-amz-') && !signed.has(name),
+  );
+  if (unsigned.length > 0) return refuse({ kind: 'unsigned-headers', headers: unsigned });
+
+  return { ok: true, claims, path, decodedQuery, signed };
 }
 
 function checkScope(claims: SignatureClaims, settings: VerifierSettings): string | null {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type S3rver from 's3rver';
+import S3Error from 's3rver/lib/models/error.js';
 import { LOCAL_REGION, type LocalCredentials } from '../../adapters/aws-client-config.ts';
 import { forwardedRequest } from '../forwarded-request.ts';
 import { headerValue } from '../sigv4/claims.ts';
@@ -8,6 +9,7 @@ import { checkedBody } from './checked-body.ts';
 import type { StorageCors } from './cors.ts';
 import type { DurableFilesystemStore } from './durable-store.ts';
 import { KeyedLock } from './keyed-lock.ts';
+import { answerListObjectsV2, listObjectsV2Bucket } from './list-objects-v2.ts';
 import { s3AuthError, s3Error, sendS3Error } from './s3-errors.ts';
 
 export interface StorageFrontOptions {
@@ -43,6 +45,10 @@ export function createStorageFront({
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // Node keeps the first of several Host headers; which one a signature covered is then ambiguous.
+    if (hostHeaderCount(req) !== 1) {
+      return sendS3Error(res, s3Error(400, 'InvalidRequest', 'A request must carry exactly one Host header'));
+    }
     if (req.method === 'OPTIONS') {
       cors.answerPreflight(req, res);
       return;
@@ -60,6 +66,16 @@ export function createStorageFront({
     );
     if (!verdict.ok) return sendS3Error(res, s3AuthError(verdict.failure));
 
+    const url = new URL(req.url ?? '/', 'http://storage');
+    const listed = listObjectsV2Bucket(req.method, url);
+    if (listed !== null) {
+      try {
+        return await answerListObjectsV2(store, listed, url.searchParams, res);
+      } catch (error) {
+        if (error instanceof S3Error) return sendS3Error(res, error);
+        throw error;
+      }
+    }
     if (req.method !== 'PUT' && req.method !== 'POST') {
       void handleS3(req, res);
       return;
@@ -102,6 +118,15 @@ export function createStorageFront({
         );
     });
   };
+}
+
+/** RFC 9112: a request with no Host header, or more than one, is answered 400. */
+function hostHeaderCount(req: IncomingMessage): number {
+  let count = 0;
+  for (let index = 0; index < req.rawHeaders.length; index += 2) {
+    if (req.rawHeaders[index]?.toLowerCase() === 'host') count += 1;
+  }
+  return count;
 }
 
 /** S3 requires x-amz-content-sha256 on header-signed requests; aws-chunked bodies are not supported here. */

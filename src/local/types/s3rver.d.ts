@@ -96,6 +96,15 @@ declare module 's3rver/lib/stores/filesystem.js' {
       content: Readable,
     ): Promise<{ size: number; md5: string }>;
     deleteSubresource(bucket: string, key: string | undefined, resourceType: string): Promise<void>;
+    getBucket(bucket: string): Promise<unknown | null>;
+    listObjects(
+      bucket: string,
+      options: { prefix?: string; delimiter?: string; startAfter?: string; maxKeys?: number },
+    ): Promise<{
+      objects: Array<{ key: string; size: number; lastModifiedDate: Date; metadata: Record<string, string> }>;
+      commonPrefixes: string[];
+      isTruncated: boolean;
+    }>;
   }
 
   namespace FilesystemStore {
