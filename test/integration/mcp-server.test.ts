@@ -604,4 +604,42 @@ describe('the MCP endpoint over raw HTTP', () => {
     expect(streamOnly.status).toBe(406);
     expect(((await streamOnly.json()) as { detail: string }).detail).toMatch(/application\/json only/);
   });
+
+  it('serves 2026-07-28 through the Lambda handler too: server/discover and a tool call, JSON', async () => {
+    const token = tokens.mint(accountId, ['notes:read']);
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'lambda-2026', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const headers = (method: string, name?: string) => ({
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    });
+    const discover = await post(
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } },
+      headers('server/discover'),
+    );
+    expect(discover.status).toBe(200);
+    expect(discover.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await discover.json()) as { result: unknown }).result).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28'],
+    });
+    const note = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'getNote', arguments: { note_id: noteId }, _meta: meta },
+      },
+      headers('tools/call', 'getNote'),
+    );
+    expect(((await note.json()) as { result: unknown }).result).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { note_id: noteId },
+    });
+  });
 });
