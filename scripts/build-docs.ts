@@ -9,7 +9,8 @@
  * of the skill's references: the operations table of references/rest.md comes from openapi.yaml,
  * the CLI tables of references/cli.md from CLI below, the scope and tool tables of references/mcp.md
  * (and skill.json's `interfaces.mcp`) from the MCP server's own definitions (src/mcp/tools.ts,
- * src/domain/scopes.ts). Output is deterministic (no timestamps), so
+ * src/domain/scopes.ts). It also bundles the MCP tools' output schemas from openapi.yaml into
+ * src/mcp/output-schemas.json (scripts/mcp-output-schemas.ts). Output is deterministic (no timestamps), so
  * test/unit/published-docs-are-current.test.ts can compare the files with `renderDocs(readDocsSources())`.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,11 +24,14 @@ import { MCP_TOOLS } from '../src/mcp/tools.ts';
 import { DEFAULT_SCOPES } from '../src/oauth/scopes.ts';
 import { firstPartyOnlyOperations } from '../src/operation-scopes.ts';
 import type { OperationId } from '../src/routes.ts';
+import { mcpOutputSchemas } from './mcp-output-schemas.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
 /** Where the published files go (repository-relative, POSIX separators). */
 export const PUBLIC_DIR = 'docs/public';
 export const SKILL_DIR = 'skills/notes';
+/** The MCP tools' output schemas, bundled from openapi.yaml (read by src/mcp/output-schemas.ts). */
+export const MCP_OUTPUT_SCHEMAS = 'src/mcp/output-schemas.json';
 const SKILL_REFERENCES = [
   'references/cli.md',
   'references/rest.md',
@@ -358,8 +362,9 @@ export function readDocsSources(root: string = REPO_ROOT): DocsSources {
 }
 
 /**
- * The generated files, by repository-relative path: everything under docs/public/ plus the skill
- * references whose generated blocks were refreshed. Pure: same sources, same bytes.
+ * The generated files, by repository-relative path: everything under docs/public/, the skill
+ * references whose generated blocks were refreshed, and the MCP output schemas. Pure: same sources,
+ * same bytes.
  */
 export function renderDocs(sources: DocsSources): Record<string, string> {
   const contract = contractOf(sources.openapi);
@@ -404,6 +409,7 @@ export function renderDocs(sources: DocsSources): Record<string, string> {
   files[`${PUBLIC_DIR}/skill.json`] = formatJson(skillJson(skill.frontMatter, contract, sources));
   files[`${PUBLIC_DIR}/llms.txt`] = llmsTxt(contract);
   files[`${PUBLIC_DIR}/llms-full.txt`] = llmsFullTxt(sources, references, contract);
+  files[MCP_OUTPUT_SCHEMAS] = formatJson(mcpOutputSchemas(sources.openapi));
   return Object.fromEntries(Object.entries(files).sort(([a], [b]) => a.localeCompare(b)));
 }
 

@@ -1,4 +1,9 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  type AuthInfo,
+  createMcpHandler as createSdkHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { API_KEY_PREFIX } from '../domain/accounts.ts';
 import { type McpScope, mcpScopes } from '../domain/scopes.ts';
 import { emptyResponse, jsonResponse, toWebResponse, withBaseHeaders } from '../http/response.ts';
@@ -22,6 +27,7 @@ import {
 } from './origin-policy.ts';
 import { createMcpServer } from './server.ts';
 import { findTool } from './tools.ts';
+import { withLegacyVersionsListed } from './versions.ts';
 
 export interface McpHandlerOptions {
   /** Verifies the OAuth access tokens (signature, issuer, audience = the MCP resource, expiry). */
@@ -73,6 +79,14 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
   const originPolicy = mcpOriginPolicy(options.allowedOrigins);
   const services = options.services ?? getServices;
   const askServices = options.askServices ?? getAskServices;
+  // One SDK handler serves every 2026-07-28 request; it builds a fresh server for each, acting for
+  // the grant the request's token carries (passed through as authInfo, never read from headers).
+  // Its `auto` response mode answers JSON unless a tool sends a message before its result, which
+  // none does (mode `json` would say the same, with a console warning on every start).
+  const modern = createSdkHandler(
+    ({ authInfo }) => createMcpServer({ grant: grantOf(authInfo), services, askServices }, 'modern'),
+    { legacy: 'reject', responseMode: 'auto', maxRequestBodySize: MAX_MCP_BODY_BYTES },
+  );
 
   // Without a token, a client asks for the default grant.
   const unauthorized = (resourceMetadataUrl: string, detail: string, invalidToken: boolean) => {
@@ -161,27 +175,44 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
       );
     }
 
-    const server = createMcpServer({ grant, services, askServices });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    });
-    await server.connect(transport);
-    try {
-      // The transport refuses an Accept without text/event-stream even in JSON mode: give it the one
-      // it wants once JSON is known to be acceptable. Invalid JSON goes to it as it came, so the
-      // client gets the protocol's parse error.
-      const headers = new Headers(request.headers);
-      headers.set('accept', TRANSPORT_ACCEPT);
-      const forwarded = new Request(request.url, { method: 'POST', headers, body: text });
-      const response = await transport.handleRequest(
-        forwarded,
-        message === undefined ? undefined : { parsedBody: message },
-      );
-      return withBaseHeaders(response);
-    } finally {
-      await server.close();
+    // The transport refuses an Accept without text/event-stream even in JSON mode: give it the one
+    // it wants once JSON is known to be acceptable. Invalid JSON goes to it as it came, so the
+    // client gets the protocol's parse error.
+    const headers = new Headers(request.headers);
+    headers.set('accept', TRANSPORT_ACCEPT);
+    const forwarded = new Request(request.url, { method: 'POST', headers, body: text });
+    const parsed = message === undefined ? {} : { parsedBody: message };
+    if (await isLegacyRequest(forwarded, message)) {
+      const context = { grant, services, askServices };
+      return withBaseHeaders(await serveLegacy(forwarded, parsed, context));
     }
+    // 2026-07-28: the version, client info and capabilities ride in each request's _meta; the SDK
+    // checks them and the Mcp-Method/Mcp-Name headers, answers server/discover, and adds
+    // resultType and the cache hints to the results.
+    const response = await modern.fetch(forwarded, { ...parsed, authInfo: authInfoOf(token, grant) });
+    return withBaseHeaders(await withLegacyVersionsListed(response));
+  }
+}
+
+/**
+ * A 2025 request (initialize, or a request without the 2026 `_meta`): served as before this server
+ * spoke 2026-07-28, by a fresh stateless transport answering JSON (no session, no stream).
+ */
+async function serveLegacy(
+  request: Request,
+  parsed: { parsedBody?: unknown },
+  context: Parameters<typeof createMcpServer>[0],
+): Promise<Response> {
+  const server = createMcpServer(context, 'legacy');
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, parsed);
+  } finally {
+    await server.close();
   }
 }
 
@@ -190,6 +221,18 @@ function preflight(verdict: OriginVerdict): Response {
   const headers =
     verdict.kind === 'allowed' ? corsPreflightHeaders(verdict) : { Allow: 'POST, OPTIONS', Vary: 'Origin' };
   return toWebResponse(emptyResponse(204, headers));
+}
+
+/** The grant rides to the modern path's server factory in the SDK's authInfo. */
+function authInfoOf(token: string, grant: AccessGrant): AuthInfo {
+  return { token, clientId: grant.clientId, scopes: [...grant.scopes], extra: { grant } };
+}
+
+function grantOf(authInfo: AuthInfo | undefined): AccessGrant {
+  const grant = authInfo?.extra?.grant as AccessGrant | undefined;
+  // Every request reaches the SDK after its token was verified: no grant is a wiring error.
+  if (!grant) throw new Error('MCP request without a verified grant');
+  return grant;
 }
 
 function withHeaders(response: Response, extra: Record<string, string>): Response {

@@ -21,11 +21,20 @@ const EXPOSED_HEADERS = ['Mcp-Session-Id', 'WWW-Authenticate'];
 
 /**
  * GET and DELETE are listed although they answer 405: a browser then reads the 405 (the SDK client
- * handles it) instead of failing the request as a CORS error.
+ * handles it) instead of failing the request as a CORS error. Mcp-Method and Mcp-Name: a
+ * 2026-07-28 client sends them on every request.
  */
 const MCP_CORS_RULES = {
   methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-  allowHeaders: ['Authorization', 'Content-Type', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
+  allowHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Mcp-Protocol-Version',
+    'Mcp-Method',
+    'Mcp-Name',
+    'Mcp-Session-Id',
+    'Last-Event-ID',
+  ],
 };
 
 export function mcpOriginPolicy(allowedOrigins: readonly string[]): (origin: string | null) => OriginVerdict {

@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { JobStatusView } from '../domain/job.ts';
 import { toErrorResponse } from '../http/error-mapper.ts';
 

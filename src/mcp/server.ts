@@ -1,4 +1,4 @@
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type CacheHint, McpServer } from '@modelcontextprotocol/server';
 import { logger } from '../logging.ts';
 import { errorOf, type ToolResult } from './results.ts';
 import { MCP_TOOLS, type McpTool, type ToolContext } from './tools.ts';
@@ -13,11 +13,27 @@ export const SERVER_INSTRUCTIONS = `Notes service: audio recordings turned into 
 - Uploading audio is not available through MCP on purpose: local audio files are transcribed with the notes CLI (notes transcribe <file> --title <title> --wait), after which the note appears here.
 - Scopes: notes:read for the read tools, notes:process for askWorkspace, generateInsights and generateNoteArtifact, notes:write for updateNote, notes:delete for the deletions. A tool needing a scope that was not granted answers HTTP 403 insufficient_scope; authorize again with the scope it names.`;
 
-/** A server for one request: the tools act for the grant of that request's access token. */
-export function createMcpServer(context: ToolContext): McpServer {
+/**
+ * How long a 2026-07-28 client may keep `tools/list` and `server/discover`: the list is the same for
+ * every account and grant (a tool the grant lacks a scope for is listed and answers 403), and it
+ * changes only with a deployment. An hour bounds how long a client keeps a list from before one.
+ */
+export const LIST_CACHE_HINT: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: 'public' };
+
+/** The revision a request is served in: 2026-07-28 (`modern`) or the 2025 revisions (`legacy`). */
+export type ProtocolEra = 'legacy' | 'modern';
+
+/**
+ * A server for one request, of either revision (the SDK gives each its wire format): the tools act
+ * for the grant of that request's access token.
+ */
+export function createMcpServer(context: ToolContext, era: ProtocolEra = 'legacy'): McpServer {
   const server = new McpServer(
     { name: 'notes', title: 'Notes service', version: '1.0.0' },
-    { instructions: SERVER_INSTRUCTIONS },
+    {
+      instructions: SERVER_INSTRUCTIONS,
+      cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
+    },
   );
   for (const tool of MCP_TOOLS) {
     server.registerTool(
@@ -26,19 +42,25 @@ export function createMcpServer(context: ToolContext): McpServer {
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      (input) => runTool(tool, context, input),
+      (input) => runTool(tool, context, input, era),
     );
   }
-  // registerTool advertises tools.listChanged, but a stateless server that answers only JSON has no
-  // stream to send the notification on (and the list never changes): do not promise it.
+  // registerTool advertises tools.listChanged, but the list never changes while a deployment runs
+  // and this server opens no stream to announce a change on: do not promise it.
   server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 
 /** Runs a tool; a domain or provider error becomes an `isError` result with the REST status and detail. */
-export async function runTool(tool: McpTool, context: ToolContext, input: unknown): Promise<ToolResult> {
+export async function runTool(
+  tool: McpTool,
+  context: ToolContext,
+  input: unknown,
+  era: ProtocolEra = 'legacy',
+): Promise<ToolResult> {
   const started = Date.now();
   let result: ToolResult;
   try {
@@ -49,7 +71,10 @@ export async function runTool(tool: McpTool, context: ToolContext, input: unknow
   logger.info('mcp tool', {
     tool: tool.name,
     clientId: context.grant.clientId,
-    status: result.isError ? result.structuredContent?.status_code : 'ok',
+    era,
+    status: result.isError
+      ? (result.structuredContent as { status_code?: number } | undefined)?.status_code
+      : 'ok',
     ms: Date.now() - started,
   });
   return result;

@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import * as z from 'zod';
 import { getArtifact, requestArtifact } from '../domain/artifact-jobs.ts';
 import { askWorkspace } from '../domain/ask.ts';
@@ -43,6 +43,7 @@ import {
 import type { AccessGrant } from '../ports/access-tokens.ts';
 import type { AskServices } from '../wiring/ask-services.ts';
 import type { Services } from '../wiring/services.ts';
+import { accountResult, deletionResult, outputOf, transcriptTextResult } from './output-schemas.ts';
 import { failure, notYet, resultOf, type ToolResult, textOf } from './results.ts';
 
 /**
@@ -62,6 +63,8 @@ export interface McpTool {
   title: string;
   description: string;
   inputSchema: z.ZodObject;
+  /** What structuredContent holds when the tool succeeds (src/mcp/output-schemas.ts). */
+  outputSchema: StandardSchemaWithJSON;
   annotations: ToolAnnotations;
   /** Every scope the access token must carry to call the tool. */
   scopes: readonly McpScope[];
@@ -238,6 +241,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Returns the account this connection acts for (account_id, name, created_at) and the access token in use (client_id and the granted scopes). Read-only. Call it first to check the connection and which scopes were granted: notes:read (read tools), notes:process (askWorkspace, generateInsights, generateNoteArtifact), notes:write (updateNote, the collection changes and the transcript corrections), notes:delete (deleteTranscription, deleteNote).',
     inputSchema: z.strictObject({}),
+    outputSchema: outputOf(accountResult),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context) {
@@ -259,6 +263,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Lists the account's notes, newest first, one page at a time: note IDs, titles, states and transcription status. Use it to discover note IDs, and keep them: the other note tools take note_id. Lists active notes by default; state 'trashed' lists the trash. For the next page pass next_cursor from the previous result as cursor, with the same state and collection_id; next_cursor is null on the last page. With collection_id only the notes filed in that collection are listed; such a page may hold fewer notes than limit while next_cursor still leads further. Read-only. Errors: 400 for a malformed cursor; 404 when there is no such collection.",
     inputSchema: inputOf(listNotesQuery),
+    outputSchema: outputOf('NoteList'),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -271,6 +276,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Returns one note: title, state, audio metadata, the collections it is filed in, its transcription job and, once completed, its transcription and Insights. transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. Read-only. Errors: 404 when the account has no note with this ID.',
     inputSchema: noteInput,
+    outputSchema: outputOf('Note'),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -282,6 +288,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: "Get a note's transcription (poll)",
     description: `Returns the note's transcription once it is ready: full_text, timestamped_full_text and speaker-labelled conversation_segments, each with its words (text, start_ms, end_ms) and a confidence from 0 to 1 (null when the engine reports none; low values mark words worth checking) (format json, the default), or the transcript as SubRip (srt), WebVTT (vtt) or Markdown (md) text. notice is null, or says that no speech was heard (code no_speech: no segments, nothing was invented) or that the recogniser could not follow the speech (code low_confidence, e.g. another language); show its detail to the user. While the job is waiting for its upload, queued or processing, the result is a job status, NOT a transcript: call this tool again no sooner than 2 seconds later. ${POLL_RULE} Read-only. Errors: 404 when there is no such note or it has no transcription; 409 with status 'failed' when the transcription failed (terminal: stop polling). Audio cannot be submitted through MCP: local files are transcribed with the notes CLI.`,
     inputSchema: inputOf(noteParams, transcriptionQuery),
+    outputSchema: outputOf('Transcription', 'JobStatus', transcriptTextResult),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -291,11 +298,10 @@ export const MCP_TOOLS: readonly McpTool[] = [
       // The etag REST gives this representation: agents can tell whether the transcript changed.
       if (format === 'json') return transcriptResult(result.transcription);
       const text = renderTranscript(result.transcription, format, result.title);
+      const etag = entityTagOf(text);
       return {
-        content: [
-          ...textOf(text).content,
-          { type: 'text', text: `etag of this transcript: ${entityTagOf(text)}` },
-        ],
+        content: [...textOf(text).content, { type: 'text', text: `etag of this transcript: ${etag}` }],
+        structuredContent: { note_id: input.note_id, format, text, etag },
       };
     },
   }),
@@ -304,6 +310,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'Generate Insights for a note',
     description: `Starts generating structured Insights (summary, key points, topics, action items, decisions, open questions, chapters, speakers) from the note's completed transcription. The result is ALWAYS a job status, never the Insights: keep the note ID and poll getInsights at intervals of at least 2 seconds until it returns the Insights or an error. While a job is queued or processing the same job is returned; otherwise a new generation starts and replaces earlier Insights when it completes. Runs inference in the background. Errors: 404 when there is no such note; 409 when the note has no completed transcription, no speech was heard in it (notice no_speech), or it is in the trash.`,
     inputSchema: inputOf(noteParams, generateInsightsBody),
+    outputSchema: outputOf('JobStatus'),
     annotations: REPLACES_RESULTS,
     scopes: ['notes:process'],
     async run(context, input) {
@@ -316,6 +323,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: "Get a note's Insights (poll)",
     description: `Returns the note's Insights once generated, or a job status while generation is queued or processing (NOT a result: call again no sooner than 2 seconds later). ${POLL_RULE} Read-only. Errors: 404 when there is no such note or Insights were never requested (call generateInsights); 409 with status 'failed' when generation failed (terminal: stop polling; call generateInsights again to retry).`,
     inputSchema: noteInput,
+    outputSchema: outputOf('Insights', 'JobStatus'),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -330,6 +338,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'Generate an artifact (epiphany, deep research, podcast)',
     description: `Generates content from the note's completed transcription: epiphany (non-obvious connections and ideas), deep_research (a researched report) or podcast (a two-host script with synthesized audio). Every statement is grounded in the transcript and cites it. Returns the artifact when one is already available and regenerate is false (an explicit language other than the existing artifact's counts as a new request); otherwise a job status, which is NOT a result: keep the note ID and poll getNoteArtifact with the same note_id and artifact_kind at intervals of at least 2 seconds until it returns the artifact or an error. regenerate true starts a new generation that replaces the existing artifact. Runs inference in the background. Errors: 404 when there is no such note; 409 when the note has no completed transcription, no speech was heard in it (notice no_speech), or it is in the trash; 422 when the language cannot be produced (the local engine writes only in the transcript's language; a podcast needs voices for the language).`,
     inputSchema: inputOf(artifactParams, generateArtifactBody),
+    outputSchema: outputOf('Artifact', 'JobStatus'),
     annotations: REPLACES_RESULTS,
     scopes: ['notes:process'],
     async run(context, input) {
@@ -353,6 +362,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     title: 'Get an artifact, or its job while it is generated',
     description: `Returns the note's artifact of the given kind when it is ready, or a job status while it is generated (NOT a result: call again no sooner than 2 seconds later). ${POLL_RULE} A podcast's content.audio.url is a fresh, time-limited download link on every call. Read-only. Errors: 404 when there is no such note or no artifact of this kind (call generateNoteArtifact); 409 with status 'failed' when the last generation failed (terminal: stop polling; request it again with generateNoteArtifact).`,
     inputSchema: inputOf(artifactParams),
+    outputSchema: outputOf('Artifact', 'JobStatus'),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -376,6 +386,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Answers a question using only the account's processed notes (completed transcriptions, not in the trash; never general knowledge). Returns the answer, the IDs of the supporting notes (note_ids) and citations (note_id, note_title, start_ms, end_ms, quote, and the sentence the answer rests on with its sentence_start_ms: the moment to open) into their transcripts. The supporting note IDs MUST be kept in the final answer shown to the user. Omit note_ids (or send null) to search all processed notes, or list up to 100 note IDs to narrow the scope; collection_id limits it to the notes filed in that collection (with note_ids too: the listed notes that are in the collection). When no note covers the question the answer says so and note_ids is empty. Runs inference within the call (allow up to 30 seconds). Errors: 400 when no processed notes are available in the requested scope; 404 when there is no such collection; 429 when the AI provider is rate-limited (back off and retry); 502 when no answer could be generated (retry later).",
     inputSchema: inputOf(askBody),
+    outputSchema: outputOf('AskResponse'),
     annotations: READ_ONLY,
     scopes: ['notes:read', 'notes:process'],
     async run(context, input) {
@@ -399,6 +410,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Full-text search over the account\'s processed notes (titles and transcripts), best first: each result has the note (note_id, title, state, created_at), a relevance score, and up to 3 matching segments with start_ms, end_ms, speaker and a snippet, so you can cite the note ID and the moment in the recording. highlights are {start, end} offsets into snippet (title_highlights into note.title), never markup. Words match by stem ("deciding" finds "decided"); words in double quotes must stand next to each other. Trashed notes only with include_trashed true; collection_id searches one collection. For the next page pass next_cursor as cursor with the same q, include_trashed and collection_id; a page may hold fewer results than limit while next_cursor still leads further. Read-only, no inference: use it to find notes, askWorkspace to answer a question from them. Errors: 400 for a q with no searchable words or an invalid cursor; 404 when there is no such collection.',
     inputSchema: inputOf(searchNotesQuery, undefined, { include_trashed: z.boolean().default(false) }),
+    outputSchema: outputOf('SearchResults'),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -411,6 +423,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), and/or names its transcript's speakers (speaker_names). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Send if_match (the etag from getNote or an earlier updateNote) so that a change someone else made since you read the note is not overwritten; the result carries the note's new etag. Errors: 400 for invalid input; 404 when there is no such note; 412 when if_match is given and the note has changed since (nothing was changed: read it again, reapply, retry with the new etag).",
     inputSchema: inputOf(noteParams, updateNoteBody, { if_match: z.string().min(1).max(1024).optional() }),
+    outputSchema: outputOf('Note'),
     annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -426,6 +439,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Corrects a note's completed transcript: replace a segment's text, set its speaker (a label such as 'Speaker 2', one not used yet for a new speaker, or a name given with updateNote; anything else is 422), merge a segment with the next one, split one in two at a word or a time, or merge_speakers (every segment of one speaker given to another: one person heard as two). Read the transcript first with getTranscription (format json) and pass its etag as if_match (required): segments are numbered from 0 in that revision. Returns the corrected transcript (revision, edited_at) and its new etag; full_text, the exports, askWorkspace and search follow at once, and Insights or artifacts made before say outdated: true until generated again. The recogniser's transcript is kept: undoTranscriptionEdit goes back. Errors: 400 for invalid input; 404 when there is no such note; 409 when it has no completed transcription; 412 when the transcript changed since you read it (nothing was changed: read it again, reapply, retry with the new etag); 422 when an edit cannot apply (no such segment, merge of the last one, split outside the segment, merge_speakers of a speaker with no segment or into itself); 428 without if_match.",
     inputSchema: inputOf(noteParams, editTranscriptionBody, requiredIfMatch),
+    outputSchema: outputOf('Transcription'),
     annotations: ADDS,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -446,6 +460,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Goes back to the transcript as it was before the last correction (to 'previous', the default; call again to go further back) or to the recogniser's transcript (to 'original', revision 0). Pass the transcript's current etag as if_match (required). Returns the transcript now current and its etag. Errors: 404 when there is no such note; 409 when there is nothing to undo or no completed transcription; 412 when the transcript changed since you read it; 428 without if_match.",
     inputSchema: inputOf(noteParams, undoTranscriptionEditBody, requiredIfMatch),
+    outputSchema: outputOf('Transcription'),
     annotations: ADDS,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -466,6 +481,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Lists every collection of the account by name (at most 100, no paging): collection_id, name, created_at, updated_at. A note can be in several collections; getNote shows a note's collections, listNotes with collection_id lists a collection's notes, askWorkspace with collection_id asks only about them. Read-only.",
     inputSchema: z.strictObject({}),
+    outputSchema: outputOf('CollectionList'),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context) {
@@ -478,6 +494,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Creates an empty collection with this name and returns it with its collection_id; file notes in it with addNoteToCollection. Names are unique in the account regardless of case: call listCollections first and reuse an existing collection rather than creating a near-duplicate. Errors: 400 for an invalid name; 409 when another collection has the name (its collection_id is in detail) or the account has 100 collections.',
     inputSchema: inputOf(collectionBody),
+    outputSchema: outputOf('Collection'),
     annotations: ADDS,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -490,6 +507,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Renames a collection and returns it; the notes filed in it stay filed. Idempotent. Errors: 400 for an invalid name; 404 when there is no such collection; 409 when another collection has the name.',
     inputSchema: inputOf(collectionParams, collectionBody),
+    outputSchema: outputOf('Collection'),
     annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -503,6 +521,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Deletes a collection. The notes filed in it are NOT deleted: they stay in the account, in their other collections and in Ask. Confirm with the user which collection they mean before calling. Errors: 404 when there is no such collection (also when repeated after success).',
     inputSchema: inputOf(collectionParams),
+    outputSchema: outputOf(deletionResult),
     annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -518,6 +537,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Files a note in a collection and returns every collection the note is now in; the note stays in its other collections (a note can be in up to 20). Filing a note that is already there changes nothing. Errors: 404 when there is no such note or collection; 409 when the note is already in 20 collections.',
     inputSchema: inputOf(collectionParams, addNoteToCollectionBody),
+    outputSchema: outputOf('NoteCollections'),
     annotations: ADDS_ONCE,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -532,6 +552,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       'Takes a note out of a collection (the note itself is not changed or deleted) and returns every collection the note is still in. Idempotent. Errors: 404 when there is no such note or collection.',
     inputSchema: inputOf(collectionNoteParams),
+    outputSchema: outputOf('NoteCollections'),
     annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -551,6 +572,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "DESTRUCTIVE. Removes the note's transcription and everything derived from it (transcript, Insights, artifacts, its place in Ask); the note and its stored audio are kept, so it can be transcribed again (with the notes CLI). Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, character for character and in the same case, otherwise nothing is deleted. A transcription still queued or running is cancelled. Errors: 404 when there is no such note or it has no transcription.",
     inputSchema: confirmedDeletionInput,
+    outputSchema: outputOf(deletionResult),
     annotations: OVERWRITES,
     scopes: ['notes:delete'],
     async run(context, input) {
@@ -568,6 +590,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "DESTRUCTIVE AND PERMANENT. Deletes the note and everything that belongs to it (audio, transcription, Insights, artifacts, search entries), whatever its state; it cannot be undone. To remove a note reversibly use updateNote with state 'trashed'; to keep the note but remove its generated results use deleteTranscription. Get explicit confirmation from the user for this exact note immediately before calling; an earlier general request is not approval. confirm_note_id must repeat note_id exactly, character for character and in the same case, otherwise nothing is deleted. Errors: 404 when there is no such note (also when repeated after success).",
     inputSchema: confirmedDeletionInput,
+    outputSchema: outputOf(deletionResult),
     annotations: OVERWRITES,
     scopes: ['notes:delete'],
     async run(context, input) {
@@ -583,6 +606,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Returns a short-lived link (url, expires_at, content_type, size_bytes) to the note's uploaded recording, valid about 10 minutes, for the user to listen to (the link is a credential while it lasts: do not store it). Read-only. Errors: 404 when there is no such note; 409 when no audio has been uploaded.",
     inputSchema: noteInput,
+    outputSchema: outputOf('NoteAudioLink'),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {

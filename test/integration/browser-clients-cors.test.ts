@@ -116,7 +116,7 @@ describe('/mcp, for browser-based clients of allowed origins only', () => {
       '/mcp',
       origin(),
       'POST',
-      'authorization, content-type, mcp-protocol-version, mcp-session-id, last-event-id',
+      'authorization, content-type, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id',
     );
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(origin());
@@ -127,6 +127,8 @@ describe('/mcp, for browser-based clients of allowed origins only', () => {
         'authorization',
         'content-type',
         'mcp-protocol-version',
+        'mcp-method',
+        'mcp-name',
         'mcp-session-id',
         'last-event-id',
       ]),

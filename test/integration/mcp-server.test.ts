@@ -227,8 +227,15 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     const transcription = await call(client, 'getTranscription', { note_id: noteId });
     expect(String(transcription.structuredContent?.full_text)).toMatch(/engineers/);
     const markdown = await call(client, 'getTranscription', { note_id: noteId, format: 'md' });
-    expect(markdown.structuredContent).toBeUndefined();
+    // The text is what the model reads; structuredContent carries it with its format and etag, as
+    // the tool's outputSchema says every successful result does.
     expect(texts(markdown)[0]).toMatch(/^# Morning meeting/);
+    expect(markdown.structuredContent).toEqual({
+      note_id: noteId,
+      format: 'md',
+      text: texts(markdown)[0],
+      etag: expect.stringMatching(/^"/),
+    });
   });
 
   it('starts Insights with a job status that is not a result, then getInsights returns them', async () => {
@@ -596,5 +603,43 @@ describe('the MCP endpoint over raw HTTP', () => {
     });
     expect(streamOnly.status).toBe(406);
     expect(((await streamOnly.json()) as { detail: string }).detail).toMatch(/application\/json only/);
+  });
+
+  it('serves 2026-07-28 through the Lambda handler too: server/discover and a tool call, JSON', async () => {
+    const token = tokens.mint(accountId, ['notes:read']);
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'lambda-2026', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const headers = (method: string, name?: string) => ({
+      authorization: `Bearer ${token}`,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    });
+    const discover = await post(
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } },
+      headers('server/discover'),
+    );
+    expect(discover.status).toBe(200);
+    expect(discover.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await discover.json()) as { result: unknown }).result).toMatchObject({
+      resultType: 'complete',
+      supportedVersions: ['2026-07-28'],
+    });
+    const note = await post(
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'getNote', arguments: { note_id: noteId }, _meta: meta },
+      },
+      headers('tools/call', 'getNote'),
+    );
+    expect(((await note.json()) as { result: unknown }).result).toMatchObject({
+      resultType: 'complete',
+      structuredContent: { note_id: noteId },
+    });
   });
 });

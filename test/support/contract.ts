@@ -41,7 +41,7 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
 const DOCUMENT_ID = 'openapi.yaml';
 
 // ajv-formats is CommonJS with a default export; under ESM interop it may arrive wrapped once more.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+export const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
   addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
 
 const contract = parse(readFileSync(join(REPO_ROOT, 'openapi.yaml'), 'utf8')) as OpenApi;
