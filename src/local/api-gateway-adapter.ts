@@ -43,10 +43,11 @@ export function createApiServer(
   routes: LocalRoute[],
   staticFiles: Record<string, StaticFile>,
   probes: Probes = {},
+  started: () => boolean = () => true,
 ): Server {
   const compiled = routes.map(compileRoute);
   return createServer((req, res) => {
-    handle(req, res, compiled, staticFiles, probes).catch((error: unknown) => {
+    handle(req, res, compiled, staticFiles, probes, started).catch((error: unknown) => {
       logger.error('local adapter failure', {
         error: error instanceof Error ? error.message : String(error),
       });
@@ -62,11 +63,17 @@ async function handle(
   routes: CompiledRoute[],
   staticFiles: Record<string, StaticFile>,
   probes: Probes,
+  started: () => boolean,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
   const probe = probes[url.pathname];
   if (probe && method === 'GET') return send(res, await probe());
+  // The server listens before the runtime has finished starting (its own address is part of the
+  // configuration it completes): until then a request would meet a half-made configuration.
+  if (!started()) {
+    return send(res, detail(503, 'The service is starting; retry in a moment.'), { 'Retry-After': '1' });
+  }
   const file = staticFiles[url.pathname];
   if (file && (method === 'GET' || method === 'HEAD')) {
     const coding = file.encoded ? negotiateCoding(req.headers['accept-encoding']) : null;

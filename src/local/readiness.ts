@@ -20,10 +20,13 @@ const CHECK_TIMEOUT_MS = 3_000;
  * directory's disk is above the database's reserve, and the engines the configuration names are
  * installed. A container's orchestrator sends no traffic (and a person sees why) until all pass.
  */
-export function localReadinessChecks(emulators: Emulators, dataDir: string): Record<string, ReadinessCheck> {
+export function localReadinessChecks(
+  emulators: Emulators,
+  dataDir: string,
+): { checks: Record<string, ReadinessCheck>; close(): void } {
   const clientConfig = (endpoint: string) => localAwsClientConfig(endpoint, emulators.credentials);
   let database: DynamoDBClient | undefined;
-  return {
+  const checks: Record<string, ReadinessCheck> = {
     database: async () => {
       database ??= new DynamoDBClient(clientConfig(emulators.endpoints.dynamodb));
       const { Table } = await database.send(new DescribeTableCommand({ TableName: emulators.tableName }));
@@ -59,16 +62,22 @@ export function localReadinessChecks(emulators: Emulators, dataDir: string): Rec
       // Read when asked, not cached: the process-wide configuration is cached by its first reader, and
       // the runtime sets part of it (the public URL) only once it listens.
       const config = loadConfigFrom(process.env);
-      const programs = [
-        config.NOTES_FFMPEG_PATH,
-        ...(config.NOTES_SPEECH_ENGINE === 'local' ? [config.NOTES_POCKETSPHINX_PATH] : []),
-        ...(config.NOTES_SPEECH_SYNTHESIZER === 'local' ? [config.NOTES_FLITE_PATH] : []),
+      // Named by their setting, not their path: the probe needs no credentials.
+      const programs: Array<[string, string]> = [
+        ['ffmpeg (NOTES_FFMPEG_PATH)', config.NOTES_FFMPEG_PATH],
+        ...(config.NOTES_SPEECH_ENGINE === 'local'
+          ? [['pocketsphinx (NOTES_POCKETSPHINX_PATH)', config.NOTES_POCKETSPHINX_PATH] as [string, string]]
+          : []),
+        ...(config.NOTES_SPEECH_SYNTHESIZER === 'local'
+          ? [['flite (NOTES_FLITE_PATH)', config.NOTES_FLITE_PATH] as [string, string]]
+          : []),
       ];
       const missing: string[] = [];
-      for (const program of programs) if (!(await executable(program))) missing.push(program);
+      for (const [name, program] of programs) if (!(await executable(program))) missing.push(name);
       return missing.length > 0 ? `not installed: ${missing.join(', ')}` : null;
     },
   };
+  return { checks, close: () => database?.destroy() };
 }
 
 /** Runs every check at once; each failure or timeout is named by its check. */
@@ -120,11 +129,12 @@ export type Probes = Record<string, () => Promise<APIGatewayProxyStructuredResul
  * readiness check passes (200), or which do not (503). Neither needs credentials nor tells anything
  * about any account; both say `Cache-Control: no-store`.
  */
-export function healthProbes(checks: Record<string, ReadinessCheck>): Probes {
+export function healthProbes(checks: Record<string, ReadinessCheck>, started: () => boolean): Probes {
   const noStore = { 'Cache-Control': 'no-store' };
   return {
     '/healthz': async () => jsonResponse(200, { status: 'alive' }, noStore),
     '/readyz': async () => {
+      if (!started()) return jsonResponse(503, { status: 'starting', checks: {} }, noStore);
       const { ready, checks: outcomes } = await runReadinessChecks(checks);
       return jsonResponse(
         ready ? 200 : 503,

@@ -146,10 +146,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     performance.mark('runtime:docs-read');
     const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3, built: await webAppBuilt });
     performance.mark('runtime:web-app-built');
+    let started = false;
+    const isStarted = () => started;
+    const readiness = localReadinessChecks(emulators, dataDir);
+    undoOnFailure.push(() => readiness.close());
     const server = createApiServer(
       apiRoutesOnFirstUse(),
       { ...docs, ...webApp },
-      healthProbes(localReadinessChecks(emulators, dataDir)),
+      healthProbes(readiness.checks, isStarted),
+      isStarted,
     );
     await new Promise<void>((done, fail) => {
       server.once('error', fail);
@@ -210,6 +215,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       queue_urls: emulators.queueUrls,
       transcription_concurrency: transcriptionConcurrency,
     };
+    // Requests are served from here on; runtime.json tells clients so.
+    started = true;
     await writeOwnerOnly(join(dataDir, 'runtime.json'), `${JSON.stringify(info, null, 2)}\n`);
 
     return {
@@ -231,6 +238,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         server.closeAllConnections();
         await closed;
         sqs.destroy();
+        readiness.close();
         stopForgettingKeys();
         await emulators.stop();
       },

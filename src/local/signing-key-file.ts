@@ -16,7 +16,13 @@ const RECOVERY =
  */
 export async function ensureSigningKey(dataDir: string): Promise<string> {
   const path = join(dataDir, SIGNING_KEY_FILE);
-  const existing = (await readFile(path, 'utf8').catch(() => '')).trim();
+  const existing = (
+    await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+      // Only a missing key is made anew: one that cannot be read now (EIO, EACCES) is not replaced.
+      if (error.code === 'ENOENT') return '';
+      throw damagedFile(path, `the OAuth signing key cannot be read (${error.code ?? 'error'})`, RECOVERY);
+    })
+  ).trim();
   if (existing) {
     checkSigningKey(path, existing);
     return existing;

@@ -178,9 +178,22 @@ function inputOf<
   }
   // The body's checks read only the body's fields; the added ones do not disturb them.
   // `extra` may replace a field of the REST schemas (searchNotes takes a boolean include_trashed).
-  return z
+  const input = z
     .strictObject(shape as Omit<A & B, keyof C> & C)
     .check(...((body?._zod.def.checks ?? []) as never[]));
+  return withJsonSchemaOfAllFields(input);
+}
+
+/**
+ * The MCP SDK turns a tool's input schema into JSON Schema through the schema's Standard JSON Schema
+ * method, which only knows the classic API's types: the REST fields are zod/mini's (a `_default`
+ * there was "non-representable"). `z.toJSONSchema` converts both, so the object answers with it.
+ */
+function withJsonSchemaOfAllFields<T extends z.ZodType>(schema: T): T {
+  const convert = (io: 'input' | 'output') => (options?: { target?: string }) =>
+    z.toJSONSchema(schema, { io, ...(options?.target ? { target: options.target as 'draft-2020-12' } : {}) });
+  Object.assign(schema['~standard'], { jsonSchema: { input: convert('input'), output: convert('output') } });
+  return schema;
 }
 
 /**

@@ -73,8 +73,7 @@ export class ClientMetadataFetcher {
     const signal = AbortSignal.timeout(this.timeoutMs);
     try {
       for (let hop = 0; ; hop++) {
-        const address = await this.publicAddressOf(url);
-        const response = await this.get(url, address, { signal, headers: { accept: 'application/json' } });
+        const response = await this.getFromAnyOf(url, await this.publicAddressesOf(url), signal);
         if (response.status >= 300 && response.status < 400) {
           await response.body?.cancel();
           const location = response.headers.get('location');
@@ -103,8 +102,8 @@ export class ClientMetadataFetcher {
     }
   }
 
-  /** The address to connect to: the host's, once every address it resolves to proved public. */
-  private async publicAddressOf(url: URL): Promise<string> {
+  /** The addresses to connect to: the host's, once every address it resolves to proved public. */
+  private async publicAddressesOf(url: URL): Promise<string[]> {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];
     try {
@@ -112,11 +111,27 @@ export class ClientMetadataFetcher {
     } catch {
       throw refuse('names a host that does not resolve');
     }
-    const [first] = addresses;
-    if (first === undefined || addresses.some(isNonPublicAddress)) {
+    if (addresses.length === 0 || addresses.some(isNonPublicAddress)) {
       throw refuse('names a host with a private, loopback or link-local address');
     }
-    return first;
+    return addresses;
+  }
+
+  /**
+   * The first answer from the checked addresses, tried in order (as a browser falls back from an
+   * unreachable IPv6 address to IPv4), all within the one time limit.
+   */
+  private async getFromAnyOf(url: URL, addresses: string[], signal: AbortSignal): Promise<Response> {
+    let failure: unknown;
+    for (const address of addresses) {
+      try {
+        return await this.get(url, address, { signal, headers: { accept: 'application/json' } });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        failure = error;
+      }
+    }
+    throw failure;
   }
 }
 

@@ -28,7 +28,7 @@ describe('health and readiness probes, without credentials', () => {
         object_store: 'ok',
         queues: 'ok',
         disk: 'ok',
-        engines: 'not installed: /nonexistent/bin/flite',
+        engines: 'not installed: flite (NOTES_FLITE_PATH)',
       },
     });
   });

@@ -7,6 +7,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -305,6 +306,30 @@ describe('object storage refuses what S3 would refuse', () => {
     } while (token);
     expect(pages).toEqual([2, 2, 1]);
     expect(listed).toEqual([...keys].sort());
+    // With a delimiter, keys and common prefixes fill a page together, and no prefix comes twice.
+    for (const key of [`${prefix}dir/1`, `${prefix}dir/2`, `${prefix}zdir/1`])
+      await putBytes(s3, bucket, key, key);
+    const entries: string[] = [];
+    token = undefined;
+    do {
+      const page: ListObjectsV2CommandOutput = await s3.send(
+        new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: prefix,
+          Delimiter: '/',
+          MaxKeys: 2,
+          ContinuationToken: token,
+        }),
+      );
+      const names = [
+        ...(page.Contents ?? []).map((object) => object.Key ?? ''),
+        ...(page.CommonPrefixes ?? []).map((common) => common.Prefix ?? ''),
+      ];
+      expect(names.length).toBeLessThanOrEqual(2);
+      entries.push(...names);
+      token = page.NextContinuationToken;
+    } while (token);
+    expect(entries.sort()).toEqual([...keys, `${prefix}dir/`, `${prefix}zdir/`].sort());
     // A token this store did not make is refused, as S3 refuses one it did not make.
     await expect(
       s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: 'bm90IG91cnM' })),

@@ -56,6 +56,24 @@ describe('Client ID Metadata Documents', () => {
     expect(new Headers(init?.headers).get('accept')).toBe('application/json');
   });
 
+  it('falls back to the next checked address when the first cannot be reached, and never to an unchecked one', async () => {
+    const fetch = vi.fn<Fetch>(async (_url, address) => {
+      if (address === '2606:2800:21f:cb07:6820:80da:af6b:8b2c') throw new Error('connect ENETUNREACH');
+      return json(goodDocument);
+    });
+    const lookup: Lookup = async () => ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', '93.184.215.14'];
+    expect(await fetcher(fetch, lookup).resolve(CLIENT_ID)).toMatchObject({ client_id: CLIENT_ID });
+    expect(fetch.mock.calls.map(([, address]) => address)).toEqual([
+      '2606:2800:21f:cb07:6820:80da:af6b:8b2c',
+      '93.184.215.14',
+    ]);
+    const unreachable = vi.fn<Fetch>(async () => {
+      throw new Error('connect ECONNREFUSED');
+    });
+    expect(await refusal(fetcher(unreachable, lookup).resolve(CLIENT_ID))).toMatch(/could not be fetched/);
+    expect(unreachable).toHaveBeenCalledTimes(2);
+  });
+
   it('caches a document briefly, then fetches it again', async () => {
     let now = 1_000_000;
     const fetch = vi.fn<Fetch>(async () => json(goodDocument));

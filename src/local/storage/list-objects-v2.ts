@@ -47,16 +47,13 @@ export async function answerListObjectsV2(
   }
   const prefix = query.get('prefix') ?? '';
   const delimiter = query.get('delimiter') ?? '';
-  const result =
-    maxKeys === 0
-      ? { objects: [], commonPrefixes: [], isTruncated: false }
-      : await store.listObjects(bucket, {
-          prefix,
-          delimiter,
-          startAfter,
-          maxKeys: Math.min(maxKeys, PAGE_LIMIT),
-        });
-  const last = result.objects.at(-1)?.key;
+  const result = await page(store, bucket, {
+    prefix,
+    delimiter,
+    startAfter,
+    maxKeys: Math.min(maxKeys, PAGE_LIMIT),
+  });
+  const last = result.last;
   const fetchOwner = query.get('fetch-owner') === 'true';
   const body = [
     '<?xml version="1.0" encoding="UTF-8"?>',
@@ -79,6 +76,39 @@ export async function answerListObjectsV2(
   ].join('');
   res.writeHead(200, { 'Content-Type': 'application/xml', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+type Listing = Awaited<ReturnType<DurableFilesystemStore['listObjects']>>;
+
+/**
+ * One page: keys and common prefixes count together toward maxKeys, in key order, as on S3, and the
+ * page ends at its last key or prefix (the next page's start). s3rver's store counts keys only and
+ * gathers every prefix up to where it stopped, so with a delimiter the store is read whole and cut here.
+ */
+async function page(
+  store: DurableFilesystemStore,
+  bucket: string,
+  options: { prefix: string; delimiter: string; startAfter: string; maxKeys: number },
+): Promise<Listing & { last: string | undefined }> {
+  if (options.maxKeys === 0) return { objects: [], commonPrefixes: [], isTruncated: false, last: undefined };
+  if (!options.delimiter) {
+    const listed = await store.listObjects(bucket, options);
+    return { ...listed, last: listed.objects.at(-1)?.key };
+  }
+  const all = await store.listObjects(bucket, { ...options, maxKeys: Number.POSITIVE_INFINITY });
+  type Entry = { name: string; object?: Listing['objects'][number] };
+  const entries: Entry[] = [
+    ...all.objects.map((object) => ({ name: object.key, object })),
+    // A prefix the previous page ended on was returned there: the keys under it are not read again.
+    ...all.commonPrefixes.filter((common) => common > options.startAfter).map((common) => ({ name: common })),
+  ].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const kept = entries.slice(0, options.maxKeys);
+  return {
+    objects: kept.flatMap((entry) => (entry.object ? [entry.object] : [])),
+    commonPrefixes: kept.flatMap((entry) => (entry.object ? [] : [entry.name])),
+    isTruncated: entries.length > kept.length,
+    last: kept.at(-1)?.name,
+  };
 }
 
 function tokenOf(key: string): string {
