@@ -13,7 +13,7 @@ import type { NotePage, NoteStore, NoteWithItems } from '../../ports/note-store.
 import { batchGetAll } from './batch.ts';
 import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { GSI1, IN_FLIGHT_JOBS, jobItemPattern, keys, notesByState } from './keys.ts';
+import { GSI1, IN_FLIGHT_JOB_PARTITIONS, jobItemPattern, keys, notesByState } from './keys.ts';
 
 export class DynamoNoteStore implements NoteStore {
   constructor(
@@ -303,20 +303,22 @@ export class DynamoNoteStore implements NoteStore {
    * AWS reads. Jobs last written before the index existed are not in it until their next change.
    */
   async *inFlightJobs(): AsyncIterable<Job> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: GSI1,
-          KeyConditionExpression: 'gsi1pk = :inFlight',
-          ExpressionAttributeValues: { ':inFlight': IN_FLIGHT_JOBS },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) yield withoutKeys<Job>(item);
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for (const partition of IN_FLIGHT_JOB_PARTITIONS) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: GSI1,
+            KeyConditionExpression: 'gsi1pk = :inFlight',
+            ExpressionAttributeValues: { ':inFlight': partition },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) yield withoutKeys<Job>(item);
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
   }
 
   /**
