@@ -8,7 +8,9 @@ import { getWorkerServices } from '#src/wiring/worker-services.ts';
 
 /**
  * Finishes a note's transcription when its Amazon Transcribe job ends: EventBridge delivers the
- * "Transcribe Job State Change" event. An error makes EventBridge retry (then its dead-letter queue).
+ * "Transcribe Job State Change" event. After an error Lambda retries the event twice, then sends it to
+ * the transcribe-events dead-letter queue (alarmed); the scheduled reconciler (reconcileJobs) then
+ * finishes the job from what Transcribe says, through the same domain code.
  */
 export const handler = middy<unknown, void>()
   .use(observed())

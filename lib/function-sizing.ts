@@ -39,4 +39,7 @@ export const workerSizing: Record<QueueWorkerName | EventWorkerName, FunctionSiz
   // Several Bedrock calls on a long transcript, then Polly for a podcast: minutes, up to Lambda's 15.
   generationWorker: { timeout: Duration.minutes(15), memorySize: 1024 },
   generationDeadLetter: { timeout: Duration.seconds(30), memorySize: 512 },
+  // Reads the jobs in flight and, for the few that need it, a Transcribe call and a transcript to
+  // save (as transcriptionCompleted): minutes at most, well within its 15-minute schedule.
+  reconcileJobs: { timeout: Duration.minutes(5), memorySize: 1024 },
 };

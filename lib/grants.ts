@@ -4,7 +4,7 @@ import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
-import type { Needs } from '../src/routes.ts';
+import type { Needs, WorkQueueName } from '../src/routes.ts';
 import { modelInvocationStatements } from './bedrock-model-arns.ts';
 import { acknowledge, wildcardResourceFinding } from './nag.ts';
 
@@ -14,7 +14,7 @@ export const OBJECT_PREFIX = 'accounts/';
 export interface GrantTargets {
   table: ITableV2;
   bucket: IBucket;
-  queues: Record<NonNullable<Needs['queue']>, IQueue>;
+  queues: Record<WorkQueueName, IQueue>;
   /** Bedrock models or inference profiles a function with `needs.models` may invoke. */
   modelIds: string[];
   /** Destination Regions of geographic inference profiles, when not the documented defaults. */
@@ -101,7 +101,7 @@ export function grantNeeds(
     );
   }
 
-  if (needs.queue) targets.queues[needs.queue].grantSendMessages(grantee);
+  for (const queue of needsQueues(needs)) targets.queues[queue].grantSendMessages(grantee);
   if (needs.models) grantModelInvocation(grantee, scope, targets.modelIds, targets.modelProfileRegions);
   if (needs.voices) grantSpeechSynthesis(grantee, scope);
   if (needs.tokenKey) {
@@ -140,4 +140,10 @@ export function grantModelInvocation(
   for (const statement of modelInvocationStatements(scope, modelIds, profileRegions)) {
     grantee.grantPrincipal.addToPrincipalPolicy(statement);
   }
+}
+
+/** The queues a function sends to (none, one or several). */
+export function needsQueues(needs: Needs): readonly WorkQueueName[] {
+  if (needs.queue === undefined) return [];
+  return typeof needs.queue === 'string' ? [needs.queue] : needs.queue;
 }

@@ -14,13 +14,15 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'OPTIONS';
  *
  * - table: `read` (get, query) or `write` (read plus put, update, delete items)
  * - objects: any of `read` (get), `write` (put; presigned uploads are signed with it), `delete` (list, delete)
- * - queue: the queue a function sends to
+ * - queue: the queue (or queues) a function sends to
  */
+export type WorkQueueName = 'transcription' | 'generation';
+
 export interface Needs {
   /** Absent: the function never touches the table (the REST preflight answers from configuration). */
   table?: 'read' | 'write';
   objects?: ReadonlyArray<'read' | 'write' | 'delete'>;
-  queue?: 'transcription' | 'generation';
+  queue?: WorkQueueName | ReadonlyArray<WorkQueueName>;
   /** Invoke the configured Bedrock models (the text engine on AWS). */
   models?: true;
   /** Synthesize speech with Amazon Polly (podcast audio on AWS). */
@@ -254,13 +256,24 @@ export const queueWorkers = {
 export type QueueWorkerName = keyof typeof queueWorkers;
 
 /**
- * Functions driven by EventBridge events, on AWS only: with Amazon Transcribe the recognition runs as
- * a Transcribe job, and its "Transcribe Job State Change" event finishes the note's job.
+ * Functions driven by EventBridge, on AWS only: with Amazon Transcribe the recognition runs as a
+ * Transcribe job, and its "Transcribe Job State Change" event finishes the note's job; a schedule runs
+ * the reconciler, which does what the local runtime's start-up recovery does.
  */
 export const eventWorkers = {
   transcriptionCompleted: {
     event: 'transcribeJobStateChange',
     needs: { table: 'write', objects: ['read', 'write', 'delete'] },
+  },
+  // Reads the in-flight index, re-queues work (either queue) and finishes a missed Transcribe job as
+  // transcriptionCompleted would (its object access); looks for an upload that came (objects read).
+  reconcileJobs: {
+    event: 'schedule',
+    needs: {
+      table: 'write',
+      objects: ['read', 'write', 'delete'],
+      queue: ['transcription', 'generation'],
+    },
   },
 } as const satisfies Record<string, { event: string; needs: Needs }>;
 

@@ -1,5 +1,5 @@
 import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
-import { Match, Rule } from 'aws-cdk-lib/aws-events';
+import { Match, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
@@ -52,7 +52,15 @@ const batchSize: Record<QueueWorkerName, number> = {
 const transcribeActions: Partial<Record<QueueWorkerName | EventWorkerName, string[]>> = {
   transcriptionWorker: ['transcribe:StartTranscriptionJob'],
   transcriptionCompleted: ['transcribe:GetTranscriptionJob'],
+  // Asks where a job is whose completion event may have been missed.
+  reconcileJobs: ['transcribe:GetTranscriptionJob'],
 };
+
+/**
+ * How often the reconciler runs. A job whose worker died waits at most this long past its lease; a
+ * Transcribe job whose event was missed, this long past RECOGNITION_CHECK_AFTER_MS.
+ */
+export const RECONCILE_EVERY = Duration.minutes(15);
 
 type EventName = (typeof eventWorkers)[EventWorkerName]['event'];
 
@@ -149,6 +157,17 @@ export class Workers extends Construct {
           maxEventAge: Duration.hours(6),
           onFailure: new SqsDestination(this.transcribeEventsDeadLetterQueue),
         });
+      },
+      // The reconciler (functions/reconcileJobs.ts). A failed run is not retried: the next one comes
+      // within the quarter hour and reads the jobs afresh; the error alarm of background functions
+      // reports it. Runs do not overlap: one ends (its timeout is 5 minutes) before the next starts.
+      schedule: (fn) => {
+        new Rule(this, 'ReconcileJobsSchedule', {
+          description: 'Reconciles jobs in flight: expired leases, missed Transcribe events, lost messages',
+          schedule: Schedule.rate(RECONCILE_EVERY),
+          targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
+        });
+        fn.function.configureAsyncInvoke({ retryAttempts: 0 });
       },
     };
     for (const name of Object.keys(eventWorkers) as EventWorkerName[]) {

@@ -5,7 +5,7 @@ import { buildWebAppAsync } from '../../web/build.ts';
 import { localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
 import { onFirstUse } from '../adapters/loaded-on-first-use.ts';
-import { type Resumed, resumeJob } from '../domain/job-recovery.ts';
+import { reconcileJobs } from '../domain/job-reconciliation.ts';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
 import {
@@ -260,25 +260,18 @@ async function stopOnceStarted(emulators: Promise<Emulators> | undefined): Promi
 /** Sends again the work of every job left in flight by the previous run; logs one line of totals. */
 async function resumeInterruptedJobs(log: (line: string) => void): Promise<void> {
   const services = getServices();
-  const counts: Record<Resumed, number> = {
-    requeued: 0,
-    upload_found: 0,
-    awaiting_upload: 0,
-    failed: 0,
-    changed: 0,
-  };
-  for await (const job of (services.notes as DynamoNoteStore).scanInFlightJobs()) {
-    try {
-      counts[await resumeJob(services, job)] += 1;
-    } catch (error) {
-      // A job that cannot be resumed now (a full disk) stays as it is for the next start; the
-      // runtime still starts, so the user can free space or delete notes through the API.
-      counts.changed += 1;
+  // Every job found belongs to the previous run: the same reconciliation as on AWS, without leases.
+  const { counts } = await reconcileJobs(
+    services,
+    (services.notes as DynamoNoteStore).scanInFlightJobs(),
+    'dead-run',
+    // A job that cannot be resumed now (a full disk) stays as it is for the next start; the
+    // runtime still starts, so the user can free space or delete notes through the API.
+    (job, error) =>
       log(
         `Could not resume job ${job.kind} of note ${job.note_id}: ${error instanceof Error ? error.name : 'error'}`,
-      );
-    }
-  }
+      ),
+  );
   if (counts.requeued + counts.upload_found + counts.failed > 0) {
     log(
       `Resumed interrupted work: ${counts.requeued} job(s) queued again, ${counts.upload_found} upload(s) picked up, ${counts.failed} given up`,

@@ -68,6 +68,8 @@ export interface NoteStore {
   updateJobStage(held: Job, stage: string, now: number, progress?: number): Promise<boolean>;
   /** Extends the lease of a job still processing in the attempt `held` claimed; false when it is not. */
   renewLease(held: Job, until: number): Promise<boolean>;
+  /** Every job queued or processing, across accounts, without reading the rest of the store. */
+  inFlightJobs(): AsyncIterable<Job>;
   /** Deletes the job if it still matches `expected` (same updated_at); false otherwise. */
   deleteJob(expected: Job): Promise<boolean>;
 }

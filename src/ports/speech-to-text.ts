@@ -71,7 +71,17 @@ export interface BatchSpeechToText {
   result(job: BatchRecognitionJob): Promise<RecognitionResult>;
   /** Removes what the job left behind (its raw output). */
   cleanUp(job: BatchRecognitionJob): Promise<void>;
+  /**
+   * Asks the provider where the job is, for when its completion event may have been missed (the
+   * reconciler, src/domain/job-reconciliation.ts). `unknown`: the provider has no such job.
+   */
+  status(job: BatchRecognitionJob): Promise<BatchJobStatus>;
 }
+
+export type BatchJobStatus =
+  | { state: 'running' }
+  | { state: 'unknown' }
+  | { state: 'ended'; succeeded: boolean; failureReason?: string; permanent: boolean };
 
 export interface BatchRecognitionJob {
   accountId: string;

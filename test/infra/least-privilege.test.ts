@@ -93,6 +93,7 @@ describe('each function may do only what its operation needs', () => {
     expect(senders.sort()).toEqual([
       'generateInsights',
       'generateNoteArtifact',
+      'reconcileJobs',
       'submitTranscription',
       'uploadReceived',
     ]);

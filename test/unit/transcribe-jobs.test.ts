@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import {
   BadRequestException,
   ConflictException,
+  GetTranscriptionJobCommand,
+  type GetTranscriptionJobCommandOutput,
   LimitExceededException,
   StartTranscriptionJobCommand,
   type StartTranscriptionJobCommandOutput,
@@ -282,5 +284,64 @@ describe('TranscribeJobs.failureIsPermanent', () => {
     ['no reason', undefined],
   ])('is false for %s', (_name, reason) => {
     expect(TranscribeJobs.failureIsPermanent(reason)).toBe(false);
+  });
+});
+
+describe('TranscribeJobs.status (the reconciler asks about a job whose event may be missed)', () => {
+  function answering(outcome: () => Promise<unknown>) {
+    const send = vi.fn(
+      (_command: GetTranscriptionJobCommand) => outcome() as Promise<GetTranscriptionJobCommandOutput>,
+    );
+    return { jobs: new TranscribeJobs({ send }), send };
+  }
+
+  it('asks GetTranscriptionJob by the job name, and reads COMPLETED as a success', async () => {
+    const { jobs, send } = answering(async () => fixture('get-job-completed.json'));
+    expect(await jobs.status(jobName)).toEqual({ state: 'ended', succeeded: true, permanent: false });
+    const command = send.mock.calls[0]?.[0];
+    expect(command).toBeInstanceOf(GetTranscriptionJobCommand);
+    expect(command?.input).toEqual({ TranscriptionJobName: jobName });
+  });
+
+  it('reads FAILED with its reason, permanent when the media is the problem', async () => {
+    const { jobs } = answering(async () => fixture('get-job-failed.json'));
+    expect(await jobs.status(jobName)).toEqual({
+      state: 'ended',
+      succeeded: false,
+      failureReason: expect.stringMatching(/^The media format provided does not match/),
+      permanent: true,
+    });
+  });
+
+  it.each(['IN_PROGRESS', 'QUEUED'])('reads %s as still running', async (status) => {
+    const answer = fixture('get-job-in-progress.json') as GetTranscriptionJobCommandOutput;
+    const { jobs } = answering(async () => ({
+      ...answer,
+      TranscriptionJob: { ...answer.TranscriptionJob, TranscriptionJobStatus: status },
+    }));
+    expect(await jobs.status(jobName)).toEqual({ state: 'running' });
+  });
+
+  it('reads the BadRequestException for a job Transcribe does not have as unknown', async () => {
+    const { jobs } = answering(() =>
+      Promise.reject(
+        new BadRequestException({
+          message: "The requested job couldn't be found. Check the job name and try your request again.",
+          $metadata: {},
+        }),
+      ),
+    );
+    expect(await jobs.status(jobName)).toEqual({ state: 'unknown' });
+  });
+
+  it('lets any other error through (a throttled call is tried again on the next run)', async () => {
+    const { jobs } = answering(() =>
+      Promise.reject(new LimitExceededException({ message: 'Rate exceeded', $metadata: {} })),
+    );
+    await expect(jobs.status(jobName)).rejects.toThrow('Rate exceeded');
+    const { jobs: badRequest } = answering(() =>
+      Promise.reject(new BadRequestException({ message: 'Invalid job name', $metadata: {} })),
+    );
+    await expect(badRequest.status(jobName)).rejects.toThrow('Invalid job name');
   });
 });

@@ -12,7 +12,7 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * | account       | ACCOUNT#<acc>               | ACCOUNT                 |                             |                         |
  * | api key       | APIKEY#<sha256>             | APIKEY                  | ACCOUNT#<acc>#APIKEYS       | <key_id>                |
  * | note          | ACCOUNT#<acc>               | NOTE#<note>             | ACCOUNT#<acc>#NOTES#<state> | <created_at 13d>#<note> |
- * | job           | ACCOUNT#<acc>               | NOTE#<note>#JOB#<kind>  |                             |                         |
+ * | job           | ACCOUNT#<acc>               | NOTE#<note>#JOB#<kind>  | JOBS#IN_FLIGHT#<0-7> (while queued or processing) | <acc>#<note>#<kind> |
  * | indexed       | ACCOUNT#<acc>               | NOTE#<note>#INDEX       |                             |                         |
  * | posting       | ACCOUNT#<acc>               | TERM#<term>#NOTE#<note> | ACCOUNT#<acc>[#TRASHED]#TERM#<term> | <impact 8d>#<note> |
  * | term df       | ACCOUNT#<acc>               | TERMSTAT#[TRASHED#]<term> |                           |                         |
@@ -40,6 +40,13 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * collection's notes newest first, like listNotes. A name item reserves a collection name (lower-cased)
  * for the collection that holds it, so two collections of one account never share a name.
  *
+ * Jobs in flight (queued or processing) carry gsi1 keys, removed when they end (every change of status
+ * rewrites the whole item): the reconciler on AWS (src/domain/job-reconciliation.ts) reads them from
+ * these sparse partitions instead of scanning the table. They are the only keys across accounts, and
+ * no user's request reads them; they hold only the jobs running now. Every job write also writes the
+ * index, so jobs are spread over 8 partitions by a hash of the note (one partition would cap the
+ * index's write rate, and a throttled index throttles the table's writes).
+ *
  * OAuth (src/oauth, src/adapters/dynamodb/oauth-store.ts): codes and refresh tokens are found by the
  * SHA-256 of the secret, as API keys are; requests, codes and refresh tokens expire through the
  * `expires_at_s` TTL attribute. A grant (one consent, the family of every token issued from it) lives
@@ -49,6 +56,12 @@ import type { IndexPartition } from '../../ports/search-index.ts';
 export const GSI1 = 'gsi1';
 
 const ACCOUNT_PK_PREFIX = 'ACCOUNT#';
+/** The gsi1 partitions of the jobs in flight (keys.inFlightJobIndex). */
+const IN_FLIGHT_JOB_SHARDS = 8;
+export const IN_FLIGHT_JOB_PARTITIONS = Array.from(
+  { length: IN_FLIGHT_JOB_SHARDS },
+  (_, shard) => `JOBS#IN_FLIGHT#${shard}`,
+);
 const JOB_SK_MARKER = '#JOB#';
 const OAUTH_GRANT_SK_PREFIX = 'OAUTHGRANT#';
 const COLLECTION_SK_PREFIX = 'COLLECTION#';
@@ -73,6 +86,10 @@ export const keys = {
   job: (accountId: string, noteId: string, kind: JobKind) => ({
     pk: accountPk(accountId),
     sk: `${notePrefix(noteId)}${JOB_SK_MARKER}${kind}`,
+  }),
+  inFlightJobIndex: (accountId: string, noteId: string, kind: JobKind) => ({
+    gsi1pk: `JOBS#IN_FLIGHT#${(createHash('sha256').update(noteId).digest()[0] ?? 0) % IN_FLIGHT_JOB_SHARDS}`,
+    gsi1sk: `${accountId}#${noteId}#${kind}`,
   }),
   noteIndexEntry: (accountId: string, noteId: string) => ({
     pk: accountPk(accountId),

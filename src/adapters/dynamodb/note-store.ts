@@ -7,13 +7,13 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { Job, JobKind } from '../../domain/job.ts';
+import { isInFlight, type Job, type JobKind } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
 import type { NotePage, NoteStore, NoteWithItems } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
 import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { GSI1, jobItemPattern, keys, notesByState } from './keys.ts';
+import { GSI1, IN_FLIGHT_JOB_PARTITIONS, jobItemPattern, keys, notesByState } from './keys.ts';
 
 export class DynamoNoteStore implements NoteStore {
   constructor(
@@ -230,7 +230,7 @@ export class DynamoNoteStore implements NoteStore {
       await this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...keys.job(job.account_id, job.note_id, job.kind), ...job },
+          Item: jobItem(job),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -248,7 +248,7 @@ export class DynamoNoteStore implements NoteStore {
       this.db,
       new PutCommand({
         TableName: this.tableName,
-        Item: { ...keys.job(next.account_id, next.note_id, next.kind), ...next },
+        Item: jobItem(next),
         ConditionExpression: '#status = :status AND updated_at = :updatedAt',
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':status': expected.status, ':updatedAt': expected.updated_at },
@@ -296,6 +296,29 @@ export class DynamoNoteStore implements NoteStore {
       for (const item of page.Items ?? []) yield withoutKeys<Job>(item);
       startKey = page.LastEvaluatedKey;
     } while (startKey);
+  }
+
+  /**
+   * The jobs queued or processing, from the sparse in-flight index (no scan): what the reconciler on
+   * AWS reads. Jobs last written before the index existed are not in it until their next change.
+   */
+  async *inFlightJobs(): AsyncIterable<Job> {
+    for (const partition of IN_FLIGHT_JOB_PARTITIONS) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: GSI1,
+            KeyConditionExpression: 'gsi1pk = :inFlight',
+            ExpressionAttributeValues: { ':inFlight': partition },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) yield withoutKeys<Job>(item);
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
   }
 
   /**
@@ -363,6 +386,15 @@ export class DynamoNoteStore implements NoteStore {
       }),
     );
   }
+}
+
+/** A job item: while in flight it is also in the sparse in-flight index (keys.inFlightJobIndex). */
+function jobItem(job: Job): Record<string, unknown> {
+  return {
+    ...keys.job(job.account_id, job.note_id, job.kind),
+    ...(isInFlight(job) ? keys.inFlightJobIndex(job.account_id, job.note_id, job.kind) : {}),
+    ...job,
+  };
 }
 
 function nextVersion(note: Note): number {

@@ -1,14 +1,19 @@
 import {
+  GetTranscriptionJobCommand,
+  type GetTranscriptionJobCommandOutput,
   type LanguageCode,
   StartTranscriptionJobCommand,
   type StartTranscriptionJobCommandInput,
   type StartTranscriptionJobCommandOutput,
 } from '@aws-sdk/client-transcribe';
 import * as z from 'zod';
+import type { BatchJobStatus } from '../../ports/speech-to-text.ts';
 
-/** The one client call used. A `TranscribeClient` satisfies it; tests pass a fake `send`. */
+/** The client calls used. A `TranscribeClient` satisfies it; tests pass a fake `send`. */
 export interface TranscribeSender {
-  send(command: StartTranscriptionJobCommand): Promise<StartTranscriptionJobCommandOutput>;
+  send(
+    command: StartTranscriptionJobCommand | GetTranscriptionJobCommand,
+  ): Promise<StartTranscriptionJobCommandOutput | GetTranscriptionJobCommandOutput>;
 }
 
 export interface StartJobRequest {
@@ -136,6 +141,39 @@ export class TranscribeJobs {
       if (error instanceof Error && error.name === 'ConflictException') return 'already_started';
       throw error;
     }
+  }
+
+  /**
+   * Where a job is (GetTranscriptionJob), for a completion event that may have been missed: ended
+   * (COMPLETED or FAILED, as the event would have said), still running (QUEUED, IN_PROGRESS), or
+   * unknown to Transcribe (never started, or deleted after its 90 days).
+   */
+  async status(jobName: string): Promise<BatchJobStatus> {
+    let output: GetTranscriptionJobCommandOutput;
+    try {
+      output = (await this.client.send(
+        new GetTranscriptionJobCommand({ TranscriptionJobName: jobName }),
+      )) as GetTranscriptionJobCommandOutput;
+    } catch (error) {
+      // By name, as in start(): Transcribe answers BadRequestException "The requested job couldn't be found".
+      if (
+        error instanceof Error &&
+        (error.name === 'NotFoundException' || /couldn.t be found/i.test(error.message))
+      )
+        return { state: 'unknown' };
+      throw error;
+    }
+    const job = output.TranscriptionJob;
+    const status = job?.TranscriptionJobStatus;
+    if (status === undefined) return { state: 'unknown' };
+    if (status !== 'COMPLETED' && status !== 'FAILED') return { state: 'running' };
+    const failureReason = job?.FailureReason;
+    return {
+      state: 'ended',
+      succeeded: status === 'COMPLETED',
+      ...(failureReason === undefined ? {} : { failureReason }),
+      permanent: TranscribeJobs.failureIsPermanent(failureReason),
+    };
   }
 
   /** `${prefix}${accountId}.${noteId}.${attempt}`; throws when the result is not a valid job name. */

@@ -1,6 +1,7 @@
 import { objectKeys } from '../../domain/object-keys.ts';
 import type { BlobStore } from '../../ports/blob-store.ts';
 import type {
+  BatchJobStatus,
   BatchRecognitionJob,
   BatchSpeechToText,
   RecognitionResult,
@@ -58,6 +59,10 @@ export class TranscribeSpeechToText implements BatchSpeechToText {
 
   async cleanUp(job: BatchRecognitionJob): Promise<void> {
     await this.blobs.delete(this.outputKey(job));
+  }
+
+  status(job: BatchRecognitionJob): Promise<BatchJobStatus> {
+    return this.jobs.status(this.jobName(job));
   }
 
   /** Reads the note and attempt back from a job name of this deployment; null for any other job. */

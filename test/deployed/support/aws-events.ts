@@ -92,3 +92,18 @@ export function transcribeJobStateChange(
     },
   };
 }
+
+/** EventBridge's event for a scheduled rule (EventBridge user guide, "Creating a rule that runs on a schedule"). */
+export function scheduledEvent(ruleName: string): EventBridgeEvent<'Scheduled Event', Record<string, never>> {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '111122223333',
+    time: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    region: 'us-east-1',
+    resources: [`arn:aws:events:us-east-1:111122223333:rule/${ruleName}`],
+    detail: {},
+  };
+}
