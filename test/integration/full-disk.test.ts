@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, client } from '../support/api.ts';
+import { type InjectedDiskFault, injectDatabaseDiskFaults } from '../support/database-disk-full.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
 
@@ -50,24 +50,11 @@ async function expectWorkingAgain(api: Api, noteId: string): Promise<void> {
 
 describe('ENOSPC injected into the database storage layer', () => {
   let service: InProcessService;
-  const injected: { full: false | 'ENOSPC' | 'EACCES' } = { full: false };
+  let injected: InjectedDiskFault;
 
   beforeAll(async () => {
     // Below dynalite and its fault guard: LevelDB's own write methods fail as on a full disk.
-    const requireFromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-    const { Level } = requireFromDynalite('level') as { Level: { prototype: Record<string, unknown> } };
-    for (const method of ['_put', '_del', '_batch']) {
-      const original = Level.prototype[method] as (...args: unknown[]) => Promise<unknown>;
-      Level.prototype[method] = function (this: unknown, ...args: unknown[]) {
-        if (!injected.full) return original.apply(this, args);
-        const error = new Error(
-          injected.full === 'ENOSPC'
-            ? 'IO error: 000003.log: No space left on device'
-            : 'IO error: 000003.log: Permission denied',
-        );
-        return Promise.reject(Object.assign(error, { code: 'LEVEL_IO_ERROR' }));
-      };
-    }
+    injected = injectDatabaseDiskFaults();
     // The patch above is this thread's `level`: the emulators must run here, not in their thread.
     service = await startInProcess({ emulatorsInProcess: true });
   });
