@@ -54,6 +54,15 @@ async function refusedWritesReach(count: number): Promise<void> {
   }
 }
 
+/** Polls the note's transcription until it is ready, and expects words. */
+async function expectTranscribed(noteId: string): Promise<void> {
+  const { final } = await pollUntilDone(service.api, `/v1/notes/${noteId}/transcription`, {
+    intervalMs: 500,
+  });
+  expect(final.status, JSON.stringify(final.body)).toBe(200);
+  expect(String(final.body.full_text).length).toBeGreaterThan(0);
+}
+
 describe('work that meets a full disk', () => {
   it('takes an upload stored while the database is full once space is freed, and completes the job without a new upload', async () => {
     const { file, contentType } = await speechFixture('slt', 'wav');
@@ -77,11 +86,7 @@ describe('work that meets a full disk', () => {
       disk.full = false;
     }
 
-    const { final } = await pollUntilDone(service.api, `/v1/notes/${noteId}/transcription`, {
-      intervalMs: 500,
-    });
-    expect(final.status, JSON.stringify(final.body)).toBe(200);
-    expect(String(final.body.full_text).length).toBeGreaterThan(0);
+    await expectTranscribed(noteId);
     const audioBack = await service.api('GET', `/v1/notes/${noteId}/audio`);
     expect(audioBack.status).toBe(200);
   }, 240_000);
@@ -124,11 +129,7 @@ describe('work that meets a full disk', () => {
         disk.full = false;
       }
 
-      const { final } = await pollUntilDone(service.api, `/v1/notes/${noteId}/transcription`, {
-        intervalMs: 500,
-      });
-      expect(final.status, JSON.stringify(final.body)).toBe(200);
-      expect(String(final.body.full_text).length).toBeGreaterThan(0);
+      await expectTranscribed(noteId);
       // Recognised again by the attempt that claimed it after space returned; one transcript.
       expect(attempts).toBe(2);
       const note = await service.api('GET', `/v1/notes/${noteId}`);
@@ -173,9 +174,6 @@ describe('a submission for a note whose recording is already stored', () => {
     expect(again.body.upload).toBeUndefined();
     expect((await service.api('GET', `/v1/notes/${noteId}/audio`)).status).toBe(200);
 
-    const { final } = await pollUntilDone(service.api, `/v1/notes/${noteId}/transcription`, {
-      intervalMs: 500,
-    });
-    expect(final.status).toBe(200);
+    await expectTranscribed(noteId);
   }, 240_000);
 });
