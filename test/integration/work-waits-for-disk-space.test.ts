@@ -176,4 +176,41 @@ describe('a submission for a note whose recording is already stored', () => {
 
     await expectTranscribed(noteId);
   }, 240_000);
+
+  it('starts from it when its job had ended failed before the upload was taken (the dead end of earlier releases)', async () => {
+    const { file, contentType } = await speechFixture('slt', 'wav');
+    const { size } = await stat(file);
+    const noteId = randomUUID();
+    const body = { title: 'Failed, recording stored', content_type: contentType, size_bytes: size };
+    const upload = (await service.api('POST', `/v1/notes/${noteId}/transcription`, { body })).body
+      .upload as UploadTarget;
+    disk.full = 'ENOSPC';
+    const before = refusedWrites;
+    try {
+      const put = await fetch(upload.url, {
+        method: upload.method,
+        headers: upload.headers,
+        body: await readFile(file),
+      });
+      expect(put.status).toBe(200);
+      await refusedWritesReach(before + 1);
+    } finally {
+      disk.full = false;
+    }
+    // What an earlier release left: the upload's retries spent, the job failed, the upload unrecorded.
+    const notes = getServices().notes;
+    const accountId = (await service.api('GET', '/v1/account')).body.account_id as string;
+    const job = await notes.getJob(accountId, noteId, 'transcription');
+    expect(job).toMatchObject({ status: 'queued', stage: 'awaiting_upload' });
+    if (!job) return;
+    expect(
+      await notes.replaceJob(job, { ...job, status: 'failed', stage: 'failed', detail: 'retries spent' }),
+    ).toBe(true);
+
+    const again = await service.api('POST', `/v1/notes/${noteId}/transcription`, { body });
+    expect(again.status).toBe(202);
+    expect(again.body).toMatchObject({ status: 'queued', stage: 'queued' });
+    expect(again.body.upload).toBeUndefined();
+    await expectTranscribed(noteId);
+  }, 240_000);
 });
