@@ -31,15 +31,20 @@ export class SqsMessageRetry implements MessageRetry {
     private readonly knownQueueUrls: string[],
     private readonly schedule: BackoffSchedule = RETRY_BACKOFF,
     /** Set where storage faults wait for space: the job lease those waits outlast. */
-    private readonly storageWait?: { leaseSeconds: number },
+    storageWait?: { leaseSeconds: number },
   ) {
-    if (!storageWait) this.waitForStorage = undefined;
+    if (storageWait) {
+      this.waitForStorage = (record) =>
+        sendAgainAfterStorageFault(
+          this.sqs,
+          queueUrlOf(record.eventSourceARN, this.knownQueueUrls),
+          record,
+          storageWait,
+        );
+    }
   }
 
-  waitForStorage?(record: SQSRecord): Promise<number> {
-    const queueUrl = queueUrlOf(record.eventSourceARN, this.knownQueueUrls);
-    return sendAgainAfterStorageFault(this.sqs, queueUrl, record, this.storageWait ?? { leaseSeconds: 0 });
-  }
+  readonly waitForStorage?: (record: SQSRecord) => Promise<number>;
 
   async returnLater(record: SQSRecord): Promise<number> {
     const queueUrl = queueUrlOf(record.eventSourceARN, this.knownQueueUrls);

@@ -13,8 +13,8 @@ export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQ
  * moved to the dead-letter queue). Before that, its visibility is changed so that it comes back
  * after a backoff of seconds to minutes (src/workers/retry-backoff.ts), not after the queue's
  * visibility timeout. A storage fault (a full disk) instead waits for space without spending a
- * receive where that is enabled (src/workers/storage-wait.ts). `getServices` wires only what this worker uses. Logs carry message IDs and
- * receive counts, never bodies.
+ * receive where that is enabled (src/workers/storage-wait.ts). `getServices` wires only what this
+ * worker uses. Logs carry message IDs and receive counts, never bodies.
  */
 export function sqsWorker<S>(
   name: string,
