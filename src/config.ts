@@ -84,6 +84,13 @@ const schema = z.object({
    * Shorter chunks spread a medium recording over more cores, at the cost of more boundaries.
    */
   NOTES_RECOGNIZER_CHUNK_SECONDS: integerBetween(30, 3600, 300),
+  /**
+   * `on` (the local runtime sets it): a queue worker whose storage is full or cannot be written puts
+   * its message back to wait for space, without spending one of its bounded receives
+   * (src/workers/storage-wait.ts). `off` (AWS): DynamoDB and S3 do not fill up, and a function's own
+   * /tmp filling up is the work's size, which waiting does not change: the ordinary retries apply.
+   */
+  NOTES_WAIT_FOR_STORAGE: z._default(z.enum(['on', 'off']), 'off'),
   /** How long a worker's claim on a job lasts without renewal (renewed every third of it). */
   NOTES_JOB_LEASE_SECONDS: z._default(z.coerce.number().check(z.gte(1), z.lte(3600)), 60),
   /** Where workers keep temporary files; the local runtime uses `<data dir>/work` and empties it on start. */

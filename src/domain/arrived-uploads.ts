@@ -75,8 +75,11 @@ export async function failUntakenUpload(
   return (await deps.notes.replaceJob(job, failed)) ? 'failed' : 'skipped';
 }
 
-/** The note records the stored recording's size and arrival; only the first upload counts. */
-async function recordStoredRecording(
+/**
+ * The note records the stored recording's size and arrival; only the first upload counts. Also how a
+ * submission finds a recording stored whose upload was never recorded (src/domain/transcription.ts).
+ */
+export async function recordStoredRecording(
   deps: DomainDeps,
   accountId: string,
   noteId: string,

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArtifactEngine } from '../ports/artifact-engine.ts';
-import { GenerationFailedError, ProviderThrottledError } from '../ports/generation-errors.ts';
+import { GenerationFailedError } from '../ports/generation-errors.ts';
 import type { SpeechSynthesizer } from '../ports/speech-synthesizer.ts';
 import {
   type Artifact,
@@ -23,6 +23,7 @@ import { withScratchDir } from './scratch.ts';
 import { namedInText, type SpeakerNames } from './speaker-labels.ts';
 import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
 import { madeFrom } from './transcript-freshness.ts';
+import { passesWithTime } from './transient-faults.ts';
 
 export interface ArtifactWorkerDeps extends DomainDeps {
   artifacts: ArtifactEngine;
@@ -80,7 +81,7 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
           ? await podcast(deps, claimed, task, draft as PodcastScript, note.speaker_names, signal)
           : (draft as ArtifactContents['epiphany' | 'deep_research']);
     } catch (error) {
-      if (error instanceof ProviderThrottledError || signal.aborted) throw error;
+      if (passesWithTime(error) || signal.aborted) throw error;
       const detail =
         error instanceof GenerationFailedError ? error.message : `The ${kind} could not be generated`;
       return failJob(deps, accountId, noteId, jobKind, `${detail}. ${RETRY_HINT}`, claimed);

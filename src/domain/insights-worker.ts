@@ -1,4 +1,4 @@
-import { GenerationFailedError, ProviderThrottledError } from '../ports/generation-errors.ts';
+import { GenerationFailedError } from '../ports/generation-errors.ts';
 import type { InsightsEngine } from '../ports/insights-engine.ts';
 import type { DomainDeps } from './deps.ts';
 import { type Insights, insightsContent } from './insights.ts';
@@ -8,6 +8,7 @@ import { claimJob, completeJob, failJob } from './job-transitions.ts';
 import { objectKeys } from './object-keys.ts';
 import { NO_TRANSCRIPTION, readTranscription } from './stored-results.ts';
 import { madeFrom } from './transcript-freshness.ts';
+import { passesWithTime } from './transient-faults.ts';
 
 export interface GenerationDeps extends DomainDeps {
   insights: InsightsEngine;
@@ -58,9 +59,9 @@ export async function runInsights(
           ...insightsContent.parse(generated),
         };
       } catch (error) {
-        // Throttling passes with time: the queue retries. Anything else the engine could not recover
+        // Throttling and a full disk pass with time: the queue retries. Anything else the engine could not recover
         // from (it retries provider hiccups itself) ends the job; the detail never quotes model output.
-        if (error instanceof ProviderThrottledError || signal.aborted) throw error;
+        if (passesWithTime(error) || signal.aborted) throw error;
         const detail =
           error instanceof GenerationFailedError ? error.message : 'The Insights could not be generated';
         return failJob(deps, accountId, noteId, 'insights', `${detail}. ${RETRY_HINT}`, claimed);

@@ -1,4 +1,5 @@
 import type { UploadTarget } from '../ports/blob-store.ts';
+import { recordStoredRecording } from './arrived-uploads.ts';
 import { deleteArtifacts } from './artifact-jobs.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
@@ -66,6 +67,13 @@ export async function submitTranscription(
   if (note.state === 'trashed') {
     throw new ConflictError('This note is in the trash: restore it with updateNote before submitting audio');
   }
+  // A recording stored whose upload was never recorded on the note (its upload event could not be
+  // taken: a full disk, retries spent) is this note's recording: its upload URL stores only once, so
+  // the job starts from it instead of offering an upload that could only be refused.
+  if (found && !hasUsableAudio(note)) {
+    const recorded = await recordStoredRecording(deps, accountId, noteId);
+    if (typeof recorded === 'object') note = recorded;
+  }
   // After deleteTranscription the audio is still stored: a new job starts from it without an upload.
   const hasAudio = hasUsableAudio(note);
   const initialStage = hasAudio ? TRANSCRIPTION_STAGES.queued : TRANSCRIPTION_STAGES.awaitingUpload;
@@ -84,7 +92,9 @@ export async function submitTranscription(
       if (isHeld(job, deps.now())) return { kind: 'accepted', job: jobStatusView(job, note.title) };
       return restart(deps, note, job, input);
     case 'queued':
-      if (job.stage === TRANSCRIPTION_STAGES.awaitingUpload) return offerUpload(deps, note, job, input);
+      if (job.stage === TRANSCRIPTION_STAGES.awaitingUpload) {
+        return hasAudio ? startFromStored(deps, note, job, input) : offerUpload(deps, note, job, input);
+      }
       // Sent on every repeat, not only on creation: a crash between writing the job and sending would
       // otherwise leave it queued forever. The worker's claim makes a duplicate request harmless.
       await requestJobRun(deps, job);
@@ -126,6 +136,22 @@ async function restart(
   if (!hasAudio) return offerUpload(deps, note, next, input);
   await requestJobRun(deps, next);
   return { kind: 'accepted', job: jobStatusView(next, note.title) };
+}
+
+/** A job awaiting an upload that is already stored: queued at once, as the upload event would. */
+async function startFromStored(
+  deps: DomainDeps,
+  note: Note,
+  job: Job,
+  input: SubmitTranscriptionInput,
+): Promise<SubmitTranscriptionResult> {
+  const queued: Job = { ...job, stage: TRANSCRIPTION_STAGES.queued, updated_at: deps.now() };
+  // Refused: the upload event or a concurrent submission moved it first: answer with what it made.
+  if (!(await deps.notes.replaceJob(job, queued))) {
+    return submitTranscription(deps, note.account_id, note.note_id, input);
+  }
+  await requestJobRun(deps, queued);
+  return { kind: 'accepted', job: jobStatusView(queued, note.title) };
 }
 
 async function offerUpload(

@@ -7,6 +7,7 @@ import {
   ProviderThrottledError,
   ProviderTimedOutError,
 } from '../ports/generation-errors.ts';
+import { storageFaultOf } from '../ports/storage-faults.ts';
 import { jsonResponse } from './response.ts';
 
 /** The one place errors become HTTP responses. Only messages written for users are exposed. */
@@ -69,28 +70,26 @@ export function toErrorResponse(error: unknown): APIGatewayProxyStructuredResult
 }
 
 /**
- * Storage that cannot take a write: no space left (507), or a data directory the service may not
- * write (503). Nothing was written, so the client can retry once the operator has fixed it. The
- * stand-ins answer these as `InsufficientStorage` / `ServiceUnavailable` (src/local/database-faults.ts,
- * the object store's front); file-system errors carry their errno code.
+ * Storage that cannot take a write (src/ports/storage-faults.ts): no space left (507), or a data
+ * directory the service may not write (503). Nothing was written, so the client can retry once the
+ * operator has fixed it.
  */
 export function storageFault(error: unknown): { status: 507 | 503; detail: string } | null {
-  if (!(error instanceof Error)) return null;
-  const { code } = error as { code?: string };
-  if (error.name === 'InsufficientStorage' || code === 'ENOSPC') {
-    return {
-      status: 507,
-      detail:
-        'The service has run out of storage space, so nothing was saved. Free disk space (locally: on the drive that holds the data directory) and retry.',
-    };
+  switch (storageFaultOf(error)) {
+    case 'full':
+      return {
+        status: 507,
+        detail:
+          'The service has run out of storage space, so nothing was saved. Free disk space (locally: on the drive that holds the data directory) and retry.',
+      };
+    case 'unwritable':
+      return {
+        status: 503,
+        detail: 'The service cannot write its data right now, so nothing was saved. Retry later.',
+      };
+    default:
+      return null;
   }
-  if (error.name === 'ServiceUnavailable' || code === 'EROFS' || code === 'EACCES') {
-    return {
-      status: 503,
-      detail: 'The service cannot write its data right now, so nothing was saved. Retry later.',
-    };
-  }
-  return null;
 }
 
 function errorName(error: unknown): string {

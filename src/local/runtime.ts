@@ -139,6 +139,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       NOTES_S3_ENDPOINT: emulators.endpoints.s3,
       NOTES_SQS_ENDPOINT: emulators.endpoints.sqs,
       NOTES_WORK_DIR: workDir,
+      // The data directory's disk can be freed: work that meets it full waits for space.
+      NOTES_WAIT_FOR_STORAGE: 'on',
       NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
       NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
     });

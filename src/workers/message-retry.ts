@@ -4,11 +4,17 @@ import { configuredAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { loadConfig } from '../config.ts';
 import { traced } from '../observability.ts';
 import { type BackoffSchedule, RETRY_BACKOFF, retryDelaySeconds } from './retry-backoff.ts';
+import { sendAgainAfterStorageFault } from './storage-wait.ts';
 
 /** Brings a message whose work failed back after a backoff instead of the queue's visibility timeout. */
 export interface MessageRetry {
   /** The seconds until the message is received again. */
   returnLater(record: SQSRecord): Promise<number>;
+  /**
+   * Where storage faults wait for space (src/workers/storage-wait.ts): sends the message again,
+   * delayed, so that the received one can be deleted; the seconds until it comes back.
+   */
+  waitForStorage?(record: SQSRecord): Promise<number>;
 }
 
 /**
@@ -24,7 +30,21 @@ export class SqsMessageRetry implements MessageRetry {
     /** Queue URLs from configuration; other queues' URLs are built from the record's ARN. */
     private readonly knownQueueUrls: string[],
     private readonly schedule: BackoffSchedule = RETRY_BACKOFF,
-  ) {}
+    /** Set where storage faults wait for space: the job lease those waits outlast. */
+    storageWait?: { leaseSeconds: number },
+  ) {
+    if (storageWait) {
+      this.waitForStorage = (record) =>
+        sendAgainAfterStorageFault(
+          this.sqs,
+          queueUrlOf(record.eventSourceARN, this.knownQueueUrls),
+          record,
+          storageWait,
+        );
+    }
+  }
+
+  readonly waitForStorage?: (record: SQSRecord) => Promise<number>;
 
   async returnLater(record: SQSRecord): Promise<number> {
     const queueUrl = queueUrlOf(record.eventSourceARN, this.knownQueueUrls);
@@ -83,6 +103,8 @@ export function configuredMessageRetry(): MessageRetry {
     configured = new SqsMessageRetry(
       traced(new SQSClient(configuredAwsClientConfig(config, config.NOTES_SQS_ENDPOINT))),
       [config.NOTES_TRANSCRIPTION_QUEUE_URL, config.NOTES_GENERATION_QUEUE_URL],
+      RETRY_BACKOFF,
+      config.NOTES_WAIT_FOR_STORAGE === 'on' ? { leaseSeconds: config.NOTES_JOB_LEASE_SECONDS } : undefined,
     );
   }
   return configured;

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logging.ts';
 import { observed } from '../observability.ts';
+import { storageFaultOf } from '../ports/storage-faults.ts';
 import { configuredMessageRetry, type MessageRetry } from './message-retry.ts';
 
 export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -11,8 +12,9 @@ export type SqsWorkerHandler = (event: SQSEvent, context: Context) => Promise<SQ
  * throws is reported in `batchItemFailures`, so only it is retried (and, after the bounded receives,
  * moved to the dead-letter queue). Before that, its visibility is changed so that it comes back
  * after a backoff of seconds to minutes (src/workers/retry-backoff.ts), not after the queue's
- * visibility timeout. `getServices` wires only what this worker uses. Logs carry message IDs and
- * receive counts, never bodies.
+ * visibility timeout. A storage fault (a full disk) instead waits for space without spending a
+ * receive where that is enabled (src/workers/storage-wait.ts). `getServices` wires only what this
+ * worker uses. Logs carry message IDs and receive counts, never bodies.
  */
 export function sqsWorker<S>(
   name: string,
@@ -29,6 +31,7 @@ export function sqsWorker<S>(
         try {
           await processRecord(record, services);
         } catch (error) {
+          if (await waitedForStorage(name, getRetry, record, error)) continue;
           const retryInSeconds = await returnLater(getRetry, record);
           logger.warn(`${name}: attempt failed; the queue will retry`, {
             messageId: record.messageId,
@@ -41,6 +44,38 @@ export function sqsWorker<S>(
       }
       return { batchItemFailures };
     });
+}
+
+/**
+ * A storage fault, where storage waits for space: the message was sent again and this one is
+ * reported handled, so the wait spends none of its receives. False when it could not be sent again:
+ * the ordinary retry applies.
+ */
+async function waitedForStorage(
+  name: string,
+  getRetry: () => MessageRetry,
+  record: SQSRecord,
+  error: unknown,
+): Promise<boolean> {
+  const fault = storageFaultOf(error);
+  if (!fault) return false;
+  try {
+    const retry = getRetry();
+    if (!retry.waitForStorage) return false;
+    const retryInSeconds = await retry.waitForStorage(record);
+    logger.warn(`${name}: storage is ${fault}; the work waits for space`, {
+      messageId: record.messageId,
+      retryInSeconds,
+      error: errorFields(error),
+    });
+    return true;
+  } catch (sendError) {
+    logger.warn('could not put the message back to wait for storage', {
+      messageId: record.messageId,
+      error: errorFields(sendError),
+    });
+    return false;
+  }
 }
 
 /** Without the visibility change the message still comes back, after the queue's visibility timeout. */

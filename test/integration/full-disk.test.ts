@@ -1,13 +1,17 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir, mkdtemp, open, readFile, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, client } from '../support/api.ts';
+import { type InjectedDiskFault, injectDatabaseDiskFaults } from '../support/database-disk-full.ts';
+import { speechFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
+import { uploadTargetFor } from '../support/storage-requests.ts';
+import { pollUntilDone } from '../support/transcribe.ts';
 
 /**
  * A full disk answers the request with a clear 507 and leaves nothing half-written; the service stays
@@ -50,24 +54,11 @@ async function expectWorkingAgain(api: Api, noteId: string): Promise<void> {
 
 describe('ENOSPC injected into the database storage layer', () => {
   let service: InProcessService;
-  const injected: { full: false | 'ENOSPC' | 'EACCES' } = { full: false };
+  let injected: InjectedDiskFault;
 
   beforeAll(async () => {
     // Below dynalite and its fault guard: LevelDB's own write methods fail as on a full disk.
-    const requireFromDynalite = createRequire(createRequire(import.meta.url).resolve('dynalite'));
-    const { Level } = requireFromDynalite('level') as { Level: { prototype: Record<string, unknown> } };
-    for (const method of ['_put', '_del', '_batch']) {
-      const original = Level.prototype[method] as (...args: unknown[]) => Promise<unknown>;
-      Level.prototype[method] = function (this: unknown, ...args: unknown[]) {
-        if (!injected.full) return original.apply(this, args);
-        const error = new Error(
-          injected.full === 'ENOSPC'
-            ? 'IO error: 000003.log: No space left on device'
-            : 'IO error: 000003.log: Permission denied',
-        );
-        return Promise.reject(Object.assign(error, { code: 'LEVEL_IO_ERROR' }));
-      };
-    }
+    injected = injectDatabaseDiskFaults();
     // The patch above is this thread's `level`: the emulators must run here, not in their thread.
     service = await startInProcess({ emulatorsInProcess: true });
   });
@@ -161,7 +152,11 @@ describe('a data directory on a small file system that fills up', () => {
     mountPoint = await mkdtemp(join(tmpdir(), 'notes-small-disk-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=96m', 'tmpfs', mountPoint]);
     await mkdir(join(mountPoint, 'data'));
-    service = await startService({ dataDir: join(mountPoint, 'data') });
+    // A short job lease: work that waits for space comes back after the lease (src/workers/storage-wait.ts).
+    service = await startService({
+      dataDir: join(mountPoint, 'data'),
+      env: { NOTES_JOB_LEASE_SECONDS: '2' },
+    });
     api = client(service.baseUrl, service.apiKey);
   });
   afterAll(async () => {
@@ -193,7 +188,49 @@ describe('a data directory on a small file system that fills up', () => {
       await expectWorkingAgain(api, refusedId);
     },
   );
+
+  it.skipIf(!mountable)(
+    'takes an upload stored while the database is under its free-space reserve once space is freed, without a new upload',
+    async () => {
+      const { file, contentType } = await speechFixture('slt', 'wav');
+      const audio = await readFile(file);
+      const noteId = randomUUID();
+      const target = await uploadTargetFor(api, noteId, audio.length, contentType);
+      // Free space under the database's reserve, yet room for the recording: the object store takes
+      // it, the database refuses to record it.
+      const { bavail, bsize } = await statfs(mountPoint);
+      const filler = join(mountPoint, 'filler');
+      await writeFile(filler, Buffer.alloc(Number(bavail) * Number(bsize) - 3 * audio.length));
+      try {
+        const put = await fetch(target.url, { method: 'PUT', headers: target.headers, body: audio });
+        expect(put.status).toBe(200);
+        // The upload's event waits for space: the job still waits for its upload, which the note
+        // cannot record; its message is put back (sent again, delayed) rather than dead-lettered.
+        // Three waits: as many receives as its queue allows before the dead-letter queue.
+        await waitForLines(service, /uploadReceived: storage is full; the work waits for space/g, 3);
+        expect((await api('GET', `/v1/notes/${noteId}/transcription`)).body).toMatchObject({
+          status: 'queued',
+          stage: 'awaiting_upload',
+        });
+      } finally {
+        await rm(filler);
+      }
+      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`, { intervalMs: 500 });
+      expect(final.status, JSON.stringify(final.body)).toBe(200);
+      expect((await api('GET', `/v1/notes/${noteId}/audio`)).status).toBe(200);
+    },
+    240_000,
+  );
 });
+
+/** Waits (bounded) until the service's output has `count` lines matching `pattern` (global). */
+async function waitForLines(service: RunningService, pattern: RegExp, count: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while ((service.output().match(pattern) ?? []).length < count) {
+    if (Date.now() > deadline) throw new Error(`the service logged ${pattern} fewer than ${count} times`);
+    await sleep(200);
+  }
+}
 
 /** Writes until the file system has no space left. */
 async function fillUp(path: string): Promise<void> {

@@ -161,6 +161,14 @@ export function ffmpegFailure(
   signal: NodeJS.Signals | null,
 ): Error {
   const lines = stderr.split('\n').map((line) => cleanLine(line, inputPath));
+  // Its output file could not be written (the scratch folder's disk is full): a storage fault,
+  // which waits for space (src/ports/storage-faults.ts), not a fault of the recording
+  // (checked first: a full disk must never have the recording discarded as not audio).
+  if (lines.some((line) => /No space left on device/i.test(line))) {
+    return Object.assign(new Error(`${basename(program)} ran out of disk space for its output`), {
+      code: 'ENOSPC',
+    });
+  }
   const notAudio = lines.find((line) => NOT_AUDIO.some((pattern) => pattern.test(line)));
   if (notAudio !== undefined) {
     return new UnreadableAudioError(
