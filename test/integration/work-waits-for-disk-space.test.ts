@@ -54,6 +54,26 @@ async function refusedWritesReach(count: number): Promise<void> {
   }
 }
 
+/**
+ * Stores the recording through its upload URL while the database is full, and waits until its
+ * event's first attempt was refused: the note has not recorded the recording.
+ */
+async function storeWhileDatabaseFull(upload: UploadTarget, file: string): Promise<void> {
+  disk.full = 'ENOSPC';
+  const before = refusedWrites;
+  try {
+    const put = await fetch(upload.url, {
+      method: upload.method,
+      headers: upload.headers,
+      body: await readFile(file),
+    });
+    expect(put.status).toBe(200);
+    await refusedWritesReach(before + 1);
+  } finally {
+    disk.full = false;
+  }
+}
+
 /** Polls the note's transcription until it is ready, and expects words. */
 async function expectTranscribed(noteId: string): Promise<void> {
   const { final } = await pollUntilDone(service.api, `/v1/notes/${noteId}/transcription`, {
@@ -154,20 +174,7 @@ describe('a submission for a note whose recording is already stored', () => {
     const upload = submitted.body.upload as UploadTarget;
 
     // Stored while the database is full, and submitted again before the upload's event is taken.
-    disk.full = 'ENOSPC';
-    const before = refusedWrites;
-    try {
-      const put = await fetch(upload.url, {
-        method: upload.method,
-        headers: upload.headers,
-        body: await readFile(file),
-      });
-      expect(put.status).toBe(200);
-      // Its event's first attempt was refused: the note has not recorded the recording.
-      await refusedWritesReach(before + 1);
-    } finally {
-      disk.full = false;
-    }
+    await storeWhileDatabaseFull(upload, file);
     const again = await service.api('POST', `/v1/notes/${noteId}/transcription`, { body });
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ status: 'queued', stage: 'queued' });
@@ -184,19 +191,7 @@ describe('a submission for a note whose recording is already stored', () => {
     const body = { title: 'Failed, recording stored', content_type: contentType, size_bytes: size };
     const upload = (await service.api('POST', `/v1/notes/${noteId}/transcription`, { body })).body
       .upload as UploadTarget;
-    disk.full = 'ENOSPC';
-    const before = refusedWrites;
-    try {
-      const put = await fetch(upload.url, {
-        method: upload.method,
-        headers: upload.headers,
-        body: await readFile(file),
-      });
-      expect(put.status).toBe(200);
-      await refusedWritesReach(before + 1);
-    } finally {
-      disk.full = false;
-    }
+    await storeWhileDatabaseFull(upload, file);
     // What an earlier release left: the upload's retries spent, the job failed, the upload unrecorded.
     const notes = getServices().notes;
     const accountId = (await service.api('GET', '/v1/account')).body.account_id as string;

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { Account, ApiKeyRecord } from '../../domain/account.ts';
 import type { AccountStore } from '../../ports/account-store.ts';
-import { withoutKeys, writeIf } from './client.ts';
+import { queryAllItems, withoutKeys, writeIf } from './client.ts';
 import { GSI1, keys } from './keys.ts';
 
 export class DynamoAccountStore implements AccountStore {
@@ -53,20 +53,14 @@ export class DynamoAccountStore implements AccountStore {
   async listApiKeys(accountId: string): Promise<ApiKeyRecord[]> {
     const { gsi1pk } = keys.apiKeyIndex(accountId, '');
     const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: GSI1,
-          KeyConditionExpression: 'gsi1pk = :pk',
-          ExpressionAttributeValues: { ':pk': gsi1pk },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) records.push(withoutKeys<ApiKeyRecord>(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const record of queryAllItems<ApiKeyRecord>(this.db, {
+      TableName: this.tableName,
+      IndexName: GSI1,
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': gsi1pk },
+    })) {
+      records.push(record);
+    }
     return records;
   }
 

@@ -3,6 +3,8 @@ import {
   type DeleteCommand,
   DynamoDBDocumentClient,
   type PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
   type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { withoutIdleWork } from '../sdk-idle-work.ts';
@@ -48,4 +50,17 @@ export async function writeIf(
 export function withoutKeys<T>(item: Record<string, unknown>): T {
   const { pk: _pk, sk: _sk, gsi1pk: _g1, gsi1sk: _g1s, ...rest } = item;
   return rest as T;
+}
+
+/** Every item a query matches, page after page, without its keys. */
+export async function* queryAllItems<T>(
+  db: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): AsyncIterable<T> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    for (const item of page.Items ?? []) yield withoutKeys<T>(item);
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
 }

@@ -11,7 +11,7 @@ import { isInFlight, type Job, type JobKind } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
 import type { NotePage, NoteStore, NoteWithItems } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
-import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
+import { isConditionalCheckFailed, queryAllItems, withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { GSI1, IN_FLIGHT_JOB_PARTITIONS, jobItemPattern, keys, notesByState } from './keys.ts';
 
@@ -304,20 +304,12 @@ export class DynamoNoteStore implements NoteStore {
    */
   async *inFlightJobs(): AsyncIterable<Job> {
     for (const partition of IN_FLIGHT_JOB_PARTITIONS) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: GSI1,
-            KeyConditionExpression: 'gsi1pk = :inFlight',
-            ExpressionAttributeValues: { ':inFlight': partition },
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        for (const item of page.Items ?? []) yield withoutKeys<Job>(item);
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      yield* queryAllItems<Job>(this.db, {
+        TableName: this.tableName,
+        IndexName: GSI1,
+        KeyConditionExpression: 'gsi1pk = :inFlight',
+        ExpressionAttributeValues: { ':inFlight': partition },
+      });
     }
   }
 
