@@ -1,13 +1,14 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import { loadConfigFrom } from '../config.ts';
 import { jsonResponse } from '../http/response.ts';
 import { spaceBelowReserve } from './database-faults.ts';
 import type { Emulators } from './emulators.ts';
+import { jsonServiceClient } from './sigv4/json-service-client.ts';
 
 /** One readiness check: null when ready, else what is wrong, in words (no secrets, no paths). */
 export type ReadinessCheck = () => Promise<string | null>;
@@ -24,33 +25,33 @@ export function localReadinessChecks(
   emulators: Emulators,
   dataDir: string,
 ): { checks: Record<string, ReadinessCheck>; close(): void } {
-  const clientConfig = (endpoint: string) => localAwsClientConfig(endpoint, emulators.credentials);
-  let database: DynamoDBClient | undefined;
+  // The database and queue checks are the signed JSON calls the emulators' thread makes itself; the
+  // object store's client is made on the first probe and kept.
+  const database = jsonServiceClient('dynamodb', emulators.endpoints.dynamodb, emulators.credentials);
+  const queues = jsonServiceClient('sqs', emulators.endpoints.sqs, emulators.credentials);
+  let objects: Promise<{ s3: S3Client; HeadBucketCommand: typeof HeadBucketCommand }> | undefined;
   const checks: Record<string, ReadinessCheck> = {
     database: async () => {
-      database ??= new DynamoDBClient(clientConfig(emulators.endpoints.dynamodb));
-      const { Table } = await database.send(new DescribeTableCommand({ TableName: emulators.tableName }));
+      const { Table } = await database.call<{ Table?: { TableStatus?: string } }>('DescribeTable', {
+        TableName: emulators.tableName,
+      });
       return Table?.TableStatus === 'ACTIVE' ? null : 'the notes table is not active';
     },
     object_store: async () => {
-      const { HeadBucketCommand, S3Client } = await import('@aws-sdk/client-s3');
-      const s3 = new S3Client({ ...clientConfig(emulators.endpoints.s3), forcePathStyle: true });
-      try {
-        await s3.send(new HeadBucketCommand({ Bucket: emulators.bucketName }));
-        return null;
-      } finally {
-        s3.destroy();
-      }
+      objects ??= import('@aws-sdk/client-s3').then(({ S3Client, HeadBucketCommand }) => ({
+        s3: new S3Client({
+          ...localAwsClientConfig(emulators.endpoints.s3, emulators.credentials),
+          forcePathStyle: true,
+        }),
+        HeadBucketCommand,
+      }));
+      const { s3, HeadBucketCommand: HeadBucket } = await objects;
+      await s3.send(new HeadBucket({ Bucket: emulators.bucketName }));
+      return null;
     },
     queues: async () => {
-      const { GetQueueAttributesCommand, SQSClient } = await import('@aws-sdk/client-sqs');
-      const sqs = new SQSClient(clientConfig(emulators.endpoints.sqs));
-      try {
-        await sqs.send(new GetQueueAttributesCommand({ QueueUrl: emulators.queueUrls.transcription }));
-        return null;
-      } finally {
-        sqs.destroy();
-      }
+      await queues.call('GetQueueAttributes', { QueueUrl: emulators.queueUrls.transcription });
+      return null;
     },
     disk: async () => {
       const shortfall = await spaceBelowReserve(dataDir);
@@ -77,7 +78,7 @@ export function localReadinessChecks(
       return missing.length > 0 ? `not installed: ${missing.join(', ')}` : null;
     },
   };
-  return { checks, close: () => database?.destroy() };
+  return { checks, close: () => void objects?.then(({ s3 }) => s3.destroy()) };
 }
 
 /** Runs every check at once; each failure or timeout is named by its check. */

@@ -5,8 +5,8 @@ import { NodeSha256 } from './node-sha256.ts';
 
 /**
  * A signed JSON-protocol call to a local emulator (dynalite, the SQS emulator) from the emulators'
- * own thread: the few calls it makes (the table described, the queues made, upload events sent) do
- * not need the SDK's clients, whose loading was a third of the thread's start (docs/benchmarks.md,
+ * own thread or the readiness probe: the few calls they make (the table described, the queues made,
+ * upload events sent, a queue asked about) do not need the SDK's clients, whose loading was a third of the thread's start (docs/benchmarks.md,
  * "Start-up"). Signed with @smithy/signature-v4, as the SDK signs, so the same guard checks them
  * (src/local/sigv4/json-service-guard.ts).
  */
