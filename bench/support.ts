@@ -4,7 +4,9 @@ import { mkdir, mkdtemp, open, readFile, rename, rm, stat, writeFile } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { npmStartNodeArgs } from '../scripts/start-command.mjs';
 import { ensureConversations } from '../test/fixtures/conversations/generate.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
@@ -26,28 +28,33 @@ export interface Service {
 }
 
 /**
- * Starts the service as `npm start` runs it (bin/local-server.ts: the local runtime with its
- * emulators and workers) in its own process, on free loopback ports and a fresh temporary data
- * directory. Its JSON logs go to bench/out/<name>-service.log. `root`: another checkout's service
- * (bench/get-note-side-by-side.ts compares two).
+ * Starts the service as `npm start` runs it, in its own process, on free loopback ports and a fresh
+ * temporary data directory: `node`, the flags of package.json's `start` script, scripts/start.mjs,
+ * which runs the start-up bundle (made first if a source changed, so every run measures the same
+ * code users run on a second start). With BENCH_CPU_PROF=1 it runs the sources through tsx instead
+ * and writes a V8 CPU profile to bench/out/profiles/ when it stops: a profile of the bundle would
+ * not tell which package a function came from (bench/profile-breakdown.ts). Its JSON logs go to
+ * bench/out/<name>-service.log. `root`: another checkout's service (bench/get-note-side-by-side.ts
+ * compares two).
  */
 export async function startService(name: string, root = REPO_ROOT): Promise<Service> {
   const dataDir = await mkdtemp(join(tmpdir(), `notes-bench-${name}-`));
   await mkdir(OUT_DIR, { recursive: true });
   const log = await open(join(OUT_DIR, `${name}-service.log`), 'w');
-  // BENCH_CPU_PROF=1 makes the service write a V8 CPU profile to bench/out/profiles/ when it stops.
-  const profile = process.env.BENCH_CPU_PROF
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(OUT_DIR, 'profiles')}`]
-    : [];
-  const child = spawn(
-    process.execPath,
-    [...profile, '--import', 'tsx', join(root, 'bin', 'local-server.ts')],
-    {
-      cwd: root,
-      env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir },
-      stdio: ['ignore', log.fd, log.fd],
-    },
-  );
+  const args = process.env.BENCH_CPU_PROF
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${join(OUT_DIR, 'profiles')}`,
+        '--import',
+        'tsx',
+        join(root, 'bin', 'local-server.ts'),
+      ]
+    : await npmStartWithFreshBundle(root);
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir },
+    stdio: ['ignore', log.fd, log.fd],
+  });
   const stop = async () => {
     await stopChild(child);
     await log.close();
@@ -72,6 +79,17 @@ export async function startService(name: string, root = REPO_ROOT): Promise<Serv
     await stop();
     throw error;
   }
+}
+
+/** `npm start`'s Node arguments in `root`, once its start-up bundle is fresh (made now if a source changed). */
+async function npmStartWithFreshBundle(root: string): Promise<string[]> {
+  // That checkout's own bundler: `root` may be another version of the service.
+  const bundler = join(root, 'scripts', 'local-server-bundle.mjs');
+  const { freshBundle } = (await import(pathToFileURL(bundler).href)) as {
+    freshBundle(options: { root: string }): Promise<unknown>;
+  };
+  await freshBundle({ root });
+  return npmStartNodeArgs(root);
 }
 
 async function waitForApiUrl(dataDir: string, child: ChildProcess, name: string): Promise<string> {

@@ -6,6 +6,12 @@
  * sources through tsx, as every start did before (the edit is live at once), and bundles them again
  * in the background, at the lowest CPU priority, for the next start. Measured with
  * `npm run bench -- start` (docs/benchmarks.md, "Start-up").
+ *
+ * package.json runs it as `node --max-semi-space-size=4 scripts/start.mjs`: V8 grows each young
+ * generation up to 3 x 16 MiB for allocation throughput, which the API never needed, while the
+ * recognisers and decoders beside it need the memory (the service's peak during a long transcription
+ * fell by about a fifth; docs/benchmarks.md, "Throughput"). Tests and benchmarks launch it with the
+ * same flags (scripts/start-command.mjs).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';

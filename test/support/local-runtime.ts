@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { npmStartNodeArgs } from '../../scripts/start-command.mjs';
 import type { RuntimeInfo } from '../../src/local/runtime.ts';
 import { REPO_ROOT } from '../../src/local/runtime.ts';
 
@@ -50,7 +51,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     child = spawn(
       options.node ?? process.execPath,
       options.launcher === 'npm-start'
-        ? [join(REPO_ROOT, 'scripts', 'start.mjs')]
+        ? npmStartNodeArgs(REPO_ROOT)
         : ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
       {
         cwd: REPO_ROOT,
