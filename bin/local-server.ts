@@ -4,6 +4,9 @@
  * NOTES_DRAIN_SECONDS (default 10): on SIGTERM or Ctrl-C, how long running work may finish before it
  * is returned to the queue (it resumes on the next start). A second signal stops at once.
  * NOTES_STORAGE_CORS_ORIGINS (browser origins besides the API's own that may use the object store).
+ * NOTES_LISTEN_HOST (default 127.0.0.1; 0.0.0.0 in the container image), NOTES_PUBLIC_URL and
+ * NOTES_STORAGE_PUBLIC_URL (the API's and the object store's origins as clients reach them, when not the
+ * listening address): src/local/public-addresses.ts.
  * NOTES_TRANSCRIPTION_CONCURRENCY (transcriptions at once; default one per core, as memory allows).
  * NOTES_START_TRACE=<file>: once started, writes there when each start-up phase ended (performance
  * marks, in ms since the process began, and when it began) for `npm run bench -- start`.
@@ -27,10 +30,23 @@ const drainSeconds = Number(process.env.NOTES_DRAIN_SECONDS ?? 10);
 const { parseCorsOrigins } = await import('../src/local/storage/cors.ts');
 const { startRuntimeEmulators } = await import('../src/local/runtime-emulators.ts');
 const { isStartUpProblem } = await import('../src/local/start-up-problem.ts');
+const { publicAddressesFromEnv } = await import('../src/local/public-addresses.ts');
+const addresses = (() => {
+  try {
+    return publicAddressesFromEnv(process.env);
+  } catch (error) {
+    if (!isStartUpProblem(error)) throw error;
+    console.error(`Cannot start the notes service: ${(error as Error).message}`);
+    process.exit(1);
+  }
+})();
 const options = {
   dataDir,
   port,
   storagePort,
+  host: addresses.listenHost,
+  ...(addresses.publicUrl ? { publicUrl: addresses.publicUrl } : {}),
+  ...(addresses.storagePublicUrl ? { storagePublicUrl: addresses.storagePublicUrl } : {}),
   storageCorsOrigins: parseCorsOrigins(process.env.NOTES_STORAGE_CORS_ORIGINS),
   ...(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS
     ? { visibilityTimeoutSeconds: Number(process.env.NOTES_VISIBILITY_TIMEOUT_SECONDS) }

@@ -23,6 +23,11 @@ const schema = z.object({
   /** Only for the local runtime: endpoints of the embedded stand-ins. */
   NOTES_DYNAMODB_ENDPOINT: z.optional(z.url()),
   NOTES_S3_ENDPOINT: z.optional(z.url()),
+  /**
+   * Only for the local runtime: the object store's origin as clients reach it, when it is not
+   * NOTES_S3_ENDPOINT (NOTES_STORAGE_PUBLIC_URL, e.g. in a container): presigned URLs point there.
+   */
+  NOTES_S3_PUBLIC_ENDPOINT: z.optional(z.url()),
   NOTES_SQS_ENDPOINT: z.optional(z.url()),
   /** Only for the local runtime: its generated credentials, which the stand-ins above require. */
   NOTES_LOCAL_ACCESS_KEY_ID: z.optional(nonEmpty()),

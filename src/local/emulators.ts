@@ -35,6 +35,7 @@ import { answerDatabaseWriteFaults } from './database-faults.ts';
 import { ensureDatabaseNotInUse } from './database-in-use.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
+import { listenerUrl } from './public-addresses.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
 import { type JsonServiceClient, JsonServiceError, jsonServiceClient } from './sigv4/json-service-client.ts';
 import { guardJsonService } from './sigv4/json-service-guard.ts';
@@ -249,7 +250,7 @@ async function startStorage(
   const port = await listen(server, options.storagePort, host, 'object storage');
   cleanups.push(() => closeServer(server));
   performance.mark('emulators:s3-listening');
-  return { s3rver, cors, endpoint: `http://${urlHost(host)}:${port}` };
+  return { s3rver, cors, endpoint: listenerUrl(host, port) };
 }
 
 /** The queue emulator on its own port, behind the signature check, with the six queues made. */
@@ -535,11 +536,6 @@ function closeServer(server: Server): Promise<void> {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
   });
-}
-
-function urlHost(host: string): string {
-  if (host === '0.0.0.0' || host === '::' || host === '') return INTERNAL_HOST;
-  return host.includes(':') ? `[${host}]` : host;
 }
 
 function errorSummary(error: unknown): string {

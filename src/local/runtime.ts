@@ -28,6 +28,7 @@ import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
+import { listenerUrl } from './public-addresses.ts';
 import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -40,7 +41,15 @@ export interface LocalRuntimeOptions {
   port: number;
   /** Port of the object store that presigned upload URLs point at; 0 picks a free one. */
   storagePort: number;
+  /** Interface the API and the object store listen on (NOTES_LISTEN_HOST; default 127.0.0.1). */
   host?: string;
+  /**
+   * The API's origin as clients reach it (NOTES_PUBLIC_URL), when it differs from the listening
+   * address: the OAuth issuer, the MCP resource and the web app's origin. src/local/public-addresses.ts
+   */
+  publicUrl?: string;
+  /** The object store's origin as clients reach it (NOTES_STORAGE_PUBLIC_URL): presigned URLs point there. */
+  storagePublicUrl?: string;
   /** Must exceed the longest transcription, or a message is redelivered while still being worked on. */
   visibilityTimeoutSeconds?: number;
   maxReceiveCount?: number;
@@ -128,6 +137,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     docsRead.catch(() => undefined);
     const emulators = await emulatorsStarted;
     performance.mark('runtime:emulators-started');
+    // The workers reach the object store at its listening address; browsers and clients at its public one.
+    const storageUrl = options.storagePublicUrl ?? emulators.endpoints.s3;
     // The handlers read their configuration from the environment, as on Lambda.
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
@@ -144,9 +155,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       NOTES_LOCAL_ACCESS_KEY_ID: emulators.credentials.accessKeyId,
       NOTES_LOCAL_SECRET_ACCESS_KEY: emulators.credentials.secretAccessKey,
     });
+    if (storageUrl === emulators.endpoints.s3) delete process.env.NOTES_S3_PUBLIC_ENDPOINT;
+    else process.env.NOTES_S3_PUBLIC_ENDPOINT = storageUrl;
     const docs = await docsRead;
     performance.mark('runtime:docs-read');
-    const webApp = webAppFiles({ storageOrigin: emulators.endpoints.s3, built: await webAppBuilt });
+    const webApp = webAppFiles({ storageOrigin: storageUrl, built: await webAppBuilt });
     performance.mark('runtime:web-app-built');
     let started = false;
     const isStarted = () => started;
@@ -164,7 +177,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     });
     performance.mark('runtime:listening');
     undoOnFailure.push(() => new Promise((done) => server.close(done)));
-    const apiUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
+    const apiUrl = options.publicUrl ?? listenerUrl(host, (server.address() as AddressInfo).port);
     await emulators.storageCors.allowServiceOrigin(apiUrl);
     // The OAuth issuer and MCP resource are this server's own address; set before any handler reads
     // its configuration (the port is only known once listening).
@@ -210,7 +223,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const info: RuntimeInfo = {
       pid: process.pid,
       api_url: apiUrl,
-      storage_url: emulators.endpoints.s3,
+      storage_url: storageUrl,
       endpoints: emulators.endpoints,
       table_name: emulators.tableName,
       bucket_name: emulators.bucketName,
@@ -223,7 +236,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     return {
       apiUrl,
-      storageUrl: emulators.endpoints.s3,
+      storageUrl,
       dataDir,
       newApiKey,
       info,

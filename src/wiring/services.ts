@@ -47,7 +47,11 @@ const s3BlobStore =
         const s3 = traced(new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_ENDPOINT)));
         withoutIdleWork(s3.middlewareStack, Boolean(config.NOTES_S3_ENDPOINT));
         countAwsCalls(s3.middlewareStack, 's3');
-        return new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS);
+        // Presigning makes no request: a client for the public origin only signs URLs for it.
+        const presigner = config.NOTES_S3_PUBLIC_ENDPOINT
+          ? new S3Client(configuredAwsClientConfig(config, config.NOTES_S3_PUBLIC_ENDPOINT))
+          : s3;
+        return new S3BlobStore(s3, config.NOTES_BUCKET_NAME, config.NOTES_UPLOAD_URL_TTL_SECONDS, presigner);
       }
     : undefined;
 

@@ -19,6 +19,8 @@ export class S3BlobStore implements BlobStore {
     private readonly s3: S3Client,
     private readonly bucket: string,
     private readonly uploadUrlTtlSeconds: number,
+    /** Signs the presigned URLs: a client for the origin clients reach (locally it may differ from `s3`'s). */
+    private readonly presigner: S3Client = s3,
   ) {}
 
   async presignUpload(key: string, contentType: string, sizeBytes: number): Promise<UploadTarget> {
@@ -31,7 +33,7 @@ export class S3BlobStore implements BlobStore {
     });
     // Signed, so S3 refuses an upload that differs: Content-Type and Content-Length as declared, and
     // If-None-Match: * so the URL stores the recording once and can never replace it (conditional PUT).
-    const url = await getSignedUrl(this.s3, command, {
+    const url = await getSignedUrl(this.presigner, command, {
       expiresIn: this.uploadUrlTtlSeconds,
       signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']),
     });
@@ -49,7 +51,7 @@ export class S3BlobStore implements BlobStore {
       Key: key,
       ResponseContentDisposition: `attachment; filename="${fileName.replace(/[^\w.-]/g, '_')}"`,
     });
-    const url = await getSignedUrl(this.s3, command, { expiresIn: this.uploadUrlTtlSeconds });
+    const url = await getSignedUrl(this.presigner, command, { expiresIn: this.uploadUrlTtlSeconds });
     return { url, expires_at: Date.now() + this.uploadUrlTtlSeconds * 1000 };
   }
 
@@ -65,7 +67,7 @@ export class S3BlobStore implements BlobStore {
       ResponseContentDisposition: 'inline',
       ResponseContentType: contentType,
     });
-    const url = await getSignedUrl(this.s3, command, { expiresIn: expiresInSeconds });
+    const url = await getSignedUrl(this.presigner, command, { expiresIn: expiresInSeconds });
     return { url, expires_at: Date.now() + expiresInSeconds * 1000 };
   }
 

@@ -1,0 +1,53 @@
+# The notes service in one container: the same runtime as `npm start` (API, web app, MCP, workers and
+# the embedded database, object store and queue), with the local speech engine (ffmpeg, pocketsphinx)
+# and podcast voices (flite). README, "Run it in a container".
+#
+#   docker build -t notes-service .        (podman: podman build --format docker -t notes-service .)
+#   docker compose up -d                   (compose.yaml)
+
+# Build stage: the npm packages (from the lockfile) and the start-up bundle, so that the container
+# starts from prepared files and never runs npm or apt-get.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund && npm cache clean --force
+COPY . .
+# bin/local-server.ts and every module it reaches, bundled by esbuild into
+# node_modules/.cache/notes-local-server/ (scripts/local-server-bundle.mjs); at /app, as at run time,
+# since the bundle's directory is named after the checkout's path.
+RUN node scripts/local-server-bundle.mjs
+
+# Run stage: Node 20, the Debian speech packages, the app, and a user of its own.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    ffmpeg pocketsphinx pocketsphinx-en-us flite \
+  && rm -rf /var/lib/apt/lists/*
+# A fixed UID, so a bind-mounted data directory can be given to it (chown 10001).
+RUN groupadd --gid 10001 notes \
+  && useradd --uid 10001 --gid notes --no-create-home --home-dir /data --shell /usr/sbin/nologin notes \
+  && mkdir -p /data && chown notes:notes /data && chmod 0700 /data
+WORKDIR /app
+# The app stays root's (the service cannot change its own code); only the bundle's directory is the
+# user's, where each running process marks the build it uses (in-use/<pid>).
+COPY --from=build /app /app
+RUN chown -R notes:notes /app/node_modules/.cache/notes-local-server
+
+ENV PORT=8787 \
+    NOTES_STORAGE_PORT=8788 \
+    NOTES_DATA_DIR=/data \
+    NOTES_LISTEN_HOST=0.0.0.0 \
+    NOTES_DRAIN_SECONDS=8
+# NOTES_DRAIN_SECONDS=8: running work gets 8 s to finish on `docker stop` (10 s before it kills);
+# what is still running then goes back to the queue and resumes on the next start. compose.yaml
+# allows longer.
+VOLUME ["/data"]
+EXPOSE 8787 8788
+USER notes:notes
+STOPSIGNAL SIGTERM
+# /readyz: the emulators answer, the disk is above its reserve, the speech engines are found. Node
+# itself makes the request: the image has no curl.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Exec form: node is PID 1 and receives SIGTERM itself (it drains, then exits 0).
+CMD ["node", "scripts/start.mjs"]
