@@ -6,7 +6,8 @@
 #   docker compose up -d                   (compose.yaml)
 
 # Build stage: the npm packages (from the lockfile) and the start-up bundle, so that the container
-# starts from prepared files and never runs npm or apt-get.
+# starts from prepared files and never runs npm or apt-get. Its packages (1 GB with the development
+# tools) stay here; the image gets the few the bundle loads at run time.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -16,6 +17,10 @@ COPY . .
 # node_modules/.cache/notes-local-server/ (scripts/local-server-bundle.mjs); at /app, as at run time,
 # since the bundle's directory is named after the checkout's path.
 RUN node scripts/local-server-bundle.mjs
+# What the runtime needs, into /release: the checkout without node_modules, the bundle, and only the
+# packages the bundle loads at run time (dynalite, esbuild, preact and their dependencies); the
+# development tools stay in this stage (scripts/container/runtime-files.mjs).
+RUN node scripts/container/runtime-files.mjs /release
 
 # Run stage: Node 20, the Debian speech packages, the app, and a user of its own.
 FROM node:20-bookworm-slim
@@ -30,7 +35,7 @@ RUN groupadd --gid 10001 notes \
 WORKDIR /app
 # The app stays root's (the service cannot change its own code); only the bundle's directory is the
 # user's, where each running process marks the build it uses (in-use/<pid>).
-COPY --from=build /app /app
+COPY --from=build /release /app
 RUN chown -R notes:notes /app/node_modules/.cache/notes-local-server
 
 ENV PORT=8787 \

@@ -19,7 +19,8 @@
  *  7. `podman stop` while a longer transcription runs: exit code 0 within the stop timeout, and after
  *     a start the transcription completes (nothing lost)
  *
- * Environment: NOTES_CHECK_KEEP=1 keeps the container, volume and image afterwards.
+ * Environment: NOTES_CHECK_KEEP=1 keeps the container and its volume afterwards; NOTES_CHECK_NO_CACHE=1
+ * builds without podman's layer cache (the time of a first build).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -58,13 +59,16 @@ function fail(message) {
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
   if (result.status !== 0 && !options.allowFailure) {
-    fail(`${command} ${args.join(' ')} (exit ${result.status})\n${(result.stderr || result.stdout || '').slice(-3000)}`);
+    fail(
+      `${command} ${args.join(' ')} (exit ${result.status})\n${(result.stderr || result.stdout || '').slice(-3000)}`,
+    );
   }
   return result;
 }
 
 function ensurePackages() {
-  if (process.getuid?.() !== 0) fail('run as root: it installs packages, builds with podman and runs debootstrap');
+  if (process.getuid?.() !== 0)
+    fail('run as root: it installs packages, builds with podman and runs debootstrap');
   const missing = Object.entries(APT_PACKAGES)
     .filter(([, file]) => !existsSync(file))
     .map(([name]) => name);
@@ -93,7 +97,9 @@ function podmanOptions() {
   if (second.status !== 0) {
     fail(`podman cannot run a container here:\n${first.stderr}\nwith runc and limits:\n${second.stderr}`);
   }
-  say(`podman's defaults fail here (${first.stderr.trim().split('\n').pop()}): using runc and ${limits.join(' ')}`);
+  say(
+    `podman's defaults fail here (${first.stderr.trim().split('\n').pop()}): using runc and ${limits.join(' ')}`,
+  );
   return { global: ['--runtime', 'runc'], limits };
 }
 
@@ -127,7 +133,13 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Runs the image's HEALTHCHECK until it passes; the time it took. */
 async function waitHealthy(podman, since, limitS = 180) {
   while (Date.now() - since < limitS * 1000) {
-    const state = run('podman', [...podman.global, 'inspect', NAME, '--format', '{{.State.Status}}']).stdout.trim();
+    const state = run('podman', [
+      ...podman.global,
+      'inspect',
+      NAME,
+      '--format',
+      '{{.State.Status}}',
+    ]).stdout.trim();
     if (state !== 'running') fail(`the container is ${state}:\n${run('podman', ['logs', NAME]).stderr}`);
     if (run('podman', [...podman.global, 'healthcheck', 'run', NAME], { allowFailure: true }).status === 0) {
       return Date.now() - since;
@@ -163,7 +175,10 @@ function librivoxReference(id) {
     .split('\n')
     .find((entry) => entry.includes(`(${id})`));
   if (!line) fail(`no reference for ${id}`);
-  return line.replace(/<\/?s>/g, '').replace(/\(.*\)/, '').trim();
+  return line
+    .replace(/<\/?s>/g, '')
+    .replace(/\(.*\)/, '')
+    .trim();
 }
 
 async function main() {
@@ -173,7 +188,9 @@ async function main() {
     // 1. Base image.
     if (run('podman', ['image', 'exists', BASE_IMAGE], { allowFailure: true }).status !== 0) {
       const t = Date.now();
-      run('sh', [join(root, 'scripts', 'container', 'stand-in-base.sh')], { stdio: ['ignore', 'pipe', 'inherit'] });
+      run('sh', [join(root, 'scripts', 'container', 'stand-in-base.sh')], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       say(`base: made the stand-in ${BASE_IMAGE} in ${seconds(Date.now() - t)}`);
     } else {
       say(`base: ${BASE_IMAGE} (already in podman's storage)`);
@@ -193,6 +210,7 @@ async function main() {
         '--pull=never',
         '--format',
         'docker',
+        ...(process.env.NOTES_CHECK_NO_CACHE ? ['--no-cache'] : []),
         ...podman.limits,
         ...npmTrustMounts(workDir),
         '-t',
@@ -202,7 +220,9 @@ async function main() {
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     const size = Number(run('podman', ['image', 'inspect', IMAGE, '--format', '{{.Size}}']).stdout.trim());
-    say(`build: ${seconds(Date.now() - t)}; image ${(size / 1e9).toFixed(2)} GB (${size} bytes)`);
+    say(
+      `build${process.env.NOTES_CHECK_NO_CACHE ? ' (no layer cache)' : ''}: ${seconds(Date.now() - t)}; image ${(size / 1e9).toFixed(2)} GB (${size} bytes)`,
+    );
 
     // 3. Run, published on free ports, with the public URLs those ports give.
     const [apiPort, storagePort] = [await freePort(), await freePort()];
@@ -229,7 +249,8 @@ async function main() {
     ]);
     say(`start-to-healthy: ${seconds(await waitHealthy(podman, t))} (HEALTHCHECK on /readyz)`);
     const logs = run('podman', ['logs', NAME]).stderr + run('podman', ['logs', NAME]).stdout;
-    if (logs.includes('no start-up bundle')) fail('the container ran its sources through tsx: the image has no current start-up bundle');
+    if (logs.includes('no start-up bundle'))
+      fail('the container ran its sources through tsx: the image has no current start-up bundle');
     if (/\[setup\]/.test(logs)) fail(`the container tried to install packages:\n${logs}`);
 
     // 4. User and public URL.
@@ -248,7 +269,9 @@ async function main() {
     const cliEnv = { NOTES_BASE_URL: baseUrl, NOTES_API_KEY: apiKey };
     const id = 'sense_and_sensibility_01_austen_64kb-0870';
     t = Date.now();
-    const result = JSON.parse(notesCli(['transcribe', join(LIBRIVOX, `${id}.wav`), '--wait', '--timeout', '300'], cliEnv));
+    const result = JSON.parse(
+      notesCli(['transcribe', join(LIBRIVOX, `${id}.wav`), '--wait', '--timeout', '300'], cliEnv),
+    );
     const recall = wordRecall(librivoxReference(id), result.full_text ?? '');
     say(
       `transcribe: ${seconds(Date.now() - t)} for 7.1 s of LibriVox speech; ${Math.round(recall * 100)}% of the reference's words: "${result.full_text}"`,
@@ -265,14 +288,29 @@ async function main() {
 
     // 7. Stop while a longer recording is transcribed; it completes after the next start.
     const long = join(workDir, 'long.wav');
-    const parts = ['0870', '0880', '0890', '0920', '0930'].map((n) => join(LIBRIVOX, `sense_and_sensibility_01_austen_64kb-${n}.wav`));
-    run('ffmpeg', ['-v', 'error', ...parts.flatMap((p) => ['-i', p]), '-filter_complex', `concat=n=${parts.length}:v=0:a=1`, long]);
+    const parts = ['0870', '0880', '0890', '0920', '0930'].map((n) =>
+      join(LIBRIVOX, `sense_and_sensibility_01_austen_64kb-${n}.wav`),
+    );
+    run('ffmpeg', [
+      '-v',
+      'error',
+      ...parts.flatMap((p) => ['-i', p]),
+      '-filter_complex',
+      `concat=n=${parts.length}:v=0:a=1`,
+      long,
+    ]);
     const submitted = JSON.parse(notesCli(['transcribe', long], cliEnv));
     const noteId = submitted.note_id;
     let status = submitted.status;
     for (let i = 0; i < 60 && status !== 'processing'; i += 1) {
       await sleep(500);
-      status = JSON.parse(run(process.execPath, [join(root, 'cli', 'bin', 'notes.mjs'), 'transcription', 'get', noteId], { env: { ...process.env, ...cliEnv }, allowFailure: true }).stdout || '{}').status ?? 'done';
+      status =
+        JSON.parse(
+          run(process.execPath, [join(root, 'cli', 'bin', 'notes.mjs'), 'transcription', 'get', noteId], {
+            env: { ...process.env, ...cliEnv },
+            allowFailure: true,
+          }).stdout || '{}',
+        ).status ?? 'done';
     }
     t = Date.now();
     run('podman', [...podman.global, 'stop', '-t', String(STOP_TIMEOUT_S), NAME]);
@@ -283,10 +321,17 @@ async function main() {
     t = Date.now();
     run('podman', [...podman.global, 'start', NAME]);
     await waitHealthy(podman, t);
-    const resumed = JSON.parse(notesCli(['transcription', 'get', noteId, '--wait', '--timeout', '600'], cliEnv));
-    const longRecall = wordRecall(parts.map((p) => librivoxReference(p.split('/').pop().replace('.wav', ''))).join(' '), resumed.full_text ?? '');
+    const resumed = JSON.parse(
+      notesCli(['transcription', 'get', noteId, '--wait', '--timeout', '600'], cliEnv),
+    );
+    const longRecall = wordRecall(
+      parts.map((p) => librivoxReference(p.split('/').pop().replace('.wav', ''))).join(' '),
+      resumed.full_text ?? '',
+    );
     if (longRecall < 0.5) fail(`the resumed transcription has ${Math.round(longRecall * 100)}% of the words`);
-    say(`after the stop: the transcription completed (${Math.round(longRecall * 100)}% of the reference's words)`);
+    say(
+      `after the stop: the transcription completed (${Math.round(longRecall * 100)}% of the reference's words)`,
+    );
     run('podman', [...podman.global, 'stop', '-t', String(STOP_TIMEOUT_S), NAME]);
     say(`passed in ${seconds(Date.now() - started)}`);
     if (!process.env.NOTES_CHECK_KEEP) {

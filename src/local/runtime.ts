@@ -23,12 +23,12 @@ import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway
 import type { Emulators, QueueNames } from './emulators.ts';
 import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
+import { listenerUrl } from './public-addresses.ts';
 import { healthProbes, localReadinessChecks } from './readiness.ts';
 import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
 import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
-import { listenerUrl } from './public-addresses.ts';
 import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');

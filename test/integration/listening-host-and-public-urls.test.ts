@@ -113,15 +113,29 @@ describe('NOTES_LISTEN_HOST=0.0.0.0 with public URLs', () => {
 describe('a wrong listening or public URL setting', () => {
   it.each([
     ['NOTES_LISTEN_HOST', 'notes.example.com', /NOTES_LISTEN_HOST must be an IP address to listen on/],
-    ['NOTES_PUBLIC_URL', 'http://localhost:8787/notes', /NOTES_PUBLIC_URL must be an http\(s\) origin with no path/],
+    [
+      'NOTES_PUBLIC_URL',
+      'http://localhost:8787/notes',
+      /NOTES_PUBLIC_URL must be an http\(s\) origin with no path/,
+    ],
     ['NOTES_STORAGE_PUBLIC_URL', 'localhost:8788', /NOTES_STORAGE_PUBLIC_URL must be an http\(s\) origin/],
   ])('%s=%s stops the start with a sentence that names it', (name, value, message) => {
-    const result = spawnSync(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: '/nonexistent-never-made', [name]: value },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          ...process.env,
+          PORT: '0',
+          NOTES_STORAGE_PORT: '0',
+          NOTES_DATA_DIR: '/nonexistent-never-made',
+          [name]: value,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toMatch(/^Cannot start the notes service: /m);
     expect(result.stderr).toMatch(message);

@@ -4,7 +4,9 @@ import { listenerUrl, publicAddressesFromEnv } from '../../src/local/public-addr
 describe('the listening host and public URLs of the local runtime', () => {
   it('listen on 127.0.0.1 with no public URLs when nothing is set (an empty setting counts as unset)', () => {
     expect(publicAddressesFromEnv({})).toEqual({ listenHost: '127.0.0.1' });
-    expect(publicAddressesFromEnv({ NOTES_LISTEN_HOST: '', NOTES_PUBLIC_URL: ' ', NOTES_STORAGE_PUBLIC_URL: '' })).toEqual({
+    expect(
+      publicAddressesFromEnv({ NOTES_LISTEN_HOST: '', NOTES_PUBLIC_URL: ' ', NOTES_STORAGE_PUBLIC_URL: '' }),
+    ).toEqual({
       listenHost: '127.0.0.1',
     });
   });
@@ -27,7 +29,10 @@ describe('the listening host and public URLs of the local runtime', () => {
     [{ NOTES_LISTEN_HOST: 'localhost' }, /NOTES_LISTEN_HOST must be an IP address.*got 'localhost'/],
     [{ NOTES_PUBLIC_URL: 'notes.example.com' }, /NOTES_PUBLIC_URL must be an http\(s\) origin/],
     [{ NOTES_PUBLIC_URL: 'https://notes.example.com/api' }, /no path/],
-    [{ NOTES_STORAGE_PUBLIC_URL: 'ftp://files.example.com' }, /NOTES_STORAGE_PUBLIC_URL must be an http\(s\) origin/],
+    [
+      { NOTES_STORAGE_PUBLIC_URL: 'ftp://files.example.com' },
+      /NOTES_STORAGE_PUBLIC_URL must be an http\(s\) origin/,
+    ],
     [{ NOTES_STORAGE_PUBLIC_URL: 'http://files.example.com?x=1' }, /NOTES_STORAGE_PUBLIC_URL/],
   ])('refuse %j with a StartUpProblem that names the setting', (env, message) => {
     let thrown: unknown;
