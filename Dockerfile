@@ -33,10 +33,10 @@ RUN groupadd --gid 10001 notes \
   && useradd --uid 10001 --gid notes --no-create-home --home-dir /data --shell /usr/sbin/nologin notes \
   && mkdir -p /data && chown notes:notes /data && chmod 0700 /data
 WORKDIR /app
-# The app stays root's (the service cannot change its own code); only the bundle's directory is the
-# user's, where each running process marks the build it uses (in-use/<pid>).
+# The app stays root's (the service cannot change its own code); only the bundle's in-use/
+# directory is the user's, where each running process marks the build it uses (in-use/<pid>).
 COPY --from=build /release /app
-RUN chown -R notes:notes /app/node_modules/.cache/notes-local-server
+RUN find /app/node_modules/.cache/notes-local-server -type d -name in-use -exec chown notes:notes {} +
 
 ENV PORT=8787 \
     NOTES_STORAGE_PORT=8788 \
