@@ -54,5 +54,6 @@ STOPSIGNAL SIGTERM
 # itself makes the request: the image has no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Exec form: node is PID 1 and receives SIGTERM itself (it drains, then exits 0).
-CMD ["node", "scripts/start.mjs"]
+# Exec form: node is PID 1 and receives SIGTERM itself (it drains, then exits 0). The same Node
+# flags as package.json's `start` script (scripts/start.mjs says why).
+CMD ["node", "--max-semi-space-size=4", "scripts/start.mjs"]
