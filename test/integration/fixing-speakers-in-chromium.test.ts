@@ -13,6 +13,7 @@ import {
   signIn,
   visibleText,
 } from '../support/chromium.ts';
+import { holdRequests } from '../support/held-requests.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 
 /**
@@ -162,15 +163,11 @@ describe('fixing speakers in the web app, in Chromium', () => {
     // The rename's answer is shown while the transcript is read again (held back here): the names
     // change at once and the unsure words stay marked, though that answer carries no words.
     const marked = await unsureShown();
-    let release = () => {};
-    const reloadHeld = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const transcriptRead = (url: URL) => url.pathname.endsWith(`/notes/${noteId}/transcription`);
-    await page.route(transcriptRead, async (route) => {
-      if (route.request().method() === 'GET') await reloadHeld;
-      await route.fallback();
-    });
+    const transcriptReads = await holdRequests(
+      page,
+      (url) => url.pathname.endsWith(`/notes/${noteId}/transcription`),
+      (request) => request.method() === 'GET',
+    );
     try {
       await rename('Speaker 1', 'Speaker 1', 'Elinor');
       await expect.poll(lastAnnouncement).toBe('Speaker 1 is now Elinor');
@@ -178,8 +175,7 @@ describe('fixing speakers in the web app, in Chromium', () => {
       await expect.poll(() => row(renamed).locator('.speaker').textContent()).toBe('Elinor');
       expect(await unsureShown()).toEqual(marked);
     } finally {
-      release();
-      await page.unroute(transcriptRead);
+      await transcriptReads.end();
     }
     const first = (await shownLabels()).indexOf('Speaker 1');
 
@@ -321,15 +317,9 @@ describe('fixing speakers in the web app, in Chromium', () => {
     const count = segments.length;
     const text = segments[2]?.text ?? '';
     // The merge's answer is held back until the person has opened another segment's editor and typed.
-    let release = () => {};
-    const answerHeld = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const edits = (url: URL) => url.pathname.endsWith(`/notes/${noteId}/transcription/edits`);
-    await page.route(edits, async (route) => {
-      await answerHeld;
-      await route.fallback();
-    });
+    const edits = await holdRequests(page, (url) =>
+      url.pathname.endsWith(`/notes/${noteId}/transcription/edits`),
+    );
     try {
       await row(0)
         .getByRole('button', { name: /^Merge the segment at .* with the next$/ })
@@ -337,8 +327,7 @@ describe('fixing speakers in the web app, in Chromium', () => {
       await row(2).locator('.text').dblclick();
       await row(2).locator('textarea').fill(`${text} quokka`);
     } finally {
-      release();
-      await page.unroute(edits);
+      await edits.end();
     }
     await expect.poll(() => rows().count()).toBe(count - 1);
     await expect.poll(lastAnnouncement).toMatch(/^The segment at .* was merged with the next$/);

@@ -11,6 +11,7 @@ import {
   signIn,
   visibleText,
 } from '../support/chromium.ts';
+import { holdRequests } from '../support/held-requests.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { SEGMENT_MS, storeListenableNote } from '../support/listenable-note.ts';
 
@@ -385,21 +386,13 @@ describe('the note page, built around listening, in Chromium', () => {
   });
 
   it('plays a moment asked for before the recording is ready, once it is', async () => {
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const audioLink = (url: URL) => url.pathname === `/v1/notes/${shortNote}/audio`;
-    await page.route(audioLink, async (route) => {
-      await held;
-      await route.fallback();
-    });
+    const audioLink = await holdRequests(page, (url) => url.pathname === `/v1/notes/${shortNote}/audio`);
     try {
       await open(shortNote);
       const segment = (await segments(shortNote))[8] as ApiSegment;
       await page.getByRole('button', { name: `Play from ${clockOf(segment.start_ms)}` }).click();
       expect(await page.locator('.player [role="status"]').textContent()).toMatch(/recording/);
-      release();
+      audioLink.release();
       await expect
         .poll(
           async () => {
@@ -410,8 +403,7 @@ describe('the note page, built around listening, in Chromium', () => {
         )
         .toBe(true);
     } finally {
-      release();
-      await page.unroute(audioLink);
+      await audioLink.end();
     }
     await page.keyboard.press('k');
   });
@@ -520,15 +512,9 @@ describe('the note page, built around listening, in Chromium', () => {
     expect(await visibleText(row.locator('.text'))).toBe(original);
     expect((await segments(shortNote))[2]?.text).toBe(original);
 
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const edits = (url: URL) => url.pathname.endsWith(`/notes/${shortNote}/transcription/edits`);
-    await page.route(edits, async (route) => {
-      await held;
-      await route.fallback();
-    });
+    const edits = await holdRequests(page, (url) =>
+      url.pathname.endsWith(`/notes/${shortNote}/transcription/edits`),
+    );
     try {
       await row.focus();
       await page.keyboard.press('Enter');
@@ -540,8 +526,7 @@ describe('the note page, built around listening, in Chromium', () => {
       expect(await row.locator('textarea').inputValue()).toBe(`${original} zebracorn`);
       await axe.check('segment-saving', false);
     } finally {
-      release();
-      await page.unroute(edits);
+      await edits.end();
     }
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(`${original} zebracorn`);
     expect(await row.locator('.saved').textContent()).toBe('Saved');
@@ -554,15 +539,11 @@ describe('the note page, built around listening, in Chromium', () => {
     timeout: 60_000,
   }, async () => {
     await open(shortNote);
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const noteUrl = (url: URL) => url.pathname === `/v1/notes/${shortNote}`;
-    await page.route(noteUrl, async (route) => {
-      if (route.request().method() === 'PATCH') await held;
-      await route.fallback();
-    });
+    const noteUpdates = await holdRequests(
+      page,
+      (url) => url.pathname === `/v1/notes/${shortNote}`,
+      (request) => request.method() === 'PATCH',
+    );
     const focusedText = () => page.evaluate<string>('document.activeElement.textContent');
     try {
       await page.getByRole('button', { name: 'Move to trash' }).click();
@@ -570,8 +551,7 @@ describe('the note page, built around listening, in Chromium', () => {
       // Pending, it keeps the focus (it is not disabled, which would drop it to the page's body).
       expect(await focusedText()).toBe('Moving to the trash…');
     } finally {
-      release();
-      await page.unroute(noteUrl);
+      await noteUpdates.end();
     }
     await page.locator('.badge', { hasText: 'In the trash' }).waitFor();
     expect((await service.api('GET', `/v1/notes/${shortNote}`)).body.state).toBe('trashed');

@@ -1,9 +1,10 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HELD_OUT, realSpeechRecording } from '../fixtures/real-speech.ts';
 import { accessibilityChecks, launchChromium, screenshotFailedSteps } from '../support/chromium.ts';
+import { delayRequests, holdRequests } from '../support/held-requests.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone } from '../support/transcribe.ts';
 
@@ -61,13 +62,10 @@ afterAll(async () => {
 
 /** Holds the API's answers to matching requests for a moment, so what shows meanwhile can be seen. */
 async function slowly(pattern: RegExp, method: string): Promise<() => Promise<void>> {
-  const handler = async (route: Route) => {
-    if (route.request().method() !== method) return route.fallback();
-    await new Promise((resolve) => setTimeout(resolve, SLOW_MS));
-    await route.fallback();
-  };
-  await page.route(pattern, handler);
-  return () => page.unroute(pattern, handler);
+  const interception = await delayRequests(page, pattern, (request) =>
+    request.method() === method ? new Promise((resolve) => setTimeout(resolve, SLOW_MS)) : undefined,
+  );
+  return () => interception.end();
 }
 
 /** The page's background as painted: the app sets it on the root element, the server pages on body. */
@@ -270,22 +268,14 @@ describe('every action answers where it was taken (issue 22)', () => {
 
     // The first answer is held until the waiting state has been seen: a quick answer would otherwise
     // replace "Thinking…" before anyone could look for it.
-    let releaseAnswer = () => {};
-    const answerHeld = new Promise<void>((resolve) => {
-      releaseAnswer = resolve;
-    });
-    // Left in place (unrouting while the held request is still in its handler races Playwright's own
-    // fallback): once released, every later question passes straight through.
-    await page.route('**/v1/ask', async (route) => {
-      await answerHeld;
-      await route.continue();
-    });
+    const heldAnswers = await holdRequests(page, '**/v1/ask');
     await page.fill('#question', `What was said about ${words}?`);
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await page.getByRole('button', { name: 'Thinking…' }).waitFor();
-    releaseAnswer();
+    heldAnswers.release();
     const firstOpen = page.getByRole('link', { name: `Open “${noteTitle}” at` });
     await firstOpen.first().waitFor({ timeout: 60_000 });
+    await heldAnswers.end();
     expect(await page.locator('.thread .exchange').count()).toBe(1);
     expect(await page.locator('.thread').textContent()).not.toContain(noteId.slice(0, 8));
 
