@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
-import { bundleHandler, handlerNodeOptions } from '../lib/bundling.ts';
+import { bundleHandler, handlerNodeOptions, STACK_TEXT_ENGINE } from '../lib/bundling.ts';
 import {
   apiRoutes,
   eventWorkers,
@@ -122,7 +122,11 @@ export async function bundleSizes(): Promise<BundleSizeResult> {
 /** The bundle the stack deploys (lib/bundling.ts `bundleHandler`, thread entries aside). */
 function bundle(name: string, kind: BundleSize['kind'], entry: string, needs?: Needs): BundleSize {
   const outfile = bundlePath(name);
-  const metafile = bundleHandler(entry, dirname(outfile), needs ? { needs } : {});
+  const metafile = bundleHandler(
+    entry,
+    dirname(outfile),
+    needs ? { needs, textEngine: STACK_TEXT_ENGINE } : {},
+  );
   const outputs = metafile.outputs;
   const key = (path: string) => relative(process.cwd(), path);
   const coldStart = staticallyLoaded(metafile, key(outfile));

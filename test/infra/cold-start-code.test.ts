@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleHandler } from '../../lib/bundling.ts';
+import { bundleHandler, STACK_TEXT_ENGINE } from '../../lib/bundling.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
 import {
   apiRoutes,
@@ -48,6 +48,7 @@ function packagesOf(handler: HandlerName): HandlerPackages {
   const outDir = join(outRoot, handler);
   const metafile = bundleHandler(join(repositoryRoot, handlerEntry(handler)), outDir, {
     needs: needsOf(handler),
+    textEngine: STACK_TEXT_ENGINE,
   });
   const loaded = new Set<string>();
   const visit = (path: string) => {

@@ -18,15 +18,54 @@ export function providerJsonSchema(schema: z.core.$ZodType): JsonSchema {
   return rewrite(rest) as JsonSchema;
 }
 
-export const insightsJsonSchema: JsonSchema = providerJsonSchema(insightsContent);
+/** Every schema a provider is asked to fill, derived from zod: what lib/bundling.ts builds in. */
+export function derivedJsonSchemas() {
+  return {
+    insights: providerJsonSchema(insightsContent),
+    answer: providerJsonSchema(answerDraftSchema),
+    epiphany: providerJsonSchema(artifactDraftSchemas.epiphany),
+    deep_research: providerJsonSchema(artifactDraftSchemas.deep_research),
+    podcast: providerJsonSchema(artifactDraftSchemas.podcast),
+  } satisfies Record<string, JsonSchema>;
+}
+
+/**
+ * In a Lambda bundle these are `derivedJsonSchemas()` as lib/bundling.ts computed them at build time
+ * (`NOTES_BUNDLE_JSON_SCHEMAS_BUILT` is then true), so the bundle carries each schema a handler uses
+ * as a literal and not zod's `toJSONSchema`; esbuild drops the branch that derives them. Undefined in
+ * unbundled code (tests, `npm start`), which derives them here when the module loads.
+ */
+declare const NOTES_BUNDLE_JSON_SCHEMAS_BUILT: boolean | undefined;
+declare const NOTES_BUNDLE_JSON_SCHEMA_INSIGHTS: JsonSchema;
+declare const NOTES_BUNDLE_JSON_SCHEMA_ANSWER: JsonSchema;
+declare const NOTES_BUNDLE_JSON_SCHEMA_EPIPHANY: JsonSchema;
+declare const NOTES_BUNDLE_JSON_SCHEMA_DEEP_RESEARCH: JsonSchema;
+declare const NOTES_BUNDLE_JSON_SCHEMA_PODCAST: JsonSchema;
+
+export const insightsJsonSchema: JsonSchema =
+  typeof NOTES_BUNDLE_JSON_SCHEMAS_BUILT === 'undefined'
+    ? providerJsonSchema(insightsContent)
+    : NOTES_BUNDLE_JSON_SCHEMA_INSIGHTS;
 
 export const artifactJsonSchemas = {
-  epiphany: providerJsonSchema(artifactDraftSchemas.epiphany),
-  deep_research: providerJsonSchema(artifactDraftSchemas.deep_research),
-  podcast: providerJsonSchema(artifactDraftSchemas.podcast),
+  epiphany:
+    typeof NOTES_BUNDLE_JSON_SCHEMAS_BUILT === 'undefined'
+      ? providerJsonSchema(artifactDraftSchemas.epiphany)
+      : NOTES_BUNDLE_JSON_SCHEMA_EPIPHANY,
+  deep_research:
+    typeof NOTES_BUNDLE_JSON_SCHEMAS_BUILT === 'undefined'
+      ? providerJsonSchema(artifactDraftSchemas.deep_research)
+      : NOTES_BUNDLE_JSON_SCHEMA_DEEP_RESEARCH,
+  podcast:
+    typeof NOTES_BUNDLE_JSON_SCHEMAS_BUILT === 'undefined'
+      ? providerJsonSchema(artifactDraftSchemas.podcast)
+      : NOTES_BUNDLE_JSON_SCHEMA_PODCAST,
 } as const;
 
-export const answerJsonSchema: JsonSchema = providerJsonSchema(answerDraftSchema);
+export const answerJsonSchema: JsonSchema =
+  typeof NOTES_BUNDLE_JSON_SCHEMAS_BUILT === 'undefined'
+    ? providerJsonSchema(answerDraftSchema)
+    : NOTES_BUNDLE_JSON_SCHEMA_ANSWER;
 
 function rewrite(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(rewrite);
