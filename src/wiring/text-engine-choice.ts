@@ -1,8 +1,7 @@
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { BedrockOptions, ConverseClient } from '../adapters/llm/bedrock-converse.ts';
+import { BedrockRuntimeLoadedOnFirstUse } from '../adapters/llm/bedrock-runtime-client.ts';
 import type { OpenAiChatOptions } from '../adapters/llm/openai-chat.ts';
 import type { Config, TextEngine } from '../config.ts';
-import { traced } from '../observability.ts';
 
 /**
  * How to build one task's engines (Insights and artifacts, or answers) for each `NOTES_TEXT_ENGINE`.
@@ -42,17 +41,18 @@ function engineNotWired(configured: TextEngine, wired: TextEngine | undefined): 
   );
 }
 
-/** The Bedrock Runtime client, only in bundles built for Bedrock (and in unbundled code). */
+/**
+ * The Bedrock Runtime client, only in bundles built for Bedrock (and in unbundled code); the SDK is
+ * imported on the first call (src/adapters/llm/bedrock-runtime-client.ts).
+ */
 const bedrockClient =
   typeof NOTES_BUNDLE_TEXT_ENGINE === 'undefined' || NOTES_BUNDLE_TEXT_ENGINE === 'bedrock'
     ? (config: Config): ConverseClient =>
-        traced(
-          new BedrockRuntimeClient({
-            region: config.AWS_REGION,
-            maxAttempts: 1,
-            ...(config.NOTES_BEDROCK_ENDPOINT ? { endpoint: config.NOTES_BEDROCK_ENDPOINT } : {}),
-          }),
-        )
+        new BedrockRuntimeLoadedOnFirstUse({
+          region: config.AWS_REGION,
+          maxAttempts: 1,
+          ...(config.NOTES_BEDROCK_ENDPOINT ? { endpoint: config.NOTES_BEDROCK_ENDPOINT } : {}),
+        })
     : undefined;
 
 /** The one place `NOTES_TEXT_ENGINE` picks a provider. */
