@@ -161,7 +161,7 @@ export function wiringDefines({ needs, textEngine }: BundleWiring): Record<strin
 
 /**
  * The JSON schemas the LLM providers are given (src/adapters/llm/schema.ts), derived here at build
- * time from the same zod schemas, so a bundle carries them as literals and not zod's `toJSONSchema`
+ * time from the same zod schemas, so a bundle carries them as JSON text and not zod's `toJSONSchema`
  * (~20 KB of cold start). Derived once per process: the stack bundles ~40 functions.
  */
 let jsonSchemas: Record<string, string> | undefined;
@@ -169,7 +169,7 @@ function jsonSchemaDefines(): Record<string, string> {
   if (!jsonSchemas) {
     jsonSchemas = { NOTES_BUNDLE_JSON_SCHEMAS_BUILT: 'true' };
     for (const [name, schema] of Object.entries(derivedJsonSchemas())) {
-      jsonSchemas[`NOTES_BUNDLE_JSON_SCHEMA_${name.toUpperCase()}`] = JSON.stringify(schema);
+      jsonSchemas[`NOTES_BUNDLE_JSON_SCHEMA_${name.toUpperCase()}`] = JSON.stringify(JSON.stringify(schema));
     }
   }
   return jsonSchemas;
