@@ -1,6 +1,7 @@
 /**
  * `tsx bench/bundle-size.ts`: bundles every Lambda handler exactly as the CDK stack does (the same
- * `bundleHandler` of lib/bundling.ts, chunks included, wired for the handler's `needs`), prints per handler what a cold start reads
+ * `bundleHandler` of lib/bundling.ts, chunks included, wired for the handler's `needs` and the stack's text
+ * engine), prints per handler what a cold start reads
  * (index.mjs and the chunks it imports statically) and everything shipped (the chunks loaded on first
  * use too), what dominates the largest API bundle, and the cold import of every API bundle in Node
  * next to a hello-world handler bundled the same way, measured in the same run. Bundles and results
