@@ -1,6 +1,7 @@
 /**
  * `tsx bench/bundle-size.ts`: bundles every Lambda handler exactly as the CDK stack does (the same
- * `bundleHandler` of lib/bundling.ts, chunks included, wired for the handler's `needs`), prints per handler what a cold start reads
+ * `bundleHandler` of lib/bundling.ts, chunks included, wired for the handler's `needs` and the stack's text
+ * engine), prints per handler what a cold start reads
  * (index.mjs and the chunks it imports statically) and everything shipped (the chunks loaded on first
  * use too), what dominates the largest API bundle, and the cold import of every API bundle in Node
  * next to a hello-world handler bundled the same way, measured in the same run. Bundles and results
@@ -12,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Metafile } from 'esbuild';
-import { bundleHandler, handlerNodeOptions } from '../lib/bundling.ts';
+import { bundleHandler, handlerNodeOptions, STACK_TEXT_ENGINE } from '../lib/bundling.ts';
 import {
   apiRoutes,
   eventWorkers,
@@ -122,7 +123,11 @@ export async function bundleSizes(): Promise<BundleSizeResult> {
 /** The bundle the stack deploys (lib/bundling.ts `bundleHandler`, thread entries aside). */
 function bundle(name: string, kind: BundleSize['kind'], entry: string, needs?: Needs): BundleSize {
   const outfile = bundlePath(name);
-  const metafile = bundleHandler(entry, dirname(outfile), needs ? { needs } : {});
+  const metafile = bundleHandler(
+    entry,
+    dirname(outfile),
+    needs ? { needs, textEngine: STACK_TEXT_ENGINE } : {},
+  );
   const outputs = metafile.outputs;
   const key = (path: string) => relative(process.cwd(), path);
   const coldStart = staticallyLoaded(metafile, key(outfile));

@@ -1,5 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import { type BuildOptions, buildSync, type Metafile } from 'esbuild';
+import { derivedJsonSchemas } from '../src/adapters/llm/schema.ts';
+import { TEXT_ENGINES, type TextEngine } from '../src/config.ts';
 import type { Needs } from '../src/routes.ts';
 import { repositoryRoot } from './paths.ts';
 
@@ -41,6 +43,26 @@ export const handlerBundle = {
   outExtension: '.mjs',
 } as const;
 
+/**
+ * The text engine the stack deploys: `NOTES_TEXT_ENGINE` of every function (lib/notes-stack.ts), and
+ * so the engine every function's bundle is wired for (lib/constructs/notes-function.ts passes the
+ * function's setting to `bundleHandler`; `bench -- bundles` uses this value).
+ */
+export const STACK_TEXT_ENGINE: TextEngine = 'bedrock';
+
+/**
+ * The text engine a function's bundle is wired for: the `NOTES_TEXT_ENGINE` its environment sets (the
+ * default of src/config.ts where it sets none), so the bundle and the setting cannot disagree.
+ */
+export function textEngineOf(environment: Record<string, string>): TextEngine {
+  const engine = environment.NOTES_TEXT_ENGINE ?? 'local';
+  const known: readonly string[] = TEXT_ENGINES;
+  if (!known.includes(engine)) {
+    throw new Error(`NOTES_TEXT_ENGINE=${engine} is none of ${TEXT_ENGINES.join(', ')}`);
+  }
+  return engine as TextEngine;
+}
+
 /** `NODE_OPTIONS` of every function: stack traces point at the TypeScript sources. */
 export const handlerNodeOptions = '--enable-source-maps';
 
@@ -59,9 +81,15 @@ export function threadBundleName(entry: string): string {
   return `${basename(entry, '.ts')}.mjs`;
 }
 
-export interface HandlerBundleOptions {
+/** What a bundle is wired for; what is not given is wired in full, as in unbundled code. */
+export interface BundleWiring {
   /** The function's `needs` (src/routes.ts): what it does not need, its bundle does not wire. */
   needs?: Needs;
+  /** The function's `NOTES_TEXT_ENGINE`: the other text engines are not in its bundle. */
+  textEngine?: TextEngine;
+}
+
+export interface HandlerBundleOptions extends BundleWiring {
   /** Worker-thread entries (relative to the repository root) bundled beside index.mjs. */
   threads?: readonly string[];
 }
@@ -73,7 +101,7 @@ export interface HandlerBundleOptions {
  */
 export function bundleHandler(entry: string, outDir: string, options: HandlerBundleOptions = {}): Metafile {
   const { metafile } = buildSync({
-    ...esbuildOptions(entry, join(outDir, `index${handlerBundle.outExtension}`), options.needs),
+    ...esbuildOptions(entry, join(outDir, `index${handlerBundle.outExtension}`), options),
     metafile: true,
   });
   for (const thread of options.threads ?? []) {
@@ -84,10 +112,10 @@ export function bundleHandler(entry: string, outDir: string, options: HandlerBun
 
 /**
  * esbuild's options for one entry: `outfile` names the entry's output (`<dir>/index.mjs`); chunks
- * land in `<dir>/chunks/`. With `needs`, the adapters the function does not need are left out of
- * the bundle (`wiringDefines`); without, everything is wired, as in unbundled code.
+ * land in `<dir>/chunks/`. With `needs` and `textEngine`, the adapters the function does not need
+ * are left out of the bundle (`wiringDefines`); without, everything is wired, as in unbundled code.
  */
-export function esbuildOptions(entry: string, outfile: string, needs?: Needs): BuildOptions {
+export function esbuildOptions(entry: string, outfile: string, wiring: BundleWiring = {}): BuildOptions {
   return {
     entryPoints: [{ in: entry, out: basename(outfile, handlerBundle.outExtension) }],
     outdir: dirname(outfile),
@@ -104,19 +132,45 @@ export function esbuildOptions(entry: string, outfile: string, needs?: Needs): B
     mainFields: [...handlerBundle.mainFields],
     banner: { js: handlerBundle.banner },
     external: [...handlerBundle.externalModules],
-    define: needs ? wiringDefines(needs) : {},
+    define: { ...jsonSchemaDefines(), ...wiringDefines(wiring) },
     logLevel: 'warning',
   };
 }
 
 /**
- * The constants src/wiring/services.ts reads to wire S3 and SQS: false where the function's `needs`
- * hold no `objects` (no `queue`), so esbuild drops that branch and the bundle references neither the
- * adapter nor its SDK client (not even the protocol code S3 and SQS share with DynamoDB).
+ * The constants the wiring reads (all undefined in unbundled code, which wires everything):
+ * - `NOTES_BUNDLE_WIRES_OBJECTS` / `_QUEUE` (src/wiring/services.ts): false where the function's
+ *   `needs` hold no `objects` (no `queue`), so esbuild drops that branch and the bundle references
+ *   neither the adapter nor its SDK client (not even the protocol code S3 and SQS share with DynamoDB).
+ * - `NOTES_BUNDLE_TEXT_ENGINE` (src/wiring/text-engine-choice.ts, ask-services.ts,
+ *   generation-services.ts): the one text engine the bundle wires; the other engines' adapters (and
+ *   the Bedrock client, the OpenAI chat adapter) are not in it, and a bundle configured for another
+ *   engine at run time fails naming both.
  */
-export function wiringDefines(needs: Needs): Record<string, string> {
+export function wiringDefines({ needs, textEngine }: BundleWiring): Record<string, string> {
   return {
-    NOTES_BUNDLE_WIRES_OBJECTS: String(needs.objects !== undefined && needs.objects.length > 0),
-    NOTES_BUNDLE_WIRES_QUEUE: String(needs.queue !== undefined),
+    ...(needs
+      ? {
+          NOTES_BUNDLE_WIRES_OBJECTS: String(needs.objects !== undefined && needs.objects.length > 0),
+          NOTES_BUNDLE_WIRES_QUEUE: String(needs.queue !== undefined),
+        }
+      : {}),
+    ...(textEngine ? { NOTES_BUNDLE_TEXT_ENGINE: JSON.stringify(textEngine) } : {}),
   };
+}
+
+/**
+ * The JSON schemas the LLM providers are given (src/adapters/llm/schema.ts), derived here at build
+ * time from the same zod schemas, so a bundle carries them as JSON text and not zod's `toJSONSchema`
+ * (~20 KB of cold start). Derived once per process: the stack bundles ~40 functions.
+ */
+let jsonSchemas: Record<string, string> | undefined;
+function jsonSchemaDefines(): Record<string, string> {
+  if (!jsonSchemas) {
+    jsonSchemas = { NOTES_BUNDLE_JSON_SCHEMAS_BUILT: 'true' };
+    for (const [name, schema] of Object.entries(derivedJsonSchemas())) {
+      jsonSchemas[`NOTES_BUNDLE_JSON_SCHEMA_${name.toUpperCase()}`] = JSON.stringify(JSON.stringify(schema));
+    }
+  }
+  return jsonSchemas;
 }

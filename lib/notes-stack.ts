@@ -3,7 +3,7 @@ import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { WEB_APP_CLIENT_ID } from '../src/oauth/first-party.ts';
 import { requireModelsServedInRegion } from './bedrock-region-check.ts';
-import { handlerNodeOptions } from './bundling.ts';
+import { handlerNodeOptions, STACK_TEXT_ENGINE } from './bundling.ts';
 import type { NotesStackConfig } from './config.ts';
 import { Alerts } from './constructs/alerts.ts';
 import { Api } from './constructs/api.ts';
@@ -78,7 +78,7 @@ export class NotesStack extends Stack {
         NOTES_BUCKET_NAME: this.storage.dataBucket.bucketName,
         NOTES_TRANSCRIPTION_QUEUE_URL: this.queues.transcription.queue.queueUrl,
         NOTES_GENERATION_QUEUE_URL: this.queues.generation.queue.queueUrl,
-        NOTES_TEXT_ENGINE: 'bedrock',
+        NOTES_TEXT_ENGINE: STACK_TEXT_ENGINE,
         NOTES_BEDROCK_MODEL_ID: config.bedrockModelIds[0] ?? '',
         NOTES_SPEECH_ENGINE: 'transcribe',
         NOTES_SPEECH_SYNTHESIZER: 'polly',

@@ -4,6 +4,10 @@ import * as z from './domain/zod-mini.ts';
 /** An http(s) origin as browsers send it in `Origin`: no path, no wildcard. */
 export const HTTP_ORIGIN = /^https?:\/\/[^/?#*\s]+$/;
 
+/** The values of `NOTES_TEXT_ENGINE`; a Lambda bundle is wired for one of them (lib/bundling.ts). */
+export const TEXT_ENGINES = ['local', 'bedrock', 'openai'] as const;
+export type TextEngine = (typeof TEXT_ENGINES)[number];
+
 const nonEmpty = () => z.string().check(z.minLength(1));
 
 /** A whole number of seconds (or the like) from the environment's text, with its default. */
@@ -60,7 +64,7 @@ const schema = z.object({
    * Text engine for Insights, artifacts and Ask: `local` (extractive, no LLM), `bedrock` (Converse),
    * `openai` (chat completions).
    */
-  NOTES_TEXT_ENGINE: z._default(z.enum(['local', 'bedrock', 'openai']), 'local'),
+  NOTES_TEXT_ENGINE: z._default(z.enum(TEXT_ENGINES), 'local'),
   /**
    * A model ID or an inference profile ID. Current Claude models on Bedrock are invoked through a
    * profile (`us.`, `eu.`, `apac.`, `jp.`, `global.`); docs/deploy.md says how the default was chosen.

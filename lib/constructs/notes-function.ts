@@ -11,7 +11,7 @@ import type {
   QueueWorkerName,
 } from '../../src/routes.ts';
 import { handlerEntry } from '../../src/routes.ts';
-import { handlerThreads } from '../bundling.ts';
+import { handlerThreads, textEngineOf } from '../bundling.ts';
 import type { FunctionSizing } from '../function-sizing.ts';
 import { type GrantTargets, grantNeeds } from '../grants.ts';
 import { handlerCode } from '../handler-code.ts';
@@ -39,7 +39,7 @@ export interface NotesFunctionProps extends FunctionSizing {
 
 /**
  * One Lambda function per handler file, all built the same way: Node.js 22 on arm64, an esbuild ESM
- * bundle with source maps and chunks, wired for its `needs` (lib/bundling.ts), its own log group,
+ * bundle with source maps and chunks, wired for its `needs` and its `NOTES_TEXT_ENGINE` (lib/bundling.ts), its own log group,
  * X-Ray tracing, and a role of its own that starts with nothing but its log group. Grants come from
  * the handler's `needs` (lib/grants.ts).
  */
@@ -70,7 +70,12 @@ export class NotesFunction extends Construct {
 
     this.function = new LambdaFunction(this, 'Function', {
       functionName,
-      code: handlerCode(handlerEntry(props.handler), props.needs, handlerThreads[props.handler]),
+      code: handlerCode(
+        handlerEntry(props.handler),
+        props.needs,
+        textEngineOf(environment),
+        handlerThreads[props.handler],
+      ),
       handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,

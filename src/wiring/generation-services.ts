@@ -7,7 +7,7 @@ import { OpenAiChatArtifactEngine } from '../adapters/llm/openai-chat-artifacts.
 import { OpenAiChatInsightsEngine } from '../adapters/llm/openai-chat-insights.ts';
 import { FliteSpeechSynthesizer } from '../adapters/synthesis/flite-synthesizer.ts';
 import { PollySpeechSynthesizer } from '../adapters/synthesis/polly-synthesizer.ts';
-import { type Config, loadConfig } from '../config.ts';
+import { type Config, loadConfig, type TextEngine } from '../config.ts';
 import type { ArtifactWorkerDeps } from '../domain/artifact-worker.ts';
 import type { GenerationDeps } from '../domain/insights-worker.ts';
 import { traced } from '../observability.ts';
@@ -26,20 +26,43 @@ export type GenerationServices = Services & GenerationDeps & ArtifactWorkerDeps;
 
 let generationServices: GenerationServices | undefined;
 
+/** The text engines of the generation worker: one provider (and one Bedrock client) for both. */
+interface TextEngines {
+  insights: InsightsEngine;
+  artifacts: ArtifactEngine;
+}
+
+/**
+ * The text engine a Lambda bundle is built for (src/wiring/text-engine-choice.ts): each condition
+ * below is written out here, so esbuild drops the other engines' adapters from the bundle (the
+ * extractive engines and their NLP model, the OpenAI chat adapter).
+ */
+declare const NOTES_BUNDLE_TEXT_ENGINE: TextEngine | undefined;
+
 export function getGenerationServices(): GenerationServices {
   if (!generationServices) {
     const config = loadConfig();
     generationServices = {
       ...getServices(),
-      insights: textEngineChoice<InsightsEngine>(config, {
-        local: () => new ExtractiveInsightsEngine(),
-        bedrock: (client, options) => new BedrockInsightsEngine(client, options),
-        openai: (options) => new OpenAiChatInsightsEngine(options),
-      }),
-      artifacts: textEngineChoice<ArtifactEngine>(config, {
-        local: () => new ExtractiveArtifactEngine(),
-        bedrock: (client, options) => new BedrockArtifactEngine(client, options),
-        openai: (options) => new OpenAiChatArtifactEngine(options),
+      ...textEngineChoice<TextEngines>(config, {
+        local:
+          typeof NOTES_BUNDLE_TEXT_ENGINE === 'undefined' || NOTES_BUNDLE_TEXT_ENGINE === 'local'
+            ? () => ({ insights: new ExtractiveInsightsEngine(), artifacts: new ExtractiveArtifactEngine() })
+            : undefined,
+        bedrock:
+          typeof NOTES_BUNDLE_TEXT_ENGINE === 'undefined' || NOTES_BUNDLE_TEXT_ENGINE === 'bedrock'
+            ? (client, options) => ({
+                insights: new BedrockInsightsEngine(client, options),
+                artifacts: new BedrockArtifactEngine(client, options),
+              })
+            : undefined,
+        openai:
+          typeof NOTES_BUNDLE_TEXT_ENGINE === 'undefined' || NOTES_BUNDLE_TEXT_ENGINE === 'openai'
+            ? (options) => ({
+                insights: new OpenAiChatInsightsEngine(options),
+                artifacts: new OpenAiChatArtifactEngine(options),
+              })
+            : undefined,
       }),
       voices: speechSynthesizer(config),
     };

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleHandler } from '../../lib/bundling.ts';
+import { bundleHandler, STACK_TEXT_ENGINE } from '../../lib/bundling.ts';
 import { repositoryRoot } from '../../lib/paths.ts';
 import {
   apiRoutes,
@@ -39,6 +39,11 @@ interface HandlerPackages {
   shipped: Set<string>;
   /** The source files (node_modules paths included) of the cold-start code. */
   coldStartInputs: string[];
+  /**
+   * Those of them that left code in it: a module esbuild tree-shook stays listed, with 0 bytes or the
+   * ~20 bytes of its bookkeeping.
+   */
+  coldStartCode: string[];
 }
 
 type HandlerName = Parameters<typeof handlerEntry>[0];
@@ -48,6 +53,7 @@ function packagesOf(handler: HandlerName): HandlerPackages {
   const outDir = join(outRoot, handler);
   const metafile = bundleHandler(join(repositoryRoot, handlerEntry(handler)), outDir, {
     needs: needsOf(handler),
+    textEngine: STACK_TEXT_ENGINE,
   });
   const loaded = new Set<string>();
   const visit = (path: string) => {
@@ -62,6 +68,11 @@ function packagesOf(handler: HandlerName): HandlerPackages {
     coldStart: packagesIn(metafile, loaded),
     shipped: packagesIn(metafile, new Set(Object.keys(metafile.outputs))),
     coldStartInputs: [...loaded].flatMap((output) => Object.keys(metafile.outputs[output]?.inputs ?? {})),
+    coldStartCode: [...loaded].flatMap((output) =>
+      Object.entries(metafile.outputs[output]?.inputs ?? {})
+        .filter(([, input]) => input.bytesInOutput > 64)
+        .map(([path]) => path),
+    ),
   };
 }
 
@@ -78,7 +89,8 @@ function needsOf(handler: HandlerName): Needs {
 function packagesIn(metafile: Metafile, outputs: Set<string>): Set<string> {
   const packages = new Set<string>();
   for (const output of outputs) {
-    for (const input of Object.keys(metafile.outputs[output]?.inputs ?? {})) {
+    for (const [input, { bytesInOutput }] of Object.entries(metafile.outputs[output]?.inputs ?? {})) {
+      if (bytesInOutput === 0) continue;
       const name = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
       if (name) packages.add(name);
     }
@@ -141,6 +153,30 @@ describe('what a handler reads at cold start', () => {
         handler,
       ).toBe(true);
     }
+  });
+
+  it("Ask's bundle is wired for the stack's Bedrock only: no OpenAI chat adapter, no extractive engine, no toJSONSchema; the Bedrock client is read on the first answer", () => {
+    const { coldStart, shipped, coldStartCode } = packagesOf('askWorkspace');
+    expect(coldStart).not.toContain('@aws-sdk/client-bedrock-runtime');
+    expect(shipped).toContain('@aws-sdk/client-bedrock-runtime');
+    expect(
+      coldStartCode.filter((input) => /openai-chat|adapters\/extractive\/|to-json-schema/.test(input)),
+    ).toEqual([]);
+    expect(coldStartCode).toContain('src/adapters/llm/bedrock-answer.ts');
+  });
+
+  it("the generation worker's bundle, wired for Bedrock, reads neither wink-nlp's model nor the OpenAI chat adapter at cold start", () => {
+    const { coldStart, shipped, coldStartCode } = packagesOf('generationWorker');
+    for (const name of ['wink-eng-lite-web-model', 'wink-nlp']) expect(coldStart, name).not.toContain(name);
+    expect(coldStart).not.toContain('@aws-sdk/client-bedrock-runtime');
+    expect(shipped).toContain('@aws-sdk/client-bedrock-runtime');
+    // The engines and wink-nlp's loader; extractive/dates.ts leaves its module-level regexes (0.6 KB).
+    expect(
+      coldStartCode.filter((input) =>
+        /openai-chat|adapters\/extractive\/(engine|nlp|artifacts\/engine)\.ts/.test(input),
+      ),
+    ).toEqual([]);
+    expect(coldStartCode).toContain('src/adapters/llm/bedrock-insights.ts');
   });
 
   it('the token endpoint, which signs, reads the KMS client only when it first signs', () => {

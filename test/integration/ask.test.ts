@@ -206,8 +206,8 @@ describe('Ask over HTTP on the local runtime', () => {
       // A well-formed answer: its citation is mapped back to the passage the model was shown.
       askServices.answers = new BedrockAnswerEngine(
         {
-          send: async (command) => {
-            const shown = JSON.stringify(command.input.messages);
+          converse: async (input) => {
+            const shown = JSON.stringify(input.messages);
             const [, noteId, start] = /\[([0-9a-f-]{36}) (\d+)-\d+\]/.exec(shown) ?? [];
             return toolUseResponse('record_answer', {
               answer: 'Two hundred thousand dollars.',

@@ -1,6 +1,6 @@
 import { createServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeLoadedOnFirstUse } from '../../src/adapters/llm/bedrock-runtime-client.ts';
 
 /** One Converse reply: an AWS error (restJson1: status, `x-amzn-ErrorType`, `{ message }`), a body, or none. */
 export type ConverseReply =
@@ -71,8 +71,8 @@ export async function startBedrockStandIn(): Promise<BedrockStandIn> {
 }
 
 /** The real Bedrock Runtime client pointed at a stand-in (one attempt: the tests script every reply). */
-export function standInClient(standIn: Pick<BedrockStandIn, 'endpoint'>): BedrockRuntimeClient {
-  return new BedrockRuntimeClient({
+export function standInClient(standIn: Pick<BedrockStandIn, 'endpoint'>): BedrockRuntimeLoadedOnFirstUse {
+  return new BedrockRuntimeLoadedOnFirstUse({
     endpoint: standIn.endpoint,
     region: 'us-east-1',
     maxAttempts: 1,

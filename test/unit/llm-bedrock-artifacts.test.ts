@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
 import { BedrockArtifactEngine } from '../../src/adapters/llm/bedrock-artifacts.ts';
 import type { ConverseClient } from '../../src/adapters/llm/bedrock-converse.ts';
+import { BedrockRuntimeLoadedOnFirstUse } from '../../src/adapters/llm/bedrock-runtime-client.ts';
 import type {
   ArtifactKind,
   DeepResearchContent,
@@ -46,8 +46,8 @@ const engine = (client: ConverseClient, maxTranscriptTokens?: number) =>
   new BedrockArtifactEngine(client, { modelId: MODEL, baseDelayMs: 1, maxTranscriptTokens });
 
 describe('BedrockArtifactEngine', () => {
-  it('is named after the model and accepts a real BedrockRuntimeClient', () => {
-    const client: ConverseClient = new BedrockRuntimeClient({ region: 'us-east-1' });
+  it('is named after the model and accepts the SDK client imported on first use', () => {
+    const client: ConverseClient = new BedrockRuntimeLoadedOnFirstUse({ region: 'us-east-1' });
     expect(new BedrockArtifactEngine(client, { modelId: MODEL }).name).toBe(`bedrock:${MODEL}`);
   });
 

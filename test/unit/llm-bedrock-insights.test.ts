@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import {
-  BedrockRuntimeClient,
-  ConverseCommand,
   type ConverseCommandInput,
   type ConverseCommandOutput,
   ServiceUnavailableException,
@@ -10,6 +8,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { describe, expect, it } from 'vitest';
 import { BedrockInsightsEngine, type ConverseClient } from '../../src/adapters/llm/bedrock-insights.ts';
+import { BedrockRuntimeLoadedOnFirstUse } from '../../src/adapters/llm/bedrock-runtime-client.ts';
 import type { InsightsContent } from '../../src/domain/insights.ts';
 import type { Transcription } from '../../src/domain/transcript.ts';
 import { GenerationFailedError, ProviderThrottledError } from '../../src/ports/generation-errors.ts';
@@ -32,14 +31,13 @@ const throttled = () =>
     $metadata: { httpStatusCode: 429 },
   });
 
-/** Answers each `send` with the next scripted response (or throws it) and keeps the commands. */
+/** Answers each `converse` with the next scripted response (or throws it) and keeps the inputs. */
 class FakeConverseClient implements ConverseClient {
   readonly inputs: ConverseCommandInput[] = [];
   constructor(private readonly script: Array<ConverseCommandOutput | Error>) {}
-  async send(command: ConverseCommand): Promise<ConverseCommandOutput> {
+  async converse(input: ConverseCommandInput): Promise<ConverseCommandOutput> {
     // Copy: the engine reuses its message list between calls, and the test inspects each call as sent.
-    expect(command).toBeInstanceOf(ConverseCommand);
-    this.inputs.push(structuredClone(command.input));
+    this.inputs.push(structuredClone(input));
     const next = this.script.shift();
     if (!next) throw new Error('unexpected extra call');
     if (next instanceof Error) throw next;
@@ -51,9 +49,9 @@ const engine = (client: ConverseClient) =>
   new BedrockInsightsEngine(client, { modelId: 'anthropic.claude-3-5-haiku-20241022-v1:0', baseDelayMs: 1 });
 
 describe('BedrockInsightsEngine', () => {
-  it('BedrockRuntimeClient satisfies the client interface', () => {
-    const client: ConverseClient = new BedrockRuntimeClient({ region: 'us-east-1' });
-    expect(typeof client.send).toBe('function');
+  it('the SDK client, imported on first use, satisfies the client interface', () => {
+    const client: ConverseClient = new BedrockRuntimeLoadedOnFirstUse({ region: 'us-east-1' });
+    expect(typeof client.converse).toBe('function');
   });
 
   it('reads and validates the record_insights tool input', async () => {

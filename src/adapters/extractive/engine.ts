@@ -4,6 +4,7 @@ import { findActionItems } from './action-items.ts';
 import { chapters } from './chapters.ts';
 import { isDecision } from './decisions.ts';
 import { collectPhrases, rankPhrases } from './keyphrases.ts';
+import { loadNlp } from './nlp.ts';
 import { isQuestion, openQuestions } from './questions.ts';
 import { isPunctuated, type SentenceUnit, toSentenceUnits, wordCount } from './sentences.ts';
 import { speakerShares } from './speakers.ts';
@@ -24,10 +25,12 @@ export class ExtractiveInsightsEngine implements InsightsEngine {
   readonly name = 'local-extractive';
 
   async generateInsights(request: InsightsRequest): Promise<InsightsContent> {
+    await loadNlp();
     return extractInsights(request);
   }
 }
 
+/** The engine's work, once `loadNlp()` has loaded the model. */
 export function extractInsights({ transcription, reference_time }: InsightsRequest): InsightsContent {
   const segments = transcription.conversation_segments;
   const units = toSentenceUnits(segments);

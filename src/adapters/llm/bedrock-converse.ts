@@ -1,10 +1,9 @@
-import {
-  type ContentBlock,
-  ConverseCommand,
-  type ConverseCommandInput,
-  type ConverseCommandOutput,
-  type Message,
-  type ToolInputSchema,
+import type {
+  ContentBlock,
+  ConverseCommandInput,
+  ConverseCommandOutput,
+  Message,
+  ToolInputSchema,
 } from '@aws-sdk/client-bedrock-runtime';
 import {
   GenerationFailedError,
@@ -15,9 +14,16 @@ import { modelProblem } from './bedrock-model-errors.ts';
 import { backoffMs, sleep } from './retry.ts';
 import type { StructuredTask } from './structured-task.ts';
 
-/** What the engines need of `BedrockRuntimeClient`; tests pass a fake. */
+/**
+ * What the engines need of Bedrock: one Converse call. The input, not an SDK command, so that this
+ * module imports only the SDK's types: `bedrock-runtime-client.ts` (the SDK client, imported on first
+ * call) makes the command. Tests pass a fake.
+ */
 export interface ConverseClient {
-  send(command: ConverseCommand, options?: { abortSignal?: AbortSignal }): Promise<ConverseCommandOutput>;
+  converse(
+    input: ConverseCommandInput,
+    options?: { abortSignal?: AbortSignal },
+  ): Promise<ConverseCommandOutput>;
 }
 
 /** Options of every Bedrock engine (Insights, artifacts, answers). */
@@ -129,8 +135,7 @@ export class BedrockConverse {
     for (let attempt = 0; ; attempt++) {
       try {
         if (deadline.aborted) throw deadline.reason;
-        const command = new ConverseCommand(this.commandInput(task, messages));
-        return await this.client.send(command, { abortSignal: deadline });
+        return await this.client.converse(this.commandInput(task, messages), { abortSignal: deadline });
       } catch (error) {
         if (deadline.aborted) throw this.timedOut(error);
         const misconfigured = modelProblem(error, this.options.modelId);

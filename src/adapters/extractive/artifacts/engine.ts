@@ -1,6 +1,7 @@
 import { type ArtifactDrafts, type ArtifactKind, artifactDraftSchemas } from '../../../domain/artifacts.ts';
 import type { ArtifactEngine, ArtifactRequest } from '../../../ports/artifact-engine.ts';
 import { GenerationFailedError } from '../../../ports/generation-errors.ts';
+import { loadNlp } from '../nlp.ts';
 import { analyse, assertSameLanguage } from './analysis.ts';
 import { deepResearch } from './deep-research.ts';
 import { epiphany } from './epiphany.ts';
@@ -17,10 +18,12 @@ export class ExtractiveArtifactEngine implements ArtifactEngine {
   readonly name = 'local-extractive';
 
   async generateArtifact<K extends ArtifactKind>(request: ArtifactRequest<K>): Promise<ArtifactDrafts[K]> {
+    await loadNlp();
     return extractArtifact(request);
   }
 }
 
+/** The engine's work, once `loadNlp()` has loaded the model. */
 export function extractArtifact<K extends ArtifactKind>(request: ArtifactRequest<K>): ArtifactDrafts[K] {
   assertSameLanguage(request.language, request.transcription.language);
   const analysis = analyse(request.transcription, request.reference_time);
