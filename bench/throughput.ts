@@ -38,6 +38,14 @@ interface Phase {
   wall_seconds: number;
   /** Most pocketsphinx processes running at one sample: the recognition actually in parallel. */
   recognisers_at_once: number;
+  /**
+   * CPU seconds of the whole tree (the service's process and every program it ran) during the phase,
+   * by program (`root`: the service's Node process: API, queues, emulators, diarizer threads).
+   */
+  cpu_seconds: number;
+  cpu_by_program: Record<string, number>;
+  /** cpu_seconds ÷ (wall × cores): how busy the cores were kept (1 = every core all the time). */
+  cores_busy: number;
   get_note: LatencySummary;
 }
 
@@ -130,10 +138,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       load_average_start: loadAverageStart,
       load_average_end: loadavg().map((value) => round(value, 2)),
       idle: idleSummary,
-      one: phase(one),
-      four: { ...phase(four), ratio_to_one: round(four.wallSeconds / one.wallSeconds, 2) },
+      one: phase(one, cores),
+      four: { ...phase(four, cores), ratio_to_one: round(four.wallSeconds / one.wallSeconds, 2) },
       long: {
-        ...phase(longRun),
+        ...phase(longRun, cores),
         audio_seconds: round(longSeconds),
         recogniser_cpu_seconds: round(recogniserCpu),
         cpu_limit_seconds: round(cpuLimit),
@@ -167,10 +175,15 @@ async function measurePhase(service: Service, getNote: () => Promise<number>, wo
   return { wallSeconds, latencies: samples.map((sample) => sample.ms), peaks: await tree.stop() };
 }
 
-function phase(run: { wallSeconds: number; latencies: number[]; peaks: TreePeaks }): Phase {
+function phase(run: { wallSeconds: number; latencies: number[]; peaks: TreePeaks }, cores: number): Phase {
+  const byProgram = { root: run.peaks.rootCpuSeconds, ...run.peaks.cpuSeconds };
+  const cpu = Object.values(byProgram).reduce((sum, seconds) => sum + seconds, 0);
   return {
     wall_seconds: round(run.wallSeconds),
     recognisers_at_once: run.peaks.pocketsphinxAtOnce,
+    cpu_seconds: round(cpu),
+    cpu_by_program: Object.fromEntries(Object.entries(byProgram).map(([name, s]) => [name, round(s)])),
+    cores_busy: round(cpu / (run.wallSeconds * cores), 2),
     get_note: summarize(run.latencies),
   };
 }
@@ -183,6 +196,15 @@ async function transcribe(service: Service, file: string, title: string): Promis
   return String(body.full_text ?? '')
     .split(/\s+/)
     .filter(Boolean).length;
+}
+
+/** Where a phase's CPU went: per recording, by program, and how busy it kept the cores. */
+function cpuLine(name: string, p: Phase, recordings: number): string {
+  const programs = Object.entries(p.cpu_by_program)
+    .sort(([, a], [, b]) => b - a)
+    .map(([program, seconds]) => `${program} ${round(seconds / recordings)}`)
+    .join(', ');
+  return `  ${`${name}:`.padEnd(26)}CPU ${round(p.cpu_seconds / recordings)} s per recording (${programs}); cores busy ${Math.round(p.cores_busy * 100)} %`;
 }
 
 const sumWhere = (values: Record<string, number>, keep: (name: string) => boolean) =>
@@ -200,6 +222,8 @@ export function throughputTable(r: ThroughputResult): string {
     `  one recording alone       ${r.one.wall_seconds} s  (recognisers at once: ${r.one.recognisers_at_once})`,
     `  ${AT_ONCE} at once                 ${r.four.wall_seconds} s  (recognisers at once: ${r.four.recognisers_at_once})`,
     `  ${AT_ONCE} at once ÷ one           ${r.four.ratio_to_one}×  (target <= 2.6 on 2 cores)`,
+    cpuLine('one alone', r.one, 1),
+    cpuLine(`${AT_ONCE} at once`, r.four, AT_ONCE),
     `  long: ${r.long.audio_seconds} s of audio in ${r.long.wall_seconds} s, ${r.long.words} words ` +
       `(recognisers at once: ${r.long.recognisers_at_once})`,
     `  long: recogniser CPU ${r.long.recogniser_cpu_seconds} s / ${s.cores} cores = CPU limit ` +
