@@ -4,6 +4,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -24,7 +25,38 @@ import { SHARE_ENV, Worker } from 'node:worker_threads';
  * `new URL(..., import.meta.url)`).
  */
 export function threadEntry(moduleUrl: string, name: string): URL {
-  return new URL(moduleUrl.endsWith('.ts') ? `./${name}.ts` : `./${name}.mjs`, moduleUrl);
+  if (moduleUrl.endsWith('.ts')) return new URL(`./${name}.ts`, moduleUrl);
+  // In a thread bundled from the sources, `import.meta.url` is its bundle's, with no `<name>.mjs`
+  // beside it: the thread it starts is bundled from its source in turn.
+  const source = bundledFromSources?.[name];
+  return source ? new URL(source) : new URL(`./${name}.mjs`, moduleUrl);
+}
+
+declare const NOTES_THREAD_SOURCES: Record<string, string> | undefined;
+/** Set (by esbuild's `define`) only in a thread's bundle made by `bundledEntry`: entry name -> source URL. */
+const bundledFromSources = typeof NOTES_THREAD_SOURCES === 'undefined' ? undefined : NOTES_THREAD_SOURCES;
+
+const THREAD_ENTRY = /threadEntry\(\s*import\.meta\.url,\s*'([\w-]+)'\s*\)/g;
+
+/**
+ * Every thread entry the sources name (`threadEntry(import.meta.url, '<name>')`, as
+ * scripts/local-server-bundle.mjs finds them), by name: the file URL of `<name>.ts` beside the source
+ * that names it. Read from the `src` directory of the checkout that holds `entrySource`.
+ */
+function threadSources(entrySource: string): Record<string, string> {
+  let root = dirname(entrySource);
+  while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
+  const sources: Record<string, string> = {};
+  const src = join(root, 'src');
+  if (!existsSync(src)) return sources;
+  for (const file of readdirSync(src, { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts')) continue;
+    const path = join(src, file);
+    for (const [, name] of readFileSync(path, 'utf8').matchAll(THREAD_ENTRY)) {
+      if (name) sources[name] = pathToFileURL(join(dirname(path), `${name}.ts`)).href;
+    }
+  }
+  return sources;
 }
 
 export interface ThreadOptions {
@@ -100,6 +132,9 @@ function bundledEntry(entry: URL, packagesExternal: boolean): URL {
       js: "import { createRequire as threadCreateRequire } from 'node:module'; const require = threadCreateRequire(import.meta.url);",
     },
     logLevel: 'error',
+    // A thread that starts threads of its own (the queue workers' thread starts the diarizer's)
+    // finds their sources through this (see `threadEntry`).
+    define: { NOTES_THREAD_SOURCES: JSON.stringify(threadSources(source)) },
   }).outputFiles;
   if (!output) throw new Error(`esbuild wrote no bundle for ${source}`);
   let outfile = output.path;
