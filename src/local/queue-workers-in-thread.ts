@@ -32,7 +32,13 @@ export function startQueueWorkersInThread(
   { log, onFailure, entry = threadEntry(import.meta.url, 'queue-worker-thread') }: QueueWorkersThreadOptions,
 ): Promise<QueueWorkersInThread> {
   // Handlers read settings such as NOTES_PUBLIC_URL or NOTES_MIN_FREE_DISK_MB when they use them.
-  const thread = startThread(entry, { workerData: settings, shareEnv: true, packagesExternal: true });
+  // Split: each handler (and the packages it imports) loads when it is first called, as before.
+  const thread = startThread(entry, {
+    workerData: settings,
+    shareEnv: true,
+    packagesExternal: true,
+    splitting: true,
+  });
   const send = (message: ToQueueWorkerThread) => thread.postMessage(message);
   const ended = new Promise<number>((resolve) => thread.once('exit', resolve));
   let stopped: (() => void) | undefined;

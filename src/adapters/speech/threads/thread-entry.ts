@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SHARE_ENV, Worker } from 'node:worker_threads';
 
@@ -70,6 +70,13 @@ export interface ThreadOptions {
    * relative to its own files) and for code that patches a package's shared modules.
    */
   packagesExternal?: boolean;
+  /**
+   * With `packagesExternal`: split the bundle where the entry imports modules dynamically, so that
+   * modules (and the packages they import) load only when imported. One file would import every
+   * package any of them names when the thread starts: the queue workers' thread, whose handlers are
+   * imported by name, held ~100 MiB more at idle that way.
+   */
+  splitting?: boolean;
 }
 
 /**
@@ -79,7 +86,7 @@ export interface ThreadOptions {
  */
 export function startThread(entry: URL, options: ThreadOptions = {}): Worker {
   const file = entry.pathname.endsWith('.ts')
-    ? bundledEntry(entry, options.packagesExternal ?? false)
+    ? bundledEntry(entry, options.packagesExternal ?? false, options.splitting ?? false)
     : entry;
   return new Worker(file, {
     execArgv: profilingOptions(process.execArgv),
@@ -107,8 +114,8 @@ const bundles = new Map<string, URL>();
  * again (on Node 20 an `--import tsx` in the thread's options is not applied to its entry either).
  * esbuild is a development dependency, loaded only here: bundles never take this path.
  */
-function bundledEntry(entry: URL, packagesExternal: boolean): URL {
-  const key = `${entry.href} ${packagesExternal}`;
+function bundledEntry(entry: URL, packagesExternal: boolean, splitting: boolean): URL {
+  const key = `${entry.href} ${packagesExternal} ${splitting}`;
   const known = bundles.get(key);
   if (known) return known;
   const source = fileURLToPath(entry);
@@ -116,9 +123,8 @@ function bundledEntry(entry: URL, packagesExternal: boolean): URL {
   // Where it goes is known first: the inline source map names the sources relative to it.
   const dir = packagesExternal ? packagesCacheDir(source) : temporaryDir();
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
-  const [output] = esbuild.buildSync({
+  const common = {
     entryPoints: [source],
-    outfile: join(dir, `${name}.mjs`),
     write: false,
     bundle: true,
     ...(packagesExternal ? { packages: 'external' as const } : {}),
@@ -135,7 +141,13 @@ function bundledEntry(entry: URL, packagesExternal: boolean): URL {
     // A thread that starts threads of its own (the queue workers' thread starts the diarizer's)
     // finds their sources through this (see `threadEntry`).
     define: { NOTES_THREAD_SOURCES: JSON.stringify(threadSources(source)) },
-  }).outputFiles;
+  } satisfies import('esbuild').BuildOptions;
+  if (packagesExternal && splitting) {
+    const url = splitBundle(esbuild, common, dir, name);
+    bundles.set(key, url);
+    return url;
+  }
+  const [output] = esbuild.buildSync({ ...common, outfile: join(dir, `${name}.mjs`) }).outputFiles;
   if (!output) throw new Error(`esbuild wrote no bundle for ${source}`);
   let outfile = output.path;
   if (packagesExternal) {
@@ -161,6 +173,51 @@ function bundledEntry(entry: URL, packagesExternal: boolean): URL {
   return url;
 }
 
+/**
+ * A split bundle: `<name>.mjs` and its chunks in a directory named by their content, beside the
+ * single-file bundles (and used and removed as they are). Built for a directory at the same depth, so
+ * that the source maps' relative paths hold where the files end up.
+ */
+function splitBundle(
+  esbuild: typeof import('esbuild'),
+  options: import('esbuild').BuildOptions,
+  dir: string,
+  name: string,
+): URL {
+  const building = join(dir, `${name}-building`);
+  const outputs = esbuild.buildSync({
+    ...options,
+    outdir: building,
+    splitting: true,
+    entryNames: name,
+    chunkNames: 'chunk-[hash]',
+    // ES modules, wherever they lie (no package.json says so there).
+    outExtension: { '.js': '.mjs' },
+  }).outputFiles ?? [];
+  const hash = createHash('sha256');
+  for (const output of outputs) hash.update(relative(building, output.path)).update(output.contents);
+  const final = join(dir, `${name}-${hash.digest('hex').slice(0, 16)}`);
+  if (existsSync(final)) {
+    const now = new Date();
+    utimesSync(final, now, now);
+  } else {
+    const partial = `${final}.${process.pid}.partial`;
+    for (const output of outputs) {
+      const path = join(partial, relative(building, output.path));
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, output.contents);
+    }
+    // Another process may have written the same files meanwhile: theirs serve as well.
+    try {
+      renameSync(partial, final);
+    } catch {
+      rmSync(partial, { recursive: true, force: true });
+    }
+    removeUnusedBundles(dir);
+  }
+  return pathToFileURL(join(final, `${name}.mjs`));
+}
+
 const UNUSED_BUNDLE_MS = 7 * 24 * 3600 * 1000;
 
 function removeUnusedBundles(dir: string): void {
@@ -168,7 +225,7 @@ function removeUnusedBundles(dir: string): void {
     const path = join(dir, file);
     // Another process may be removing the same files.
     const mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
-    if (Date.now() - mtimeMs > UNUSED_BUNDLE_MS) rmSync(path, { force: true });
+    if (Date.now() - mtimeMs > UNUSED_BUNDLE_MS) rmSync(path, { recursive: true, force: true });
   }
 }
 
