@@ -185,15 +185,16 @@ function splitBundle(
   name: string,
 ): URL {
   const building = join(dir, `${name}-building`);
-  const outputs = esbuild.buildSync({
-    ...options,
-    outdir: building,
-    splitting: true,
-    entryNames: name,
-    chunkNames: 'chunk-[hash]',
-    // ES modules, wherever they lie (no package.json says so there).
-    outExtension: { '.js': '.mjs' },
-  }).outputFiles ?? [];
+  const outputs =
+    esbuild.buildSync({
+      ...options,
+      outdir: building,
+      splitting: true,
+      entryNames: name,
+      chunkNames: 'chunk-[hash]',
+      // ES modules, wherever they lie (no package.json says so there).
+      outExtension: { '.js': '.mjs' },
+    }).outputFiles ?? [];
   const hash = createHash('sha256');
   for (const output of outputs) hash.update(relative(building, output.path)).update(output.contents);
   const final = join(dir, `${name}-${hash.digest('hex').slice(0, 16)}`);
