@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SHARE_ENV, Worker } from 'node:worker_threads';
 
@@ -33,7 +33,10 @@ export function threadEntry(moduleUrl: string, name: string): URL {
 }
 
 declare const NOTES_THREAD_SOURCES: Record<string, string> | undefined;
-/** Set (by esbuild's `define`) only in a thread's bundle made by `bundledEntry`: entry name -> source URL. */
+/**
+ * Set (by esbuild's `define`) only in a thread's bundle made by `bundledEntry`: entry name -> the URL
+ * of its source, or of its bundle when it was bundled before (`nestedThreadBundles`).
+ */
 const bundledFromSources = typeof NOTES_THREAD_SOURCES === 'undefined' ? undefined : NOTES_THREAD_SOURCES;
 
 const THREAD_ENTRY = /threadEntry\(\s*import\.meta\.url,\s*'([\w-]+)'\s*\)/g;
@@ -143,7 +146,8 @@ function bundledEntry(entry: URL, packagesExternal: boolean, splitting: boolean)
     define: { NOTES_THREAD_SOURCES: JSON.stringify(threadSources(source)) },
   } satisfies import('esbuild').BuildOptions;
   if (packagesExternal && splitting) {
-    const url = splitBundle(esbuild, common, dir, name);
+    const nested = { NOTES_THREAD_SOURCES: JSON.stringify(nestedThreadBundles(esbuild, common, dir, name)) };
+    const url = splitBundle(esbuild, { ...common, define: nested }, dir, name);
     bundles.set(key, url);
     return url;
   }
@@ -171,6 +175,41 @@ function bundledEntry(entry: URL, packagesExternal: boolean, splitting: boolean)
   const url = pathToFileURL(outfile);
   bundles.set(key, url);
   return url;
+}
+
+/**
+ * The threads that the entry's modules start, bundled now, on this thread, by name. Bundled in the
+ * entry's thread instead, esbuild would start a worker thread and a service process of its own
+ * there, which stay for the life of the process (~50 MiB more in the queue workers' case). Found in
+ * the modules a first build of the entry reads.
+ */
+function nestedThreadBundles(
+  esbuild: typeof import('esbuild'),
+  options: import('esbuild').BuildOptions,
+  dir: string,
+  name: string,
+): Record<string, string> {
+  const { metafile } = esbuild.buildSync({
+    ...options,
+    outdir: join(dir, `${name}-building`),
+    splitting: true,
+    metafile: true,
+  });
+  const nested: Record<string, string> = {};
+  for (const input of Object.keys(metafile?.inputs ?? {})) {
+    if (!input.endsWith('.ts') || input.includes('node_modules')) continue;
+    const path = resolve(input);
+    for (const [, entryName] of readFileSync(path, 'utf8').matchAll(THREAD_ENTRY)) {
+      if (!entryName || entryName === name) continue;
+      // With the options its callers start it with (the diarizer's: the defaults).
+      nested[entryName] = bundledEntry(
+        pathToFileURL(join(dirname(path), `${entryName}.ts`)),
+        false,
+        false,
+      ).href;
+    }
+  }
+  return nested;
 }
 
 /**
