@@ -112,19 +112,25 @@ const bundles = new Map<string, URL>();
 /**
  * Run from the sources (`npm start`, tests), a thread's TypeScript entry is bundled with esbuild, as
  * the Lambda bundles are, into a temporary directory removed when the process exits (or, with its
- * packages left out, into node_modules/.cache/notes-threads/, see `packagesCacheDir`). Measured: a
+ * packages left out or when `cached`, into node_modules/.cache/notes-threads/, named by content, see
+ * `packagesCacheDir`). Measured: a
  * thread on the bundle holds ~9 MiB, one that registers tsx's loader ~37 MiB and compiles every module
  * again (on Node 20 an `--import tsx` in the thread's options is not applied to its entry either).
  * esbuild is a development dependency, loaded only here: bundles never take this path.
  */
-function bundledEntry(entry: URL, packagesExternal: boolean, splitting: boolean): URL {
-  const key = `${entry.href} ${packagesExternal} ${splitting}`;
+function bundledEntry(
+  entry: URL,
+  packagesExternal: boolean,
+  splitting: boolean,
+  cached = packagesExternal,
+): URL {
+  const key = `${entry.href} ${packagesExternal} ${splitting} ${cached}`;
   const known = bundles.get(key);
   if (known) return known;
   const source = fileURLToPath(entry);
   const name = basename(source, '.ts');
   // Where it goes is known first: the inline source map names the sources relative to it.
-  const dir = packagesExternal ? packagesCacheDir(source) : temporaryDir();
+  const dir = cached ? packagesCacheDir(source) : temporaryDir();
   const esbuild = createRequire(import.meta.url)('esbuild') as typeof import('esbuild');
   const common = {
     entryPoints: [source],
@@ -154,7 +160,7 @@ function bundledEntry(entry: URL, packagesExternal: boolean, splitting: boolean)
   const [output] = esbuild.buildSync({ ...common, outfile: join(dir, `${name}.mjs`) }).outputFiles;
   if (!output) throw new Error(`esbuild wrote no bundle for ${source}`);
   let outfile = output.path;
-  if (packagesExternal) {
+  if (cached) {
     // Named by content: processes and checkouts that share the node_modules never overwrite one
     // another's, and a killed process leaves nothing behind that grows (the same sources reuse the
     // file, touched on each use; versions unused for a week go).
@@ -201,12 +207,10 @@ function nestedThreadBundles(
     const path = resolve(input);
     for (const [, entryName] of readFileSync(path, 'utf8').matchAll(THREAD_ENTRY)) {
       if (!entryName || entryName === name) continue;
-      // With the options its callers start it with (the diarizer's: the defaults).
-      nested[entryName] = bundledEntry(
-        pathToFileURL(join(dirname(path), `${entryName}.ts`)),
-        false,
-        false,
-      ).href;
+      // With the options its callers start it with (the diarizer's: the defaults), kept where its
+      // name stays the same from run to run, and so does the bundle that names it.
+      const entry = pathToFileURL(join(dirname(path), `${entryName}.ts`));
+      nested[entryName] = bundledEntry(entry, false, false, true).href;
     }
   }
   return nested;
