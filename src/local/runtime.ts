@@ -2,32 +2,29 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { buildWebAppAsync } from '../../web/build.ts';
-import { localAwsClientConfig } from '../adapters/aws-client-config.ts';
 import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
-import { onFirstUse } from '../adapters/loaded-on-first-use.ts';
 import { reconcileJobs } from '../domain/job-reconciliation.ts';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
 import {
   apiRoutes,
-  handlerEntry,
   type OperationId,
   type PublicRoute,
   type PublicRouteName,
   publicRoutes,
-  queueWorkers,
 } from '../routes.ts';
 import { getServices } from '../wiring/services.ts';
-import { stopRunningWork } from '../worker-stop.ts';
 import { createApiServer, type LocalRoute, type StaticFile } from './api-gateway-adapter.ts';
 import type { Emulators, QueueNames } from './emulators.ts';
+import { importedOnFirstCall } from './handler-modules.ts';
 import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
 import { listenerUrl } from './public-addresses.ts';
+import { type QueueWorkerSettings, type QueueWorkers, startQueueWorkersHere } from './queue-workers.ts';
+import { startQueueWorkersInThread } from './queue-workers-in-thread.ts';
 import { healthProbes, localReadinessChecks } from './readiness.ts';
 import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
-import { type SqsBatchHandler, startSqsEventSource } from './sqs-event-source.ts';
 import { webAppFiles } from './web-app-files.ts';
 import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
 
@@ -65,6 +62,11 @@ export interface LocalRuntimeOptions {
   log?: (line: string) => void;
   /** Browser origins, besides the API's own, allowed to use the object store (NOTES_STORAGE_CORS_ORIGINS). */
   storageCorsOrigins?: readonly string[];
+  /**
+   * Run the queue workers on this event loop, not their own thread: for tests that swap the workers'
+   * engines or wrap their services (getServices() of this thread).
+   */
+  workersInProcess?: boolean;
   /** Keep the emulators on this event loop, not their own thread: for tests that patch them (emulators.ts). */
   emulatorsInProcess?: boolean;
   /**
@@ -191,29 +193,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll(), log);
     undoOnFailure.push(stopForgettingKeys);
 
-    // Imported here, once the API listens: the first requests do not wait for the workers' client.
-    const { SQSClient } = await import('@aws-sdk/client-sqs');
-    const sqs = new SQSClient(localAwsClientConfig(emulators.endpoints.sqs, emulators.credentials));
-    const eventSources = await Promise.all(
-      Object.entries(options.workers === false ? {} : queueWorkers).map(async ([name, { queue }]) =>
-        startSqsEventSource({
-          sqs,
-          queueUrl: emulators.queueUrls[queue],
-          queueArn: emulators.queueArns[queue],
-          handler: importedOnFirstCall<SqsBatchHandler>(name),
-          functionName: name,
-          batchSize: 1,
-          concurrency: name === 'transcriptionWorker' ? transcriptionConcurrency : 1,
-          log,
-        }),
-      ),
-    );
-
-    // Undone last first: the event sources stop before their client goes.
-    undoOnFailure.push(
-      () => sqs.destroy(),
-      () => Promise.all(eventSources.map((source) => source.stop())),
-    );
+    // Started once the API listens: the first requests do not wait for the workers' modules.
+    const workers =
+      options.workers === false
+        ? undefined
+        : await startWorkers(emulators, transcriptionConcurrency, options, log);
+    if (workers) undoOnFailure.push(() => workers.stop());
     performance.mark('runtime:workers-started');
     // The queues live in memory: work that was queued or running when the last run stopped is found
     // in the job records and queued again.
@@ -246,13 +231,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         const drainMs = (options.drainSeconds ?? DEFAULT_DRAIN_SECONDS) * 1000;
         const deadline = setTimeout(() => {
           log(`Work still running after ${drainMs / 1000} s: returning it to the queue`);
-          stopRunningWork();
+          workers?.stopRunningWork();
         }, drainMs);
-        await Promise.all(eventSources.map((source) => source.stop()));
+        await workers?.stop();
         clearTimeout(deadline);
         server.closeAllConnections();
         await closed;
-        sqs.destroy();
         readiness.close();
         stopForgettingKeys();
         await emulators.stop();
@@ -262,6 +246,36 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     for (const undo of undoOnFailure.reverse()) await Promise.resolve(undo()).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * The queue workers, in their own thread at a lower priority (src/local/queue-workers-in-thread.ts),
+ * or on this thread for tests that swap the workers' engines or watch their services.
+ */
+async function startWorkers(
+  emulators: Emulators,
+  transcriptionConcurrency: number,
+  options: LocalRuntimeOptions,
+  log: (line: string) => void,
+): Promise<QueueWorkers> {
+  const settings: QueueWorkerSettings = {
+    sqsEndpoint: emulators.endpoints.sqs,
+    credentials: emulators.credentials,
+    queueUrls: emulators.queueUrls,
+    queueArns: emulators.queueArns,
+    transcriptionConcurrency,
+  };
+  if (options.workersInProcess) return startQueueWorkersHere(settings, log);
+  return startQueueWorkersInThread(settings, {
+    log,
+    onFailure: (error) => {
+      // As an uncaught error of a handler did when they ran on this thread: the process ends, and
+      // its next start queues the interrupted work again.
+      setImmediate(() => {
+        throw error;
+      });
+    },
+  });
 }
 
 /** Stops emulators once they have started; a start that failed has undone itself. */
@@ -334,24 +348,4 @@ function apiRoutesOnFirstUse(): LocalRoute[] {
     },
   );
   return [...operations, ...publicEndpoints.flat()];
-}
-
-/**
- * The handler `name`, imported when first called (as a Lambda's module loads on its first
- * invocation): the start does not wait for modules (the MCP server, Ask, generation) that its first
- * requests may never need.
- */
-function importedOnFirstCall<T extends (...args: never[]) => Promise<unknown>>(name: string): T {
-  // A failed import (a file removed from the start-up bundle) is tried again on the next call.
-  const loaded = onFirstUse(() => loadHandler<T>(name));
-  const call = async (...args: Parameters<T>) => (await loaded())(...args);
-  return call as T;
-}
-
-async function loadHandler<T>(name: string): Promise<T> {
-  // handlerEntry(name), written as a pattern esbuild can follow: the start-up bundle
-  // (scripts/local-server-bundle.mjs) then holds every handler, each loaded only when imported.
-  const module = (await import(`../../functions/${name}.ts`)) as { handler?: T };
-  if (!module.handler) throw new Error(`${handlerEntry(name as OperationId)} does not export a handler`);
-  return module.handler;
 }

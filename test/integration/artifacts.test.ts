@@ -30,7 +30,7 @@ let noteId: string;
 let segments: ConversationSegment[];
 
 beforeAll(async () => {
-  service = await startInProcess();
+  service = await startInProcess({ workersInProcess: true });
   ({ api } = service);
   const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
   if (!conversation) throw new Error('two-speakers fixture missing');

@@ -17,7 +17,7 @@ let api: Api;
 let noteId: string;
 
 beforeAll(async () => {
-  service = await startInProcess();
+  service = await startInProcess({ workersInProcess: true });
   ({ api } = service);
   const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
   if (!conversation) throw new Error('two-speakers fixture missing');

@@ -30,7 +30,8 @@ interface TranscriptBody {
 }
 
 beforeAll(async () => {
-  service = await startInProcess();
+  // Workers on this thread: one test listens to what their speech synthesizer is asked to say.
+  service = await startInProcess({ workersInProcess: true });
   ({ api } = service);
   const conversation = fixtureNamed(await ensureConversations(), 'two-speakers');
   noteId = randomUUID();

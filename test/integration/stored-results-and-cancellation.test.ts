@@ -23,7 +23,8 @@ let api: Api;
 let accountId: string;
 
 beforeAll(async () => {
-  service = await startInProcess();
+  // Workers on this thread: tests gate their speech synthesizer.
+  service = await startInProcess({ workersInProcess: true });
   api = service.api;
   accountId = String((await api('GET', '/v1/account')).body.account_id);
 });

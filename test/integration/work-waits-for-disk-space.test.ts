@@ -28,7 +28,8 @@ let refusedWrites = 0;
 
 beforeAll(async () => {
   disk = injectDatabaseDiskFaults();
-  service = await startInProcess({ emulatorsInProcess: true, maxReceiveCount: 1 });
+  // Workers on this thread too: the refused writes are counted from their note store.
+  service = await startInProcess({ emulatorsInProcess: true, workersInProcess: true, maxReceiveCount: 1 });
   // The API's and the workers' services share this store; each write the full disk refuses counts.
   const notes = getServices().notes as unknown as Record<string, unknown>;
   for (const method of ['setAudio', 'replaceJob', 'updateJobStage']) {

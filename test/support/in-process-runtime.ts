@@ -24,7 +24,12 @@ export async function startInProcess(
   options: Partial<
     Pick<
       LocalRuntimeOptions,
-      'workers' | 'visibilityTimeoutSeconds' | 'maxReceiveCount' | 'storageCorsOrigins' | 'emulatorsInProcess'
+      | 'workers'
+      | 'workersInProcess'
+      | 'visibilityTimeoutSeconds'
+      | 'maxReceiveCount'
+      | 'storageCorsOrigins'
+      | 'emulatorsInProcess'
     >
   > = {},
 ): Promise<InProcessService> {
