@@ -9,7 +9,8 @@
  * ensureDeps('start') in its own process (scripts/start.mjs), which saves starting another Node.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,13 +47,29 @@ function say(line) {
   process.stderr.write(`[setup] ${line}\n`);
 }
 
+/**
+ * Installed when node_modules was installed from this very lockfile: its content, not its mtime, which
+ * a checkout, a branch switch or a git worktree sharing node_modules renews without any change (and
+ * `npm ci` then emptied node_modules under every other checkout using it).
+ */
 function ensureNpmPackages() {
   const installed = join(root, 'node_modules', '.package-lock.json');
-  const lock = join(root, 'package-lock.json');
-  if (existsSync(installed) && statSync(installed).mtimeMs >= statSync(lock).mtimeMs) return;
+  const stamp = join(root, 'node_modules', '.installed-from-lockfile');
+  const lockHash = createHash('sha256')
+    .update(readFileSync(join(root, 'package-lock.json')))
+    .digest('hex');
+  if (existsSync(installed) && existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
+  // Installed before the stamp existed: trusted as the mtimes say, once.
+  if (existsSync(installed) && !existsSync(stamp)) {
+    if (statSync(installed).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs) {
+      writeFileSync(stamp, lockHash);
+      return;
+    }
+  }
   say('installing npm packages (npm ci)…');
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('npm ci failed');
+  writeFileSync(stamp, lockHash);
 }
 
 function ensureSystemPackages(packages) {
