@@ -4,7 +4,6 @@ import { mkdir, mkdtemp, open, readFile, rename, rm, stat, writeFile } from 'nod
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { npmStartNodeArgs } from '../scripts/start-command.mjs';
 import { ensureConversations } from '../test/fixtures/conversations/generate.ts';
@@ -62,6 +61,7 @@ export async function startService(name: string, root = REPO_ROOT): Promise<Serv
   };
   try {
     const apiUrl = await waitForApiUrl(dataDir, child, name);
+    if (!process.env.BENCH_CPU_PROF) await ensureRanItsBundle(name);
     const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
     const api = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
       const headers: Record<string, string> = { authorization: `Bearer ${apiKey}` };
@@ -81,15 +81,23 @@ export async function startService(name: string, root = REPO_ROOT): Promise<Serv
   }
 }
 
-/** `npm start`'s Node arguments in `root`, once its start-up bundle is fresh (made now if a source changed). */
+/**
+ * `npm start`'s Node arguments in `root`, once its start-up bundle is fresh: made now, by that
+ * checkout's own bundler run as `npm start` runs it in the background, if a source changed.
+ */
 async function npmStartWithFreshBundle(root: string): Promise<string[]> {
-  // That checkout's own bundler: `root` may be another version of the service.
-  const bundler = join(root, 'scripts', 'local-server-bundle.mjs');
-  const { freshBundle } = (await import(pathToFileURL(bundler).href)) as {
-    freshBundle(options: { root: string }): Promise<unknown>;
-  };
-  await freshBundle({ root });
+  await run(process.execPath, [join(root, 'scripts', 'local-server-bundle.mjs')], { cwd: root });
   return npmStartNodeArgs(root);
+}
+
+/** The launcher says when it runs the sources instead of the bundle (scripts/start.mjs). */
+async function ensureRanItsBundle(name: string): Promise<void> {
+  const said = await readFile(join(OUT_DIR, `${name}-service.log`), 'utf8');
+  if (said.includes('no start-up bundle')) {
+    throw new Error(
+      `the service ran its sources, not the start-up bundle: see bench/out/${name}-service.log`,
+    );
+  }
 }
 
 async function waitForApiUrl(dataDir: string, child: ChildProcess, name: string): Promise<string> {
