@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Installs what the project needs and is missing, so `npm start` and `npm test` work on a fresh
- * machine: npm packages (npm ci when node_modules is absent or older than the lockfile) and the
+ * machine: npm packages (npm ci when node_modules was not installed from this lockfile) and the
  * Debian packages of the local engines (apt-get when root; otherwise a message naming the command).
  * Plain Node with no dependencies: it runs before node_modules exists.
  *
@@ -48,28 +48,36 @@ function say(line) {
 }
 
 /**
- * Installed when node_modules was installed from this very lockfile: its content, not its mtime, which
- * a checkout, a branch switch or a git worktree sharing node_modules renews without any change (and
- * `npm ci` then emptied node_modules under every other checkout using it).
+ * Installed when node_modules was installed from this very lockfile: a stamp of its content, written
+ * after each install, since a checkout, a branch switch or a git worktree sharing node_modules renews
+ * the lockfile's mtime without changing it (and `npm ci` then emptied node_modules under every other
+ * checkout using it). Without a matching stamp, an install newer than the lockfile counts too (a
+ * hand-run `npm install` rewrites both; installs made before the stamp existed).
  */
 function ensureNpmPackages() {
   const installed = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
   const stamp = join(root, 'node_modules', '.installed-from-lockfile');
-  const lockHash = createHash('sha256')
-    .update(readFileSync(join(root, 'package-lock.json')))
-    .digest('hex');
-  if (existsSync(installed) && existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
-  // Installed before the stamp existed: trusted as the mtimes say, once.
-  if (existsSync(installed) && !existsSync(stamp)) {
-    if (statSync(installed).mtimeMs >= statSync(join(root, 'package-lock.json')).mtimeMs) {
-      writeFileSync(stamp, lockHash);
+  const lockHash = createHash('sha256').update(readFileSync(lock)).digest('hex');
+  if (existsSync(installed)) {
+    if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
+    if (statSync(installed).mtimeMs >= statSync(lock).mtimeMs) {
+      recordInstall(stamp, lockHash);
       return;
     }
   }
   say('installing npm packages (npm ci)…');
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('npm ci failed');
-  writeFileSync(stamp, lockHash);
+  recordInstall(stamp, lockHash);
+}
+
+function recordInstall(stamp, lockHash) {
+  try {
+    writeFileSync(stamp, lockHash);
+  } catch {
+    // A node_modules this user cannot write (the container image's, root's): the mtimes decide.
+  }
 }
 
 function ensureSystemPackages(packages) {

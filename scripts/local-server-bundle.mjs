@@ -8,7 +8,7 @@
  * (`node scripts/local-server-bundle.mjs`), bundle them again in the background for the next start:
  * an edit is live at once, and bundling (1,600 files, a few seconds on a busy machine) never delays it.
  *
- * - Each handler (functions/*.ts, imported by name in src/local/runtime.ts) is its own chunk, loaded
+ * - Each handler (functions/*.ts, imported by name in src/local/handler-modules.ts) is its own chunk, loaded
  *   when first imported; each worker-thread entry (`threadEntry(import.meta.url, '<name>')` in a
  *   source, src/adapters/speech/threads/thread-entry.ts) is `<name>.mjs` beside the chunks, where
  *   threadEntry() looks for it in a bundle (esbuild does not follow `new Worker(url)`).

@@ -1,5 +1,6 @@
 /** What the API's thread and the emulators' thread (src/local/emulator-thread.ts) say to each other. */
 import type { EmulatorOptions, Emulators } from './emulators.ts';
+import type { ThreadStartFailed } from './thread-start-failure.ts';
 
 /** The options that cross to the thread: functions (the log, a staging-file opener) cannot. */
 export type EmulatorThreadOptions = Omit<EmulatorOptions, 'log' | 'openStagingFile' | 'inProcess'>;
@@ -14,7 +15,7 @@ export type FromEmulatorThread =
   /** `marks`: the thread's start-up performance marks, in ms since the epoch (NOTES_START_TRACE). */
   | { type: 'started'; emulators: EmulatorsDescription; marks: ThreadMark[] }
   /** The start failed; the thread has undone what it started and ends. */
-  | { type: 'failed'; message: string; name: string }
+  | ThreadStartFailed
   | { type: 'service-origin-allowed' }
   | { type: 'stopped' };
 

@@ -11,6 +11,7 @@ import type {
   ToEmulatorThread,
 } from './emulator-thread-messages.ts';
 import { startEmulatorsHere } from './emulators.ts';
+import { startFailed } from './thread-start-failure.ts';
 
 performance.mark('emulators:thread-modules-imported');
 const port = parentPort;
@@ -49,10 +50,6 @@ try {
   send({ type: 'started', emulators, marks });
 } catch (error) {
   // startEmulatorsHere has undone what it started (ports, the database lock).
-  send({
-    type: 'failed',
-    message: error instanceof Error ? error.message : String(error),
-    name: error instanceof Error ? error.name : 'Error',
-  });
+  send(startFailed(error));
   port.close();
 }

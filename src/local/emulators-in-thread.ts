@@ -14,6 +14,8 @@ import type {
   ToEmulatorThread,
 } from './emulator-thread-messages.ts';
 import type { EmulatorOptions, Emulators } from './emulators.ts';
+import { errorLine } from './error-line.ts';
+import { startFailure } from './thread-start-failure.ts';
 
 /** How long a stopped thread may take to end by itself before it is terminated. */
 const EXIT_GRACE_MS = 5_000;
@@ -43,7 +45,7 @@ export function startEmulatorsInThread(options: EmulatorOptions): Promise<Emulat
           log(message.line);
           return;
         case 'failed':
-          reject(Object.assign(new Error(message.message), { name: message.name }));
+          reject(startFailure(message));
           return;
         case 'started':
           started = true;
@@ -76,7 +78,7 @@ export function startEmulatorsInThread(options: EmulatorOptions): Promise<Emulat
         return;
       }
       // As when they ran in this process: the service cannot go on without its stand-ins.
-      log(`local emulators: their thread failed: ${oneLine(error)}`);
+      log(`local emulators: their thread failed: ${errorLine(error)}`);
       throw error;
     });
     thread.on('exit', (code) => {
@@ -100,9 +102,4 @@ async function stopThread(thread: Worker, stopped: Promise<void>, requestStop: (
   const overdue = setTimeout(() => void thread.terminate(), EXIT_GRACE_MS);
   await ended;
   clearTimeout(overdue);
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.replace(/\s+/g, ' ');
 }

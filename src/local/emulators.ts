@@ -34,6 +34,7 @@ import { createTableInput } from '../adapters/dynamodb/table-definition.ts';
 import { answerDatabaseWriteFaults } from './database-faults.ts';
 import { ensureDatabaseNotInUse } from './database-in-use.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
+import { errorLine } from './error-line.ts';
 import { ensureLocalCredentials } from './local-credentials.ts';
 import { listenerUrl } from './public-addresses.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
@@ -440,7 +441,7 @@ function bridgeAudioUploads({ s3rver, sqs, bucketName, queueUrl, log }: BridgeOp
           () => undefined,
           (error: unknown) =>
             log(
-              `local s3 events: could not enqueue the upload event for bucket ${bucketName}: ${errorSummary(error)}`,
+              `local s3 events: could not enqueue the upload event for bucket ${bucketName}: ${errorLine(error)}`,
             ),
         )
         .finally(() => pending.delete(sending));
@@ -536,10 +537,4 @@ function closeServer(server: Server): Promise<void> {
     server.close((error) => (error ? reject(error) : resolve()));
     server.closeAllConnections();
   });
-}
-
-function errorSummary(error: unknown): string {
-  // One line, whatever the error says: log lines are parsed line by line.
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.replace(/\s+/g, ' ');
 }

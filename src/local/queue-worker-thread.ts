@@ -9,6 +9,7 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { lowerThisThread } from '../adapters/speech/background-priority.ts';
 import type { FromQueueWorkerThread, ToQueueWorkerThread } from './queue-worker-thread-messages.ts';
 import { type QueueWorkerSettings, startQueueWorkersHere } from './queue-workers.ts';
+import { startFailed } from './thread-start-failure.ts';
 
 const port = parentPort;
 if (!port) throw new Error('queue-worker-thread.ts runs as a worker thread only');
@@ -32,10 +33,6 @@ try {
   });
   send({ type: 'started', threadId });
 } catch (error) {
-  send({
-    type: 'failed',
-    message: error instanceof Error ? error.message : String(error),
-    name: error instanceof Error ? error.name : 'Error',
-  });
+  send(startFailed(error));
   port.close();
 }

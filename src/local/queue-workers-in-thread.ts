@@ -11,8 +11,10 @@
  * here instead would leave the work it held invisible on its queue until the visibility timeout.
  */
 import { startThread, threadEntry } from '../adapters/speech/threads/thread-entry.ts';
+import { errorLine } from './error-line.ts';
 import type { FromQueueWorkerThread, ToQueueWorkerThread } from './queue-worker-thread-messages.ts';
 import type { QueueWorkerSettings, QueueWorkers } from './queue-workers.ts';
+import { startFailure } from './thread-start-failure.ts';
 
 export interface QueueWorkersThreadOptions {
   log: (line: string) => void;
@@ -53,7 +55,7 @@ export function startQueueWorkersInThread(
           log(message.line);
           return;
         case 'failed':
-          reject(Object.assign(new Error(message.message), { name: message.name }));
+          reject(startFailure(message));
           return;
         case 'started':
           started = true;
@@ -77,12 +79,15 @@ export function startQueueWorkersInThread(
       lastError = error;
     });
     void ended.then((code) => {
-      const why = `queue workers: their thread ended (code ${code})${lastError ? `: ${oneLine(lastError)}` : ''}`;
+      const why = `queue workers: their thread ended (code ${code})${lastError ? `: ${errorLine(lastError)}` : ''}`;
       if (!started) {
         reject(lastError ?? new Error(`${why} before they started`));
       } else if (!stopping) {
         log(`${why}; no queued work is taken until the service starts again`);
         onFailure(lastError ?? new Error(why));
+      } else if (lastError) {
+        // Died while draining: the stop completes, and the next start queues its work again.
+        log(`${why} while stopping; its running work is queued again at the next start`);
       }
       stopped?.();
     });
@@ -99,9 +104,4 @@ export function startQueueWorkersInThread(
     // Nothing runs there any more; SDK clients' idle sockets need not hold it open.
     await thread.terminate();
   }
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.replace(/\s+/g, ' ');
 }

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { EmulatorOptions, Emulators } from './emulators.ts';
 import { startEmulatorsInThread } from './emulators-in-thread.ts';
+import { DEFAULT_LISTEN_HOST } from './public-addresses.ts';
 import type { LocalRuntimeOptions } from './runtime.ts';
 
 /** Messages must outlive the longest transcription, or one is redelivered while still worked on. */
@@ -34,7 +35,7 @@ export async function startRuntimeEmulators(options: RuntimeEmulatorOptions): Pr
   const emulatorOptions: EmulatorOptions = {
     dataDir,
     storagePort: options.storagePort,
-    host: options.host ?? '127.0.0.1',
+    host: options.host ?? DEFAULT_LISTEN_HOST,
     queue: {
       visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? DEFAULT_VISIBILITY_TIMEOUT_SECONDS,
       maxReceiveCount: options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT,

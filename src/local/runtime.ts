@@ -19,7 +19,7 @@ import type { Emulators, QueueNames } from './emulators.ts';
 import { importedOnFirstCall } from './handler-modules.ts';
 import { forgetKeysOnRequest } from './key-revocations.ts';
 import { ensureLocalAccount, writeOwnerOnly } from './local-account.ts';
-import { listenerUrl } from './public-addresses.ts';
+import { DEFAULT_LISTEN_HOST, listenerUrl } from './public-addresses.ts';
 import { type QueueWorkerSettings, type QueueWorkers, startQueueWorkersHere } from './queue-workers.ts';
 import { startQueueWorkersInThread } from './queue-workers-in-thread.ts';
 import { healthProbes, localReadinessChecks } from './readiness.ts';
@@ -108,7 +108,7 @@ export interface RuntimeInfo {
  * Lambda handlers behind an API Gateway adapter, and the queue workers behind event-source loops.
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_LISTEN_HOST;
   const log = options.log ?? ((line: string) => console.error(line));
   const dataDir = resolve(options.dataDir);
   let transcriptionConcurrency: number;

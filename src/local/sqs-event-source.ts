@@ -29,6 +29,7 @@ import type {
   SQSRecord,
   SQSRecordAttributes,
 } from 'aws-lambda';
+import { errorLine } from './error-line.ts';
 import { lambdaContext } from './lambda-context.ts';
 
 // biome-ignore lint/suspicious/noConfusingVoidType: the same return type as aws-lambda's SQSHandler, so real handlers fit.
@@ -110,7 +111,7 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
         // The emulator went away during shutdown.
         if (stopping.signal.aborted) return;
         backoffMs = Math.min(MAX_BACKOFF_MS, Math.max(250, backoffMs * 2));
-        log(`${source}: receive failed (${errorSummary(error)}), retrying in ${backoffMs} ms`);
+        log(`${source}: receive failed (${errorLine(error)}), retrying in ${backoffMs} ms`);
         await sleep(backoffMs, undefined, { signal: stopping.signal }).catch(() => undefined);
         continue;
       }
@@ -135,7 +136,7 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
       }
       failedIds = failures;
     } catch (error) {
-      log(`${source}: handler failed for message(s) ${ids.join(', ')}: ${errorSummary(error)}`);
+      log(`${source}: handler failed for message(s) ${ids.join(', ')}: ${errorLine(error)}`);
       return;
     }
     const done = event.Records.filter((r) => !failedIds.has(r.messageId));
@@ -158,14 +159,14 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
       }
     } catch (error) {
       // The messages come back after their visibility timeout: a handler must be idempotent anyway.
-      log(`${source}: could not delete ${records.length} handled message(s): ${errorSummary(error)}`);
+      log(`${source}: could not delete ${records.length} handled message(s): ${errorLine(error)}`);
     }
   }
 
   // poll() handles its own errors; this only guards against a bug turning into an unhandled rejection.
   const running = Promise.all(
     Array.from({ length: concurrency }, () =>
-      poll().catch((error: unknown) => log(`${source}: stopped unexpectedly: ${errorSummary(error)}`)),
+      poll().catch((error: unknown) => log(`${source}: stopped unexpectedly: ${errorLine(error)}`)),
     ),
   );
   return {
@@ -246,10 +247,4 @@ function toLambdaMessageAttributes(attributes: Record<string, MessageAttributeVa
 
 function queueName(queueArn: string): string {
   return queueArn.split(':').at(-1) ?? queueArn;
-}
-
-function errorSummary(error: unknown): string {
-  // One line, whatever the error says: log lines are parsed line by line.
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.replace(/\s+/g, ' ');
 }

@@ -34,7 +34,8 @@ export async function delayRequests(
   await page.route(url, handler);
   return {
     async end() {
-      await Promise.allSettled([...running]);
+      // A request may reach the handler while earlier ones finish: wait until none is left.
+      while (running.size > 0) await Promise.allSettled([...running]);
       await page.unroute(url, handler);
     },
   };
