@@ -55,26 +55,47 @@ function say(line) {
  * hand-run `npm install` rewrites both; installs made before the stamp existed).
  */
 function ensureNpmPackages() {
-  const installed = join(root, 'node_modules', '.package-lock.json');
-  const lock = join(root, 'package-lock.json');
-  const stamp = join(root, 'node_modules', '.installed-from-lockfile');
-  const lockHash = createHash('sha256').update(readFileSync(lock)).digest('hex');
-  if (existsSync(installed)) {
-    if (existsSync(stamp) && readFileSync(stamp, 'utf8') === lockHash) return;
-    if (statSync(installed).mtimeMs >= statSync(lock).mtimeMs) {
-      recordInstall(stamp, lockHash);
-      return;
-    }
-  }
+  if (npmPackagesInstalled(root)) return;
   say('installing npm packages (npm ci)…');
   const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('npm ci failed');
-  recordInstall(stamp, lockHash);
+  recordInstall(root);
 }
 
-function recordInstall(stamp, lockHash) {
+/**
+ * Whether `checkout`'s node_modules holds what its lockfile names (above); an install found current by
+ * its mtime gets its stamp now.
+ * @param {string} checkout
+ */
+export function npmPackagesInstalled(checkout) {
+  if (!existsSync(join(checkout, 'node_modules', '.package-lock.json'))) return false;
+  if (readStamp(checkout) === lockfileHash(checkout)) return true;
+  const installedAt = statSync(join(checkout, 'node_modules', '.package-lock.json')).mtimeMs;
+  if (installedAt < statSync(join(checkout, 'package-lock.json')).mtimeMs) return false;
+  recordInstall(checkout);
+  return true;
+}
+
+/** @param {string} checkout */
+function lockfileHash(checkout) {
+  return createHash('sha256')
+    .update(readFileSync(join(checkout, 'package-lock.json')))
+    .digest('hex');
+}
+
+/** @param {string} checkout */
+function readStamp(checkout) {
   try {
-    writeFileSync(stamp, lockHash);
+    return readFileSync(join(checkout, 'node_modules', '.installed-from-lockfile'), 'utf8');
+  } catch {
+    return undefined; // none yet, or unreadable: the mtimes decide
+  }
+}
+
+/** @param {string} checkout */
+function recordInstall(checkout) {
+  try {
+    writeFileSync(join(checkout, 'node_modules', '.installed-from-lockfile'), lockfileHash(checkout));
   } catch {
     // A node_modules this user cannot write (the container image's, root's): the mtimes decide.
   }
