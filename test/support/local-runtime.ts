@@ -38,6 +38,16 @@ export interface StartOptions {
 }
 
 /**
+ * This process's environment without the public URLs: an in-process runtime that ran in this test
+ * process earlier set NOTES_PUBLIC_URL to its own address (for its handlers, as on Lambda), which a
+ * child service would take as the address it is reached at (src/local/public-addresses.ts).
+ */
+function inheritedEnv(): NodeJS.ProcessEnv {
+  const { NOTES_PUBLIC_URL: _api, NOTES_STORAGE_PUBLIC_URL: _storage, ...inherited } = process.env;
+  return inherited;
+}
+
+/**
  * Starts the real local runtime (`bin/local-server.ts`) as a child process on free ports, exactly as
  * `npm start` does, and waits until it has published its runtime.json.
  */
@@ -55,7 +65,13 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
         : ['--import', 'tsx', join(REPO_ROOT, 'bin', 'local-server.ts')],
       {
         cwd: REPO_ROOT,
-        env: { ...process.env, PORT: '0', NOTES_STORAGE_PORT: '0', NOTES_DATA_DIR: dataDir, ...options.env },
+        env: {
+          ...inheritedEnv(),
+          PORT: '0',
+          NOTES_STORAGE_PORT: '0',
+          NOTES_DATA_DIR: dataDir,
+          ...options.env,
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
