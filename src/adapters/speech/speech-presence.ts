@@ -178,7 +178,9 @@ export class SpeechPresenceMeter {
     const bands = new Float64Array(BAND_COUNT);
     let total = 0;
     for (let bin = 1; bin < FFT_SIZE / 2; bin++) {
-      const power = (re[bin] ?? 0) ** 2 + (im[bin] ?? 0) ** 2;
+      const r = re[bin] ?? 0;
+      const i = im[bin] ?? 0;
+      const power = r * r + i * i;
       total += power;
       const band = this.bandOfBin[bin] ?? -1;
       if (band >= 0) bands[band] = (bands[band] ?? 0) + power;
@@ -282,17 +284,18 @@ function modulation(envelope: Float64Array): { share: number; depthDb: number } 
   mean /= n;
   let syllabic = 0;
   let total = 0;
-  // A plain DFT of 128 points at the 64 bins that matter: cheap at one window per 0.64 s.
+  const { cos, sin } = dftTable(n);
+  // A plain DFT of 128 points at the 64 bins that matter, one window per 0.64 s; the angles repeat
+  // every n steps, so they come from a table (the trigonometry was most of the check's CPU).
   for (let k = 1; k < n / 2; k++) {
     const hz = (k * ENVELOPE_RATE) / n;
     if (hz < 0.5) continue;
     let re = 0;
     let im = 0;
-    for (let t = 0; t < n; t++) {
+    for (let t = 0, step = 0; t < n; t++, step = (step + k) % n) {
       const value = (envelope[t] ?? 0) - mean;
-      const angle = (2 * Math.PI * k * t) / n;
-      re += value * Math.cos(angle);
-      im -= value * Math.sin(angle);
+      re += value * (cos[step] ?? 0);
+      im -= value * (sin[step] ?? 0);
     }
     const power = re * re + im * im;
     total += power;
@@ -301,6 +304,21 @@ function modulation(envelope: Float64Array): { share: number; depthDb: number } 
   // Parseval: the power of the bins is n²/2 times the mean square of the component they stand for.
   const depthDb = Math.sqrt((2 * syllabic) / (n * n));
   return { share: total > 1e-9 ? syllabic / total : 0, depthDb };
+}
+
+const dftTables = new Map<number, { cos: Float64Array; sin: Float64Array }>();
+
+/** cos and sin of 2πj/n for j < n. */
+function dftTable(n: number): { cos: Float64Array; sin: Float64Array } {
+  let table = dftTables.get(n);
+  if (!table) {
+    table = {
+      cos: Float64Array.from({ length: n }, (_, j) => Math.cos((2 * Math.PI * j) / n)),
+      sin: Float64Array.from({ length: n }, (_, j) => Math.sin((2 * Math.PI * j) / n)),
+    };
+    dftTables.set(n, table);
+  }
+  return table;
 }
 
 /** Lag, in frames, over which the spectrum's change is measured. */

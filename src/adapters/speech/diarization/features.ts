@@ -21,6 +21,8 @@ const MEL_LOW_HZ = 60;
 const MEL_HIGH_HZ = 7000;
 const PITCH_MIN_HZ = 60;
 const PITCH_MAX_HZ = 400;
+/** A power of two at least the frame plus the longest lag, so no lag wraps around. */
+const PITCH_FFT_SIZE = 1024;
 /** Peak of the normalised autocorrelation above which a frame counts as voiced. */
 const VOICING_THRESHOLD = 0.6;
 
@@ -41,7 +43,9 @@ export class FrameAnalyser {
   private readonly melEnergies = new Float64Array(MEL_FILTERS);
   private readonly filters = melFilterbank(MEL_FILTERS, FFT_SIZE, MEL_LOW_HZ, MEL_HIGH_HZ);
   private readonly dct = dctMatrix(MFCC_COUNT, MEL_FILTERS);
-  private readonly centred = new Float64Array(ANALYSIS_SAMPLES);
+  private readonly lagRe = new Float64Array(PITCH_FFT_SIZE);
+  private readonly lagIm = new Float64Array(PITCH_FFT_SIZE);
+  private readonly energyBefore = new Float64Array(ANALYSIS_SAMPLES + 1);
   private readonly result: FrameFeatures = { energyDb: -100, mfcc: new Float64Array(MFCC_COUNT), f0: 0 };
 
   /** `frame` holds ANALYSIS_SAMPLES samples scaled to -1..1. */
@@ -71,7 +75,11 @@ export class FrameAnalyser {
       previous = sample;
     }
     fft(re, im);
-    for (let k = 0; k < power.length; k++) power[k] = (re[k] ?? 0) ** 2 + (im[k] ?? 0) ** 2;
+    for (let k = 0; k < power.length; k++) {
+      const r = re[k] ?? 0;
+      const i = im[k] ?? 0;
+      power[k] = r * r + i * i;
+    }
   }
 
   private cepstrum(): void {
@@ -93,28 +101,40 @@ export class FrameAnalyser {
   }
 
   private pitch(frame: Float32Array): number {
-    const { centred } = this;
+    const { lagRe: re, lagIm: im, energyBefore } = this;
     let mean = 0;
     for (let i = 0; i < ANALYSIS_SAMPLES; i++) mean += frame[i] ?? 0;
     mean /= ANALYSIS_SAMPLES;
-    for (let i = 0; i < ANALYSIS_SAMPLES; i++) centred[i] = (frame[i] ?? 0) - mean;
+    // energyBefore[k]: energy of the first k samples, so each lag's two energies are two lookups.
+    re.fill(0);
+    im.fill(0);
+    let energy = 0;
+    for (let i = 0; i < ANALYSIS_SAMPLES; i++) {
+      const value = (frame[i] ?? 0) - mean;
+      re[i] = value;
+      energyBefore[i] = energy;
+      energy += value * value;
+    }
+    energyBefore[ANALYSIS_SAMPLES] = energy;
+    // Every lag's cross product at once: the inverse transform of the power spectrum of the
+    // zero-padded frame (Wiener-Khinchin), five times cheaper than a product per lag.
+    fft(re, im);
+    for (let k = 0; k < PITCH_FFT_SIZE; k++) {
+      const r = re[k] ?? 0;
+      const i = im[k] ?? 0;
+      re[k] = r * r + i * i;
+      im[k] = 0;
+    }
+    fft(re, im); // the power spectrum is real and even: its forward transform is the inverse's × size
     const minLag = Math.floor(SAMPLE_RATE / PITCH_MAX_HZ);
     const maxLag = Math.ceil(SAMPLE_RATE / PITCH_MIN_HZ);
     let best = 0;
     let bestLag = 0;
     for (let lag = minLag; lag <= maxLag; lag++) {
-      let cross = 0;
-      let e1 = 0;
-      let e2 = 0;
-      const n = ANALYSIS_SAMPLES - lag;
-      for (let i = 0; i < n; i++) {
-        const a = centred[i] ?? 0;
-        const b = centred[i + lag] ?? 0;
-        cross += a * b;
-        e1 += a * a;
-        e2 += b * b;
-      }
-      const r = cross / Math.sqrt(e1 * e2 + 1e-12);
+      const cross = (re[lag] ?? 0) / PITCH_FFT_SIZE;
+      const head = energyBefore[ANALYSIS_SAMPLES - lag] ?? 0; // samples 0 .. end - lag
+      const tail = energy - (energyBefore[lag] ?? 0); // samples lag .. end
+      const r = cross / Math.sqrt(head * tail + 1e-12);
       if (r > best) {
         best = r;
         bestLag = lag;
