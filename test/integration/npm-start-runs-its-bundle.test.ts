@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../src/local/runtime.ts';
@@ -52,9 +53,38 @@ describe('npm start, once its start-up bundle is made', () => {
     );
   });
 
+  it('keeps no other process running once idle (esbuild ends after building the web app)', async () => {
+    // After the transcription above: its ffmpeg and recognisers are gone too. Polled briefly, since
+    // a child that has just been told to exit may take a moment to go.
+    let children = childProcesses(service.info.pid);
+    for (let tries = 0; children.length > 0 && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      children = childProcesses(service.info.pid);
+    }
+    expect(children).toEqual([]);
+  });
+
   it('answers an unknown key with 401 and a detail, as the sources do', async () => {
     const response = await client(service.baseUrl, 'svc_sk_not-a-key')('GET', '/v1/account');
     expect(response.status).toBe(401);
     expect(response.body).toMatchObject({ detail: expect.any(String) });
   });
 });
+
+/** `pid (command)` of each live (not zombie) process whose parent is `parent`, from /proc. */
+function childProcesses(parent: number): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // `pid (comm) state ppid ...`; comm may hold spaces and parentheses, so split after the last ')'.
+    const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(ppid) === parent && state !== 'Z') found.push(stat.slice(0, stat.lastIndexOf(')') + 1));
+  }
+  return found;
+}
