@@ -7,7 +7,7 @@
  * NOTES_LISTEN_HOST (default 127.0.0.1; 0.0.0.0 in the container image), NOTES_PUBLIC_URL and
  * NOTES_STORAGE_PUBLIC_URL (the API's and the object store's origins as clients reach them, when not the
  * listening address): src/local/public-addresses.ts.
- * NOTES_TRANSCRIPTION_CONCURRENCY (transcriptions at once; default one per core, as memory allows).
+ * NOTES_TRANSCRIPTION_CONCURRENCY (transcriptions at once; default two per core, as memory allows).
  * NOTES_START_TRACE=<file>: once started, writes there when each start-up phase ended (performance
  * marks, in ms since the process began, and when it began) for `npm run bench -- start`.
  */

@@ -53,7 +53,7 @@ export interface LocalRuntimeOptions {
   /** Run the queue workers (default). Fault tests turn them off to play the part of a failing worker first. */
   workers?: boolean;
   /**
-   * Transcriptions run at once (default: NOTES_TRANSCRIPTION_CONCURRENCY, else one per core as memory
+   * Transcriptions run at once (default: NOTES_TRANSCRIPTION_CONCURRENCY, else two per core as memory
    * allows; src/local/worker-concurrency.ts). Other workers handle one message at a time.
    */
   transcriptionConcurrency?: number;

@@ -111,12 +111,12 @@ describe('recognition runs at a lower priority than the API', () => {
 describe('the local runtime transcribes as many recordings at once as the machine holds', () => {
   const GiB = 2 ** 30;
 
-  it('runs one per core when memory allows', () => {
-    expect(defaultTranscriptionConcurrency(2, 20 * GiB)).toBe(2);
-    expect(defaultTranscriptionConcurrency(16, 20 * GiB)).toBe(16);
+  it('runs two per core when memory allows (recognisers stay one per core)', () => {
+    expect(defaultTranscriptionConcurrency(2, 20 * GiB)).toBe(4);
+    expect(defaultTranscriptionConcurrency(16, 20 * GiB)).toBe(32);
   });
 
-  it('runs fewer when half of the free memory cannot hold one per core, and never none', () => {
+  it('runs fewer when half of the free memory cannot hold two per core, and never none', () => {
     expect(defaultTranscriptionConcurrency(16, 8 * MEMORY_PER_TRANSCRIPTION_BYTES)).toBe(4);
     expect(defaultTranscriptionConcurrency(4, 100 * 2 ** 20)).toBe(1);
   });
