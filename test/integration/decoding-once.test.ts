@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CpuSlots } from '../../src/adapters/speech/cpu-slots.ts';
 import { decodeRecording, pcmByteRange } from '../../src/adapters/speech/decoded-recording.ts';
+import { diarizeFile, diarizePcmFile } from '../../src/adapters/speech/diarization/diarize-file.ts';
 import { DiarizingSpeechToText } from '../../src/adapters/speech/diarizing-speech-to-text.ts';
 import { PCM_BYTES_PER_MS } from '../../src/adapters/speech/ffmpeg.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
@@ -34,7 +35,9 @@ beforeAll(async () => {
   ffmpegLog = join(dir, 'ffmpeg-calls.log');
   countingFfmpeg = join(dir, 'ffmpeg');
   // One line per run (no arguments: they hold paths), then the real ffmpeg in its place.
-  await writeFile(countingFfmpeg, `#!/bin/sh\necho run >> '${ffmpegLog}'\nexec ffmpeg "$@"\n`, { mode: 0o755 });
+  await writeFile(countingFfmpeg, `#!/bin/sh\necho run >> '${ffmpegLog}'\nexec ffmpeg "$@"\n`, {
+    mode: 0o755,
+  });
 });
 
 afterAll(async () => {
@@ -88,7 +91,8 @@ describe('a recording is decoded once for the recogniser and the diarizer', () =
       const pocketsphinx = chunkedEngine(new CpuSlots(2));
       // Reads the original path, as the OpenAI-compatible engine does (it uploads the file).
       const originalFileEngine: SpeechToText = {
-        transcribe: (path, onProgress, hints, signal) => pocketsphinx.transcribe(path, onProgress, hints, signal),
+        transcribe: (path, onProgress, hints, signal) =>
+          pocketsphinx.transcribe(path, onProgress, hints, signal),
       };
       const result = await new DiarizingSpeechToText(originalFileEngine, {
         ffmpegPath: countingFfmpeg,
@@ -118,7 +122,9 @@ describe('a recording is decoded once for the recogniser and the diarizer', () =
     const engine = new DiarizingSpeechToText(chunkedEngine(new CpuSlots(2)));
     const error = await engine.transcribe(await notAudioFixture()).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnreadableAudioError);
-    expect((error as Error).message).toMatch(/^The uploaded file is not a recognisable audio format \(ffmpeg: /);
+    expect((error as Error).message).toMatch(
+      /^The uploaded file is not a recognisable audio format \(ffmpeg: /,
+    );
     expect(await readdir(scratchDir)).toEqual([]);
   });
 });
@@ -131,12 +137,25 @@ describe('decodeRecording', () => {
       expect(decoded.durationMs).toBe(bytes / PCM_BYTES_PER_MS);
       expect(decoded.durationMs).toBeGreaterThan(50_000);
       const [folder] = await readdir(scratchDir);
-      const mode = execFileSync('stat', ['-c', '%a', join(scratchDir, folder as string)]).toString().trim();
+      const mode = execFileSync('stat', ['-c', '%a', join(scratchDir, folder as string)])
+        .toString()
+        .trim();
       expect(mode).toBe('700');
     } finally {
       await decoded.remove();
     }
     expect(await readdir(scratchDir)).toEqual([]);
+  });
+
+  it('gives the diarizer the same speaker turns from the decoded file as from the original', async () => {
+    const decoded = await decodeRecording(recording, { scratchDir });
+    try {
+      const fromPcm = await diarizePcmFile(decoded.path);
+      expect(new Set(fromPcm.map((turn) => turn.speaker)).size).toBeGreaterThanOrEqual(2);
+      expect(fromPcm).toEqual(await diarizeFile(recording));
+    } finally {
+      await decoded.remove();
+    }
   });
 
   it('maps a chunk to whole samples of the file: an even start and an inclusive end', () => {
@@ -150,7 +169,18 @@ describe('decodeRecording', () => {
 
   it('rejects a video without a sound track with the no-sound-track message, leaving no file', async () => {
     const video = join(dir, 'video-only.mp4');
-    const run = spawnSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=d=1', '-t', '1', video]);
+    const run = spawnSync('ffmpeg', [
+      '-loglevel',
+      'error',
+      '-y',
+      '-f',
+      'lavfi',
+      '-i',
+      'testsrc=d=1',
+      '-t',
+      '1',
+      video,
+    ]);
     expect(run.status).toBe(0);
     const error = await decodeRecording(video, { scratchDir }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnreadableAudioError);
@@ -165,9 +195,14 @@ describe('decodeRecording', () => {
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', small]);
       try {
         // 55 s of PCM is about 1.8 MB: more than the 1 MB file system holds.
-        const error = await decodeRecording(recording, { scratchDir: small }).catch((caught: unknown) => caught);
+        const error = await decodeRecording(recording, { scratchDir: small }).catch(
+          (caught: unknown) => caught,
+        );
         expect(error).not.toBeInstanceOf(UnreadableAudioError);
-        expect(error).toMatchObject({ code: 'ENOSPC', message: 'ffmpeg ran out of disk space for its output' });
+        expect(error).toMatchObject({
+          code: 'ENOSPC',
+          message: 'ffmpeg ran out of disk space for its output',
+        });
         expect(await readdir(small)).toEqual([]);
       } finally {
         execFileSync('umount', [small]);

@@ -10,6 +10,7 @@ import type {
 } from '../../ports/speech-to-text.ts';
 import { abortError, throwIfAborted } from './abort.ts';
 import { runInBackground } from './background-priority.ts';
+import type { PcmRange } from './chunking.ts';
 import {
   childExit,
   collectTail,
@@ -112,7 +113,7 @@ export function readsDecodedPcm(engine: SpeechToText): engine is DecodedPcmSpeec
 }
 
 /** The byte range of a PCM file that holds `startMs` for `durationMs` (to the end when omitted). */
-export function pcmByteRange(range: { startMs: number; durationMs?: number }): { start: number; end?: number } {
+export function pcmByteRange(range: PcmRange): { start: number; end?: number } {
   // Whole samples only: an odd offset would swap every sample's bytes.
   const start = Math.round(Math.max(0, range.startMs) * (PCM_BYTES_PER_MS / 2)) * 2;
   if (range.durationMs === undefined) return { start };

@@ -6,11 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { readableWords } from '../../domain/readable-words.ts';
-import type {
-  RecognitionHints,
-  RecognitionResult,
-  RecognizedWord,
-} from '../../ports/speech-to-text.ts';
+import type { RecognitionHints, RecognitionResult, RecognizedWord } from '../../ports/speech-to-text.ts';
 import { throwIfAborted } from './abort.ts';
 import { runInBackground } from './background-priority.ts';
 import { chunkRange, mergeChunkWords, type PcmRange, planChunks, runPool } from './chunking.ts';
