@@ -3,7 +3,7 @@
  * stops promptly, kills its child processes, ends its worker threads, removes its temporary files and
  * rejects with an AbortError. Real pocketsphinx, ffmpeg, flite and diarizer threads.
  */
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -106,7 +106,9 @@ describe('cancelling recognition (pocketsphinx with the diarizer)', () => {
     const running = await descendants();
     const names = running.map((entry) => entry.name);
     expect(names.some((name) => name.startsWith('pocketsphinx'))).toBe(true);
-    expect(names.filter((name) => name === 'ffmpeg').length).toBeGreaterThanOrEqual(1);
+    // Decoded once, before recognition: the chunks and the diarizer read that file, no ffmpeg is left.
+    expect(names.filter((name) => name === 'ffmpeg')).toEqual([]);
+    expect(await readdir(tmp)).toHaveLength(1); // the decoded recording's private folder
 
     const { error, stoppedInMs } = await abortAndWait(controller, work);
     expect(error).toMatchObject({ name: 'AbortError' });
@@ -114,6 +116,33 @@ describe('cancelling recognition (pocketsphinx with the diarizer)', () => {
     await expectAllGone(running, before);
     expect(diarizationsRunning()).toBe(0);
     expect(await readdir(tmp)).toEqual([]);
+  });
+
+  it('aborted while ffmpeg decodes the recording, it kills ffmpeg and leaves no process or decoded file', async () => {
+    const before = await descendants();
+    const tmp = await privateTmpdir();
+    // `-re` makes ffmpeg read at the recording's own pace (55 s): still decoding when the abort comes.
+    const slowFfmpeg = join(tmp, '..', `slow-ffmpeg-${process.pid}`);
+    await writeFile(slowFfmpeg, '#!/bin/sh\nexec ffmpeg -re "$@"\n', { mode: 0o755 });
+    try {
+      const engine = new DiarizingSpeechToText(new PocketsphinxSpeechToText({ ffmpegPath: slowFfmpeg }));
+      const controller = new AbortController();
+      const work = engine.transcribe(recording, undefined, {}, controller.signal);
+      work.catch(() => {});
+      const decoding = async () => (await descendants()).some((entry) => entry.name === 'ffmpeg');
+      await waitUntil(decoding, 'ffmpeg to decode');
+      const running = await descendants();
+      expect(running.some((entry) => entry.name.startsWith('pocketsphinx'))).toBe(false);
+      expect(diarizationsRunning()).toBe(0); // the diarizer waits for the decoded file
+
+      const { error, stoppedInMs } = await abortAndWait(controller, work);
+      expect(error).toMatchObject({ name: 'AbortError' });
+      expect(stoppedInMs).toBeLessThan(PROMPT_MS);
+      await expectAllGone(running, before);
+      expect(await readdir(tmp)).toEqual([]);
+    } finally {
+      await rm(slowFfmpeg, { force: true });
+    }
   });
 
   it('a diarization aborted mid-way ends its thread and its ffmpeg at once', async () => {

@@ -132,7 +132,7 @@ describe('PocketsphinxSpeechToText recognises speech offline', () => {
     const error = await engine.transcribe(fixtures.notAudio).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnreadableAudioError);
     const message = (error as Error).message;
-    expect(message).toMatch(/not a recognisable audio format \(ffprobe: Invalid data found/);
+    expect(message).toMatch(/not a recognisable audio format \(ffmpeg: Invalid data found/);
     expect(message).not.toContain(fixtures.dir);
     expect(message.length).toBeLessThan(200);
   });
@@ -407,7 +407,7 @@ describe('long recordings are recognised in parallel chunks', () => {
     SLOW,
   );
   it(
-    'cuts a streamed WebM, which states no duration, into chunks too, through an indexed copy it removes after',
+    'cuts a streamed WebM, which states no duration, into chunks too, by its decoded length, and removes the decoded file after',
     async () => {
       const streamed = streamedWebm(path, join(dir, 'streamed.webm'));
       expect(await probeDurationMs(streamed)).toBeUndefined();

@@ -12,7 +12,7 @@ export interface Chunk {
   startMs: number;
   endMs: number;
   keepFromMs: number;
-  /** `Infinity` for the last chunk: the probed duration can be an estimate, and what follows is kept. */
+  /** `Infinity` for the last chunk: everything to the end of the recording is kept. */
   keepToMs: number;
 }
 
@@ -53,11 +53,18 @@ export function planChunks(durationMs: number, options: ChunkPlanOptions = {}): 
   return chunks;
 }
 
+/** A stretch of the decoded recording to recognise on its own (one chunk of a long file). */
+export interface PcmRange {
+  startMs: number;
+  /** Omitted: to the end of the file. */
+  durationMs?: number;
+}
+
 /**
- * What ffmpeg decodes for `chunk` (a `PcmRange`). The last chunk reads to the end of the file, because
- * the probed duration may fall short of it.
+ * What is read of the decoded recording for `chunk`. The last chunk reads to the end of the file, so
+ * the part of a millisecond that the planned whole milliseconds leave out is recognised too.
  */
-export function chunkRange(chunk: Chunk, count: number): { startMs: number; durationMs?: number } {
+export function chunkRange(chunk: Chunk, count: number): PcmRange {
   if (chunk.index === count - 1) return { startMs: chunk.startMs };
   return { startMs: chunk.startMs, durationMs: chunk.endMs - chunk.startMs };
 }

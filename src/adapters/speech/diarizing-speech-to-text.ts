@@ -5,15 +5,22 @@ import type {
   SpeechToText,
 } from '../../ports/speech-to-text.ts';
 import { abortError } from './abort.ts';
+import { readsDecodedPcm } from './decoded-recording.ts';
 import { assignSpeakers } from './diarization/assign.ts';
-import { diarizeFile } from './diarization/diarize-file.ts';
-import type { SpeakerTurn } from './diarization/types.ts';
+import { diarizeFile, diarizePcmFile } from './diarization/diarize-file.ts';
+import type { DiarizeOptions, SpeakerTurn } from './diarization/types.ts';
+
+type ProgressCallback = (progress: RecognitionProgress) => Promise<void> | void;
 
 /**
  * Adds speaker labels to an engine that has none (pocketsphinx, most whisper servers): the recording
  * is diarized while the engine recognises it, in parallel (in a worker thread, on another core), and
  * each word gets the speaker whose turn it falls in. A diarization failure never costs the
  * transcript: the words keep the default speaker.
+ *
+ * An engine that reads decoded PCM (pocketsphinx) has the recording decoded once, and the engine and
+ * the diarizer read the same file; one that needs the original file (an OpenAI-compatible server)
+ * gets it, and the diarizer decodes it with an ffmpeg of its own.
  */
 export class DiarizingSpeechToText implements SpeechToText {
   constructor(
@@ -23,28 +30,56 @@ export class DiarizingSpeechToText implements SpeechToText {
 
   async transcribe(
     audioPath: string,
-    onProgress?: (progress: RecognitionProgress) => Promise<void> | void,
+    onProgress?: ProgressCallback,
     hints: RecognitionHints = {},
     signal?: AbortSignal,
+  ): Promise<RecognitionResult> {
+    const engine = this.engine;
+    if (!readsDecodedPcm(engine)) {
+      const ffmpeg = this.options.ffmpegPath ? { ffmpegPath: this.options.ffmpegPath } : {};
+      return this.withSpeakers(
+        (options, diarizing) => diarizeFile(audioPath, { ...options, ...ffmpeg }, diarizing),
+        () => engine.transcribe(audioPath, onProgress, hints, signal),
+        hints,
+        signal,
+      );
+    }
+    await onProgress?.({ stage: 'decoding' });
+    const recording = await engine.decode(audioPath, signal);
+    try {
+      return await this.withSpeakers(
+        (options, diarizing) => diarizePcmFile(recording.path, options, diarizing),
+        () => engine.transcribeDecoded(recording, onProgress, hints, signal),
+        hints,
+        signal,
+      );
+    } finally {
+      // Both readers are done by now: withSpeakers settles only after the diarization has.
+      await recording.remove();
+    }
+  }
+
+  /** Runs `recognize` and `diarize` side by side and labels the words with the turns. */
+  private async withSpeakers(
+    diarize: (options: Omit<DiarizeOptions, 'ffmpegPath'>, signal: AbortSignal) => Promise<SpeakerTurn[]>,
+    recognize: () => Promise<RecognitionResult>,
+    hints: RecognitionHints,
+    signal: AbortSignal | undefined,
   ): Promise<RecognitionResult> {
     // Also stops the diarization when recognition fails: nobody would wait for its result.
     const diarization = new AbortController();
     const forward = () => diarization.abort(signal?.reason);
     signal?.addEventListener('abort', forward, { once: true });
     if (signal?.aborted) forward();
-    const turns: Promise<SpeakerTurn[]> = diarizeFile(
-      audioPath,
-      {
-        ...(hints.speakersExpected ? { speakersExpected: hints.speakersExpected } : {}),
-        ...(this.options.ffmpegPath ? { ffmpegPath: this.options.ffmpegPath } : {}),
-      },
+    const turns: Promise<SpeakerTurn[]> = diarize(
+      hints.speakersExpected ? { speakersExpected: hints.speakersExpected } : {},
       diarization.signal,
     ).catch((error: unknown) => {
       if (!diarization.signal.aborted) this.options.onDiarizationError?.(error);
       return [];
     });
     try {
-      const result = await this.engine.transcribe(audioPath, onProgress, hints, signal);
+      const result = await recognize();
       if (result.words.some((word) => word.speaker !== undefined)) {
         diarization.abort();
         await turns;
@@ -55,7 +90,7 @@ export class DiarizingSpeechToText implements SpeechToText {
       return labelled;
     } catch (error) {
       diarization.abort();
-      await turns; // its ffmpeg and thread are gone before this rejects
+      await turns; // its ffmpeg (if any) and thread are gone before this rejects
       throw signal?.aborted ? abortError(signal) : error;
     } finally {
       signal?.removeEventListener('abort', forward);

@@ -48,26 +48,15 @@ export const NO_SOUND_TRACK =
 const STDERR_TAIL_CHARS = 4096;
 const REASON_MAX_CHARS = 160;
 
-/** A stretch of the recording to decode on its own (one chunk of a long file). */
-export interface PcmRange {
-  startMs: number;
-  /** Omitted: to the end of the file (the last chunk, whose probed end may be an estimate). */
-  durationMs?: number;
-}
-
 /**
- * Spawns ffmpeg decoding `inputPath` (any container/codec it knows) to 16 kHz mono s16le on stdout,
- * the whole file or only `range`.
+ * Spawns ffmpeg decoding `inputPath` (any container/codec it knows) to 16 kHz mono s16le on stdout.
+ * The service decodes to a file instead (decoded-recording.ts, same flags), read by every consumer;
+ * this stream serves an engine that keeps the original file (the diarizer next to a remote engine).
  */
-export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}, range?: PcmRange): PcmDecoding {
+export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}): PcmDecoding {
   const program = options.ffmpegPath ?? 'ffmpeg';
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error'];
-  // `-ss` before `-i` seeks in the demuxer instead of decoding and discarding everything before the
-  // chunk; ffmpeg still trims to the exact sample (accurate_seek), so chunk clocks stay exact.
-  if (range && range.startMs > 0) args.push('-ss', msToSeconds(range.startMs));
   // `-map 0:a:0` makes "no audio stream" an error instead of a silent empty output.
-  args.push('-i', inputPath, '-map', '0:a:0', '-vn');
-  if (range?.durationMs !== undefined) args.push('-t', msToSeconds(range.durationMs));
+  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', inputPath, '-map', '0:a:0', '-vn'];
   args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1');
   const child = runInBackground(spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   const stderr = collectTail(child);
@@ -112,25 +101,6 @@ async function probeWithFfprobe(
   const stream = parsed.streams?.[0];
   if (!stream) throw new UnreadableAudioError(`${NO_SOUND_TRACK} (ffprobe found no audio stream)`);
   return secondsToMs(stream.duration) ?? secondsToMs(parsed.format?.duration);
-}
-
-/**
- * Copies the audio track of `inputPath` (no decoding: a second per hour of audio) into a Matroska
- * file at `outputPath`, which ffmpeg writes with a duration and seek index. A recording streamed by a
- * browser (MediaRecorder's WebM, fragmented MP4) has neither, so it could only be read through once,
- * on one core; the copy can be cut into chunks. Throws when ffmpeg cannot copy it.
- */
-export async function remuxWithIndex(
-  inputPath: string,
-  outputPath: string,
-  options: FfmpegOptions = {},
-  abort?: AbortSignal,
-): Promise<void> {
-  const program = options.ffmpegPath ?? 'ffmpeg';
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-i', inputPath];
-  args.push('-map', '0:a:0', '-vn', '-c', 'copy', '-f', 'matroska', outputPath);
-  const { code, signal, stderr } = await run(program, args, abort);
-  if (code !== 0) throw ffmpegFailure(program, inputPath, stderr, code, signal);
 }
 
 /** Without an output file `ffmpeg -i` exits 1 after printing the input summary, which is all we need. */
@@ -187,10 +157,6 @@ function cleanLine(line: string, inputPath: string): string {
   let text = line.trim().replace(/^\[[^\]]*@ 0x[0-9a-f]+\]\s*/i, '');
   if (text.startsWith(`${inputPath}: `)) text = text.slice(inputPath.length + 2);
   return text.length > REASON_MAX_CHARS ? `${text.slice(0, REASON_MAX_CHARS)}…` : text;
-}
-
-function msToSeconds(ms: number): string {
-  return (Math.max(0, ms) / 1000).toFixed(3);
 }
 
 function secondsToMs(value: string | undefined): number | undefined {

@@ -1,34 +1,31 @@
 import { spawn } from 'node:child_process';
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
-import { UnreadableAudioError } from '../../domain/errors.ts';
 import { readableWords } from '../../domain/readable-words.ts';
-import type {
-  RecognitionHints,
-  RecognitionResult,
-  RecognizedWord,
-  SpeechToText,
-} from '../../ports/speech-to-text.ts';
-import { abortError, throwIfAborted } from './abort.ts';
+import type { RecognitionHints, RecognitionResult, RecognizedWord } from '../../ports/speech-to-text.ts';
+import { throwIfAborted } from './abort.ts';
 import { runInBackground } from './background-priority.ts';
-import { chunkRange, mergeChunkWords, planChunks, runPool } from './chunking.ts';
+import { chunkRange, mergeChunkWords, type PcmRange, planChunks, runPool } from './chunking.ts';
 import { type CpuSlots, recognizerSlots } from './cpu-slots.ts';
+import {
+  type DecodedPcmSpeechToText,
+  type DecodedRecording,
+  type DecodeOptions,
+  decodeRecording,
+  pcmByteRange,
+} from './decoded-recording.ts';
 import {
   type ChildExit,
   childExit,
   collectTail,
-  decodeToPcm,
-  type FfmpegOptions,
   killGroup,
   lowNoisePcm,
   MissingProgramError,
   PCM_BYTES_PER_MS,
-  type PcmRange,
-  probeDurationMs,
-  remuxWithIndex,
 } from './ffmpeg.ts';
 import { dictionaryForModel } from './model-dictionary.ts';
 import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
@@ -36,7 +33,7 @@ import { recordingNotice } from './recognition-notice.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from './speech-presence.ts';
 import { UtteranceLimiter } from './utterance-limiter.ts';
 
-export interface PocketsphinxOptions extends FfmpegOptions {
+export interface PocketsphinxOptions extends DecodeOptions {
   /** Default `pocketsphinx_continuous` (Debian package `pocketsphinx`). */
   pocketsphinxPath?: string;
   /** Holds `en-us/` (acoustic model), `en-us.lm.bin` and `cmudict-en-us.dict` (Debian `pocketsphinx-en-us`). */
@@ -48,21 +45,19 @@ export interface PocketsphinxOptions extends FfmpegOptions {
   /** Longest stretch fed to pocketsphinx without a pause; see `UtteranceLimiter`. Default 30 s. */
   maxUtteranceMs?: number;
   /**
-   * Recordings at least 1.5 x this long (by the probed duration) are cut into chunks of about this
+   * Recordings at least 1.5 x this long (by the decoded duration) are cut into chunks of about this
    * length, recognised in parallel. Default 5 minutes; see `planChunks`.
    */
   chunkMs?: number;
-  /** Audio decoded past each side of a chunk, so boundary words are heard whole. Default 2 s. */
+  /** Audio read past each side of a chunk, so boundary words are heard whole. Default 2 s. */
   chunkOverlapMs?: number;
-  /** Where a streamed recording's indexed copy (`remuxWithIndex`) is written. Default: the OS temp dir. */
-  scratchDir?: string;
   /**
    * Where the dictionary of the model's words (`dictionaryForModel`) is kept, made once and reused
    * by every run: no user data. Default: the OS temp dir.
    */
   dictionaryCacheDir?: string;
   /**
-   * Chunks of this recording recognised at once, each by its own ffmpeg + pocketsphinx. Default: the
+   * Chunks of this recording recognised at once, each by its own pocketsphinx. Default: the
    * number of cores. Every chunk also holds one of `slots` while it runs.
    */
   concurrency?: number;
@@ -91,13 +86,15 @@ export const DEFAULT_MODEL_DIR = '/usr/share/pocketsphinx/model/en-us';
 export const DEFAULT_DECODER_ARGS: readonly string[] = ['-fwdflat', 'no'];
 
 /**
- * Local, offline recogniser: ffmpeg decodes to PCM which is streamed into pocketsphinx_continuous.
- * Long recordings are cut into chunks, each streamed through its own pair of processes, so memory stays
- * that of `concurrency` short recordings and several cores are used.
+ * Local, offline recogniser: ffmpeg decodes the recording once to a PCM file (decoded-recording.ts),
+ * which is streamed into pocketsphinx_continuous. Long recordings are cut into chunks, each read from
+ * that file by its own recogniser, so memory stays that of `concurrency` short recordings and several
+ * cores are used.
  */
-export class PocketsphinxSpeechToText implements SpeechToText {
+export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
   constructor(private readonly options: PocketsphinxOptions = {}) {}
 
+  /** Decodes once (`decodeRecording`), recognises the decoded file, and removes it in every outcome. */
   async transcribe(
     audioPath: string,
     onProgress?: ProgressCallback,
@@ -107,56 +104,39 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     const progress = new ProgressReporter(onProgress, this.options.progressIntervalMs ?? 250);
     await progress.report({ stage: 'decoding' });
     const modelArgs = await this.modelArgs();
-    const source = await this.chunkableSource(audioPath, signal);
+    const recording = await this.decode(audioPath, signal);
     try {
-      return await this.recognizeSource(source.path, source.durationMs, modelArgs, progress, signal);
+      return await this.recognizeDecoded(recording, modelArgs, progress, signal);
     } finally {
-      await source.remove();
+      await recording.remove();
     }
   }
 
-  /**
-   * The recording with its duration. A recording streamed by a browser states none; its audio is
-   * copied into a file that does (`remuxWithIndex`), so that it too is cut into chunks for every core.
-   * When even that fails, the original is read through once, as one chunk.
-   */
-  private async chunkableSource(
-    audioPath: string,
-    signal: AbortSignal | undefined,
-  ): Promise<{ path: string; durationMs: number | undefined; remove(): Promise<void> }> {
-    const probe = (path: string) =>
-      probeDurationMs(path, this.options, signal).catch((error: unknown) => {
-        throw signal?.aborted ? abortError(signal) : error;
-      });
-    const original = { path: audioPath, durationMs: await probe(audioPath), remove: async () => {} };
-    if (original.durationMs !== undefined) return original;
-    const dir = await mkdtemp(join(this.options.scratchDir ?? tmpdir(), 'notes-remux-'));
-    const remove = () => rm(dir, { recursive: true, force: true });
-    try {
-      const path = join(dir, 'audio.mka');
-      await remuxWithIndex(audioPath, path, this.options, signal);
-      const durationMs = await probe(path);
-      if (durationMs !== undefined) return { path, durationMs, remove };
-    } catch {
-      // Not copyable (an odd container): read through once below; a real fault shows there.
-      if (signal?.aborted) {
-        await remove();
-        throw abortError(signal);
-      }
-    }
-    await remove();
-    return original;
+  decode(audioPath: string, signal?: AbortSignal): Promise<DecodedRecording> {
+    return decodeRecording(audioPath, this.options, signal);
   }
 
-  private async recognizeSource(
-    audioPath: string,
-    probedMs: number | undefined,
+  async transcribeDecoded(
+    recording: DecodedRecording,
+    onProgress?: ProgressCallback,
+    _hints?: RecognitionHints,
+    signal?: AbortSignal,
+  ): Promise<RecognitionResult> {
+    const progress = new ProgressReporter(onProgress, this.options.progressIntervalMs ?? 250);
+    return this.recognizeDecoded(recording, await this.modelArgs(), progress, signal);
+  }
+
+  private async recognizeDecoded(
+    recording: DecodedRecording,
     modelArgs: string[],
     progress: ProgressReporter,
     signal: AbortSignal | undefined,
   ): Promise<RecognitionResult> {
-    await progress.report(probedMs ? { stage: 'recognizing', fraction: 0 } : { stage: 'recognizing' });
-    const chunks = planChunks(probedMs ?? 0, {
+    throwIfAborted(signal);
+    await progress.report({ stage: 'recognizing', fraction: 0 });
+    // The decoded length is exact, so even a recording that states no duration (a browser's streamed
+    // WebM) is cut into chunks for every core.
+    const chunks = planChunks(recording.durationMs, {
       chunkMs: this.options.chunkMs,
       overlapMs: this.options.chunkOverlapMs,
     });
@@ -180,9 +160,9 @@ export class PocketsphinxSpeechToText implements SpeechToText {
       (chunk, signal) =>
         slots.run(async () => {
           const lengthMs = chunk.endMs - chunk.startMs;
-          // A lone chunk gets `{ startMs: 0 }`: the whole file, decoded exactly as before chunking.
+          // A lone chunk gets `{ startMs: 0 }`: the whole file, read exactly as before chunking.
           const range = chunkRange(chunk, chunks.length);
-          const result = await this.recognize(audioPath, modelArgs, range, signal, (positionMs) => {
+          const result = await this.recognize(recording.path, modelArgs, range, signal, (positionMs) => {
             fed[chunk.index] = Math.min(positionMs, lengthMs);
             report();
           });
@@ -191,9 +171,7 @@ export class PocketsphinxSpeechToText implements SpeechToText {
         }, signal),
       signal,
     );
-    // Decoded sample counts are exact; container durations can be estimates (e.g. truncated MP3).
-    const decodedEnd = Math.max(...results.map(({ chunk, decodedMs }) => chunk.startMs + decodedMs));
-    const duration_ms = decodedEnd > 0 ? decodedEnd : (probedMs ?? 0);
+    const duration_ms = Math.round(recording.durationMs);
     const words = mergeChunkWords(results);
     throwIfAborted(signal);
     await progress.report({ stage: 'recognizing', fraction: 1 });
@@ -220,14 +198,14 @@ export class PocketsphinxSpeechToText implements SpeechToText {
     return ['-hmm', hmm, '-lm', lm, '-dict', modelWordsOnly];
   }
 
-  /** Recognises the file or one `range` of it; word times are on the recording's clock. */
+  /** Recognises the decoded PCM file or one `range` of it; word times are on the recording's clock. */
   private async recognize(
-    audioPath: string,
+    pcmPath: string,
     modelArgs: string[],
     range: PcmRange,
     signal: AbortSignal,
     onPosition: (positionMs: number) => void,
-  ): Promise<{ words: RecognizedWord[]; decodedMs: number; presence: SpeechPresence }> {
+  ): Promise<{ words: RecognizedWord[]; presence: SpeechPresence }> {
     signal.throwIfAborted();
     const offsetMs = range.startMs;
     const program = this.options.pocketsphinxPath ?? 'pocketsphinx_continuous';
@@ -244,11 +222,11 @@ export class PocketsphinxSpeechToText implements SpeechToText {
       }),
     );
     const recognizerStderr = collectTail(recognizer);
-    const decoding = decodeToPcm(audioPath, this.options, range);
+    const pcm = createReadStream(pcmPath, pcmByteRange(range));
     let killed = false;
     const stopAll = () => {
       killed = true;
-      decoding.kill();
+      pcm.destroy();
       killGroup(recognizer);
     };
     // Another chunk failed: its error is the one reported, this chunk only has to stop.
@@ -286,21 +264,19 @@ export class PocketsphinxSpeechToText implements SpeechToText {
         throw error;
       });
 
-    const [decoded, piped, exited, read] = await Promise.allSettled([
-      stopOnFailure(decoding.done, (error) => error instanceof UnreadableAudioError),
-      pipeline(decoding.pcm, meter.stage(), limiter, prepend(leadIn), recognizer.stdin),
+    const [piped, exited, read] = await Promise.allSettled([
+      pipeline(pcm, meter.stage(), limiter, prepend(leadIn), recognizer.stdin),
       stopOnFailure(childExit(recognizer, 'sh')),
       stopOnFailure(reading),
     ]);
     signal.removeEventListener('abort', stopAll);
     if (signal.aborted) throw signal.reason;
     // Report the root cause, not the broken pipes it left behind.
-    if (decoded.status === 'rejected' && decoded.reason instanceof UnreadableAudioError) throw decoded.reason;
     if (exited.status === 'rejected') throw exited.reason;
     const exitError = recognizerFailure(program, exited.value, recognizerStderr(), killed);
     if (exitError) throw exitError;
-    for (const outcome of [decoded, piped, read]) if (outcome.status === 'rejected') throw outcome.reason;
-    return { words, decodedMs: Math.round(limiter.inputBytes / PCM_BYTES_PER_MS), presence: meter.result() };
+    for (const outcome of [piped, read]) if (outcome.status === 'rejected') throw outcome.reason;
+    return { words, presence: meter.result() };
   }
 }
 

@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { abortError, throwIfAborted } from '../abort.ts';
 import { decodeToPcm, type PcmDecoding } from '../ffmpeg.ts';
 import { StreamThreadPool } from '../threads/stream-thread-pool.ts';
@@ -47,4 +48,25 @@ export async function diarizeFile(
 async function* decodedPcm(decoding: PcmDecoding): AsyncIterable<Uint8Array> {
   for await (const chunk of decoding.pcm) yield chunk as Buffer;
   await decoding.done;
+}
+
+/**
+ * Diarizes a recording already decoded to a PCM file (decoded-recording.ts), which the recogniser
+ * reads too: no ffmpeg of its own. Aborting `signal` ends the thread and rejects with an `AbortError`.
+ */
+export async function diarizePcmFile(
+  pcmPath: string,
+  options: Omit<DiarizeOptions, 'ffmpegPath'> = {},
+  signal?: AbortSignal,
+): Promise<SpeakerTurn[]> {
+  throwIfAborted(signal);
+  const pcm = createReadStream(pcmPath);
+  const job: DiarizerJob = options.speakersExpected ? { speakersExpected: options.speakersExpected } : {};
+  try {
+    return await diarizerThreads().run<SpeakerTurn[]>(job, pcm, signal);
+  } catch (error) {
+    throw signal?.aborted ? abortError(signal) : error;
+  } finally {
+    pcm.destroy();
+  }
 }

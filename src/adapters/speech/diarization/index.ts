@@ -4,5 +4,5 @@
  */
 export { assignSpeakers } from './assign.ts';
 export { Diarizer } from './diarize.ts';
-export { diarizeFile } from './diarize-file.ts';
+export { diarizeFile, diarizePcmFile } from './diarize-file.ts';
 export type { DiarizeOptions, SpeakerLabel, SpeakerTurn } from './types.ts';
