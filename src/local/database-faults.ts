@@ -15,8 +15,8 @@
  * 5 % of a smaller file system);
  * the error mapping above is the fallback. Both answer the same 507.
  */
-import { statfs } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { diskSpace } from '../adapters/disk-space.ts';
 
 export const INSUFFICIENT_STORAGE = 'InsufficientStorage';
 const DYNAMODB_ERROR_PREFIX = 'com.amazonaws.dynamodb.v20120810#';
@@ -25,9 +25,6 @@ interface DatabaseWriteError extends Error {
   statusCode: number;
   body: { __type: string; message: string };
 }
-
-const DEFAULT_MIN_FREE_MB = 32;
-const SMALL_DISK_RESERVE_SHARE = 0.05;
 
 let installed = false;
 /** Directories whose file systems hold a database this process serves. */
@@ -85,17 +82,10 @@ async function ensureFreeSpace(): Promise<void> {
   }
 }
 
-/**
- * The free space and reserve of the file system holding `dir` when writes are refused there, else
- * null. The reserve is NOTES_MIN_FREE_DISK_MB (32 MB), or a share of a small file system, so it stays
- * usable.
- */
+/** The free space and reserve of the file system holding `dir` when writes are refused there, else null. */
 export async function spaceBelowReserve(dir: string): Promise<{ free: number; reserve: number } | null> {
-  const configured = Number(process.env.NOTES_MIN_FREE_DISK_MB ?? DEFAULT_MIN_FREE_MB) * 1024 * 1024;
-  const { bavail, blocks, bsize } = await statfs(dir);
-  const reserve = Math.min(configured, blocks * bsize * SMALL_DISK_RESERVE_SHARE);
-  const free = bavail * bsize;
-  return free < reserve ? { free, reserve } : null;
+  const space = await diskSpace(dir);
+  return space.free < space.reserve ? space : null;
 }
 
 function rethrowAsDynamoDbError(error: unknown): never {

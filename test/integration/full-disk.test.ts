@@ -11,6 +11,7 @@ import { speechFixture } from '../support/fixtures.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
 import { uploadTargetFor } from '../support/storage-requests.ts';
+import { canMountTmpfs } from '../support/tmpfs.ts';
 import { pollUntilDone } from '../support/transcribe.ts';
 
 /**
@@ -242,21 +243,5 @@ async function fillUp(path: string): Promise<void> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
   } finally {
     await file.close().catch(() => undefined);
-  }
-}
-
-/** Root in a container that allows mounts (this machine); CI without the capability skips it. */
-function canMountTmpfs(): boolean {
-  if (process.getuid?.() !== 0) return false;
-  const probe = join(tmpdir(), `notes-mount-probe-${process.pid}`);
-  try {
-    execFileSync('mkdir', ['-p', probe]);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
-    execFileSync('umount', [probe]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    execFileSync('rm', ['-rf', probe]);
   }
 }

@@ -2,7 +2,7 @@ import type { RecognizedWord } from '../../ports/speech-to-text.ts';
 import { abortError, throwIfAborted } from './abort.ts';
 
 /**
- * One stretch of a long recording, recognised on its own. `startMs..endMs` is decoded: the kept span
+ * One stretch of a long recording, recognised on its own. `startMs..endMs` is read (from the recording decoded once): the kept span
  * plus `overlapMs` on each side, so a word cut by a boundary is heard whole by one of the two chunks.
  * Only words whose midpoint lies in `keepFromMs..keepToMs` (end exclusive) are kept; the kept spans
  * tile the recording, so each word is kept exactly once.
@@ -19,7 +19,7 @@ export interface Chunk {
 export interface ChunkPlanOptions {
   /** Target length of a kept span. Default 5 minutes. */
   chunkMs?: number;
-  /** Extra audio decoded on each side of a kept span. Default 2 s (longer than nearly all words). */
+  /** Extra audio read on each side of a kept span. Default 2 s (longer than nearly all words). */
   overlapMs?: number;
 }
 

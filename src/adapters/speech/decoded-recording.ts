@@ -8,6 +8,7 @@ import type {
   RecognitionResult,
   SpeechToText,
 } from '../../ports/speech-to-text.ts';
+import { diskSpace } from '../disk-space.ts';
 import { abortError, throwIfAborted } from './abort.ts';
 import { runInBackground } from './background-priority.ts';
 import type { PcmRange } from './chunking.ts';
@@ -18,7 +19,7 @@ import {
   ffmpegFailure,
   killQuietly,
   PCM_BYTES_PER_MS,
-  PCM_SAMPLE_RATE,
+  pcmDecodingArgs,
 } from './ffmpeg.ts';
 
 /**
@@ -57,8 +58,15 @@ export async function decodeRecording(
   const remove = () => rm(dir, { recursive: true, force: true });
   const path = join(dir, 'audio.s16le');
   try {
-    await runFfmpeg(inputPath, path, options.ffmpegPath ?? 'ffmpeg', signal);
+    // Never past the disk's reserve: a recording too long for the free space must not fill the disk
+    // that the database and the other jobs write to. It waits for space like any full-disk fault.
+    const { free, reserve } = await diskSpace(dir);
+    const room = Math.floor(free - reserve);
+    if (room < MIN_ROOM_BYTES) throw noRoomToDecode(free, reserve);
+    await runFfmpeg(inputPath, path, room, options.ffmpegPath ?? 'ffmpeg', signal);
     const { size } = await stat(path);
+    // ffmpeg's `-fs` stops writing at the limit and exits as if the input had ended.
+    if (size >= room) throw noRoomToDecode(free, reserve);
     return { path, durationMs: size / PCM_BYTES_PER_MS, remove };
   } catch (error) {
     await remove();
@@ -66,17 +74,29 @@ export async function decodeRecording(
   }
 }
 
+/** Less room than this (a second of audio) is no room at all. */
+const MIN_ROOM_BYTES = 1000 * PCM_BYTES_PER_MS;
+
+/** A full-disk fault (`ENOSPC`: storage-faults.ts), so the job waits for space instead of failing. */
+function noRoomToDecode(free: number, reserve: number): Error {
+  const mb = (bytes: number) => Math.max(0, Math.round(bytes / 2 ** 20));
+  return Object.assign(
+    new Error(
+      `Not enough free disk space to decode the recording (${mb(free)} MB free, ${mb(reserve)} MB kept in reserve; about 115 MB are needed per hour of audio)`,
+    ),
+    { code: 'ENOSPC' },
+  );
+}
+
 async function runFfmpeg(
   inputPath: string,
   outputPath: string,
+  maxBytes: number,
   program: string,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   throwIfAborted(signal);
-  // Same decoding as decodeToPcm: `-map 0:a:0` makes "no audio stream" an error, not an empty file.
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', inputPath, '-map', '0:a:0', '-vn'];
-  args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le');
-  args.push('-y', outputPath);
+  const args = [...pcmDecodingArgs(inputPath), '-fs', String(maxBytes), '-y', outputPath];
   const child = runInBackground(spawn(program, args, { stdio: ['ignore', 'ignore', 'pipe'] }));
   const stderr = collectTail(child);
   const kill = () => killQuietly(child);

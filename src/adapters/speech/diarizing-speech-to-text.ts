@@ -1,16 +1,10 @@
-import type {
-  RecognitionHints,
-  RecognitionProgress,
-  RecognitionResult,
-  SpeechToText,
-} from '../../ports/speech-to-text.ts';
+import type { RecognitionHints, RecognitionResult, SpeechToText } from '../../ports/speech-to-text.ts';
 import { abortError } from './abort.ts';
 import { readsDecodedPcm } from './decoded-recording.ts';
 import { assignSpeakers } from './diarization/assign.ts';
 import { diarizeFile, diarizePcmFile } from './diarization/diarize-file.ts';
 import type { DiarizeOptions, SpeakerTurn } from './diarization/types.ts';
-
-type ProgressCallback = (progress: RecognitionProgress) => Promise<void> | void;
+import type { ProgressCallback } from './progress-reporter.ts';
 
 /**
  * Adds speaker labels to an engine that has none (pocketsphinx, most whisper servers): the recording

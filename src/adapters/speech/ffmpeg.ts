@@ -49,15 +49,24 @@ const STDERR_TAIL_CHARS = 4096;
 const REASON_MAX_CHARS = 160;
 
 /**
+ * ffmpeg's arguments for decoding the first sound track of `inputPath` to 16 kHz mono s16le, up to
+ * the output, which the caller appends (a pipe, or a file with its options).
+ */
+export function pcmDecodingArgs(inputPath: string): string[] {
+  // `-map 0:a:0` makes "no audio stream" an error instead of a silent empty output.
+  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', inputPath, '-map', '0:a:0', '-vn'];
+  args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le');
+  return args;
+}
+
+/**
  * Spawns ffmpeg decoding `inputPath` (any container/codec it knows) to 16 kHz mono s16le on stdout.
  * The service decodes to a file instead (decoded-recording.ts, same flags), read by every consumer;
  * this stream serves an engine that keeps the original file (the diarizer next to a remote engine).
  */
 export function decodeToPcm(inputPath: string, options: FfmpegOptions = {}): PcmDecoding {
   const program = options.ffmpegPath ?? 'ffmpeg';
-  // `-map 0:a:0` makes "no audio stream" an error instead of a silent empty output.
-  const args = ['-hide_banner', '-nostdin', '-loglevel', 'error', '-i', inputPath, '-map', '0:a:0', '-vn'];
-  args.push('-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1');
+  const args = [...pcmDecodingArgs(inputPath), 'pipe:1'];
   const child = runInBackground(spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] }));
   const stderr = collectTail(child);
   const done = childExit(child, program).then(({ code, signal }) => {

@@ -143,7 +143,7 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     const fed = chunks.map(() => 0);
     const totalMs = chunks.reduce((sum, chunk) => sum + chunk.endMs - chunk.startMs, 0);
     const report = () => {
-      // The fed position runs ahead of the decoder by what the socket and pipe buffers hold (~10 s of
+      // The fed position runs ahead of the recogniser by what the socket and pipe buffers hold (~10 s of
       // audio): coarse for short clips, accurate enough for the long ones where progress matters.
       const fedMs = fed.reduce((sum, ms) => sum + ms, 0);
       progress.tick(
@@ -212,6 +212,8 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;
     const args = ['-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null'];
     args.push(...modelArgs, ...decoderArgs);
+    // Opened first: a range it refuses throws here, before any process has been started.
+    const pcm = createReadStream(pcmPath, pcmByteRange(range));
     // Node gives a child a socket, not a pipe, as stdin, and open("/dev/stdin") fails on a socket
     // (ENXIO). `cat |` turns it into a real pipe; `$0 "$@"` avoids any shell quoting of paths.
     // detached: own process group, so a failure can kill cat and pocketsphinx together.
@@ -222,7 +224,6 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
       }),
     );
     const recognizerStderr = collectTail(recognizer);
-    const pcm = createReadStream(pcmPath, pcmByteRange(range));
     let killed = false;
     const stopAll = () => {
       killed = true;

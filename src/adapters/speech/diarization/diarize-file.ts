@@ -60,13 +60,24 @@ export async function diarizePcmFile(
   signal?: AbortSignal,
 ): Promise<SpeakerTurn[]> {
   throwIfAborted(signal);
-  const pcm = createReadStream(pcmPath);
   const job: DiarizerJob = options.speakersExpected ? { speakersExpected: options.speakersExpected } : {};
   try {
-    return await diarizerThreads().run<SpeakerTurn[]>(job, pcm, signal);
+    return await diarizerThreads().run<SpeakerTurn[]>(job, pcmFile(pcmPath), signal);
   } catch (error) {
     throw signal?.aborted ? abortError(signal) : error;
+  }
+}
+
+/**
+ * The file's PCM, opened only once a thread reads it: a diarization waiting for a thread (more jobs
+ * than cores) holds no descriptor, and an open that fails rejects its job instead of surfacing as an
+ * unhandled stream error.
+ */
+async function* pcmFile(path: string): AsyncIterable<Uint8Array> {
+  const stream = createReadStream(path);
+  try {
+    yield* stream;
   } finally {
-    pcm.destroy();
+    stream.destroy();
   }
 }
