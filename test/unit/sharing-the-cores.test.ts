@@ -2,7 +2,12 @@ import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { BACKGROUND_NICENESS, runInBackground } from '../../src/adapters/speech/background-priority.ts';
+import {
+  BACKGROUND_NICENESS,
+  idleSchedulingAvailable,
+  inIdleClass,
+  runInBackground,
+} from '../../src/adapters/speech/background-priority.ts';
 import { CpuSlots } from '../../src/adapters/speech/cpu-slots.ts';
 import { startThread, threadEntry } from '../../src/adapters/speech/threads/thread-entry.ts';
 import {
@@ -17,6 +22,13 @@ async function niceOf(statPath: string): Promise<number> {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[16]);
 }
+
+/** The scheduling policy of a process, field 41 of its /proc stat line (5 is SCHED_IDLE, 0 the default). */
+async function policyOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
+}
+const SCHED_IDLE = 5;
 
 describe('CPU slots share the cores between recordings', () => {
   it('hands slots out in the order they were asked for, never more than its size at once', async () => {
@@ -82,6 +94,29 @@ describe('recognition runs at a lower priority than the API', () => {
       expect(await niceOf(`/proc/${process.pid}/stat`)).toBe(0);
     } finally {
       child.kill();
+    }
+  });
+
+  it('runs a recogniser and the programs it starts in the idle scheduling class, the API keeping its own', async () => {
+    // Debian (here and in CI) has chrt in util-linux, which is essential there.
+    expect(await idleSchedulingAvailable()).toBe(true);
+    const [command, args] = await inIdleClass('sh', ['-c', 'sleep 5 & wait']);
+    const shell = runInBackground(spawn(command, args));
+    try {
+      let children: string[] = [];
+      for (let tries = 0; tries < 100 && children.length === 0; tries++) {
+        await sleep(20);
+        const listed = await readFile(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8').catch(
+          () => '',
+        );
+        children = listed.trim().split(' ').filter(Boolean);
+      }
+      expect(await policyOf(shell.pid as number)).toBe(SCHED_IDLE);
+      expect(children).toHaveLength(1);
+      expect(await policyOf(Number(children[0]))).toBe(SCHED_IDLE);
+      expect(await policyOf(process.pid)).toBe(0);
+    } finally {
+      shell.kill();
     }
   });
 

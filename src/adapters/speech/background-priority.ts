@@ -1,4 +1,4 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { setPriority } from 'node:os';
 
 /**
@@ -34,4 +34,26 @@ export function lowerThisThread(): void {
   } catch {
     // Not permitted here: the thread keeps its priority.
   }
+}
+
+let idleSchedulingChecked: Promise<boolean> | undefined;
+
+/** Whether `chrt --idle` (util-linux) runs programs here: Linux, and not refused by a sandbox. */
+export function idleSchedulingAvailable(): Promise<boolean> {
+  idleSchedulingChecked ??= new Promise((resolve) => {
+    if (process.platform !== 'linux') return resolve(false);
+    execFile('chrt', ['--idle', '0', 'true'], (error) => resolve(!error));
+  });
+  return idleSchedulingChecked;
+}
+
+/**
+ * The command that runs `program` with `args` in Linux's SCHED_IDLE class where it can (the programs
+ * it starts inherit it), else as it is (then `runInBackground`'s nice value still applies). Nice 10
+ * lowers a recogniser's share of a core, but a request woken on a core where a recogniser runs can
+ * still wait for the next scheduler tick, at each of its hops between threads; the kernel preempts a
+ * SCHED_IDLE task as soon as any other becomes runnable (docs/benchmarks.md, "Throughput").
+ */
+export async function inIdleClass(program: string, args: readonly string[]): Promise<[string, string[]]> {
+  return (await idleSchedulingAvailable()) ? ['chrt', ['--idle', '0', program, ...args]] : [program, [...args]];
 }

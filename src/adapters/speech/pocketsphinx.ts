@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { readableWords } from '../../domain/readable-words.ts';
 import type { RecognitionHints, RecognitionResult, RecognizedWord } from '../../ports/speech-to-text.ts';
 import { throwIfAborted } from './abort.ts';
-import { runInBackground } from './background-priority.ts';
+import { inIdleClass, runInBackground } from './background-priority.ts';
 import { chunkRange, mergeChunkWords, type PcmRange, planChunks, runPool } from './chunking.ts';
 import { type CpuSlots, recognizerSlots } from './cpu-slots.ts';
 import {
@@ -212,13 +212,15 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;
     const args = ['-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null'];
     args.push(...modelArgs, ...decoderArgs);
-    // Opened first: a range it refuses throws here, before any process has been started.
+    const [command, commandArgs] = await inIdleClass('sh', ['-c', 'cat | exec "$0" "$@"', program, ...args]);
+    // Opened before the recogniser starts (a range it refuses throws here, leaving no process) and
+    // after the last wait (an open error must find the pipeline listening).
     const pcm = createReadStream(pcmPath, pcmByteRange(range));
     // Node gives a child a socket, not a pipe, as stdin, and open("/dev/stdin") fails on a socket
     // (ENXIO). `cat |` turns it into a real pipe; `$0 "$@"` avoids any shell quoting of paths.
     // detached: own process group, so a failure can kill cat and pocketsphinx together.
     const recognizer = runInBackground(
-      spawn('sh', ['-c', 'cat | exec "$0" "$@"', program, ...args], {
+      spawn(command, commandArgs, {
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
       }),
