@@ -17,7 +17,7 @@ const send = (message: FromQueueWorkerThread) => port.postMessage(message);
 
 // On Linux a nice value is the thread's own: the API's thread keeps its priority. Threads this one
 // starts (the diarizer's) and programs it spawns start from this value.
-lowerThisThread();
+await lowerThisThread();
 
 try {
   const workers = await startQueueWorkersHere(workerData as QueueWorkerSettings, (line) =>

@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 /**
@@ -25,15 +26,21 @@ export function runInBackground<T extends ChildProcess>(child: T): T {
 }
 
 /**
- * Lowers the calling thread. On Linux a nice value belongs to a thread, not to the process, so a
- * worker thread calling this lowers itself and leaves the thread that serves the API as it is.
+ * Lowers the calling thread: to the background nice value at once, then, where `chrt` runs, into the
+ * idle scheduling class (`inIdleClass` says why). On Linux both belong to a thread, not to the
+ * process, so a worker thread calling this lowers itself and leaves the thread that serves the API as
+ * it is. Resolves once done; a platform or sandbox that refuses only leaves the thread higher.
  */
-export function lowerThisThread(): void {
+export async function lowerThisThread(): Promise<void> {
   try {
     setPriority(BACKGROUND_NICENESS);
   } catch {
     // Not permitted here: the thread keeps its priority.
   }
+  if (!(await idleSchedulingAvailable())) return;
+  // `/proc/thread-self` links to `<pid>/task/<tid>`: the id chrt needs for this thread alone.
+  const tid = readlinkSync('/proc/thread-self').split('/').at(-1) ?? '';
+  await new Promise<void>((resolve) => execFile('chrt', ['--idle', '-p', '0', tid], () => resolve()));
 }
 
 let idleSchedulingChecked: Promise<boolean> | undefined;
@@ -55,5 +62,7 @@ export function idleSchedulingAvailable(): Promise<boolean> {
  * SCHED_IDLE task as soon as any other becomes runnable (docs/benchmarks.md, "Throughput").
  */
 export async function inIdleClass(program: string, args: readonly string[]): Promise<[string, string[]]> {
-  return (await idleSchedulingAvailable()) ? ['chrt', ['--idle', '0', program, ...args]] : [program, [...args]];
+  return (await idleSchedulingAvailable())
+    ? ['chrt', ['--idle', '0', program, ...args]]
+    : [program, [...args]];
 }

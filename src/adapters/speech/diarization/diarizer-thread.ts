@@ -7,8 +7,9 @@ import { serveStreamJobs } from '../threads/serve-stream-jobs.ts';
 import { Diarizer } from './diarize.ts';
 import type { DiarizerJob } from './types.ts';
 
-// Diarizing can wait; the API that shares these cores cannot (this lowers this thread alone).
-lowerThisThread();
+// Diarizing can wait; the API that shares these cores cannot (this lowers this thread alone; jobs may
+// start before it is done).
+void lowerThisThread();
 
 serveStreamJobs((init) => {
   const { speakersExpected } = init as DiarizerJob;
