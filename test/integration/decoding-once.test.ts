@@ -3,7 +3,7 @@
  * and the diarizer all read, and that file is gone after every outcome. ffmpeg runs are counted by a
  * wrapper on the engine's ffmpegPath that logs each call and then runs the real ffmpeg.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx
 import { UnreadableAudioError } from '../../src/domain/errors.ts';
 import type { SpeechToText } from '../../src/ports/speech-to-text.ts';
 import { ensureConversations } from '../fixtures/conversations/generate.ts';
-import { notAudioFixture } from '../support/fixtures.ts';
+import { notAudioFixture, videoWithoutSound } from '../support/fixtures.ts';
 import { canMountTmpfs } from '../support/tmpfs.ts';
 
 const SLOW = 180_000;
@@ -170,20 +170,7 @@ describe('decodeRecording', () => {
   });
 
   it('rejects a video without a sound track with the no-sound-track message, leaving no file', async () => {
-    const video = join(dir, 'video-only.mp4');
-    const run = spawnSync('ffmpeg', [
-      '-loglevel',
-      'error',
-      '-y',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=d=1',
-      '-t',
-      '1',
-      video,
-    ]);
-    expect(run.status).toBe(0);
+    const video = await videoWithoutSound(join(dir, 'video-only.mp4'));
     const error = await decodeRecording(video, { scratchDir }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UnreadableAudioError);
     expect((error as Error).message).toMatch(/^This file has no sound track/);

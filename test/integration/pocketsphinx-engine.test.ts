@@ -11,6 +11,7 @@ import { UnreadableAudioError } from '../../src/domain/errors.ts';
 import type { RecognitionProgress, RecognitionResult } from '../../src/ports/speech-to-text.ts';
 import { ensureFixtures, type Fixtures, type SpeechFixture } from '../fixtures/generate.ts';
 import { wordOverlap } from '../fixtures/word-overlap.ts';
+import { videoWithoutSound } from '../support/fixtures.ts';
 
 /**
  * Measured with the default decoder flags: slt wav 0.907, slt mp3 0.895, rms wav 0.955, rms mp3 0.966.
@@ -293,19 +294,7 @@ describe('ffmpeg decodes common upload formats to 16 kHz mono PCM', () => {
   });
 
   it('rejects a video without an audio stream with UnreadableAudioError', async () => {
-    const out = join(dir, 'video-only.mp4');
-    const run = spawnSync('ffmpeg', [
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=d=1',
-      '-t',
-      '1',
-      out,
-    ]);
-    expect(run.status).toBe(0);
+    const out = await videoWithoutSound(join(dir, 'video-only.mp4'));
     await expect(probeDurationMs(out)).rejects.toThrow(/^This file has no sound track/);
     await expect(decodedMs(out)).rejects.toThrow(UnreadableAudioError);
   });

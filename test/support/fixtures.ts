@@ -27,6 +27,12 @@ export async function notAudioFixture(): Promise<string> {
   return (await all()).notAudio;
 }
 
+/** A one-second video with no sound track at `path` (a screen recording made with the microphone off). */
+export async function videoWithoutSound(path: string): Promise<string> {
+  await run('ffmpeg', [...FFMPEG_QUIET, '-f', 'lavfi', '-i', 'testsrc=d=1', '-t', '1', path]);
+  return path;
+}
+
 /**
  * A longer recording (the slt script `times` times over, about 25 s each), for work that must still
  * be running when a test stops, kills or deletes something. Built once with ffmpeg and kept with the
