@@ -121,7 +121,13 @@ describe('a recording is decoded once for the recogniser and the diarizer', () =
 
   it('rejects a file that is not audio with UnreadableAudioError before any recogniser starts, leaving no file', async () => {
     const engine = new DiarizingSpeechToText(chunkedEngine(new CpuSlots(2)));
-    const error = await engine.transcribe(await notAudioFixture()).catch((caught: unknown) => caught);
+    const stages: string[] = [];
+    const error = await engine
+      .transcribe(await notAudioFixture(), ({ stage }) => {
+        stages.push(stage);
+      })
+      .catch((caught: unknown) => caught);
+    expect(stages).not.toContain('recognizing');
     expect(error).toBeInstanceOf(UnreadableAudioError);
     expect((error as Error).message).toMatch(
       /^The uploaded file is not a recognisable audio format \(ffmpeg: /,

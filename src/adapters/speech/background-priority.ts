@@ -37,8 +37,9 @@ export async function lowerThisThread(): Promise<void> {
   } catch {
     // Not permitted here: the thread keeps its priority.
   }
-  if (!(await idleSchedulingAvailable())) return;
-  // `/proc/thread-self` links to `<pid>/task/<tid>`: the id chrt needs for this thread alone.
+  if (process.platform !== 'linux') return;
+  // `/proc/thread-self` links to `<pid>/task/<tid>`: the id chrt needs for this thread alone. No
+  // availability check first: where chrt is missing or refused, this one call fails and changes nothing.
   const tid = readlinkSync('/proc/thread-self').split('/').at(-1) ?? '';
   await new Promise<void>((resolve) => execFile('chrt', ['--idle', '-p', '0', tid], () => resolve()));
 }

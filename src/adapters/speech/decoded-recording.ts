@@ -2,12 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type {
-  RecognitionHints,
-  RecognitionProgress,
-  RecognitionResult,
-  SpeechToText,
-} from '../../ports/speech-to-text.ts';
+import type { RecognitionHints, RecognitionResult, SpeechToText } from '../../ports/speech-to-text.ts';
 import { diskSpace } from '../disk-space.ts';
 import { abortError, throwIfAborted } from './abort.ts';
 import { runInBackground } from './background-priority.ts';
@@ -21,6 +16,7 @@ import {
   PCM_BYTES_PER_MS,
   pcmDecodingArgs,
 } from './ffmpeg.ts';
+import type { ProgressCallback } from './progress-reporter.ts';
 
 /**
  * A recording decoded once to raw 16 kHz mono s16le PCM in a scratch file, which the recogniser's
@@ -121,7 +117,7 @@ export interface DecodedPcmSpeechToText extends SpeechToText {
   /** Like `transcribe`, from the decoded file, which stays the caller's to remove. */
   transcribeDecoded(
     recording: DecodedRecording,
-    onProgress?: (progress: RecognitionProgress) => Promise<void> | void,
+    onProgress?: ProgressCallback,
     hints?: RecognitionHints,
     signal?: AbortSignal,
   ): Promise<RecognitionResult>;
