@@ -22,7 +22,7 @@ import {
   publicRoutes,
   queueWorkers,
 } from '../src/routes.ts';
-import { REPO_ROOT } from './support.ts';
+import { median, REPO_ROOT } from './support.ts';
 
 const BUNDLES_DIR = join(REPO_ROOT, 'bench', 'out', 'bundles');
 /** The targets: an API handler's cold-start code, and its cold import next to hello world. */
@@ -200,11 +200,6 @@ async function medianImportCost(
 
 function medianCost(runs: ImportCost[]): ImportCost {
   return { cpuMs: median(runs.map((r) => r.cpuMs)), wallMs: median(runs.map((r) => r.wallMs)) };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
 function nodeOutput(args: string[], env: Record<string, string>): Promise<string> {

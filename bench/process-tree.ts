@@ -1,8 +1,7 @@
 /** Samples a process tree from /proc: where the recognisers' memory and CPU time show. */
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { descendants } from '../test/support/processes.ts';
+import { descendants, readProcFile } from '../test/support/processes.ts';
 
 export interface TreePeaks {
   /** Peak of the summed RSS of all descendants of the root at one sample. */
@@ -115,6 +114,19 @@ export function sampleProcessTree(
   };
 }
 
+/**
+ * The whole machine's CPU seconds since boot (/proc/stat, all cores): `busy` is every state but idle,
+ * iowait and steal; `stolen` is steal, the time the hypervisor ran other guests while this one waited.
+ */
+export function machineCpuSeconds(): { busy: number; stolen: number } {
+  const [total = ''] = readProcFile('/proc/stat').split('\n');
+  const [, user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = total
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return { busy: (user + nice + system + irq + softirq) / ticksPerSecond, stolen: steal / ticksPerSecond };
+}
+
 /** CPU seconds (user + system, all its threads) `pid` has used so far; NaN once it has gone. */
 export async function cpuSecondsOf(pid: number): Promise<number> {
   const entry = await readProcess(pid, false);
@@ -126,11 +138,11 @@ async function readProcess(
   pid: number,
   withPss = true,
 ): Promise<{ rssKb: number; pssKb: number; ticks: number } | undefined> {
-  const [status, stat, rollup] = await Promise.all([
-    readFile(`/proc/${pid}/status`, 'utf8').catch(() => ''),
-    readFile(`/proc/${pid}/stat`, 'utf8').catch(() => ''),
-    withPss ? readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '') : '',
-  ]);
+  // Synchronous reads: /proc never waits on a disk, and a promise per file cost the bench CPU the
+  // service competed for (test/support/processes.ts).
+  const stat = readProcFile(`/proc/${pid}/stat`);
+  const status = stat ? readProcFile(`/proc/${pid}/status`) : '';
+  const rollup = stat && withPss ? readProcFile(`/proc/${pid}/smaps_rollup`) : '';
   if (!stat) return undefined;
   // `pid (comm) state ppid ...`: utime and stime are fields 14 and 15, the 12th and 13th after `)`.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

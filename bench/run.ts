@@ -4,8 +4,8 @@
  * `diarization-loso` runs alone, then the speech-presence check and low-confidence flag on tuning and
  * held-out material, which `confidence` runs alone; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
- * `throughput`: one 60 s recording alone, then four at once, then a 30-minute one against its CPU limit,
- * with getNote latency and peak memory (`--minutes N`, `--quick` for a smoke run of a minute or two);
+ * `throughput`: one 60 s recording alone, then four at once (three rounds, `--rounds N`), then a 30-minute one
+ * against its CPU limit, with getNote latency and peak memory (`--minutes N`, `--quick` for a smoke run of a minute or two);
  * `start`: `npm start`'s second start to its first answer next to a bare Node server's (`--runs N`);
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
  * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.

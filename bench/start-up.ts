@@ -30,7 +30,7 @@ import {
   localServerEntryPoints,
 } from '../scripts/local-server-bundle.mjs';
 import { isAlive } from '../test/support/processes.ts';
-import { cliOption, OUT_DIR, REPO_ROOT } from './support.ts';
+import { cliOption, median, OUT_DIR, REPO_ROOT } from './support.ts';
 
 const DEFAULT_RUNS = 5;
 /** Starts after an edit: each bundles again (about a second), so fewer. */
@@ -357,14 +357,6 @@ function medianRun(runs: readonly StartRun[]): StartRun {
     first_answer_ms: round(median(runs.map((run) => run.first_answer_ms))),
     first_ok_ms: round(median(runs.map((run) => run.first_ok_ms))),
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
 }
 
 function round(value: number, digits = 0): number {

@@ -192,6 +192,15 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 }
 
+/** The median of `values` (the mean of the middle two when even), NaN when there are none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
 /** `source` looped (no re-encoding) to exactly `minutes`, written to `out` once and reused after. */
 export async function loopRecording(source: string, minutes: number, out: string): Promise<string> {
   if (

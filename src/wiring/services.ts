@@ -77,6 +77,9 @@ function notWired(need: 'objects' | 'queue'): () => Promise<never> {
     );
 }
 
+/** The search index's writes in flight against the local emulator (see createServices). */
+export const LOCAL_INDEX_WRITES_IN_FLIGHT = 2;
+
 let services: Services | undefined;
 
 /** Wires adapters from configuration once per process (a Lambda container reuses them across invocations). */
@@ -99,7 +102,13 @@ export function createServices(config: Config): Services {
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
     blobs,
-    search: new DynamoSearchIndex(db, config.NOTES_TABLE_NAME),
+    // Locally the emulator answers one request at a time, the API's reads among them: a note's
+    // indexing keeps few writes in flight there, so a read waits behind two, not sixteen.
+    search: new DynamoSearchIndex(
+      db,
+      config.NOTES_TABLE_NAME,
+      config.NOTES_DYNAMODB_ENDPOINT ? { writesInFlight: LOCAL_INDEX_WRITES_IN_FLIGHT } : {},
+    ),
     queue,
     languages: languageSupport(config),
     recordingTypes: recordingTypesFor(config.NOTES_SPEECH_ENGINE),

@@ -256,4 +256,34 @@ describe('the DynamoDB search index behind Ask', () => {
     expect(await itemsMentioning(noteId)).toBe(0);
     expect((await index.search(accountId, ['forecast', 'review', 'budget'], { limit: 1 })).idf.size).toBe(0);
   });
+
+  it('keeps no more index writes in flight than it was given while a note is added', async () => {
+    const peakInFlight = async (options: { writesInFlight?: number }) => {
+      let inFlight = 0;
+      let peak = 0;
+      const observed = new DynamoSearchIndex(
+        new Proxy(db, {
+          get: (target, property, receiver) =>
+            property === 'send'
+              ? async (...args: Parameters<typeof db.send>) => {
+                  peak = Math.max(peak, ++inFlight);
+                  try {
+                    return await target.send(...args);
+                  } finally {
+                    inFlight--;
+                  }
+                }
+              : Reflect.get(target, property, receiver),
+        }),
+        table.emulators.tableName,
+        options,
+      );
+      const words = Array.from({ length: 200 }, (_, i) => `word${i.toString(36)}`).join(' ');
+      await observed.add(randomUUID(), randomUUID(), termFrequencies(words));
+      return peak;
+    };
+    // 200 new terms: 200 counters and 8 batches of postings to write.
+    expect(await peakInFlight({})).toBe(16);
+    expect(await peakInFlight({ writesInFlight: 2 })).toBe(2);
+  });
 });

@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 export interface ProcessEntry {
   pid: number;
@@ -6,13 +7,17 @@ export interface ProcessEntry {
   name: string;
 }
 
-/** Every process descending from `root` (default: this one), from /proc. */
+/**
+ * Every process descending from `root` (default: this one), from /proc. Read synchronously: /proc is
+ * in memory and never waits on a disk, and one promise per file made a scan of ~65 processes cost
+ * 27 ms of CPU against 0.8 ms (the throughput bench scans four times a second beside the service).
+ */
 export async function descendants(root: number = process.pid): Promise<ProcessEntry[]> {
   const parents = new Map<number, number>();
   const names = new Map<number, string>();
-  for (const entry of await readdir('/proc')) {
+  for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    const stat = readProcFile(`/proc/${entry}/stat`);
     // `pid (comm) state ppid ...`; comm may contain spaces, so split after the last `)`.
     const close = stat.lastIndexOf(')');
     if (close < 0) continue;
@@ -37,4 +42,13 @@ export async function isAlive(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   return stat !== '' && state !== 'Z';
+}
+
+/** A /proc file's text, or '' once its process has gone. */
+export function readProcFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
 }

@@ -37,8 +37,10 @@ const MAX_QUERY_TERMS = 16;
  * rarest terms only, as many as fit (at least the rarest one).
  */
 const SCOPED_POSTING_READS = 20_000;
-/** Counter updates in flight while a note is added or removed. */
-const COUNTER_CONCURRENCY = 16;
+/** Counter updates in flight while a note is added or removed, unless told otherwise. */
+const WRITES_IN_FLIGHT = 16;
+/** Batch writes of postings in flight (25 items each), at most. */
+const BATCH_WRITES_IN_FLIGHT = 4;
 /** Tries at claiming a note's entry before giving way to the writers that keep changing it. */
 const CLAIM_ATTEMPTS = 5;
 /** Stored weights are fixed-point so that they sort as strings. */
@@ -70,10 +72,20 @@ const ACTIVE_ONLY: readonly IndexPartition[] = ['active'];
  * recomputed with the current average, so only the choice of candidates can drift, not their order.
  */
 export class DynamoSearchIndex implements SearchIndex {
+  private readonly writesInFlight: number;
+
+  /**
+   * `writesInFlight`: the index's writes sent at once while a note is added or removed (default 16).
+   * DynamoDB serves many at once; an embedded emulator serves one request at a time on the thread
+   * that also answers the API's reads, which then wait behind every write already sent.
+   */
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    options: { writesInFlight?: number } = {},
+  ) {
+    this.writesInFlight = options.writesInFlight ?? WRITES_IN_FLIGHT;
+  }
 
   /**
    * Brings the note's postings and counters to `document`, unless a newer version (or this one) is
@@ -159,9 +171,9 @@ export class DynamoSearchIndex implements SearchIndex {
         })),
       ];
     });
-    await batchWriteAll(this.db, this.tableName, requests, COUNTER_CONCURRENCY);
+    await batchWriteAll(this.db, this.tableName, requests, this.writesInFlight);
     await this.addToStats(accountId, partition, documents.length, addedLength);
-    await forEachLimited([...frequencies], COUNTER_CONCURRENCY, ([term, df]) =>
+    await forEachLimited([...frequencies], this.writesInFlight, ([term, df]) =>
       this.addToDf(accountId, partition, term, df),
     );
   }
@@ -184,7 +196,7 @@ export class DynamoSearchIndex implements SearchIndex {
           ? { documents: 1, length: entry.length }
           : { documents: entry.counted_doc ? 1 : 0, length: entry.counted_length };
         await this.addToStats(accountId, entry.partition, -counts.documents, -counts.length);
-        await forEachLimited([...counted], COUNTER_CONCURRENCY, (term) =>
+        await forEachLimited([...counted], this.writesInFlight, (term) =>
           this.addToDf(accountId, entry.partition, term, -1),
         );
       }
@@ -326,7 +338,7 @@ export class DynamoSearchIndex implements SearchIndex {
     const lengthChange = entry.length - entry.counted_length;
     if (entry.uncounted.length > 0 || !entry.counted_doc || lengthChange !== 0) {
       await this.addToStats(accountId, partition, entry.counted_doc ? 0 : 1, lengthChange);
-      await forEachLimited(entry.uncounted, COUNTER_CONCURRENCY, (term) =>
+      await forEachLimited(entry.uncounted, this.writesInFlight, (term) =>
         this.addToDf(accountId, partition, term, 1),
       );
       const recorded = await this.updateEntryIf(
@@ -354,6 +366,7 @@ export class DynamoSearchIndex implements SearchIndex {
               },
             };
       }),
+      Math.min(BATCH_WRITES_IN_FLIGHT, this.writesInFlight),
     );
     const committed = await this.updateEntryIf(
       accountId,
@@ -363,14 +376,14 @@ export class DynamoSearchIndex implements SearchIndex {
       { ':indexed': 'indexed' },
     );
     if (!committed) return this.undoOvertaken(accountId, noteId, entry);
-    await forEachLimited(entry.overcounted, COUNTER_CONCURRENCY, (term) =>
+    await forEachLimited(entry.overcounted, this.writesInFlight, (term) =>
       this.addToDf(accountId, partition, term, -1),
     );
   }
 
   private async uncount(accountId: string, entry: IndexEntry, lengthChange: number): Promise<void> {
     await this.addToStats(accountId, entry.partition, entry.counted_doc ? 0 : -1, -lengthChange);
-    await forEachLimited(entry.uncounted, COUNTER_CONCURRENCY, (term) =>
+    await forEachLimited(entry.uncounted, this.writesInFlight, (term) =>
       this.addToDf(accountId, entry.partition, term, -1),
     );
   }
@@ -385,7 +398,7 @@ export class DynamoSearchIndex implements SearchIndex {
     const winner = now && now.state !== 'removing' ? now : null;
     const stats = winner ? await this.stats(accountId, winner.partition) : null;
     const averageLength = stats ? averageOf(stats.documents, stats.totalLength) : 1;
-    await forEachLimited(mine.pending, COUNTER_CONCURRENCY, async (term) => {
+    await forEachLimited(mine.pending, this.writesInFlight, async (term) => {
       const tf = winner?.tfs[term];
       const key = keys.posting(accountId, term, noteId);
       const values = { ':mine': mine.version };
