@@ -15,7 +15,15 @@ import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { cpuSecondsOf } from './process-tree.ts';
-import { cliOption, percentile, REPO_ROOT, type Service, startService, stopChild } from './support.ts';
+import {
+  cliOption,
+  median,
+  percentile,
+  REPO_ROOT,
+  type Service,
+  startService,
+  stopChild,
+} from './support.ts';
 
 const CONNECTIONS = 10;
 const WARMUP_SECONDS = 1;
@@ -61,9 +69,6 @@ async function noteInACollection(service: Service): Promise<string> {
   if (filed.status !== 200) throw new Error(`filing: ${filed.status}`);
   return noteId;
 }
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 async function main() {
   const other = process.argv[2];

@@ -192,9 +192,12 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 }
 
-/** The median of `values` (the mean of the middle two when even), NaN when there are none. */
+/**
+ * The median of the finite `values` (the mean of the middle two when even), NaN when there are none
+ * (a NaN in a sort by `a - b` would leave the order undefined).
+ */
 export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1
     ? (sorted[middle] ?? Number.NaN)

@@ -15,7 +15,7 @@ import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createTableInput } from '../src/adapters/dynamodb/table-definition.ts';
 import { rememberTableDescriptions } from '../src/local/table-descriptions.ts';
-import { cliOption } from './support.ts';
+import { cliOption, median } from './support.ts';
 
 const TABLE = 'notes';
 const PK = 'ACCOUNT#bench';
@@ -58,9 +58,6 @@ async function cpuPerPair(db: DynamoDBDocumentClient, pairs: number): Promise<nu
   const used = process.cpuUsage(before);
   return (used.user + used.system) / 1000 / pairs;
 }
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
 
 const rounds = Number(cliOption(process.argv, '--rounds') ?? 30);
 const pairs = Number(cliOption(process.argv, '--pairs') ?? 200);

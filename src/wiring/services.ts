@@ -102,8 +102,9 @@ export function createServices(config: Config): Services {
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
     blobs,
-    // Locally the emulator answers one request at a time, the API's reads among them: a note's
-    // indexing keeps few writes in flight there, so a read waits behind two, not sixteen.
+    // Locally the emulator answers one request at a time, the API's reads among them: the index's
+    // writes (a note added or removed, a bulk load) keep few in flight there, so a read waits
+    // behind two, not sixteen.
     search: new DynamoSearchIndex(
       db,
       config.NOTES_TABLE_NAME,

@@ -119,6 +119,19 @@ describe('a recording is decoded once for the recogniser and the diarizer', () =
     SLOW,
   );
 
+  it('says the recogniser has no model before decoding anything, with speakers or without', async () => {
+    const missing = join(dir, 'no-model-here');
+    const plain = new PocketsphinxSpeechToText({ ffmpegPath: countingFfmpeg, modelDir: missing, scratchDir });
+    const withSpeakers = new DiarizingSpeechToText(plain, { ffmpegPath: countingFfmpeg });
+    for (const engine of [plain, withSpeakers]) {
+      await expect(engine.transcribe(recording)).rejects.toThrow(
+        `pocketsphinx model not found in ${missing}`,
+      );
+    }
+    expect(await ffmpegRuns()).toBe(0);
+    expect(await readdir(scratchDir)).toEqual([]);
+  });
+
   it('rejects a file that is not audio with UnreadableAudioError before any recogniser starts, leaving no file', async () => {
     const engine = new DiarizingSpeechToText(chunkedEngine(new CpuSlots(2)));
     const stages: string[] = [];

@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 
 export interface ProcessEntry {
   pid: number;
@@ -39,7 +38,7 @@ export async function descendants(root: number = process.pid): Promise<ProcessEn
  * (a child killed with its parent is handed to PID 1, and a container's PID 1 may never collect it).
  */
 export async function isAlive(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  const stat = readProcFile(`/proc/${pid}/stat`);
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   return stat !== '' && state !== 'Z';
 }

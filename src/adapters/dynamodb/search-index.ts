@@ -75,9 +75,10 @@ export class DynamoSearchIndex implements SearchIndex {
   private readonly writesInFlight: number;
 
   /**
-   * `writesInFlight`: the index's writes sent at once while a note is added or removed (default 16).
-   * DynamoDB serves many at once; an embedded emulator serves one request at a time on the thread
-   * that also answers the API's reads, which then wait behind every write already sent.
+   * `writesInFlight`: the index's writes sent at once while notes are added, loaded or removed
+   * (default 16; batches of postings at most 4). DynamoDB serves many at once; an embedded emulator
+   * serves one request at a time on the thread that also answers the API's reads, which then wait
+   * behind every write already sent.
    */
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -366,7 +367,7 @@ export class DynamoSearchIndex implements SearchIndex {
               },
             };
       }),
-      Math.min(BATCH_WRITES_IN_FLIGHT, this.writesInFlight),
+      this.batchWritesInFlight(),
     );
     const committed = await this.updateEntryIf(
       accountId,
@@ -539,11 +540,16 @@ export class DynamoSearchIndex implements SearchIndex {
     );
   }
 
+  private batchWritesInFlight(): number {
+    return Math.min(BATCH_WRITES_IN_FLIGHT, this.writesInFlight);
+  }
+
   private deletePostings(accountId: string, noteId: string, terms: string[]): Promise<void> {
     return batchWriteAll(
       this.db,
       this.tableName,
       terms.map((term) => ({ DeleteRequest: { Key: keys.posting(accountId, term, noteId) } })),
+      this.batchWritesInFlight(),
     );
   }
 }

@@ -112,7 +112,9 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     }
   }
 
-  decode(audioPath: string, signal?: AbortSignal): Promise<DecodedRecording> {
+  /** Checks the model first: a missing one is said before minutes of decoding, not after. */
+  async decode(audioPath: string, signal?: AbortSignal): Promise<DecodedRecording> {
+    await this.checkModel();
     return decodeRecording(audioPath, this.options, signal);
   }
 
@@ -185,7 +187,8 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     return { words: readable, duration_ms, ...(notice ? { notice } : {}) };
   }
 
-  private async modelArgs(): Promise<string[]> {
+  /** The model's files, once each is known to exist. */
+  private async checkModel(): Promise<{ hmm: string; lm: string; dict: string }> {
     const dir = this.options.modelDir ?? DEFAULT_MODEL_DIR;
     const hmm = join(dir, 'en-us');
     const lm = join(dir, 'en-us.lm.bin');
@@ -194,6 +197,11 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     await Promise.all([hmm, lm, dict].map((path) => access(path))).catch(() => {
       throw new Error(`pocketsphinx model not found in ${dir} (install pocketsphinx-en-us or set modelDir)`);
     });
+    return { hmm, lm, dict };
+  }
+
+  private async modelArgs(): Promise<string[]> {
+    const { hmm, lm, dict } = await this.checkModel();
     const modelWordsOnly = await dictionaryForModel(dict, lm, this.options.dictionaryCacheDir ?? tmpdir());
     return ['-hmm', hmm, '-lm', lm, '-dict', modelWordsOnly];
   }
