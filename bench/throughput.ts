@@ -164,9 +164,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     ]);
     const roundResults = measuredRounds.map(({ one, four }) => {
       const ratio = four.wallSeconds / one.wallSeconds;
-      const recogniserCpuPerRecording = (measured: Measured, recordings: number) =>
-        sumWhere(measured.peaks.cpuSeconds, (name) => name.startsWith('pocketsphinx')) / recordings;
-      const [alone, together] = [recogniserCpuPerRecording(one, 1), recogniserCpuPerRecording(four, AT_ONCE)];
+      const [alone, together] = [recogniserCpuSeconds(one.peaks), recogniserCpuSeconds(four.peaks) / AT_ONCE];
       // No recogniser sampled in a phase (a clip too short for the sampler): no speed to compare.
       const speedScale = alone > 0 && together > 0 ? alone / together : Number.NaN;
       return {
@@ -180,7 +178,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     // chunks and settings the service used, under the same load. Rerunning it apart (concurrency 1)
     // would double the bench's length and measure another run. ffmpeg and the service's own CPU
     // (API, queues, diarization) are left out: the limit is what recognition alone needs.
-    const recogniserCpu = sumWhere(longRun.peaks.cpuSeconds, (name) => name.startsWith('pocketsphinx'));
+    const recogniserCpu = recogniserCpuSeconds(longRun.peaks);
     const cpuLimit = recogniserCpu / cores;
     const result: ThroughputResult = {
       settings,
@@ -290,6 +288,10 @@ function cpuLine(name: string, p: Phase, recordings: number): string {
     `the whole machine's ${p.machine_cpu_seconds} s (stolen ${p.stolen_cpu_seconds} s)`
   );
 }
+
+/** CPU seconds of the pocketsphinx processes of a phase: the recognition itself. */
+const recogniserCpuSeconds = (peaks: TreePeaks) =>
+  sumWhere(peaks.cpuSeconds, (name) => name.startsWith('pocketsphinx'));
 
 const sumWhere = (values: Record<string, number>, keep: (name: string) => boolean) =>
   Object.entries(values).reduce((sum, [name, value]) => sum + (keep(name) ? value : 0), 0);

@@ -78,7 +78,7 @@ function notWired(need: 'objects' | 'queue'): () => Promise<never> {
 }
 
 /** The search index's writes in flight against the local emulator (see createServices). */
-export const LOCAL_INDEX_WRITES_IN_FLIGHT = 2;
+const LOCAL_INDEX_WRITES_IN_FLIGHT = 2;
 
 let services: Services | undefined;
 

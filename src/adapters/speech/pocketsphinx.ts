@@ -103,8 +103,8 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
   ): Promise<RecognitionResult> {
     const progress = new ProgressReporter(onProgress, this.options.progressIntervalMs ?? 250);
     await progress.report({ stage: 'decoding' });
-    const modelArgs = await this.modelArgs();
-    const recording = await this.decode(audioPath, signal);
+    const modelArgs = await this.modelArgs(); // checks the model before decoding, as decode() does
+    const recording = await decodeRecording(audioPath, this.options, signal);
     try {
       return await this.recognizeDecoded(recording, modelArgs, progress, signal);
     } finally {
