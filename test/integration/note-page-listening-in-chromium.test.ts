@@ -158,7 +158,8 @@ describe('the note page, built around listening, in Chromium', () => {
     await page.locator('#transcript-title').click();
     await page.keyboard.press('Space');
     await expect.poll(async () => (await recording()).paused).toBe(false);
-    expect(await page.getByRole('button', { name: 'Pause', exact: true }).isVisible()).toBe(true);
+    // The button follows the element's play event: wait for the render, failing if it never comes.
+    await page.getByRole('button', { name: 'Pause', exact: true }).waitFor({ timeout: 5_000 });
     await page.keyboard.press('k');
     await expect.poll(async () => (await recording()).paused).toBe(true);
     const before = (await recording()).seconds;
