@@ -9,12 +9,16 @@ import {
   runInBackground,
 } from '../../src/adapters/speech/background-priority.ts';
 import { CpuSlots } from '../../src/adapters/speech/cpu-slots.ts';
+import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
 import { startThread, threadEntry } from '../../src/adapters/speech/threads/thread-entry.ts';
 import {
   defaultTranscriptionConcurrency,
   MEMORY_PER_TRANSCRIPTION_BYTES,
   transcriptionConcurrencySetting,
 } from '../../src/local/worker-concurrency.ts';
+import { ensureConversations } from '../fixtures/conversations/generate.ts';
+import { descendants, isAlive } from '../support/processes.ts';
+import { waitUntil } from '../support/wait.ts';
 
 /** The nice value of a thread or process, field 19 of its /proc stat line (after the command's parentheses). */
 async function niceOf(statPath: string): Promise<number> {
@@ -29,6 +33,12 @@ async function policyOf(statPath: string): Promise<number> {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
 }
 const SCHED_IDLE = 5;
+
+/** The session a process belongs to, field 6 of its /proc stat line. */
+async function sessionOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
 
 describe('CPU slots share the cores between recordings', () => {
   it('hands slots out in the order they were asked for, never more than its size at once', async () => {
@@ -117,6 +127,41 @@ describe('recognition runs at a lower priority than the API', () => {
       expect(await policyOf(`/proc/${process.pid}/stat`)).toBe(0);
     } finally {
       shell.kill();
+    }
+  });
+
+  it("keeps a recogniser in the service's session, where the kernel ranks it below the API, and stops all its programs on abort", async () => {
+    // Linux schedules each session as one group (autogroups): a recogniser in a session of its own
+    // would share the cores with the whole service as an equal, whatever its idle class.
+    const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
+    if (!conversation) throw new Error('no two-speakers fixture');
+    const controller = new AbortController();
+    const work = new PocketsphinxSpeechToText().transcribe(
+      conversation.audio,
+      undefined,
+      {},
+      controller.signal,
+    );
+    work.catch(() => {});
+    let programs: { pid: number; name: string }[] = [];
+    await waitUntil(async () => {
+      programs = (await descendants()).filter(
+        (entry) => ['sh', 'cat'].includes(entry.name) || entry.name.startsWith('pocketsphinx'),
+      );
+      return (
+        programs.some((entry) => entry.name.startsWith('pocketsphinx')) &&
+        programs.some((entry) => entry.name === 'cat')
+      );
+    }, 'the recogniser to start');
+    const ownAutogroup = await readFile('/proc/self/autogroup', 'utf8');
+    for (const { pid } of programs) {
+      expect(await sessionOf(pid)).toBe(await sessionOf(process.pid));
+      expect(await readFile(`/proc/${pid}/autogroup`, 'utf8')).toBe(ownAutogroup);
+    }
+    controller.abort();
+    await expect(work).rejects.toMatchObject({ name: 'AbortError' });
+    for (const { pid, name } of programs) {
+      await waitUntil(async () => !(await isAlive(pid)), `${name} (${pid}) to be killed`, 2_000);
     }
   });
 

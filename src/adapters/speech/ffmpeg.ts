@@ -224,16 +224,6 @@ export function lowNoisePcm(ms: number): Buffer {
   return buffer;
 }
 
-/** Kills a child started with `detached: true` together with everything in its process group. */
-export function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
-
 /** Returns a getter for the last few KB the child wrote to stderr. */
 export function collectTail(child: ChildProcess): () => string {
   let tail = '';

@@ -22,12 +22,12 @@ import {
   type ChildExit,
   childExit,
   collectTail,
-  killGroup,
   lowNoisePcm,
   MissingProgramError,
   PCM_BYTES_PER_MS,
 } from './ffmpeg.ts';
 import { dictionaryForModel } from './model-dictionary.ts';
+import { killProgramTree, OWN_PROCESS_GROUP } from './program-tree.ts';
 import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
 import { recordingNotice } from './recognition-notice.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from './speech-presence.ts';
@@ -226,11 +226,11 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     const pcm = createReadStream(pcmPath, pcmByteRange(range));
     // Node gives a child a socket, not a pipe, as stdin, and open("/dev/stdin") fails on a socket
     // (ENXIO). `cat |` turns it into a real pipe; `$0 "$@"` avoids any shell quoting of paths.
-    // detached: own process group, so a failure can kill cat and pocketsphinx together.
+    // A failure kills cat and pocketsphinx together (program-tree.ts says how, and why no session).
     const recognizer = runInBackground(
       spawn(command, commandArgs, {
         stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
+        detached: OWN_PROCESS_GROUP,
       }),
     );
     const recognizerStderr = collectTail(recognizer);
@@ -238,7 +238,7 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     const stopAll = () => {
       killed = true;
       pcm.destroy();
-      killGroup(recognizer);
+      killProgramTree(recognizer);
     };
     // Another chunk failed: its error is the one reported, this chunk only has to stop.
     signal.addEventListener('abort', stopAll, { once: true });
