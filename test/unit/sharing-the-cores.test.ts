@@ -130,7 +130,7 @@ describe('recognition runs at a lower priority than the API', () => {
     }
   });
 
-  it("keeps a recogniser in the service's session, where the kernel ranks it below the API, and stops all its programs on abort", async () => {
+  it("keeps a recogniser in the service's session, where the kernel ranks it below the API, deaf to Ctrl-C, and stops all its programs on abort", async () => {
     // Linux schedules each session as one group (autogroups): a recogniser in a session of its own
     // would share the cores with the whole service as an equal, whatever its idle class.
     const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
@@ -158,6 +158,11 @@ describe('recognition runs at a lower priority than the API', () => {
       expect(await sessionOf(pid)).toBe(await sessionOf(process.pid));
       expect(await readFile(`/proc/${pid}/autogroup`, 'utf8')).toBe(ownAutogroup);
     }
+    // Ctrl-C in the terminal reaches the service's whole process group: the runtime drains on it, so
+    // the recogniser must keep going (the runtime stops it itself when the drain ends).
+    for (const { pid } of programs) process.kill(pid, 'SIGINT');
+    await sleep(300);
+    for (const { pid, name } of programs) expect(await isAlive(pid), `${name} after Ctrl-C`).toBe(true);
     controller.abort();
     await expect(work).rejects.toMatchObject({ name: 'AbortError' });
     for (const { pid, name } of programs) {

@@ -220,7 +220,10 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;
     const args = ['-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null'];
     args.push(...modelArgs, ...decoderArgs);
-    const [command, commandArgs] = await inIdleClass('sh', ['-c', 'cat | exec "$0" "$@"', program, ...args]);
+    // In the service's session (program-tree.ts) a terminal's Ctrl-C reaches these programs too: they
+    // ignore it (inherited through exec), so running work can still finish in the runtime's drain.
+    const script = `trap '' INT; cat | exec "$0" "$@"`;
+    const [command, commandArgs] = await inIdleClass('sh', ['-c', script, program, ...args]);
     // Opened before the recogniser starts (a range it refuses throws here, leaving no process) and
     // after the last wait (an open error must find the pipeline listening).
     const pcm = createReadStream(pcmPath, pcmByteRange(range));
