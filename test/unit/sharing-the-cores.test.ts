@@ -10,6 +10,7 @@ import {
 } from '../../src/adapters/speech/background-priority.ts';
 import { CpuSlots } from '../../src/adapters/speech/cpu-slots.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
+import { childrenByParentPid, killProgramTree } from '../../src/adapters/speech/program-tree.ts';
 import { startThread, threadEntry } from '../../src/adapters/speech/threads/thread-entry.ts';
 import {
   defaultTranscriptionConcurrency,
@@ -130,7 +131,7 @@ describe('recognition runs at a lower priority than the API', () => {
     }
   });
 
-  it("keeps a recogniser in the service's session, where the kernel ranks it below the API, deaf to Ctrl-C, and stops all its programs on abort", async () => {
+  it("keeps a recogniser in the service's session, where the kernel ranks it below the API, deaf to Ctrl-C and SIGTERM, and stops all its programs on abort", async () => {
     // Linux schedules each session as one group (autogroups): a recogniser in a session of its own
     // would share the cores with the whole service as an equal, whatever its idle class.
     const conversation = (await ensureConversations()).find((fixture) => fixture.name === 'two-speakers');
@@ -153,20 +154,39 @@ describe('recognition runs at a lower priority than the API', () => {
         programs.some((entry) => entry.name === 'cat')
       );
     }, 'the recogniser to start');
-    const ownAutogroup = await readFile('/proc/self/autogroup', 'utf8');
+    // The session decides the group; the autogroup file exists only where the kernel has autogroups.
+    const ownAutogroup = await readFile('/proc/self/autogroup', 'utf8').catch(() => undefined);
     for (const { pid } of programs) {
       expect(await sessionOf(pid)).toBe(await sessionOf(process.pid));
-      expect(await readFile(`/proc/${pid}/autogroup`, 'utf8')).toBe(ownAutogroup);
+      if (ownAutogroup !== undefined)
+        expect(await readFile(`/proc/${pid}/autogroup`, 'utf8')).toBe(ownAutogroup);
     }
-    // Ctrl-C in the terminal reaches the service's whole process group: the runtime drains on it, so
-    // the recogniser must keep going (the runtime stops it itself when the drain ends).
+    // Ctrl-C in the terminal, or a SIGTERM to the process group, reaches the service's whole group: the
+    // runtime drains on both, so the recogniser must keep going (the runtime stops it when the drain ends).
     for (const { pid } of programs) process.kill(pid, 'SIGINT');
+    for (const { pid } of programs) process.kill(pid, 'SIGTERM');
     await sleep(300);
-    for (const { pid, name } of programs) expect(await isAlive(pid), `${name} after Ctrl-C`).toBe(true);
+    for (const { pid, name } of programs)
+      expect(await isAlive(pid), `${name} after SIGINT and SIGTERM`).toBe(true);
     controller.abort();
     await expect(work).rejects.toMatchObject({ name: 'AbortError' });
     for (const { pid, name } of programs) {
       await waitUntil(async () => !(await isAlive(pid)), `${name} (${pid}) to be killed`, 2_000);
+    }
+  });
+
+  it('finds the programs a shell started from their parent pids too, for kernels without /proc children lists', async () => {
+    const shell = spawn('sh', ['-c', 'sleep 5 & sleep 5 & wait']);
+    try {
+      let listed: number[] = [];
+      await waitUntil(async () => {
+        const text = await readFile(`/proc/${shell.pid}/task/${shell.pid}/children`, 'utf8');
+        listed = text.split(' ').filter(Boolean).map(Number);
+        return listed.length === 2;
+      }, 'the two sleeps');
+      expect(childrenByParentPid(shell.pid ?? -1).sort()).toEqual(listed.sort());
+    } finally {
+      killProgramTree(shell);
     }
   });
 

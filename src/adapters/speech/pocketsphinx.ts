@@ -220,10 +220,12 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;
     const args = ['-infile', '/dev/stdin', '-time', 'yes', '-logfn', '/dev/null'];
     args.push(...modelArgs, ...decoderArgs);
-    // In the service's session (program-tree.ts) a terminal's Ctrl-C reaches these programs too: they
-    // ignore it (inherited through exec), so running work can still finish in the runtime's drain.
-    const script = `trap '' INT; cat | exec "$0" "$@"`;
+    // In the service's session (program-tree.ts) a terminal's Ctrl-C, or a SIGTERM sent to the service's
+    // process group, reaches these programs too: they ignore both (inherited through exec), as the
+    // runtime drains on them and stops its work itself (abort: SIGKILL).
+    const script = `trap '' INT TERM; cat | exec "$0" "$@"`;
     const [command, commandArgs] = await inIdleClass('sh', ['-c', script, program, ...args]);
+    signal.throwIfAborted(); // aborted while `chrt` was first checked: start nothing
     // Opened before the recogniser starts (a range it refuses throws here, leaving no process) and
     // after the last wait (an open error must find the pipeline listening).
     const pcm = createReadStream(pcmPath, pcmByteRange(range));
