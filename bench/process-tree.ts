@@ -1,6 +1,7 @@
 /** Samples a process tree from /proc: where the recognisers' memory and CPU time show. */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { readProcStat } from '../src/adapters/speech/proc-stat.ts';
 import { descendants, readProcFile } from '../test/support/processes.ts';
 
 export interface TreePeaks {
@@ -140,12 +141,12 @@ async function readProcess(
 ): Promise<{ rssKb: number; pssKb: number; ticks: number } | undefined> {
   // Synchronous reads: /proc never waits on a disk, and a promise per file cost the bench CPU the
   // service competed for (test/support/processes.ts).
-  const stat = readProcFile(`/proc/${pid}/stat`);
-  const status = stat ? readProcFile(`/proc/${pid}/status`) : '';
-  const rollup = stat && withPss ? readProcFile(`/proc/${pid}/smaps_rollup`) : '';
+  const stat = readProcStat(`/proc/${pid}/stat`);
   if (!stat) return undefined;
-  // `pid (comm) state ppid ...`: utime and stime are fields 14 and 15, the 12th and 13th after `)`.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const status = readProcFile(`/proc/${pid}/status`);
+  const rollup = withPss ? readProcFile(`/proc/${pid}/smaps_rollup`) : '';
+  // utime and stime are fields 14 and 15 of the man page.
+  const { fields } = stat;
   return {
     rssKb: Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0),
     pssKb: Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0),

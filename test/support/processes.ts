@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { readProcStat } from '../../src/adapters/speech/proc-stat.ts';
 
 export interface ProcessEntry {
   pid: number;
@@ -16,12 +17,10 @@ export async function descendants(root: number = process.pid): Promise<ProcessEn
   const names = new Map<number, string>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readProcFile(`/proc/${entry}/stat`);
-    // `pid (comm) state ppid ...`; comm may contain spaces, so split after the last `)`.
-    const close = stat.lastIndexOf(')');
-    if (close < 0) continue;
-    names.set(Number(entry), stat.slice(stat.indexOf('(') + 1, close));
-    parents.set(Number(entry), Number(stat.slice(close + 2).split(' ')[1]));
+    const stat = readProcStat(`/proc/${entry}/stat`);
+    if (!stat) continue;
+    names.set(Number(entry), stat.name);
+    parents.set(Number(entry), Number(stat.fields[1]));
   }
   const descends = (pid: number) => {
     for (let current = parents.get(pid), depth = 0; current !== undefined && depth < 20; depth++) {
@@ -38,9 +37,8 @@ export async function descendants(root: number = process.pid): Promise<ProcessEn
  * (a child killed with its parent is handed to PID 1, and a container's PID 1 may never collect it).
  */
 export async function isAlive(pid: number): Promise<boolean> {
-  const stat = readProcFile(`/proc/${pid}/stat`);
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return stat !== '' && state !== 'Z';
+  const state = readProcStat(`/proc/${pid}/stat`)?.fields[0];
+  return state !== undefined && state !== 'Z';
 }
 
 /** A /proc file's text, or '' once its process has gone. */

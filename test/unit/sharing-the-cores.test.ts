@@ -10,6 +10,7 @@ import {
 } from '../../src/adapters/speech/background-priority.ts';
 import { CpuSlots } from '../../src/adapters/speech/cpu-slots.ts';
 import { PocketsphinxSpeechToText } from '../../src/adapters/speech/pocketsphinx.ts';
+import { readProcStat } from '../../src/adapters/speech/proc-stat.ts';
 import { childrenByParentPid, killProgramTree } from '../../src/adapters/speech/program-tree.ts';
 import { startThread, threadEntry } from '../../src/adapters/speech/threads/thread-entry.ts';
 import {
@@ -21,25 +22,13 @@ import { ensureConversations } from '../fixtures/conversations/generate.ts';
 import { descendants, isAlive } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 
-/** The nice value of a thread or process, field 19 of its /proc stat line (after the command's parentheses). */
-async function niceOf(statPath: string): Promise<number> {
-  const stat = await readFile(statPath, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[16]);
-}
-
-/** The scheduling policy of a process, field 41 of its /proc stat line (5 is SCHED_IDLE, 0 the default). */
-async function policyOf(statPath: string): Promise<number> {
-  const stat = await readFile(statPath, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]);
-}
+/** The nice value of a thread or process (field 19 of its /proc stat line). */
+const niceOf = (statPath: string) => Number(readProcStat(statPath)?.fields[16]);
+/** The scheduling policy of a process (field 41; 5 is SCHED_IDLE, 0 the default). */
+const policyOf = (statPath: string) => Number(readProcStat(statPath)?.fields[38]);
 const SCHED_IDLE = 5;
-
-/** The session a process belongs to, field 6 of its /proc stat line. */
-async function sessionOf(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
-}
+/** The session a process belongs to (field 6). */
+const sessionOf = (pid: number) => Number(readProcStat(`/proc/${pid}/stat`)?.fields[3]);
 
 describe('CPU slots share the cores between recordings', () => {
   it('hands slots out in the order they were asked for, never more than its size at once', async () => {
@@ -101,8 +90,8 @@ describe('recognition runs at a lower priority than the API', () => {
   it('starts a child process at the background nice value', async () => {
     const child = runInBackground(spawn('sleep', ['5']));
     try {
-      expect(await niceOf(`/proc/${child.pid}/stat`)).toBe(BACKGROUND_NICENESS);
-      expect(await niceOf(`/proc/${process.pid}/stat`)).toBe(0);
+      expect(niceOf(`/proc/${child.pid}/stat`)).toBe(BACKGROUND_NICENESS);
+      expect(niceOf(`/proc/${process.pid}/stat`)).toBe(0);
     } finally {
       child.kill();
     }
@@ -122,10 +111,10 @@ describe('recognition runs at a lower priority than the API', () => {
         );
         children = listed.trim().split(' ').filter(Boolean);
       }
-      expect(await policyOf(`/proc/${shell.pid}/stat`)).toBe(SCHED_IDLE);
+      expect(policyOf(`/proc/${shell.pid}/stat`)).toBe(SCHED_IDLE);
       expect(children).toHaveLength(1);
-      expect(await policyOf(`/proc/${children[0]}/stat`)).toBe(SCHED_IDLE);
-      expect(await policyOf(`/proc/${process.pid}/stat`)).toBe(0);
+      expect(policyOf(`/proc/${children[0]}/stat`)).toBe(SCHED_IDLE);
+      expect(policyOf(`/proc/${process.pid}/stat`)).toBe(0);
     } finally {
       shell.kill();
     }
@@ -157,7 +146,7 @@ describe('recognition runs at a lower priority than the API', () => {
     // The session decides the group; the autogroup file exists only where the kernel has autogroups.
     const ownAutogroup = await readFile('/proc/self/autogroup', 'utf8').catch(() => undefined);
     for (const { pid } of programs) {
-      expect(await sessionOf(pid)).toBe(await sessionOf(process.pid));
+      expect(sessionOf(pid)).toBe(sessionOf(process.pid));
       if (ownAutogroup !== undefined)
         expect(await readFile(`/proc/${pid}/autogroup`, 'utf8')).toBe(ownAutogroup);
     }
@@ -203,21 +192,19 @@ describe('recognition runs at a lower priority than the API', () => {
       for (let tries = 0; tries < 200 && !nices.includes(BACKGROUND_NICENESS); tries++) {
         await sleep(50);
         const started = (await readdir('/proc/self/task')).filter((tid) => !tasksBefore.has(tid));
-        nices = await Promise.all(started.map((tid) => niceOf(`/proc/self/task/${tid}/stat`).catch(() => 0)));
+        nices = started.map((tid) => niceOf(`/proc/self/task/${tid}/stat`) || 0); // gone meanwhile: 0
       }
       expect(nices).toContain(BACKGROUND_NICENESS);
-      expect(await niceOf(`/proc/self/task/${process.pid}/stat`)).toBe(0);
+      expect(niceOf(`/proc/self/task/${process.pid}/stat`)).toBe(0);
       // And into the idle scheduling class (chrt, run by the thread once it has started).
       let policies: number[] = [];
       for (let tries = 0; tries < 200 && !policies.includes(SCHED_IDLE); tries++) {
         await sleep(50);
         const started = (await readdir('/proc/self/task')).filter((tid) => !tasksBefore.has(tid));
-        policies = await Promise.all(
-          started.map((tid) => policyOf(`/proc/self/task/${tid}/stat`).catch(() => 0)),
-        );
+        policies = started.map((tid) => policyOf(`/proc/self/task/${tid}/stat`) || 0);
       }
       expect(policies).toContain(SCHED_IDLE);
-      expect(await policyOf(`/proc/self/task/${process.pid}/stat`)).toBe(0);
+      expect(policyOf(`/proc/self/task/${process.pid}/stat`)).toBe(0);
     } finally {
       await thread.terminate();
     }

@@ -214,7 +214,6 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     signal: AbortSignal,
     onPosition: (positionMs: number) => void,
   ): Promise<{ words: RecognizedWord[]; presence: SpeechPresence }> {
-    signal.throwIfAborted();
     const offsetMs = range.startMs;
     const program = this.options.pocketsphinxPath ?? 'pocketsphinx_continuous';
     const decoderArgs = this.options.decoderArgs ?? DEFAULT_DECODER_ARGS;

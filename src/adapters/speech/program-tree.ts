@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { readProcStat } from './proc-stat.ts';
 
 /**
  * Whether a program that starts others (the recogniser: `sh`, its `cat` and pocketsphinx) gets a
@@ -69,12 +70,7 @@ function isMissingChildrenList(error: unknown, pid: number): boolean {
   return (error as NodeJS.ErrnoException).code === 'ENOENT' && parentOf(pid) !== undefined;
 }
 
-/** The parent pid from `/proc/<pid>/stat` (the command name may hold spaces: read after its `)`). */
 function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
+  const parent = readProcStat(`/proc/${pid}/stat`)?.fields[1];
+  return parent === undefined ? undefined : Number(parent);
 }
