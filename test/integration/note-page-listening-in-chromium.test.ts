@@ -235,8 +235,20 @@ describe('the note page, built around listening, in Chromium', () => {
     expect(await visibleText(page.locator('#segment-3 .text'))).toBe(before);
     expect((await segments(shortNote))[3]?.text).toBe(segment.text);
     // Correcting is its own gesture: a double click opens the words; Escape leaves them as they were.
+    // The field has the keyboard as it appears, not a paint later: keys typed at once (a select-all
+    // and a retyped text) land in it, where the caret is, and nothing typed is doubled.
+    await page.evaluate(`window.editorAppeared = new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        const field = document.querySelector('.segment textarea');
+        if (!field) return;
+        observer.disconnect();
+        resolve(document.activeElement === field);
+      });
+      observer.observe(document.body, { childList: true, subtree: true });
+    }); undefined`);
     await page.mouse.dblclick(at.x, at.y);
-    await expect.poll(() => page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
+    expect(await page.evaluate<boolean>('window.editorAppeared'), 'focused as it appeared').toBe(true);
+    expect(await page.evaluate<string>('document.activeElement.tagName')).toBe('TEXTAREA');
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('.segment textarea').count()).toBe(0);
     await page.keyboard.press('k');
@@ -532,6 +544,12 @@ describe('the note page, built around listening, in Chromium', () => {
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(`${original} zebracorn`);
     expect(await row.locator('.saved').textContent()).toBe('Saved');
     expect((await segments(shortNote))[2]?.text).toBe(`${original} zebracorn`);
+    // "Saved" stays legible on the row being played (a click on its words plays them).
+    await recordingReady();
+    await row.locator('.text').click();
+    await expect.poll(() => row.getAttribute('class')).toContain('playing');
+    await page.evaluate(`${RECORDING}.pause()`);
+    await axe.check('segment-saved-while-playing', false);
     await page.getByRole('button', { name: 'Undo last correction' }).click();
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(original);
   });

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, SignedOut } from './api.ts';
 
 export interface Loaded<T> {
@@ -74,9 +74,12 @@ export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : 'Something went wrong';
 }
 
-/** Focus for a field that appears because the user asked for it (an editor opened by a button). */
+/**
+ * Focus for a field that appears because the user asked for it (an editor opened by a button), given
+ * as it appears, so no key typed before the next paint goes elsewhere.
+ */
 export function useFocusOnMount<T extends HTMLElement>() {
   const ref = useRef<T>(null);
-  useEffect(() => ref.current?.focus(), []);
+  useLayoutEffect(() => ref.current?.focus(), []);
   return ref;
 }

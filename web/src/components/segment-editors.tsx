@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { clock } from '../format.ts';
 import { useFocusOnMount } from '../hooks.ts';
 import type { Segment } from '../types.ts';
@@ -32,7 +32,9 @@ export function TextEditor({
   const [text, setText] = useState(segment.text);
   const [saving, setSaving] = useState(false);
   const field = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => {
+  // In the same task as the field appears: placed after the next paint, the caret would land after
+  // keys already typed (a fast typist's select-all and typing, doubled at the end).
+  useLayoutEffect(() => {
     const element = field.current;
     if (!element) return;
     element.focus();
