@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useFocusOnMount } from '../hooks.ts';
 
 /** Another speaker of the transcript, one this one may turn out to be. */
@@ -32,8 +32,8 @@ export function SpeakerName({
   const [value, setValue] = useState(name);
   const button = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(false);
-  // Back from the field, focus returns to the name it renamed.
-  useEffect(() => {
+  // Back from the field, focus returns to the name it renamed, in the same task (a layout effect).
+  useLayoutEffect(() => {
     if (!editing && wasEditing.current) button.current?.focus();
     wasEditing.current = editing;
   }, [editing]);

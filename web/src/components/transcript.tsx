@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { type Saved, type TranscriptEdit, type TranscriptState, useCorrections } from '../corrections.ts';
 import { clock } from '../format.ts';
 import type { Playback } from '../player/playback.ts';
@@ -77,8 +77,9 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
   }, [shown, segments.length]);
   useFollowPlayback(playback, () => setShown(Number.POSITIVE_INFINITY));
 
-  // After a correction the row is drawn anew: focus goes back to it, not to the top of the page.
-  useEffect(() => {
+  // After a correction the row is drawn anew: focus goes back to it, not to the top of the page,
+  // in the same task (a layout effect), so no key press lands between the two.
+  useLayoutEffect(() => {
     if (focusRow === null) return;
     document.getElementById(`segment-${Math.min(focusRow, segments.length - 1)}`)?.focus();
     setFocusRow(null);
