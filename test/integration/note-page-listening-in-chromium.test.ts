@@ -525,6 +525,12 @@ describe('the note page, built around listening, in Chromium', () => {
     expect(await visibleText(row.locator('.text'))).toBe(original);
     expect((await segments(shortNote))[2]?.text).toBe(original);
 
+    // The row is the one being played (a click on its words plays them), as it is after a double click.
+    await recordingReady();
+    await row.locator('.text').click();
+    await expect.poll(() => row.getAttribute('class')).toContain('playing');
+    await page.evaluate(`${RECORDING}.pause()`);
+
     const edits = await holdRequests(page, (url) =>
       url.pathname.endsWith(`/notes/${shortNote}/transcription/edits`),
     );
@@ -544,11 +550,7 @@ describe('the note page, built around listening, in Chromium', () => {
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(`${original} zebracorn`);
     expect(await row.locator('.saved').textContent()).toBe('Saved');
     expect((await segments(shortNote))[2]?.text).toBe(`${original} zebracorn`);
-    // "Saved" stays legible on the row being played (a click on its words plays them).
-    await recordingReady();
-    await row.locator('.text').click();
-    await expect.poll(() => row.getAttribute('class')).toContain('playing');
-    await page.evaluate(`${RECORDING}.pause()`);
+    // "Saved" stays legible on the row being played.
     await axe.check('segment-saved-while-playing', false);
     await page.getByRole('button', { name: 'Undo last correction' }).click();
     await expect.poll(() => visibleText(row.locator('.text'))).toBe(original);
