@@ -1,4 +1,4 @@
-import { callerScopes, revokeAccountApiKey } from '#src/domain/accounts.ts';
+import { revokeAccountApiKey } from '#src/domain/accounts.ts';
 import { apiHandler } from '#src/http/api-handler.ts';
 import { emptyResponse } from '#src/http/response.ts';
 import { apiKeyParams } from '#src/http/schemas.ts';
@@ -7,12 +7,7 @@ export const handler = apiHandler(
   'revokeApiKey',
   { params: apiKeyParams },
   async ({ caller, params, services }) => {
-    await revokeAccountApiKey(
-      services.accounts,
-      caller.account.account_id,
-      params.key_id,
-      callerScopes(caller),
-    );
+    await revokeAccountApiKey(services.accounts, services.sessions, caller, params.key_id);
     return emptyResponse();
   },
 );

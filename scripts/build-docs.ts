@@ -647,7 +647,9 @@ function skillJson(frontMatter: Json, contract: Contract, sources: DocsSources):
               id === 'submitTranscription'
                 ? 'audio is uploaded with the CLI (notes transcribe) or REST, not through MCP'
                 : firstPartyOnlyOperations.has(id as OperationId)
-                  ? 'API keys are managed with an API key (CLI: notes keys) or in the web app, never by an MCP client'
+                  ? id.includes('Session')
+                    ? 'sessions are seen and ended with an API key (CLI: notes sessions) or in the web app, never by an MCP client'
+                    : 'API keys are managed with an API key (CLI: notes keys) or in the web app, never by an MCP client'
                   : 'not exposed',
             ]),
         ),

@@ -10,6 +10,15 @@ export type TextEngine = (typeof TEXT_ENGINES)[number];
 
 const nonEmpty = () => z.string().check(z.minLength(1));
 
+/**
+ * A public URL setting is shown to every client (the OAuth metadata, CORS answers): a user name or
+ * password in it would be published. An `@` before the path ends a userinfo.
+ */
+const noUserinfo = z.refine<string>(
+  (url: string) => !/^[^:]*:\/\/[^/?#]*@/.test(url),
+  'must not contain a user name or password (user:password@), since every client is shown it; give the origin alone',
+);
+
 /** A whole number of seconds (or the like) from the environment's text, with its default. */
 const integerBetween = (min: number, max: number, fallback: number) =>
   z._default(z.coerce.number().check(z.int(), z.gte(min), z.lte(max)), fallback);
@@ -120,6 +129,7 @@ const schema = z.object({
             /^https?:\/\/[^/?#]+\/?$/,
             'must be an http(s) origin, e.g. https://notes.example.com (no path)',
           ),
+          noUserinfo,
         ),
       z.transform((url) => url.replace(/\/+$/, '')),
     ),
@@ -158,7 +168,10 @@ const schema = z.object({
   NOTES_WEB_APP_URL: z.optional(
     z
       .string()
-      .check(z.regex(HTTP_ORIGIN, 'must be an http(s) origin, e.g. https://app.example.com (no path)')),
+      .check(
+        z.regex(HTTP_ORIGIN, 'must be an http(s) origin, e.g. https://app.example.com (no path)'),
+        noUserinfo,
+      ),
   ),
   /** The access-token signing key: an EC P-256 private JWK, as JSON (see src/oauth/signing-key.ts). */
   NOTES_OAUTH_SIGNING_KEY: z.optional(nonEmpty()),

@@ -33,23 +33,30 @@ export const operationScopes = {
   addNoteToCollection: ['notes:write'],
   removeNoteFromCollection: ['notes:write'],
   // A new key holds its creator's scopes (or fewer), never more: making one needs no scope beyond
-  // changing the account (functions/createApiKey.ts). Revoking one also needs every scope of the
-  // key revoked (src/domain/accounts.ts, revokeAccountApiKey): that depends on the key, not the call.
+  // changing the account (functions/createApiKey.ts). Revoking a key or ending a session needs
+  // nothing to end one's own, and notes:write with every scope of the key or session otherwise
+  // (src/domain/accounts.ts, src/domain/sessions.ts): that depends on what is ended, not the call.
   listApiKeys: ['notes:read'],
   createApiKey: ['notes:write'],
-  revokeApiKey: ['notes:write'],
+  revokeApiKey: [],
+  listSessions: ['notes:read'],
+  endSession: [],
+  endOtherSessions: [],
   getNoteAudio: ['notes:read'],
 } as const satisfies Record<OperationId, readonly McpScope[]>;
 
 /**
  * Operations a token may call only when it was issued to the web app's own client (`notes-web`),
  * whatever its scopes: an MCP agent or any other OAuth client must not turn its revocable grant into
- * a long-lived key, nor revoke the user's keys. API keys may call them (the account owner's credential).
+ * a long-lived key, nor revoke the user's keys, nor see or end the user's other sessions. API keys may call them (the account owner's credential).
  */
 export const firstPartyOnlyOperations: ReadonlySet<OperationId> = new Set([
   'listApiKeys',
   'createApiKey',
   'revokeApiKey',
+  'listSessions',
+  'endSession',
+  'endOtherSessions',
 ]);
 
 /** The scopes of `operationId` that `granted` lacks; empty when the token may call it. */

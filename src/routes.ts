@@ -114,6 +114,11 @@ export const apiRoutes = {
   listApiKeys: { method: 'GET', path: '/v1/account/keys', needs: { table: 'read' } },
   createApiKey: { method: 'POST', path: '/v1/account/keys', needs: { table: 'write' } },
   revokeApiKey: { method: 'DELETE', path: '/v1/account/keys/{key_id}', needs: { table: 'write' } },
+  // Sessions (issue 35): the account's signed-in applications and browsers; API keys and the web
+  // app's own tokens only, as key management (src/operation-scopes.ts).
+  listSessions: { method: 'GET', path: '/v1/account/sessions', needs: { table: 'read' } },
+  endOtherSessions: { method: 'DELETE', path: '/v1/account/sessions', needs: { table: 'write' } },
+  endSession: { method: 'DELETE', path: '/v1/account/sessions/{session_id}', needs: { table: 'write' } },
   // Signs a short-lived playback link to the note's recording (issue 15).
   getNoteAudio: {
     method: 'GET',

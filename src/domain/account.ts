@@ -52,4 +52,6 @@ export interface Caller {
 export interface AccessTokenUse {
   client_id: string;
   scopes: McpScope[];
+  /** The session (the OAuth grant) the token belongs to: what listSessions marks as current. */
+  session_id: string;
 }

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AccountStore } from '../ports/account-store.ts';
+import type { SessionStore } from '../ports/session-store.ts';
 import type { Account, ApiKeyRecord, ApiKeyView, Caller } from './account.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
 import { type McpScope, mcpScopes } from './scopes.ts';
@@ -79,29 +80,41 @@ export function callerScopes(caller: Caller): McpScope[] {
 
 /**
  * Revokes one of the account's keys; requests with it answer 401 from then on: at once in this
- * process (CachedAccountStore forgets it), within API_KEY_CACHE_SECONDS in others. Revoking a
- * revoked key again changes nothing. Another account's key is not found.
- * Only a credential holding every scope of the key may revoke it (`revokerScopes`): a narrowed key,
- * or a session given less, must not switch off the owner's wider key (review of issue 22, finding 10).
+ * process (CachedAccountStore forgets it), within API_KEY_CACHE_SECONDS in others. Every session the
+ * key signed in (OAuth grants and browser sign-ins) ends with it, at once. Revoking a revoked key
+ * again changes nothing. Another account's key is not found.
+ * A key may always revoke itself (a leaked key's holder, or its owner, switching it off). Any other
+ * key takes a credential holding notes:write and every scope of the key (`revokerScopes`): a
+ * narrowed key, or a session given less, must not switch off the owner's wider key (review of
+ * issue 22, finding 10).
  */
 export async function revokeAccountApiKey(
   store: AccountStore,
-  accountId: string,
+  sessions: SessionStore,
+  caller: Caller,
   keyId: string,
-  revokerScopes: readonly McpScope[],
   now = Date.now(),
 ): Promise<void> {
+  const accountId = caller.account.account_id;
   const record = (await store.listApiKeys(accountId)).find((key) => key.key_id === keyId);
   if (!record) throw new NotFoundError('No such API key in this account');
-  const beyond = keyScopes(record).filter((scope) => !revokerScopes.includes(scope));
-  if (beyond.length > 0) {
-    throw new ForbiddenError(
-      `This key may ${beyond.join(' and ')}, which the credential revoking it may not: only a credential holding every permission of a key can revoke it.`,
-    );
+  if (caller.api_key?.key_id !== keyId) {
+    const held = callerScopes(caller);
+    const needed: McpScope[] = [
+      'notes:write',
+      ...keyScopes(record).filter((scope) => scope !== 'notes:write'),
+    ];
+    const beyond = needed.filter((scope) => !held.includes(scope));
+    if (beyond.length > 0) {
+      throw new ForbiddenError(
+        `This key may ${beyond.join(' and ')}, which the credential revoking it may not: only a credential holding notes:write and every permission of a key can revoke it (a key may always revoke itself).`,
+      );
+    }
   }
   if (!(await store.revokeApiKey(accountId, keyId, now, record.key_hash))) {
     throw new NotFoundError('No such API key in this account');
   }
+  await sessions.endSessionsOfKey(accountId, keyId, now);
 }
 
 export function apiKeyView(record: ApiKeyRecord): ApiKeyView {

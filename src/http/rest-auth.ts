@@ -77,7 +77,11 @@ export async function authenticateRest(
       `Bearer error="insufficient_scope", scope="${wanted}", resource_metadata="${metadata}"`,
     );
   }
-  return { account, api_key: null, access_token: { client_id: grant.clientId, scopes: grant.scopes } };
+  return {
+    account,
+    api_key: null,
+    access_token: { client_id: grant.clientId, scopes: grant.scopes, session_id: grant.grantId },
+  };
 }
 
 /** A JWS compact serialization (three dot-separated parts); anything else is treated as an API key. */

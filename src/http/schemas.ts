@@ -167,14 +167,35 @@ export const createApiKeyBody = z.strictObject({
   name: apiKeyName,
   /** Fewer scopes than the creator holds; omitted, the creator's (functions/createApiKey.ts). */
   scopes: z.optional(
-    z
-      .array(z.enum(Object.keys(mcpScopes) as [McpScope, ...McpScope[]]))
-      .check(z.minLength(1, 'must name at least one scope')),
+    z.array(z.enum(Object.keys(mcpScopes) as [McpScope, ...McpScope[]])).check(
+      z.minLength(1, 'must name at least one scope'),
+      // The contract's uniqueItems: a scope named twice is a mistake in the request, said back.
+      z.refine((scopes) => repeated(scopes) === undefined, {
+        error: (issue) => `names ${repeated(issue.input as string[])} more than once`,
+      }),
+    ),
   ),
 });
 
+/** The first item that `items` holds a second time, if any. */
+function repeated(items: readonly string[]): string | undefined {
+  return items.find((item, index) => items.indexOf(item) !== index);
+}
+
 export const apiKeyParams = z.object({
   key_id: z.string().check(z.regex(/^key_[0-9a-f]{16}$/, 'must be a key ID such as key_0123456789abcdef')),
+});
+
+/** A session's ID (listSessions): an application's is a UUID, a browser's `browser_` and 24 hex digits. */
+export const sessionParams = z.object({
+  session_id: z
+    .string()
+    .check(
+      z.regex(
+        /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|browser_[0-9a-f]{24})$/,
+        'must be a session ID from listSessions',
+      ),
+    ),
 });
 
 export const addNoteToCollectionBody = z.strictObject({ note_id: uuid });

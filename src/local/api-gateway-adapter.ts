@@ -68,7 +68,10 @@ async function handle(
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = (req.method ?? 'GET').toUpperCase();
   const probe = probes[url.pathname];
-  if (probe && method === 'GET') return send(res, await probe());
+  // HEAD answers as GET, without the body: uptime checkers and load balancers often probe with HEAD.
+  if (probe && (method === 'GET' || method === 'HEAD')) {
+    return send(res, await probe(), {}, method === 'HEAD');
+  }
   // The server listens before the runtime has finished starting (its own address is part of the
   // configuration it completes): until then a request would meet a half-made configuration.
   if (!started()) {
@@ -121,6 +124,12 @@ function toEvent(
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
+  // Payload 2.0 moves cookies out of the headers, one entry per cookie, as API Gateway does.
+  const cookies = (headers.cookie ?? '')
+    .split(';')
+    .map((cookie) => cookie.trim())
+    .filter((cookie) => cookie.length > 0);
+  delete headers.cookie;
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams)
     query[name] = name in query ? `${query[name]},${value}` : value;
@@ -138,6 +147,7 @@ function toEvent(
     rawPath: url.pathname,
     rawQueryString: url.search.slice(1),
     headers,
+    ...(cookies.length > 0 ? { cookies } : {}),
     ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
     ...(route.paramNames.length > 0 ? { pathParameters } : {}),
     requestContext: {
@@ -220,18 +230,21 @@ function detail(statusCode: number, message: string): APIGatewayProxyStructuredR
   return jsonResponse(statusCode, { detail: message });
 }
 
+/** `headOnly`: the status and headers (Content-Length included) of the answer, without its body. */
 function send(
   res: ServerResponse,
   result: APIGatewayProxyStructuredResultV2,
   extraHeaders: Record<string, string> = {},
+  headOnly = false,
 ): void {
   const body =
     result.body === undefined
       ? undefined
       : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
-  const headers: Record<string, string | number> = { ...extraHeaders };
+  const headers: Record<string, string | number | string[]> = { ...extraHeaders };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  if (result.cookies?.length) headers['Set-Cookie'] = result.cookies;
   if (body) headers['Content-Length'] = body.length;
   res.writeHead(result.statusCode ?? 200, headers);
-  res.end(body);
+  res.end(headOnly ? undefined : body);
 }

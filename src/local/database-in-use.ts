@@ -35,10 +35,15 @@ export async function ensureDatabaseNotInUse(directory: string): Promise<void> {
         { cause: error },
       );
     }
-    if (cause?.code === 'LEVEL_CORRUPTION') {
+    // Any other failure to open is in the database's own files (corruption, a manifest that CURRENT
+    // names but that is gone, an unreadable file): each is named with the folder and the repair.
+    if ((error as { code?: string }).code === 'LEVEL_DATABASE_NOT_OPEN') {
+      const reason = cause?.message ?? (error as Error).message;
       throw damagedFile(
         directory,
-        `the notes database is damaged (${cause.message})`,
+        cause?.code === 'LEVEL_CORRUPTION'
+          ? `the notes database is damaged (${reason})`
+          : `the notes database cannot be opened (${reason})`,
         "Run `npm run db:repair` to rebuild it with LevelDB's repair (it copies the folder aside first), or restore the folder from a backup",
       );
     }

@@ -63,6 +63,14 @@ function origin(env: NodeJS.ProcessEnv, name: string, example: string): string |
       `${name} must be an http(s) origin with no path, as clients reach it, e.g. ${example} or https://notes.example.com; got '${value}'`,
     );
   }
+  // Every client is handed this origin (the OAuth metadata, presigned URLs): a user name or password
+  // in it would be published, so the value is not echoed either. Past the check above (no path), an
+  // `@` can only end a userinfo.
+  if (value.includes('@')) {
+    throw new StartUpProblem(
+      `${name} must not contain a user name or password (user:password@), since every client is shown it; give the origin alone, e.g. ${example} or https://notes.example.com`,
+    );
+  }
   return value.replace(/\/+$/, '');
 }
 

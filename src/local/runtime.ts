@@ -187,7 +187,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       NOTES_PUBLIC_URL: apiUrl,
       NOTES_OAUTH_SIGNING_KEY: await ensureSigningKey(dataDir),
     });
-    const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir);
+    const { newApiKey } = await ensureLocalAccount(getServices().accounts, dataDir, log);
     performance.mark('runtime:account-checked');
     // `npm run key:revoke` (another process) has the keys this process remembers forgotten at once.
     const stopForgettingKeys = forgetKeysOnRequest(dataDir, () => getServices().accounts.forgetAll(), log);

@@ -9,14 +9,48 @@ import { isS256Challenge } from './pkce.ts';
 import { checkRedirectUri, redirectsAutomatically } from './redirect-uris.ts';
 import { parseScopes, SUPPORTED_SCOPES, unionScopes, withinCeiling } from './scopes.ts';
 import { hashSecret, newSecret, sameHash } from './secrets.ts';
+import { endSignInAndItsGrants } from './sessions.ts';
 import { lifetimes, servedResources } from './settings.ts';
-import type { GrantRecord, OAuthClient, PendingAuthorization, StepUpShown } from './store.ts';
+import {
+  type BrowserRequest,
+  clearedSignInCookie,
+  credentialLive,
+  fromSameBrowser,
+  hasSignInCookie,
+  liveSignIn,
+  newBrowserBinding,
+  signInLive,
+  startSignInSession,
+} from './sign-in-session.ts';
+import type {
+  GrantRecord,
+  OAuthClient,
+  PendingAuthorization,
+  SignInCredential,
+  SignInSessionRecord,
+  StepUpShown,
+} from './store.ts';
 import { type KeySignIn, UpstreamSignInError } from './upstream.ts';
 
-/** What the browser gets: a redirect (to the client or the upstream provider) or one of our pages. */
+/**
+ * What the browser gets: a redirect (to the client or the upstream provider) or one of our pages,
+ * with the cookies to set (`Set-Cookie` values: the sign-in session's, the browser binding's).
+ */
 export type WebResult =
-  | { kind: 'redirect'; location: string }
-  | { kind: 'page'; status: number; html: string };
+  | { kind: 'redirect'; location: string; cookies?: string[] }
+  | { kind: 'page'; status: number; html: string; cookies?: string[] };
+
+/** Who signed in to a pending request, and the most they may give. */
+interface SignedIn {
+  accountId: string;
+  /** The most the signed-in credential may give: an API key's scopes; every scope upstream. */
+  ceiling: readonly McpScope[];
+  credential: SignInCredential;
+  /** The browser's sign-in session this sign-in made or used, if any. */
+  signInId: string | null;
+  /** Signed in earlier in this browser (no key typed now): the page offers to sign out. */
+  reused: boolean;
+}
 
 const MAX_STATE_LENGTH = 1024;
 
@@ -25,7 +59,11 @@ const MAX_STATE_LENGTH = 1024;
  * redirected: RFC 6749 section 4.1.2.1); every later problem goes back to the client as an error
  * redirect carrying `state` and `iss` (RFC 9207).
  */
-export async function beginAuthorization(deps: OAuthDeps, query: URLSearchParams): Promise<WebResult> {
+export async function beginAuthorization(
+  deps: OAuthDeps,
+  query: URLSearchParams,
+  browser: BrowserRequest,
+): Promise<WebResult> {
   const clientId = single(query, 'client_id');
   if (!clientId) throw new AuthorizationPageError('Missing client', 'The request names no client_id.');
   let client: OAuthClient | null;
@@ -60,25 +98,43 @@ export async function beginAuthorization(deps: OAuthDeps, query: URLSearchParams
   }
   try {
     const request = validateRequest(deps, client, query, redirectUri, state);
-    return await startSignIn(deps, client, request);
+    // OpenID Connect's prompt=login: the application wants the person to sign in again.
+    const session = (single(query, 'prompt') ?? '').split(' ').includes('login')
+      ? null
+      : await liveSignIn(deps, browser);
+    if (session) return await continueSignedIn(deps, client, request, session.record);
+    return await startSignIn(deps, client, request, browser);
   } catch (error) {
     return earlyErrorRedirect(deps, redirectUri, state, error);
   }
 }
 
-/** POST /oauth/authorize: the sign-in form (local upstream) and the consent decision. */
-export async function submitAuthorizationForm(deps: OAuthDeps, form: URLSearchParams): Promise<WebResult> {
+/** POST /oauth/authorize: the sign-in form (local upstream), the consent decision, and signing out. */
+export async function submitAuthorizationForm(
+  deps: OAuthDeps,
+  form: URLSearchParams,
+  browser: BrowserRequest,
+): Promise<WebResult> {
   const action = form.get('action');
   const requestId = form.get('request_id') ?? '';
   const csrf = form.get('csrf') ?? '';
   if (!requestId || !csrf) throw new AuthorizationPageError('Bad request', 'The form is incomplete.');
   switch (action) {
     case 'sign_in':
-      return signInWithApiKey(deps, requestId, csrf, form.get('api_key') ?? '');
+      return signInWithApiKey(
+        deps,
+        requestId,
+        csrf,
+        form.get('api_key') ?? '',
+        form.has('remember'),
+        browser,
+      );
     case 'approve':
       return decide(deps, requestId, csrf, form.getAll('scope'));
     case 'deny':
       return decide(deps, requestId, csrf, null);
+    case 'sign_out':
+      return signOutAndStartAgain(deps, requestId, csrf, browser);
     default:
       throw new AuthorizationPageError('Bad request', 'Unknown form action.');
   }
@@ -89,6 +145,7 @@ export async function completeUpstreamSignIn(
   deps: OAuthDeps,
   query: URLSearchParams,
   rawQueryString: string,
+  browser: BrowserRequest,
 ): Promise<WebResult> {
   const upstream = deps.upstream;
   if (upstream.kind !== 'redirect') {
@@ -127,7 +184,21 @@ export async function completeUpstreamSignIn(
     throw error;
   }
   // A person who signed in at the identity provider holds the whole account: every scope may be given.
-  return consentPage(deps, request, accountId, SUPPORTED_SCOPES, null);
+  const credential: SignInCredential = {
+    kind: 'identity_provider',
+    issuer: deps.settings.upstream.kind === 'oidc' ? deps.settings.upstream.issuer : 'upstream',
+  };
+  const session = fromSameBrowser(issuerOf(deps, request), browser, request.browser_hash)
+    ? await startSignInSession(deps, accountId, credential, SUPPORTED_SCOPES, browser)
+    : null;
+  const signedIn: SignedIn = {
+    accountId,
+    ceiling: SUPPORTED_SCOPES,
+    credential,
+    signInId: session?.record.sign_in_id ?? null,
+    reused: false,
+  };
+  return withCookies(await consentPage(deps, request, signedIn, null), session ? [session.cookie] : []);
 }
 
 interface ValidRequest {
@@ -189,28 +260,53 @@ function allowedScopes(client: OAuthClient, scope: string | undefined): McpScope
   return parseScopes(scope);
 }
 
-async function startSignIn(deps: OAuthDeps, client: OAuthClient, valid: ValidRequest): Promise<WebResult> {
+function newPendingRequest(deps: OAuthDeps, client: OAuthClient, valid: ValidRequest): PendingAuthorization {
   const now = deps.now();
-  const requestId = newSecret();
-  const csrf = newSecret();
-  const request: PendingAuthorization = {
-    request_id: requestId,
+  return {
+    request_id: newSecret(),
     client_id: client.client_id,
+    client_name: client.client_name,
     redirect_uri: valid.redirectUri,
     state: valid.state,
     code_challenge: valid.codeChallenge,
     resource: valid.resource,
     scopes: valid.scopes,
-    csrf_hash: hashSecret(csrf),
+    csrf_hash: '',
     account_id: null,
     upstream: null,
     issuer: deps.settings.issuer,
     created_at: now,
     expires_at_s: Math.floor(now / 1000) + lifetimes.pendingRequest,
   };
+}
+
+/** The sign-in page (or the provider), for a browser that is not signed in. */
+async function startSignIn(
+  deps: OAuthDeps,
+  client: OAuthClient,
+  valid: ValidRequest,
+  browser: BrowserRequest,
+): Promise<WebResult> {
+  const csrf = newSecret();
+  const binding = newBrowserBinding(deps.settings.issuer);
+  // A cookie of a session that has ended is removed, so the browser stops sending it.
+  const cookies = [
+    binding.cookie,
+    ...(hasSignInCookie(deps.settings.issuer, browser) ? [clearedSignInCookie(deps.settings.issuer)] : []),
+  ];
+  const request: PendingAuthorization = {
+    ...newPendingRequest(deps, client, valid),
+    csrf_hash: hashSecret(csrf),
+    browser_hash: binding.hash,
+  };
+  const requestId = request.request_id;
   if (deps.upstream.kind === 'api-key') {
     await deps.store.putPendingAuthorization(request);
-    return page(200, renderSignIn({ client: clientView(client, valid.redirectUri), requestId, csrf }));
+    return page(
+      200,
+      renderSignIn({ client: clientView(client, valid.redirectUri), requestId, csrf }),
+      cookies,
+    );
   }
   // The request ID is the upstream `state`: it comes back at /oauth/callback.
   let started: { url: string; pending: Record<string, string> };
@@ -223,7 +319,64 @@ async function startSignIn(deps: OAuthDeps, client: OAuthClient, valid: ValidReq
   }
   const { url, pending } = started;
   await deps.store.putPendingAuthorization({ ...request, upstream: pending });
-  return { kind: 'redirect', location: url };
+  return { kind: 'redirect', location: url, cookies };
+}
+
+/**
+ * A browser whose sign-in session lives asks for no key: the application's own web app gets its code
+ * at once when it asks for no more than this sign-in already allowed it (a new tab, a deep link);
+ * anything else gets the consent page, which offers to sign out and use another key.
+ */
+async function continueSignedIn(
+  deps: OAuthDeps,
+  client: OAuthClient,
+  valid: ValidRequest,
+  session: SignInSessionRecord,
+): Promise<WebResult> {
+  const signedIn: SignedIn = {
+    accountId: session.account_id,
+    ceiling: session.scopes,
+    credential: session.credential,
+    signInId: session.sign_in_id,
+    reused: true,
+  };
+  const request = newPendingRequest(deps, client, valid);
+  if (client.source === 'first_party') {
+    const allowed = await allowedThroughSignIn(deps, session, request);
+    if (request.scopes.every((scope) => allowed.includes(scope))) {
+      const bound = { ...request, account_id: session.account_id, credential: session.credential };
+      return issueCode(deps, { ...bound, sign_in_id: session.sign_in_id }, request.scopes, null);
+    }
+  }
+  await deps.store.putPendingAuthorization(request);
+  return consentPage(deps, request, signedIn, null, client);
+}
+
+/**
+ * What this browser's sign-in already allowed the client at this resource: the scopes of its live
+ * grants made through the sign-in. The web app asks for no more in a new tab, so it gets no page.
+ */
+async function allowedThroughSignIn(
+  deps: OAuthDeps,
+  session: Pick<SignInSessionRecord, 'account_id' | 'sign_in_id' | 'scopes'>,
+  request: Pick<PendingAuthorization, 'client_id' | 'resource' | 'scopes'>,
+): Promise<McpScope[]> {
+  const { grants } = await deps.store.accountSessions(session.account_id);
+  const now = deps.now();
+  const allowed = unionScopes(
+    [],
+    grants
+      .filter(
+        (grant) =>
+          grant.sign_in_id === session.sign_in_id &&
+          grant.client_id === request.client_id &&
+          grant.resource === request.resource &&
+          grant.revoked_at === null &&
+          grant.expires_at_s * 1000 > now,
+      )
+      .flatMap((grant) => grant.scopes),
+  );
+  return withinCeiling(allowed, session.scopes);
 }
 
 async function signInWithApiKey(
@@ -231,6 +384,8 @@ async function signInWithApiKey(
   requestId: string,
   csrf: string,
   apiKey: string,
+  remember: boolean,
+  browser: BrowserRequest,
 ): Promise<WebResult> {
   const upstream = deps.upstream;
   if (upstream.kind !== 'api-key') {
@@ -240,15 +395,31 @@ async function signInWithApiKey(
   if (!request) throw expired();
   if (!sameHash(request.csrf_hash, hashSecret(csrf))) throw staleForm();
   const client = await findClient(deps, request);
-  const signedIn = apiKey.trim() ? await upstream.signIn(apiKey) : null;
+  const key = apiKey.trim() ? await upstream.signIn(apiKey) : null;
   const refuse = (status: number, error: string) =>
     page(status, renderSignIn({ client: clientView(client, request.redirect_uri), requestId, csrf, error }));
-  if (!signedIn) return refuse(400, 'That API key was not accepted. Check it and try again.');
-  const stepUp = await grantAwaitingStepUp(deps, signedIn.accountId, request);
-  if (!stepUp && withinCeiling(request.scopes, signedIn.scopes).length === 0) {
-    return refuse(403, keyTooNarrow(signedIn, request.scopes));
+  if (!key) return refuse(400, 'That API key was not accepted. Check it and try again.');
+  const stepUp = await grantAwaitingStepUp(deps, key.accountId, request, key.scopes);
+  if (!stepUp && withinCeiling(request.scopes, key.scopes).length === 0) {
+    return refuse(403, keyTooNarrow(key, request.scopes));
   }
-  return consentPage(deps, request, signedIn.accountId, signedIn.scopes, request.csrf_hash, client, stepUp);
+  const credential: SignInCredential = { kind: 'api_key', key_id: key.keyId, key_hash: key.keyHash };
+  // Only the browser that opened this request is left signed in (see sign-in-session.ts).
+  const session =
+    remember && fromSameBrowser(issuerOf(deps, request), browser, request.browser_hash)
+      ? await startSignInSession(deps, key.accountId, credential, key.scopes, browser)
+      : null;
+  const signedIn: SignedIn = {
+    accountId: key.accountId,
+    ceiling: key.scopes,
+    credential,
+    signInId: session?.record.sign_in_id ?? null,
+    reused: false,
+  };
+  return withCookies(
+    await consentPage(deps, request, signedIn, request.csrf_hash, client, stepUp),
+    session ? [session.cookie] : [],
+  );
 }
 
 /**
@@ -260,42 +431,66 @@ function keyTooNarrow(signedIn: KeySignIn, asked: readonly McpScope[]): string {
   return `That API key holds ${holds}, and the application asks for ${asked.join(', ')}: a sign-in can give no more than its key holds. Sign in with a key that holds what the application asks for.`;
 }
 
-/** Binds the account to the request and shows the consent form, with a new CSRF token. */
+/**
+ * Binds the account to the request and shows the consent form, with a new CSRF token. The page
+ * offers nothing beyond the signed-in credential's ceiling, and a step-up only to a credential that
+ * holds everything the grant it widens holds.
+ */
 async function consentPage(
   deps: OAuthDeps,
   request: PendingAuthorization,
-  accountId: string,
-  ceiling: readonly McpScope[],
+  signedIn: SignedIn,
   expectedCsrfHash: string | null,
   knownClient?: OAuthClient,
   knownStepUp?: GrantRecord | null,
 ): Promise<WebResult> {
   const csrf = newSecret();
   const stepUp =
-    knownStepUp !== undefined ? knownStepUp : await grantAwaitingStepUp(deps, accountId, request);
+    knownStepUp !== undefined
+      ? knownStepUp
+      : await grantAwaitingStepUp(deps, signedIn.accountId, request, signedIn.ceiling);
   const held = stepUp?.scopes ?? [];
+  const client = knownClient ?? (await findClient(deps, request));
+  // The web app's earlier permissions in this browser are kept, not asked for again.
+  const allowedBefore =
+    !stepUp && signedIn.signInId && client.source === 'first_party'
+      ? withinCeiling(
+          request.scopes,
+          await allowedThroughSignIn(
+            deps,
+            { account_id: signedIn.accountId, sign_in_id: signedIn.signInId, scopes: [...signedIn.ceiling] },
+            request,
+          ),
+        )
+      : [];
   const bound = await deps.store.bindAccount(
     request.request_id,
-    accountId,
-    hashSecret(csrf),
-    expectedCsrfHash,
+    {
+      accountId: signedIn.accountId,
+      csrfHash: hashSecret(csrf),
+      expectedCsrfHash,
+      stepUp: stepUp ? { grant_id: stepUp.grant_id, held } : null,
+      ceiling: [...signedIn.ceiling],
+      credential: signedIn.credential,
+      signInId: signedIn.signInId,
+      allowedBefore,
+    },
     deps.now(),
-    stepUp ? { grant_id: stepUp.grant_id, held } : null,
-    [...ceiling],
   );
   if (!bound) throw staleForm();
-  const client = knownClient ?? (await findClient(deps, request));
-  const account = await deps.accounts.getAccount(accountId);
-  const beyondHeld = request.scopes.filter((scope) => !held.includes(scope));
+  const account = await deps.accounts.getAccount(signedIn.accountId);
+  const kept = unionScopes(held, allowedBefore);
+  const beyondHeld = request.scopes.filter((scope) => !kept.includes(scope));
   return page(
     200,
     renderConsent({
       client: clientView(client, request.redirect_uri),
-      account: { name: account?.name ?? accountId, createdAt: account?.created_at ?? null },
-      held,
-      offered: withinCeiling(beyondHeld, ceiling),
-      beyondKey: beyondHeld.filter((scope) => !ceiling.includes(scope)),
+      account: { name: account?.name ?? signedIn.accountId, createdAt: account?.created_at ?? null },
+      held: kept,
+      offered: withinCeiling(beyondHeld, signedIn.ceiling),
+      beyondKey: beyondHeld.filter((scope) => !signedIn.ceiling.includes(scope)),
       ticksRequested: client.source === 'first_party',
+      signedInBefore: signedIn.reused,
       requestId: request.request_id,
       csrf,
     }),
@@ -305,17 +500,23 @@ async function consentPage(
 /**
  * The grant this request steps up: the account's live grant to the same client and resource on which
  * the MCP server recorded an insufficient_scope (the newest, if several). A client's first request, or
- * one not preceded by a refused call, has none and gets a grant of its own.
+ * one not preceded by a refused call, has none and gets a grant of its own. So does a credential that
+ * does not hold everything that grant holds: a step-up's code carries the grant's scopes, and a
+ * narrowed key must not obtain them (issue 35).
  */
 async function grantAwaitingStepUp(
   deps: OAuthDeps,
   accountId: string,
   request: PendingAuthorization,
+  ceiling: readonly McpScope[],
 ): Promise<GrantRecord | null> {
   const grants = await deps.store.grantsAwaitingStepUp(accountId, request.client_id, deps.now());
   return (
     grants
-      .filter((grant) => grant.resource === request.resource)
+      .filter(
+        (grant) =>
+          grant.resource === request.resource && grant.scopes.every((scope) => ceiling.includes(scope)),
+      )
       .sort((a, b) => b.created_at - a.created_at)[0] ?? null
   );
 }
@@ -351,10 +552,11 @@ async function decide(
   if (accountId === null) return denied(deps, request, 'The user did not sign in');
   const shown = request.step_up ?? null;
   const held = shown?.held ?? [];
+  const kept = unionScopes(held, request.allowed_before ?? []);
   // What the page offered: nothing the signed-in credential does not hold itself. A request bound
   // before sign-ins carried a bound offers nothing: the person starts again (it lives minutes).
   const offered = withinCeiling(
-    request.scopes.filter((scope) => !held.includes(scope)),
+    request.scopes.filter((scope) => !kept.includes(scope)),
     request.ceiling ?? [],
   );
   const nowS = Math.floor(now / 1000);
@@ -373,28 +575,69 @@ async function decide(
     return denied(deps, request, 'The user denied the request');
   }
   const added = approvedScopes(approved, offered);
-  if (!shown && added.length === 0) {
+  const scopes = unionScopes(kept, added);
+  if (!shown && scopes.length === 0) {
     return denied(deps, request, 'The user approved none of the requested scopes');
   }
-  const scopes = unionScopes(held, added);
-  let grantId: string;
+  await requireLiveSignIn(deps, request, now);
   if (shown) {
     await requireUnchangedGrant(deps, accountId, shown, now);
-    grantId = shown.grant_id;
     // Refreshes work again whether or not the code is exchanged.
     await settle(added);
+  }
+  return issueCode(deps, { ...request, account_id: accountId }, scopes, shown);
+}
+
+/**
+ * The credential that signed this request in must still work when the person decides: a key revoked
+ * (or a browser signed out) while the consent page was open gives no code.
+ */
+async function requireLiveSignIn(deps: OAuthDeps, request: PendingAuthorization, now: number): Promise<void> {
+  const accountId = request.account_id ?? '';
+  const signIn = request.sign_in_id ? await deps.store.getSignIn(accountId, request.sign_in_id) : null;
+  const live =
+    (await credentialLive(deps, accountId, request.credential)) &&
+    (!request.sign_in_id || (signIn !== null && signInLive(signIn, now)));
+  if (!live) {
+    throw new AuthorizationPageError(
+      'Signed out',
+      'The API key you signed in with was revoked, or this browser was signed out, while this page was open: nothing was given. Start again from the application.',
+      403,
+    );
+  }
+}
+
+/**
+ * Issues the authorization code for a decided (or, for the web app within its sign-in, already
+ * allowed) request: a new grant, recording what signed in, or for a step-up the grant it widens.
+ */
+async function issueCode(
+  deps: OAuthDeps,
+  request: PendingAuthorization & { account_id: string },
+  scopes: McpScope[],
+  shown: StepUpShown | null,
+): Promise<WebResult> {
+  const now = deps.now();
+  const nowS = Math.floor(now / 1000);
+  const accountId = request.account_id;
+  let grantId: string;
+  if (shown) {
+    grantId = shown.grant_id;
   } else {
     grantId = randomUUID();
     await deps.store.putGrant({
       grant_id: grantId,
       account_id: accountId,
       client_id: request.client_id,
+      client_name: request.client_name ?? null,
       scopes,
       resource: request.resource,
       created_at: now,
       expires_at_s: nowS + lifetimes.grantAbsolute,
       revoked_at: null,
       issuer: issuerOf(deps, request),
+      ...(request.credential ? { credential: request.credential } : {}),
+      sign_in_id: request.sign_in_id ?? null,
     });
   }
   const code = newSecret();
@@ -417,6 +660,33 @@ async function decide(
     kind: 'redirect',
     location: withParams(request.redirect_uri, { code, state: request.state, iss: issuerOf(deps, request) }),
   };
+}
+
+/**
+ * "Not you? Sign out": ends this browser's sign-in session and starts the same request again at
+ * the sign-in page (a new request, since the old one is bound to the account that signed out).
+ */
+async function signOutAndStartAgain(
+  deps: OAuthDeps,
+  requestId: string,
+  csrf: string,
+  browser: BrowserRequest,
+): Promise<WebResult> {
+  const request = await deps.store.takePendingAuthorization(requestId, hashSecret(csrf), true, deps.now());
+  if (!request) throw staleForm();
+  if (request.account_id && request.sign_in_id) {
+    await endSignInAndItsGrants(deps.store, request.account_id, request.sign_in_id, deps.now());
+  }
+  const client = await findClient(deps, request);
+  const valid: ValidRequest = {
+    redirectUri: request.redirect_uri,
+    state: request.state,
+    codeChallenge: request.code_challenge,
+    resource: request.resource,
+    scopes: request.scopes,
+  };
+  // The browser still sends the ended session's cookie: the sign-in page removes it.
+  return startSignIn(deps, client, valid, browser);
 }
 
 /**
@@ -553,8 +823,12 @@ function single(query: URLSearchParams, name: string): string | undefined {
   return values[0];
 }
 
-function page(status: number, html: string): WebResult {
-  return { kind: 'page', status, html };
+function page(status: number, html: string, cookies: string[] = []): WebResult {
+  return cookies.length > 0 ? { kind: 'page', status, html, cookies } : { kind: 'page', status, html };
+}
+
+function withCookies(result: WebResult, cookies: string[]): WebResult {
+  return cookies.length > 0 ? { ...result, cookies: [...(result.cookies ?? []), ...cookies] } : result;
 }
 
 function expired(): AuthorizationPageError {

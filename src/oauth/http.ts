@@ -12,6 +12,7 @@ import { AuthorizationPageError, OAuthError } from './errors.ts';
 import { renderError } from './pages.ts';
 import { getOAuthDeps } from './services.ts';
 import { settingsForHost } from './settings.ts';
+import { type BrowserRequest, browserRequest } from './sign-in-session.ts';
 
 export type OAuthLambdaHandler = HttpLambdaHandler;
 
@@ -118,13 +119,23 @@ export function htmlResponse(statusCode: number, html: string): APIGatewayProxyS
   });
 }
 
-/** A page or a redirect: 302 answers a GET, 303 a form post (so the browser follows with a GET). */
+/**
+ * A page or a redirect: 302 answers a GET, 303 a form post (so the browser follows with a GET). Its
+ * cookies go in payload 2.0's `cookies`, which API Gateway (and the local runtime) send as Set-Cookie.
+ */
 export function webResponse(result: WebResult, method: string): APIGatewayProxyStructuredResultV2 {
-  if (result.kind === 'page') return htmlResponse(result.status, result.html);
+  const cookies = result.cookies?.length ? { cookies: result.cookies } : {};
+  if (result.kind === 'page') return { ...htmlResponse(result.status, result.html), ...cookies };
   return {
     statusCode: method === 'POST' ? 303 : 302,
     headers: { Location: result.location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
+    ...cookies,
   };
+}
+
+/** The browser side of a page request: its cookies and User-Agent (src/oauth/sign-in-session.ts). */
+export function browserOf(event: APIGatewayProxyEventV2): BrowserRequest {
+  return browserRequest(event.cookies, header(event, 'user-agent'));
 }
 
 export function queryOf(event: APIGatewayProxyEventV2): URLSearchParams {

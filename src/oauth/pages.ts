@@ -45,6 +45,8 @@ export interface ConsentPage {
    * moment a person needs it (permanent deletion when they delete). Otherwise deletion is left unticked.
    */
   ticksRequested?: boolean;
+  /** Signed in earlier on this browser (no key typed now): the page offers to sign out instead. */
+  signedInBefore?: boolean;
   requestId: string;
   csrf: string;
 }
@@ -112,6 +114,8 @@ ${hidden(page.requestId, page.csrf)}
 <label for="api_key">API key</label>
 <input type="password" id="api_key" name="api_key" placeholder="svc_sk_..." autocomplete="off" spellcheck="false">
 <p class="muted">The key is checked once and is not stored by the sign-in, nor given to the application.</p>
+<div class="scope"><input type="checkbox" id="remember" name="remember" value="1" checked>
+<label for="remember">Stay signed in on this browser (until you sign out, a week unused, or 30 days)</label></div>
 <div class="actions">
 <button class="primary" type="submit" name="action" value="sign_in">Sign in</button>
 <button type="submit" name="action" value="deny">Cancel</button>
@@ -181,6 +185,12 @@ Only allow applications you trust.</p>
 <button class="primary" type="submit" name="action" value="approve">Allow</button>
 <button type="submit" name="action" value="deny">Deny</button>
 </div>
+${
+  page.signedInBefore
+    ? `<p class="muted">You are signed in on this browser. Not your account, or another key?
+<button type="submit" name="action" value="sign_out">Sign out and use another key</button></p>`
+    : ''
+}
 </form>`,
   );
 }
@@ -197,10 +207,10 @@ export const LOCAL_ACCOUNT_NAME = 'local';
 function accountLine(account: ConsentPage['account']): string {
   const made = account.createdAt === null ? '' : ` on ${escapeHtml(accountDate.format(account.createdAt))}`;
   if (account.name === LOCAL_ACCOUNT_NAME) {
-    return `<strong>the account on this computer</strong> (the one <code>npm start</code> made${made}, whose key you just signed in with)`;
+    return `<strong>the account on this computer</strong> (the one <code>npm start</code> made${made}, whose key you signed in with)`;
   }
   const madeOn = made ? `, made${made}` : '';
-  return `the account <strong>“${escapeHtml(account.name)}”</strong>${madeOn}, the one you just signed in to`;
+  return `the account <strong>“${escapeHtml(account.name)}”</strong>${madeOn}, the one you signed in to`;
 }
 
 export function renderError(title: string, description: string): string {

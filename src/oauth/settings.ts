@@ -17,6 +17,10 @@ export const lifetimes = {
   refreshTokenIdle: 30 * 86_400,
   /** However often it is refreshed, a grant ends after this and the user consents again. */
   grantAbsolute: 180 * 86_400,
+  /** A browser's sign-in session at the sign-in page: unused for this long, it ends. */
+  signInIdle: 7 * 86_400,
+  /** However often it is used, a browser's sign-in session ends after this and the key is asked for again. */
+  signInAbsolute: 30 * 86_400,
   /** Client ID Metadata Documents are cached this long per process. */
   clientMetadataCache: 300,
   /** Clock skew tolerated when checking exp / nbf / iat. */

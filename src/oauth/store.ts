@@ -67,8 +67,73 @@ export interface PendingAuthorization {
    * its code and grant are bound to, wherever the upstream sign-in returns. Absent on older requests.
    */
   issuer?: string;
+  /**
+   * Set with the account: the credential that signed in. Checked again at the decision, so a key
+   * revoked between sign-in and Allow gets no code; recorded on the grant, which ends with it.
+   */
+  credential?: SignInCredential;
+  /** Set with the account: the browser's sign-in session this sign-in made or used, if any. */
+  sign_in_id?: string | null;
+  /**
+   * Set with the account, for the web app in a signed-in browser: what its earlier grants through
+   * the same sign-in already allow of what is asked. Kept without asking; the page asks for the rest.
+   */
+  allowed_before?: McpScope[];
+  /** The client's name, for the grant's entry in the account's list of sessions. */
+  client_name?: string | null;
+  /**
+   * SHA-256 of the value of the cookie that binds this request to the browser that opened it
+   * (`src/oauth/sign-in-session.ts`). Only a sign-in posted by that browser starts a sign-in session,
+   * so a forged cross-site form cannot leave the person signed in to someone else's account.
+   */
+  browser_hash?: string | null;
   created_at: number;
   expires_at_s: number;
+}
+
+/**
+ * What signed a person in: one of the account's API keys (its hash, to check it is still live
+ * without an index read), or the upstream identity provider (the whole account).
+ */
+export type SignInCredential =
+  | { kind: 'api_key'; key_id: string; key_hash: string }
+  | { kind: 'identity_provider'; issuer: string };
+
+/**
+ * A browser's sign-in at the authorization server (the sign-in session its cookie names): while it
+ * lives, a new authorization from that browser asks for no key. Kept under the account, beside the
+ * grants; the cookie carries the account, the ID and a secret whose hash only is stored.
+ */
+export interface SignInSessionRecord {
+  sign_in_id: string;
+  account_id: string;
+  secret_hash: string;
+  credential: SignInCredential;
+  /** The most a grant made through this session may hold: the key's scopes, or every scope. */
+  scopes: McpScope[];
+  /** The browser that signed in, as it said (User-Agent, shortened), so a person can tell sessions apart. */
+  user_agent: string | null;
+  created_at: number;
+  last_used_at: number;
+  /** Unused for this long (epoch seconds), it ends; each use moves it on. */
+  idle_expires_at_s: number;
+  /** However often it is used, it ends then (epoch seconds): the table's TTL attribute. */
+  expires_at_s: number;
+  revoked_at: number | null;
+}
+
+/** What `bindAccount` records on a pending request once the person has signed in. */
+export interface AccountBinding {
+  accountId: string;
+  /** SHA-256 of the consent form's CSRF token. */
+  csrfHash: string;
+  /** When given, only the form that was shown (this CSRF hash) may bind. */
+  expectedCsrfHash: string | null;
+  stepUp: StepUpShown | null;
+  ceiling: McpScope[];
+  credential: SignInCredential;
+  signInId: string | null;
+  allowedBefore: McpScope[];
 }
 
 export interface StepUpShown {
@@ -106,6 +171,14 @@ export interface GrantRecord {
   step_up_declined_until_s?: number;
   /** The issuer that granted it: its refresh tokens are redeemed there only. Absent on older grants. */
   issuer?: string;
+  /** What signed the person in: revoking that key ends this grant. Absent on grants made before it was recorded. */
+  credential?: SignInCredential;
+  /** The browser sign-in session it was made through, if any: ending that ends this grant too. */
+  sign_in_id?: string | null;
+  /** The client's name when the grant was made, for the account's list of sessions. */
+  client_name?: string | null;
+  /** When it last issued tokens (the code exchange, each refresh), epoch ms. */
+  last_used_at?: number;
 }
 
 export interface AuthorizationCodeRecord {
@@ -174,15 +247,7 @@ export interface OAuthStore {
    * Records the signed-in account and the CSRF token of the consent form. Only once per request, only
    * before it expires, and (when `expectedCsrfHash` is given) only from the form that was shown.
    */
-  bindAccount(
-    requestId: string,
-    accountId: string,
-    csrfHash: string,
-    expectedCsrfHash: string | null,
-    now: number,
-    stepUp: StepUpShown | null,
-    ceiling: McpScope[],
-  ): Promise<boolean>;
+  bindAccount(requestId: string, binding: AccountBinding, now: number): Promise<boolean>;
   /**
    * Removes and returns the request if its CSRF hash matches (and, with `signedIn`, an account is
    * bound), so that a request is decided at most once; null otherwise.
@@ -197,6 +262,17 @@ export interface OAuthStore {
   putGrant(grant: GrantRecord): Promise<void>;
   getGrant(accountId: string, grantId: string): Promise<GrantRecord | null>;
   revokeGrant(accountId: string, grantId: string, now: number): Promise<void>;
+  /** Records that the grant issued tokens now (`last_used_at`); nothing when it is gone. */
+  markGrantUsed(accountId: string, grantId: string, now: number): Promise<void>;
+  /** Every grant and sign-in session of the account, ended and expired ones included (one query). */
+  accountSessions(accountId: string): Promise<{ grants: GrantRecord[]; signIns: SignInSessionRecord[] }>;
+
+  putSignIn(session: SignInSessionRecord): Promise<void>;
+  getSignIn(accountId: string, signInId: string): Promise<SignInSessionRecord | null>;
+  /** Moves the session's last use and idle expiry on; nothing when it is gone or ended. */
+  touchSignIn(accountId: string, signInId: string, now: number, idleExpiresAtS: number): Promise<void>;
+  /** Ends the sign-in session (the first end time stays); nothing when it is gone. */
+  endSignIn(accountId: string, signInId: string, now: number): Promise<void>;
   /**
    * Sets the grant's `step_up_scopes` until `untilS` (the latest step-up wins); nothing when the
    * grant is gone.

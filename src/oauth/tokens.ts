@@ -4,10 +4,13 @@ import type { McpScope } from '../domain/scopes.ts';
 import { ACCESS_TOKEN_TYP, signAccessToken } from './access-token.ts';
 import type { OAuthDeps } from './deps.ts';
 import { OAuthError } from './errors.ts';
+import { WEB_APP_CLIENT_ID } from './first-party.ts';
 import { verifyS256 } from './pkce.ts';
 import { formatScopes, narrowScopes, unionScopes } from './scopes.ts';
 import { hashSecret, newSecret } from './secrets.ts';
+import { endSignInAndItsGrants } from './sessions.ts';
 import { issuerOfResource, lifetimes } from './settings.ts';
+import { credentialLive } from './sign-in-session.ts';
 import { SIGNING_ALG } from './signing-key.ts';
 import type { AuthorizationCodeRecord, GrantRecord } from './store.ts';
 
@@ -196,6 +199,12 @@ async function activeGrant(
   if (grant.expires_at_s * 1000 <= now) {
     throw new OAuthError('invalid_grant', 'The authorization has expired; sign in again');
   }
+  // Revoking a key ends its grants; should that have missed one (made while the key was being
+  // revoked), the key's own record stops it here.
+  if (!(await credentialLive(deps, accountId, grant.credential))) {
+    await deps.store.revokeGrant(accountId, grantId, now);
+    throw new OAuthError('invalid_grant', 'The API key this authorization was signed in with was revoked');
+  }
   return grant;
 }
 
@@ -212,6 +221,7 @@ async function issueTokens(
     now,
   );
   const refreshToken = newSecret();
+  await deps.store.markGrantUsed(grant.account_id, grant.grant_id, now);
   await deps.store.putRefreshToken({
     token_hash: hashSecret(refreshToken),
     grant_id: grant.grant_id,
@@ -248,13 +258,25 @@ export async function revokeToken(deps: OAuthDeps, form: URLSearchParams): Promi
   const record = await deps.store.getRefreshToken(hashSecret(token));
   if (record) {
     if (clientId === undefined || clientId === record.client_id) {
-      await deps.store.revokeGrant(record.account_id, record.grant_id, now);
+      await endGrant(deps, record.account_id, record.grant_id, now);
     }
     return;
   }
   const claims = await ourAccessTokenClaims(deps, token);
   if (claims && (clientId === undefined || clientId === claims.clientId)) {
-    await deps.store.revokeGrant(claims.accountId, claims.grantId, now);
+    await endGrant(deps, claims.accountId, claims.grantId, now);
+  }
+}
+
+/**
+ * Revokes the grant. The web app's sign-out revokes its own: that signs the browser out too (its
+ * sign-in session and every tab's grant through it), as a person pressing "Sign out" expects.
+ */
+async function endGrant(deps: OAuthDeps, accountId: string, grantId: string, now: number): Promise<void> {
+  await deps.store.revokeGrant(accountId, grantId, now);
+  const grant = await deps.store.getGrant(accountId, grantId);
+  if (grant?.client_id === WEB_APP_CLIENT_ID && grant.sign_in_id) {
+    await endSignInAndItsGrants(deps.store, accountId, grant.sign_in_id, now);
   }
 }
 

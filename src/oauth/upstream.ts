@@ -1,4 +1,4 @@
-import { authenticate } from '../domain/accounts.ts';
+import { authenticate, hashApiKey } from '../domain/accounts.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
 import type { McpScope } from '../domain/scopes.ts';
 import type { AccountStore } from '../ports/account-store.ts';
@@ -26,6 +26,9 @@ export interface ApiKeySignIn {
 export interface KeySignIn {
   accountId: string;
   scopes: McpScope[];
+  /** The key that signed in, recorded on what the sign-in makes: revoking the key ends them. */
+  keyId: string;
+  keyHash: string;
 }
 
 export interface RedirectSignIn {
@@ -50,8 +53,14 @@ export function apiKeySignIn(accounts: AccountStore): ApiKeySignIn {
     async signIn(apiKey) {
       try {
         const caller = await authenticate(accounts, `Bearer ${apiKey.trim()}`);
-        // authenticate() always names the key for a key credential; no key, no scope.
-        return { accountId: caller.account.account_id, scopes: caller.api_key?.scopes ?? [] };
+        // authenticate() always names the key for a key credential.
+        if (!caller.api_key) return null;
+        return {
+          accountId: caller.account.account_id,
+          scopes: caller.api_key.scopes,
+          keyId: caller.api_key.key_id,
+          keyHash: hashApiKey(apiKey.trim()),
+        };
       } catch (error) {
         if (error instanceof UnauthorizedError) return null;
         throw error;

@@ -4,6 +4,7 @@ import { DynamoAccountStore } from '../adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from '../adapters/dynamodb/client.ts';
 import { DynamoCollectionStore } from '../adapters/dynamodb/collection-store.ts';
 import { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
+import { DynamoOAuthStore } from '../adapters/dynamodb/oauth-store.ts';
 import { DynamoSearchIndex } from '../adapters/dynamodb/search-index.ts';
 import { BlobStoreLoadedOnFirstUse, WorkQueueLoadedOnFirstUse } from '../adapters/loaded-on-first-use.ts';
 import { withoutIdleWork } from '../adapters/sdk-idle-work.ts';
@@ -14,14 +15,18 @@ import type { DomainDeps } from '../domain/deps.ts';
 import type { LanguageSupport } from '../domain/languages.ts';
 import { recordingTypesFor } from '../domain/recording-types.ts';
 import { logger } from '../logging.ts';
+import { OAuthSessions } from '../oauth/sessions.ts';
 import { traced } from '../observability.ts';
 import type { BlobStore } from '../ports/blob-store.ts';
+import type { SessionStore } from '../ports/session-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 import { workerStopSignal } from '../worker-stop.ts';
 
 /** What the API handlers use. Speech engines live in worker-services.ts, so API bundles stay small. */
 export interface Services extends DomainDeps {
   accounts: CachedAccountStore;
+  /** The account's signed-in applications and browsers (the authorization server's records). */
+  sessions: SessionStore;
   /** What the configured text engine and speech synthesizer can write and say. */
   languages: LanguageSupport;
   /** The recording content types the configured speech engine reads (submitTranscription refuses others). */
@@ -99,6 +104,7 @@ export function createServices(config: Config): Services {
   return {
     // The key check of each request usually reads nothing (src/domain/api-key-cache.ts).
     accounts: new CachedAccountStore(new DynamoAccountStore(db, config.NOTES_TABLE_NAME)),
+    sessions: new OAuthSessions(new DynamoOAuthStore(db, config.NOTES_TABLE_NAME)),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
     blobs,

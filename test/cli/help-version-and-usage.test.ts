@@ -34,8 +34,10 @@ const COMMANDS: Record<string, string[]> = {
   'keys list': [],
   'keys create': [],
   'keys revoke': [],
+  'sessions list': [],
+  'sessions end': ['--all'],
 };
-const GROUPS = ['auth', 'notes', 'collections', 'transcription', 'insights', 'artifacts', 'keys'];
+const GROUPS = ['auth', 'notes', 'collections', 'transcription', 'insights', 'artifacts', 'keys', 'sessions'];
 
 /** Answers 200 to anything: a request reaching it is the failure these tests look for. */
 let server: ScriptedServer<unknown>;

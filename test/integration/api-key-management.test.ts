@@ -122,6 +122,11 @@ describe('API key management', () => {
     ['an unknown field', { name: 'ok', scope: 'all' }, /scope/],
     ['an unknown scope', { name: 'ok', scopes: ['notes:everything'] }, /scopes/],
     ['an empty list of scopes', { name: 'ok', scopes: [] }, /scopes/],
+    [
+      'a scope named twice',
+      { name: 'ok', scopes: ['notes:read', 'notes:read'] },
+      /^body\.scopes: names notes:read more than once$/,
+    ],
   ])('refuses to create a key with %s: 400 with detail', async (_label, body, detail) => {
     const response = await api('POST', '/v1/account/keys', { body });
     expect(response.status).toBe(400);

@@ -33,6 +33,21 @@ describe('health and readiness probes, without credentials', () => {
     });
   });
 
+  it.each(['/healthz', '/readyz'])(
+    'HEAD %s answers as GET does, with the same status and headers and no body',
+    async (path) => {
+      const get = await fetch(`${service.baseUrl}${path}`);
+      const getBody = await get.arrayBuffer();
+      const head = await fetch(`${service.baseUrl}${path}`, { method: 'HEAD' });
+      expect(head.status).toBe(get.status);
+      for (const name of ['content-type', 'content-length', 'cache-control']) {
+        expect(head.headers.get(name), name).toBe(get.headers.get(name));
+      }
+      expect(head.headers.get('content-length')).toBe(String(getBody.byteLength));
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+    },
+  );
+
   it('answers other methods as any unknown route, and a probe path never reaches an account', async () => {
     expect((await fetch(`${service.baseUrl}/healthz`, { method: 'POST' })).status).toBe(404);
     const withKey = await fetch(`${service.baseUrl}/readyz`, {

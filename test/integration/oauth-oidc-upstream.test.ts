@@ -79,8 +79,9 @@ function exchangeCode(code: string, clientId: string, at = base): Promise<Respon
   });
 }
 
-function authorizeUrl(clientId: string, at = base): string {
+function authorizeUrl(clientId: string, at = base, extra: Record<string, string> = {}): string {
   return `${at}/oauth/authorize?${new URLSearchParams({
+    ...extra,
     response_type: 'code',
     client_id: clientId,
     redirect_uri: REDIRECT,
@@ -93,11 +94,16 @@ function authorizeUrl(clientId: string, at = base): string {
 }
 
 /** Signs `user` in at the provider through `browser`, approves, exchanges the code: the token's account. */
-async function signInAs(browser: Browser, user: string): Promise<{ accountId: string; consentHtml: string }> {
+async function signInAs(
+  browser: Browser,
+  user: string,
+  how: { signedInHere?: boolean; prompt?: string } = {},
+): Promise<{ accountId: string; consentHtml: string }> {
   provider.nextUser = user;
   const clientId = await registerClient();
-  const consent = await browser.open(authorizeUrl(clientId));
-  expect(new URL(consent.url).pathname).toBe('/oauth/callback');
+  const consent = await browser.open(authorizeUrl(clientId, base, how.prompt ? { prompt: how.prompt } : {}));
+  // A browser signed in here already gets the consent page at once, without the provider.
+  expect(new URL(consent.url).pathname).toBe(how.signedInHere ? '/oauth/authorize' : '/oauth/callback');
   expect(consent.response.status).toBe(200);
   const consentHtml = await consent.response.text();
   const approved = await browser.open(`${base}/oauth/authorize`, {
@@ -170,12 +176,15 @@ describe('sign-in through an upstream OpenID provider (the Cognito stand-in)', (
   it('maps the same identity to the same account on every sign-in, and another identity to another', async () => {
     const browser = new Browser();
     const first = await signInAs(browser, 'carol');
-    // Same browser: the provider's session signs carol in again without asking.
-    const again = await signInAs(browser, 'carol');
+    // Same browser: the service's sign-in session signs carol in again without the provider.
+    const again = await signInAs(browser, 'carol', { signedInHere: true });
+    // Asked to sign in again (prompt=login): the provider's own session signs carol in without asking.
+    const atProvider = await signInAs(browser, 'carol', { prompt: 'login' });
     // A fresh browser: carol signs in from scratch.
     const fresh = await signInAs(new Browser(), 'carol');
     const dave = await signInAs(new Browser(), 'dave');
     expect(again.accountId).toBe(first.accountId);
+    expect(atProvider.accountId).toBe(first.accountId);
     expect(fresh.accountId).toBe(first.accountId);
     expect(dave.accountId).not.toBe(first.accountId);
   });

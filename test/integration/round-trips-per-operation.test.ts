@@ -12,6 +12,7 @@ import { getGenerationServices } from '../../src/wiring/generation-services.ts';
 import { getServices } from '../../src/wiring/services.ts';
 import type { ApiResponse } from '../support/api.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
+import { accessTokenFor } from '../support/oauth-flow.ts';
 import { type Calls, roundTrips, roundTripTable } from '../support/round-trips.ts';
 import { storeTranscribedNote } from '../support/stored-notes.ts';
 
@@ -110,6 +111,21 @@ describe('round trips per operation', () => {
     await call('listApiKeys', '/v1/account/keys');
     const created = await call('createApiKey', '/v1/account/keys', { body: { name: 'Laptop' } });
     await call('revokeApiKey', `/v1/account/keys/${String(created.body.key_id)}`);
+    // Two web app sessions of the account's key: one ended by ID, then the other with the rest.
+    for (let tab = 0; tab < 2; tab++) {
+      await accessTokenFor({
+        baseUrl: service.runtime.apiUrl,
+        apiKey: (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim(),
+        resource: `${service.runtime.apiUrl}/v1`,
+        client: { clientId: 'notes-web', redirectUri: `${service.runtime.apiUrl}/app/callback` },
+      });
+    }
+    const sessions = await call<{ sessions: Array<{ session_id: string }> }>(
+      'listSessions',
+      '/v1/account/sessions',
+    );
+    await call('endSession', `/v1/account/sessions/${sessions.body.sessions[0]?.session_id}`);
+    await call('endOtherSessions', '/v1/account/sessions');
     await call('submitTranscription', `/v1/notes/${randomUUID()}/transcription`, {
       body: { title: 'Standup', content_type: 'audio/wav', size_bytes: 4096 },
     });

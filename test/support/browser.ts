@@ -6,7 +6,14 @@
 export class Browser {
   private readonly jar = new Map<string, Map<string, string>>();
 
-  constructor(private readonly origins: () => readonly string[]) {}
+  /**
+   * `stopsBefore`: redirects to these URLs are answered as they are rather than followed (an app's
+   * own callback on the service's origin, such as the web app's `/app/callback`).
+   */
+  constructor(
+    private readonly origins: () => readonly string[],
+    private readonly stopsBefore: (url: URL) => boolean = () => false,
+  ) {}
 
   async open(url: string, init: RequestInit = {}): Promise<{ response: Response; url: string }> {
     let current = url;
@@ -22,7 +29,7 @@ export class Browser {
       const location = response.headers.get('location');
       if (response.status < 300 || response.status >= 400 || !location) return { response, url: current };
       const next = new URL(location, target);
-      if (!this.origins().includes(next.origin)) return { response, url: current };
+      if (!this.origins().includes(next.origin) || this.stopsBefore(next)) return { response, url: current };
       current = next.href;
       request = {};
     }

@@ -38,7 +38,11 @@ export const roundTrips: Record<OperationId, { before: Calls; after: Calls }> = 
   removeNoteFromCollection: { before: calls(6), after: calls(3) },
   listApiKeys: { before: calls(3), after: calls(1) },
   createApiKey: { before: calls(3), after: calls(1) },
-  revokeApiKey: { before: calls(5), after: calls(2) },
+  // Issue 35: the sessions the key signed in are read, and end with it.
+  revokeApiKey: { before: calls(5), after: calls(3) },
+  listSessions: { before: calls(2), after: calls(2) },
+  endSession: { before: calls(2), after: calls(2) },
+  endOtherSessions: { before: calls(2), after: calls(2) },
   getNoteAudio: { before: calls(3, 1), after: calls(1, 1) },
   editTranscription: { before: calls(30, 3), after: calls(25, 3) },
   undoTranscriptionEdit: { before: calls(30, 4), after: calls(25, 4) },

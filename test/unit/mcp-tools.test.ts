@@ -79,10 +79,18 @@ function contextWith(services: Services): ToolContext {
 }
 
 /** Operations with no MCP tool: uploads go through the CLI; an agent must not manage API keys. */
-const REST_ONLY = ['submitTranscription', 'listApiKeys', 'createApiKey', 'revokeApiKey'];
+const REST_ONLY = [
+  'submitTranscription',
+  'listApiKeys',
+  'createApiKey',
+  'revokeApiKey',
+  'listSessions',
+  'endSession',
+  'endOtherSessions',
+];
 
 describe('the MCP tool registry', () => {
-  it('names one tool per REST operationId except submitTranscription and API key management', () => {
+  it('names one tool per REST operationId except submitTranscription, API key and session management', () => {
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
       [
         'addNoteToCollection',

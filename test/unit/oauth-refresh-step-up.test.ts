@@ -24,6 +24,10 @@ function memoryStore() {
   const store = {
     putGrant: async (grant: GrantRecord) => void grants.set(grant.grant_id, { ...grant }),
     getGrant: async (_account: string, grantId: string) => grants.get(grantId) ?? null,
+    markGrantUsed: async (_account: string, grantId: string, now: number) => {
+      const grant = grants.get(grantId);
+      if (grant) grant.last_used_at = now;
+    },
     revokeGrant: async (_account: string, grantId: string, now: number) => {
       const grant = grants.get(grantId);
       if (grant && grant.revoked_at === null) grant.revoked_at = now;

@@ -24,8 +24,15 @@ describe('the scopes each operation needs', () => {
     expect(operationScopes.deleteNote).toEqual(['notes:delete']);
   });
 
-  it('keeps API key management from MCP: no tool, and only the web app client among OAuth clients', () => {
-    expect([...firstPartyOnlyOperations].sort()).toEqual(['createApiKey', 'listApiKeys', 'revokeApiKey']);
+  it('keeps API key and session management from MCP: no tool, and only the web app client among OAuth clients', () => {
+    expect([...firstPartyOnlyOperations].sort()).toEqual([
+      'createApiKey',
+      'endOtherSessions',
+      'endSession',
+      'listApiKeys',
+      'listSessions',
+      'revokeApiKey',
+    ]);
     for (const operationId of firstPartyOnlyOperations) expect(findTool(operationId)).toBeUndefined();
     // A key holds its creator's scopes, so making one needs no scope beyond changing the account.
     expect(operationScopes.createApiKey).toEqual(['notes:write']);

@@ -160,11 +160,19 @@ describe('skill.json', () => {
         tool.name,
       ).toBe(true);
     }
-    // Tools are operationIds; left out: the upload, which MCP does not do, and API key management,
-    // which an agent must not do (it could mint itself a full-access key).
+    // Tools are operationIds; left out: the upload, which MCP does not do, and API key and session
+    // management, which an agent must not do (it could mint itself a full-access key, or sign the owner out).
     expect(mcp.tool_names.filter((name) => !contractIds.includes(name))).toEqual([]);
     expect(Object.keys(mcp.not_tools).sort()).toEqual(
-      ['createApiKey', 'listApiKeys', 'revokeApiKey', 'submitTranscription'].sort(),
+      [
+        'createApiKey',
+        'endOtherSessions',
+        'endSession',
+        'listApiKeys',
+        'listSessions',
+        'revokeApiKey',
+        'submitTranscription',
+      ].sort(),
     );
   });
 

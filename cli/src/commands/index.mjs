@@ -7,6 +7,7 @@ import { insightsGroup } from './insights.mjs';
 import { keysGroup } from './keys.mjs';
 import { notesGroup } from './notes.mjs';
 import { search } from './search.mjs';
+import { sessionsGroup } from './sessions.mjs';
 import { transcribe } from './transcribe.mjs';
 import { transcriptionGroup } from './transcription.mjs';
 
@@ -22,4 +23,5 @@ export const GROUPS = [
   insightsGroup,
   artifactsGroup,
   keysGroup,
+  sessionsGroup,
 ];

@@ -25,6 +25,7 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * | oauth code    | OAUTHCODE#<sha256>          | OAUTHCODE               |                             |                         |
  * | oauth refresh | OAUTHREFRESH#<sha256>       | OAUTHREFRESH            |                             |                         |
  * | oauth grant   | ACCOUNT#<acc>               | OAUTHGRANT#<grant_id>   |                             |                         |
+ * | oauth sign-in | ACCOUNT#<acc>               | OAUTHSIGNIN#<sign_in_id> |                            |                         |
  * | oauth regs    | OAUTHREGISTRATIONS#<source>#<hour> | OAUTHREGISTRATIONS |                           |                         |
  * | identity      | IDENTITY#<sha256(iss, sub)> | IDENTITY                |                             |                         |
  *
@@ -51,6 +52,8 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * SHA-256 of the secret, as API keys are; requests, codes and refresh tokens expire through the
  * `expires_at_s` TTL attribute. A grant (one consent, the family of every token issued from it) lives
  * in its account's partition, so revoking it revokes every refresh and access token of the family.
+ * A sign-in session (a browser signed in at the authorization server, its cookie) lives there too:
+ * one query by the `OAUTH` prefix reads an account's sessions for its list.
  * An identity maps an upstream sign-in (OIDC issuer + subject, e.g. Cognito) to its account.
  */
 export const GSI1 = 'gsi1';
@@ -64,6 +67,9 @@ export const IN_FLIGHT_JOB_PARTITIONS = Array.from(
 );
 const JOB_SK_MARKER = '#JOB#';
 const OAUTH_GRANT_SK_PREFIX = 'OAUTHGRANT#';
+const OAUTH_SIGN_IN_SK_PREFIX = 'OAUTHSIGNIN#';
+/** What the sort keys of an account's grants and sign-in sessions (and nothing else of it) start with. */
+const OAUTH_SESSION_SK_PREFIX = 'OAUTH';
 const COLLECTION_SK_PREFIX = 'COLLECTION#';
 const accountPk = (accountId: string) => `${ACCOUNT_PK_PREFIX}${accountId}`;
 const notePrefix = (noteId: string) => `NOTE#${noteId}`;
@@ -144,6 +150,17 @@ export const keys = {
   }),
   /** Every grant of one account. */
   oauthGrantsPrefix: (accountId: string) => ({ pk: accountPk(accountId), skPrefix: OAUTH_GRANT_SK_PREFIX }),
+  /** A browser's sign-in session at the authorization server, under its account beside the grants. */
+  oauthSignIn: (accountId: string, signInId: string) => ({
+    pk: accountPk(accountId),
+    sk: `${OAUTH_SIGN_IN_SK_PREFIX}${signInId}`,
+  }),
+  /** Every grant and sign-in session of one account, read together for its list of sessions. */
+  oauthSessionsPrefix: (accountId: string) => ({
+    pk: accountPk(accountId),
+    skPrefix: OAUTH_SESSION_SK_PREFIX,
+    grantPrefix: OAUTH_GRANT_SK_PREFIX,
+  }),
   /** Hashed, so that any issuer URL and subject make a fixed-length key. */
   identity: (issuer: string, subject: string) => ({
     pk: `IDENTITY#${createHash('sha256').update(`${issuer}\n${subject}`, 'utf8').digest('hex')}`,

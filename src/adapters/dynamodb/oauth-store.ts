@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { McpScope } from '../../domain/scopes.ts';
 import type {
+  AccountBinding,
   AuthorizationCodeRecord,
   GrantRecord,
   IdentityLink,
@@ -16,7 +17,7 @@ import type {
   PendingAuthorization,
   Redemption,
   RefreshTokenRecord,
-  StepUpShown,
+  SignInSessionRecord,
 } from '../../oauth/store.ts';
 import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
 import { keys } from './keys.ts';
@@ -64,27 +65,22 @@ export class DynamoOAuthStore implements OAuthStore {
     return request && request.expires_at_s > seconds(now) ? request : null;
   }
 
-  async bindAccount(
-    requestId: string,
-    accountId: string,
-    csrfHash: string,
-    expectedCsrfHash: string | null,
-    now: number,
-    stepUp: StepUpShown | null,
-    ceiling: McpScope[],
-  ): Promise<boolean> {
+  async bindAccount(requestId: string, binding: AccountBinding, now: number): Promise<boolean> {
     const values: Record<string, unknown> = {
-      ':account': accountId,
-      ':csrf': csrfHash,
+      ':account': binding.accountId,
+      ':csrf': binding.csrfHash,
       ':null': null,
       ':now': seconds(now),
-      ':step_up': stepUp,
-      ':ceiling': ceiling,
+      ':step_up': binding.stepUp,
+      ':ceiling': binding.ceiling,
+      ':credential': binding.credential,
+      ':sign_in': binding.signInId,
+      ':allowed_before': binding.allowedBefore,
     };
     let condition = 'attribute_exists(pk) AND account_id = :null AND expires_at_s > :now';
-    if (expectedCsrfHash !== null) {
+    if (binding.expectedCsrfHash !== null) {
       condition += ' AND csrf_hash = :expected';
-      values[':expected'] = expectedCsrfHash;
+      values[':expected'] = binding.expectedCsrfHash;
     }
     return writeIf(
       this.db,
@@ -92,7 +88,7 @@ export class DynamoOAuthStore implements OAuthStore {
         TableName: this.tableName,
         Key: keys.oauthRequest(requestId),
         UpdateExpression:
-          'SET account_id = :account, csrf_hash = :csrf, step_up = :step_up, ceiling = :ceiling',
+          'SET account_id = :account, csrf_hash = :csrf, step_up = :step_up, ceiling = :ceiling, credential = :credential, sign_in_id = :sign_in, allowed_before = :allowed_before',
         ConditionExpression: condition,
         ExpressionAttributeValues: values,
       }),
@@ -143,6 +139,79 @@ export class DynamoOAuthStore implements OAuthStore {
         TableName: this.tableName,
         Key: keys.oauthGrant(accountId, grantId),
         // The first revocation time stays.
+        UpdateExpression: 'SET revoked_at = :now',
+        ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+        ExpressionAttributeValues: { ':now': now, ':null': null },
+      }),
+    );
+  }
+
+  async markGrantUsed(accountId: string, grantId: string, now: number): Promise<void> {
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthGrant(accountId, grantId),
+        UpdateExpression: 'SET last_used_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+  }
+
+  async accountSessions(
+    accountId: string,
+  ): Promise<{ grants: GrantRecord[]; signIns: SignInSessionRecord[] }> {
+    const { pk, skPrefix, grantPrefix } = keys.oauthSessionsPrefix(accountId);
+    const grants: GrantRecord[] = [];
+    const signIns: SignInSessionRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        if (String(item.sk).startsWith(grantPrefix)) grants.push(withoutKeys<GrantRecord>(item));
+        else signIns.push(withoutKeys<SignInSessionRecord>(item));
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return { grants, signIns };
+  }
+
+  async putSignIn(session: SignInSessionRecord): Promise<void> {
+    await this.putNew(keys.oauthSignIn(session.account_id, session.sign_in_id), session);
+  }
+
+  async getSignIn(accountId: string, signInId: string): Promise<SignInSessionRecord | null> {
+    return this.get<SignInSessionRecord>(keys.oauthSignIn(accountId, signInId));
+  }
+
+  async touchSignIn(accountId: string, signInId: string, now: number, idleExpiresAtS: number): Promise<void> {
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthSignIn(accountId, signInId),
+        UpdateExpression: 'SET last_used_at = :now, idle_expires_at_s = :idle',
+        ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+        ExpressionAttributeValues: { ':now': now, ':idle': idleExpiresAtS, ':null': null },
+      }),
+    );
+  }
+
+  async endSignIn(accountId: string, signInId: string, now: number): Promise<void> {
+    await writeIf(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.oauthSignIn(accountId, signInId),
         UpdateExpression: 'SET revoked_at = :now',
         ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
         ExpressionAttributeValues: { ':now': now, ':null': null },

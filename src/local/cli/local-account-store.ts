@@ -3,6 +3,9 @@ import { join, resolve } from 'node:path';
 import { localAwsClientConfig } from '../../adapters/aws-client-config.ts';
 import { DynamoAccountStore } from '../../adapters/dynamodb/account-store.ts';
 import { createDocumentClient } from '../../adapters/dynamodb/client.ts';
+import { DynamoOAuthStore } from '../../adapters/dynamodb/oauth-store.ts';
+import { OAuthSessions } from '../../oauth/sessions.ts';
+import type { SessionStore } from '../../ports/session-store.ts';
 import { startEmulators } from '../emulators.ts';
 import { readLocalCredentials } from '../local-credentials.ts';
 import type { RuntimeInfo } from '../runtime.ts';
@@ -16,7 +19,7 @@ export const localDataDir = () => resolve(process.env.NOTES_DATA_DIR ?? '.notes-
  */
 export async function withLocalAccountStore<T>(
   dataDir: string,
-  work: (store: DynamoAccountStore) => Promise<T>,
+  work: (store: DynamoAccountStore, sessions: SessionStore) => Promise<T>,
 ): Promise<T> {
   const running = await runningRuntime(dataDir);
   const emulators = running
@@ -31,11 +34,10 @@ export async function withLocalAccountStore<T>(
     const endpoint = running?.endpoints.dynamodb ?? emulators?.endpoints.dynamodb;
     const tableName = running?.table_name ?? emulators?.tableName;
     if (!endpoint || !tableName) throw new Error('no database endpoint');
+    const db = createDocumentClient(localAwsClientConfig(endpoint, await readLocalCredentials(dataDir)));
     return await work(
-      new DynamoAccountStore(
-        createDocumentClient(localAwsClientConfig(endpoint, await readLocalCredentials(dataDir))),
-        tableName,
-      ),
+      new DynamoAccountStore(db, tableName),
+      new OAuthSessions(new DynamoOAuthStore(db, tableName)),
     );
   } finally {
     await emulators?.stop();

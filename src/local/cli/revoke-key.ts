@@ -1,7 +1,8 @@
 /**
  * `npm run key:revoke -- --account <account_id> --key <key_id>`: revokes an API key in the local data
  * directory; requests with it then answer 401, from the very next one: a running runtime is asked to
- * forget the keys it remembers (src/local/key-revocations.ts). Key IDs are shown by getCurrentAccount.
+ * forget the keys it remembers (src/local/key-revocations.ts). Every session the key signed in (web
+ * app, MCP clients, browsers) ends with it. Key IDs are shown by getCurrentAccount.
  */
 import { parseArgs } from 'node:util';
 import { API_KEY_CACHE_SECONDS } from '../../domain/api-key-cache.ts';
@@ -15,7 +16,12 @@ if (!values.account || !values.key) {
 }
 const { account, key } = values;
 const dataDir = localDataDir();
-const revoked = await withLocalAccountStore(dataDir, (store) => store.revokeApiKey(account, key, Date.now()));
+const revoked = await withLocalAccountStore(dataDir, async (store, sessions) => {
+  const now = Date.now();
+  if (!(await store.revokeApiKey(account, key, now))) return false;
+  await sessions.endSessionsOfKey(account, key, now);
+  return true;
+});
 if (!revoked) {
   console.error(`No key ${key} in account ${account}`);
   process.exit(1);
