@@ -89,9 +89,10 @@ export function readStackConfig(node: Node): NotesStackConfig {
     );
   }
   const webAppUrl = readString(context('webAppUrl'), 'webAppUrl');
-  if (webAppUrl !== undefined && !HTTP_ORIGIN.test(webAppUrl)) {
+  // An origin has no user name or password: one here would be published in the stack's outputs.
+  if (webAppUrl !== undefined && (!HTTP_ORIGIN.test(webAppUrl) || webAppUrl.includes('@'))) {
     throw new Error(
-      `context webAppUrl: "${webAppUrl}" is not an http(s) origin such as https://app.example.com`,
+      `context webAppUrl: "${webAppUrl.replace(/\/\/[^/]*@/, '//…@')}" is not an http(s) origin such as https://app.example.com (no user name or password)`,
     );
   }
   return {

@@ -107,7 +107,7 @@ export async function revokeAccountApiKey(
     const beyond = needed.filter((scope) => !held.includes(scope));
     if (beyond.length > 0) {
       throw new ForbiddenError(
-        `This key may ${beyond.join(' and ')}, which the credential revoking it may not: only a credential holding notes:write and every permission of a key can revoke it (a key may always revoke itself).`,
+        `Revoking this key takes ${beyond.join(' and ')}, which the credential revoking it does not hold: only a credential holding notes:write and every permission of a key can revoke it (a key may always revoke itself).`,
       );
     }
   }

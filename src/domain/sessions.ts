@@ -78,7 +78,7 @@ export async function endSession(
     const beyond = beyondCaller(caller, session);
     if (beyond.length > 0) {
       throw new ForbiddenError(
-        `This session may ${beyond.join(' and ')}, which the credential ending it may not: only a credential holding notes:write and every permission of a session can end it (any credential may end its own).`,
+        `Ending this session takes ${beyond.join(' and ')}, which the credential ending it does not hold: only a credential holding notes:write and every permission of a session can end it (any credential may end its own).`,
       );
     }
   }

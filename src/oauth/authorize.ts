@@ -13,12 +13,12 @@ import { endSignInAndItsGrants } from './sessions.ts';
 import { lifetimes, servedResources } from './settings.ts';
 import {
   type BrowserRequest,
+  browserBinding,
   clearedSignInCookie,
   credentialLive,
   fromSameBrowser,
   hasSignInCookie,
   liveSignIn,
-  newBrowserBinding,
   signInLive,
   startSignInSession,
 } from './sign-in-session.ts';
@@ -288,7 +288,7 @@ async function startSignIn(
   browser: BrowserRequest,
 ): Promise<WebResult> {
   const csrf = newSecret();
-  const binding = newBrowserBinding(deps.settings.issuer);
+  const binding = browserBinding(deps.settings.issuer, browser);
   // A cookie of a session that has ended is removed, so the browser stops sending it.
   const cookies = [
     binding.cookie,

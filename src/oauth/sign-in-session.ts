@@ -69,9 +69,13 @@ function cookie(issuer: string, base: string, value: string, maxAgeS: number): s
   return attributes.join('; ');
 }
 
-/** A new browser cookie for a sign-in page, and the hash its request keeps. */
-export function newBrowserBinding(issuer: string): { cookie: string; hash: string } {
-  const value = newSecret();
+/**
+ * The browser cookie for a sign-in page, and the hash its request keeps. A browser that has one
+ * keeps its value, so two sign-in pages open at once (two tabs) both stay bound to it.
+ */
+export function browserBinding(issuer: string, browser: BrowserRequest): { cookie: string; hash: string } {
+  const held = browser.cookies.get(cookieName(issuer, BROWSER_COOKIE));
+  const value = held && /^[A-Za-z0-9_-]{43}$/.test(held) ? held : newSecret();
   return { cookie: cookie(issuer, BROWSER_COOKIE, value, BROWSER_COOKIE_SECONDS), hash: hashSecret(value) };
 }
 
@@ -107,7 +111,14 @@ export async function liveSignIn(deps: OAuthDeps, browser: BrowserRequest): Prom
   }
   const record = await deps.store.getSignIn(accountId, signInId);
   const now = deps.now();
-  if (!record || !sameHash(record.secret_hash, hashSecret(secret)) || !signInLive(record, now)) return null;
+  if (
+    !record ||
+    record.account_id !== accountId ||
+    !sameHash(record.secret_hash, hashSecret(secret)) ||
+    !signInLive(record, now)
+  ) {
+    return null;
+  }
   if (!(await credentialLive(deps, record.account_id, record.credential))) {
     await deps.store.endSignIn(record.account_id, record.sign_in_id, now);
     return null;

@@ -359,6 +359,10 @@ describe('MCP sign-in', () => {
     const { template: custom } = buildNotesApp({ webAppUrl: 'https://app.example.com' });
     expect(variablesOf(custom).NOTES_WEB_APP_URL).toBe('https://app.example.com');
     expect(() => buildNotesApp({ webAppUrl: 'https://app.example.com/path' })).toThrow(/webAppUrl/);
+    expect(() => buildNotesApp({ webAppUrl: 'https://me:secret@app.example.com' })).toThrow(
+      /no user name or password/,
+    );
+    expect(() => buildNotesApp({ webAppUrl: 'https://me:secret@app.example.com' })).not.toThrow(/secret/);
   });
 
   it('lets the browser origins of context mcpAllowedOrigins call /mcp, and only /mcp', () => {
