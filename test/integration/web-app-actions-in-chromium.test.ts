@@ -204,9 +204,10 @@ describe('every action answers where it was taken (issue 22)', () => {
       .poll(() => page.evaluate<string>('document.activeElement.textContent'))
       .toBe('Waiting for your answer…');
     await consent.waitForURL(/\/oauth\/authorize/);
-    // Locally every authorization signs in with a key (on AWS, Cognito's session skips this).
-    await consent.fill('#api_key', apiKey);
-    await consent.click('button[value="sign_in"]');
+    // The browser stayed signed in (issue 35): the window asks only for the permission, not the key.
+    await consent.locator('button[value="approve"]').waitFor();
+    expect(await consent.locator('#api_key').count()).toBe(0);
+    expect(await consent.locator('main').textContent()).toContain('It now also asks to');
     // What the app asks for in place is ticked for the person already.
     expect(await consent.isChecked('#scope-notes-delete')).toBe(true);
     await consent.click('button[value="approve"]');
@@ -221,14 +222,13 @@ describe('every action answers where it was taken (issue 22)', () => {
   });
 
   it('creates an API key without the delete permission, with a pending state, and shows what the key may do', async () => {
-    // A fresh session with the consent page's defaults: no permanent deletion.
+    // A fresh session with the app's own request: no permanent deletion. The browser is still
+    // signed in (issue 35), so it comes without any page of the sign-in.
     await page.evaluate(`sessionStorage.removeItem('notes.session')`);
     await page.goto(`${base}/#/account`);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.fill('#api_key', apiKey);
-    await page.click('button[value="sign_in"]');
-    await page.click('button[value="approve"]');
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor();
+    expect(await page.locator('#api_key').count()).toBe(0);
     await page.locator('.keys li').first().waitFor();
     const done = await slowly(/\/v1\/account\/keys$/, 'POST');
     await page.fill('#key-name', 'Laptop CLI');

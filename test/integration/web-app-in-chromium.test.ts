@@ -363,7 +363,8 @@ describe('the web app in Chromium', () => {
 
   it('signs out: the refresh token is revoked and the sign-in page shows', async () => {
     const { refresh_token } = await session();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    // The header's (the Account page's session list has a "Sign out: …" for this tab and browser too).
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     const refreshed = await fetch(`${base}/oauth/token`, {
       method: 'POST',

@@ -1,6 +1,13 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { createApi } from './api.ts';
-import { beginSignIn, CALLBACK_PATH, completeSignIn, currentSession, signOut } from './auth.ts';
+import {
+  beginSignIn,
+  CALLBACK_PATH,
+  completeSignIn,
+  currentSession,
+  signedInOnThisBrowser,
+  signOut,
+} from './auth.ts';
 import { RecordingIndicator } from './components/recording-indicator.tsx';
 import { Toast, type ToastState } from './components/toast.tsx';
 import type { AppConfig } from './config.ts';
@@ -24,6 +31,19 @@ export function Root({ config }: { config: AppConfig }) {
   const [handedBack] = useState(
     () => location.pathname === CALLBACK_PATH && handBackConsent(new URLSearchParams(location.search)),
   );
+  // A new tab (or a link opened in one) of a browser signed in here signs in by itself: the
+  // browser's sign-in session answers without a page, and the tab lands where the link pointed.
+  const [resuming, setResuming] = useState(
+    () => !signedIn && location.pathname !== CALLBACK_PATH && signedInOnThisBrowser(),
+  );
+
+  useEffect(() => {
+    if (!resuming) return;
+    beginSignIn(config, location.hash).catch((error: unknown) => {
+      setCallbackError(messageOf(error));
+      setResuming(false);
+    });
+  }, [config, resuming]);
 
   useEffect(() => {
     if (location.pathname !== CALLBACK_PATH || handedBack) return;
@@ -42,7 +62,7 @@ export function Root({ config }: { config: AppConfig }) {
   }, [config, handedBack]);
 
   if (handedBack) return <p class="center">Permission given. This window closes by itself.</p>;
-  if (finishing) return <p class="center">Signing you in…</p>;
+  if (finishing || resuming) return <p class="center">Signing you in…</p>;
   if (!signedIn) return <SignInPage config={config} error={callbackError} />;
   // A sign-in that failed while this tab kept its session (e.g. one to another account, refused) is
   // said on the signed-in page, where the person is.
@@ -102,14 +122,14 @@ function SignedInApp({
       config,
       announce: (message: string, options?: AnnounceOptions) =>
         setToast(message ? { message, undo: options?.undo, returnFocus: focusedControl() } : null),
+      signOut: async () => {
+        await signOut(config);
+        onSignedOut();
+      },
     }),
     [config, onSignedOut],
   );
-
-  const leave = async () => {
-    await signOut(config);
-    onSignedOut();
-  };
+  const leave = context.signOut;
 
   return (
     <AppContextProvider.Provider value={context}>

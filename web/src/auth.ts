@@ -21,9 +21,11 @@ class GrantRefused extends Error {}
  * session (nothing switches silently), and the other account's new tokens are revoked.
  */
 export class OtherAccount extends Error {
-  constructor() {
+  constructor(readonly stillSignedIn = true) {
     super(
-      'That sign-in was to a different account than the one this tab uses, so nothing changed: you are still signed in to your account here. To give the permission, sign in with a key of this account.',
+      stillSignedIn
+        ? 'That sign-in was to a different account than the one this tab uses, so nothing changed: you are still signed in to your account here. To give the permission, sign in with a key of this account.'
+        : 'That sign-in was to a different account than the one this tab uses, so nothing was given. Signing out there signed this browser out of your account, this tab included: sign in again to go on.',
     );
   }
 }
@@ -40,6 +42,13 @@ const SESSION_KEY = 'notes.session';
 /** Where this tab keeps what a visit gathers (the Ask thread): removed at sign-out. */
 export const VISIT_PREFIX = 'notes.visit.';
 const PENDING_KEY = 'notes.pending-sign-in';
+/**
+ * Whether a tab of this browser signed in since the last sign-out (no token, only a mark): a new
+ * tab then goes straight to the sign-in, which the browser's sign-in session at the authorization
+ * server answers without any page (or, where none lives, its sign-in page), rather than showing the
+ * app's own "Sign in" first.
+ */
+const BROWSER_KEY = 'notes.signed-in-on-this-browser';
 /** Refresh this long before the access token expires, so a request never carries an expired one. */
 const EXPIRY_MARGIN_MS = 30_000;
 
@@ -160,9 +169,38 @@ export async function exchangeCode(
   });
   if (account !== null && sessionAccount(session) !== account) {
     await revokeTokens(server, config, session);
-    throw new OtherAccount();
+    // "Sign out and use another key" on the consent page signs the browser out, with this tab.
+    throw new OtherAccount(await stillSignedIn(config));
   }
+  const previous = currentSession();
   saveSession(session);
+  markBrowserSignedIn(true);
+  if (previous && sessionAccount(previous) === sessionAccount(session))
+    await endReplacedSession(config, previous, session);
+}
+
+/**
+ * A permission given later comes as a new session (a new grant): the one it replaces is ended, so
+ * the account's session list shows no tab that is not there. Only that grant ends: revoking its
+ * refresh token would sign the whole browser out. Best effort: it expires by itself anyway.
+ */
+async function endReplacedSession(config: AppConfig, previous: Session, next: Session): Promise<void> {
+  const old = tokenClaim(previous, 'grant_id');
+  if (!old || old === tokenClaim(next, 'grant_id')) return;
+  await fetch(`${config.api_base_url}/v1/account/sessions/${encodeURIComponent(old)}`, {
+    method: 'DELETE',
+    headers: { Authorization: `Bearer ${next.access_token}` },
+  }).catch(() => undefined);
+}
+
+/** Whether this tab's session still works: a refresh it is refused ends it here too. */
+async function stillSignedIn(config: AppConfig): Promise<boolean> {
+  try {
+    return (await accessToken(config, true)) !== null;
+  } catch {
+    // Not reachable just now: nothing says it ended.
+    return true;
+  }
 }
 
 /**
@@ -170,12 +208,17 @@ export async function exchangeCode(
  * API verifies every token; this only tells two of this tab's own sessions apart.
  */
 export function sessionAccount(session: Session | null): string | null {
+  return tokenClaim(session, 'sub');
+}
+
+/** A claim of the session's access token, read (not verified) like `sessionAccount`'s. */
+function tokenClaim(session: Session | null, claim: 'sub' | 'grant_id'): string | null {
   const payload = session?.access_token.split('.')[1];
   if (!payload) return null;
   try {
     const json = atob(payload.replaceAll('-', '+').replaceAll('_', '/'));
-    const sub = (JSON.parse(json) as { sub?: unknown }).sub;
-    return typeof sub === 'string' ? sub : null;
+    const value = (JSON.parse(json) as Record<string, unknown>)[claim];
+    return typeof value === 'string' ? value : null;
   } catch {
     return null;
   }
@@ -213,6 +256,24 @@ function saveSession(session: Session): void {
 
 function forgetSession(): void {
   sessionStorage.removeItem(SESSION_KEY);
+}
+
+/** Whether a tab of this browser signed in and nobody signed out since (see BROWSER_KEY). */
+export function signedInOnThisBrowser(): boolean {
+  try {
+    return localStorage.getItem(BROWSER_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
+function markBrowserSignedIn(signedIn: boolean): void {
+  try {
+    if (signedIn) localStorage.setItem(BROWSER_KEY, '1');
+    else localStorage.removeItem(BROWSER_KEY);
+  } catch {
+    // Storage refused (a private window's quota): a new tab then shows the app's own Sign in.
+  }
 }
 
 let refreshing: Promise<Session | null> | null = null;
@@ -253,6 +314,8 @@ async function refresh(config: AppConfig, session: Session): Promise<Session | n
 export async function signOut(config: AppConfig): Promise<void> {
   const session = currentSession();
   forgetSession();
+  // The server ends the browser's sign-in with the web app's grant: new tabs ask again.
+  markBrowserSignedIn(false);
   const visit = Object.keys(sessionStorage).filter((key) => key.startsWith(VISIT_PREFIX));
   for (const key of visit) sessionStorage.removeItem(key);
   if (!session) return;

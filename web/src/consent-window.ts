@@ -20,7 +20,9 @@ export class PermissionNotGiven extends Error {}
  * session is saved; rejects when consent is refused or `cancelled` is aborted. Where the browser
  * blocks the window, the whole tab goes to the consent page and comes back where it was. Either way
  * the permission must come from this tab's account: a sign-in to another account there is refused
- * (OtherAccount) and this tab keeps its session.
+ * (OtherAccount) and this tab keeps its session, unless the person signed this browser out there
+ * ("Sign out and use another key" on the consent page), which ends this tab's session too. While
+ * the browser's sign-in session lives, the window shows only the consent page: no key is asked for.
  */
 export async function askPermission(
   config: AppConfig,

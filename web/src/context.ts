@@ -11,6 +11,8 @@ export interface AppContext {
    * `undo`, the toast offers an Undo button that runs it (and stays a little longer).
    */
   announce(message: string, options?: AnnounceOptions): void;
+  /** Signs out as the header's Sign out does: the browser's sign-in and every tab's session end. */
+  signOut(): Promise<void>;
 }
 
 export interface AnnounceOptions {

@@ -13,6 +13,26 @@ export function when(epochMs: number): string {
   return dateFormat.format(new Date(epochMs));
 }
 
+const relativeFormat = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const dayFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * How long ago (or how soon), as a person says it: "just now", "5 minutes ago", "yesterday", "in 6
+ * days"; a date past a month either way. `when` gives the exact moment.
+ */
+export function ago(epochMs: number, now = Date.now()): string {
+  const past = now - epochMs;
+  const size = Math.abs(past);
+  if (size < MINUTE) return past >= 0 ? 'just now' : 'in a moment';
+  if (size >= 30 * DAY) return `on ${dayFormat.format(new Date(epochMs))}`;
+  const [unit, length]: [Intl.RelativeTimeFormatUnit, number] =
+    size < HOUR ? ['minute', MINUTE] : size < DAY ? ['hour', HOUR] : ['day', DAY];
+  return relativeFormat.format(-Math.trunc(past / length), unit);
+}
+
 export function bytes(size: number): string {
   if (size < 1024) return `${size} B`;
   if (size < 1024 * 1024) return `${(size / 1024).toFixed(0)} KB`;

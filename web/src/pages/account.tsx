@@ -4,6 +4,7 @@ import { PermissionNeeded } from '../api.ts';
 import { currentSession } from '../auth.ts';
 import { ActionFeedback } from '../components/action-feedback.tsx';
 import { ConfirmDeletion } from '../components/confirm-deletion.tsx';
+import { Sessions } from '../components/sessions.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
 import { useApp } from '../context.ts';
 import { when } from '../format.ts';
@@ -38,6 +39,7 @@ export function AccountPage() {
   const [scopes, setScopes] = useState<string[]>(() => sessionScopes());
   const [created, setCreated] = useState<{ name: string; secret: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [keysRevoked, setKeysRevoked] = useState(0);
 
   const create = useAction(async () => {
     const held = sessionScopes();
@@ -57,6 +59,7 @@ export function AccountPage() {
     if (!revoking) return;
     await api.request(`/v1/account/keys/${revoking.key_id}`, { method: 'DELETE' });
     announce(`Key “${revoking.name}” revoked`);
+    setKeysRevoked((count) => count + 1);
     setRevoking(null);
     keys.reload();
   });
@@ -112,7 +115,7 @@ export function AccountPage() {
       </ul>
       {revoking && (
         <ConfirmDeletion
-          what={`the API key “${revoking.name}”: programs using it stop working at once`}
+          what={`the API key “${revoking.name}”: programs using it stop working at once, and everything signed in with it (browsers, tabs, assistants) is signed out`}
           action="Revoke the key"
           busyLabel="Revoking…"
           onConfirm={async () => void (await revoke.run())}
@@ -177,6 +180,7 @@ export function AccountPage() {
         </button>
         <ActionFeedback action={create} />
       </form>
+      <Sessions keysRevoked={keysRevoked} />
     </section>
   );
 }
