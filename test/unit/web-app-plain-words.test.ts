@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { madeBy } from '../../web/src/engine-words.ts';
 import { permissionWords } from '../../web/src/permission-words.ts';
+import { type AccountSession, browserWords, signedInWords, whereWords } from '../../web/src/session-words.ts';
 import { timeLeft } from '../../web/src/time-left.ts';
 
 describe('the web app says things in plain words', () => {
@@ -31,5 +32,55 @@ describe('the web app says things in plain words', () => {
     expect(timeLeft({ progress: 0.1, created_at: started }, started + 3_600_000)).toBe('9 hours');
     expect(timeLeft({ progress: 1, created_at: started }, started + 1000)).toBeNull();
     expect(timeLeft({ created_at: started }, started + 1000)).toBeNull();
+  });
+
+  it('names a browser and its system from real User-Agent strings, and keeps an unknown one short', () => {
+    const agents: Record<string, string> = {
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36':
+        'Chrome on Linux',
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0':
+        'Edge on Windows',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1':
+        'Safari on iPhone',
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 14.5; rv:133.0) Gecko/20100101 Firefox/133.0':
+        'Firefox on macOS',
+    };
+    for (const [agent, words] of Object.entries(agents)) expect(browserWords(agent)).toBe(words);
+    expect(browserWords(`curl/8.5.0 ${'x'.repeat(80)}`)).toHaveLength(60);
+    expect(browserWords(null)).toBeNull();
+  });
+
+  it('says what signed a session in and where it is, from this tab', () => {
+    const base = {
+      kind: 'app',
+      client_id: 'notes-web',
+      client_name: 'Notes web app',
+      scopes: ['notes:read'],
+      created_at: 0,
+      last_used_at: 0,
+      expires_at: 0,
+      user_agent: null,
+      browser_session_id: 'browser_1',
+      current: false,
+    } as const;
+    const browser = {
+      ...base,
+      session_id: 'browser_1',
+      kind: 'browser',
+      browser_session_id: null,
+      current: true,
+    };
+    const tab = { ...base, session_id: 'tab', current: true };
+    const other = { ...base, session_id: 'other' };
+    const all = [browser, tab, other].map((session) => ({
+      ...session,
+      signed_in_with: { kind: 'api_key', key_id: 'key_1', name: 'Laptop', prefix: 'svc_sk_ab12' },
+    })) as AccountSession[];
+    expect(signedInWords(all[1] as AccountSession)).toBe('Signed in with key “Laptop” (svc_sk_ab12…)');
+    expect(all.map((session) => whereWords(session, all))).toEqual([
+      'This browser',
+      'This tab',
+      'Another tab of this browser',
+    ]);
   });
 });
