@@ -99,12 +99,7 @@ export async function revokeAccountApiKey(
   const record = (await store.listApiKeys(accountId)).find((key) => key.key_id === keyId);
   if (!record) throw new NotFoundError('No such API key in this account');
   if (caller.api_key?.key_id !== keyId) {
-    const held = callerScopes(caller);
-    const needed: McpScope[] = [
-      'notes:write',
-      ...keyScopes(record).filter((scope) => scope !== 'notes:write'),
-    ];
-    const beyond = needed.filter((scope) => !held.includes(scope));
+    const beyond = lackedToEnd(caller, keyScopes(record));
     if (beyond.length > 0) {
       throw new ForbiddenError(
         `Revoking this key takes ${beyond.join(' and ')}, which the credential revoking it does not hold: only a credential holding notes:write and every permission of a key can revoke it (a key may always revoke itself).`,
@@ -115,6 +110,17 @@ export async function revokeAccountApiKey(
     throw new NotFoundError('No such API key in this account');
   }
   await sessions.endSessionsOfKey(accountId, keyId, now);
+}
+
+/**
+ * What the caller lacks to revoke a key, or end a session, that holds `scopes`: notes:write (it
+ * changes the account) and each of those scopes, so that no credential switches off one that may do
+ * more than itself.
+ */
+export function lackedToEnd(caller: Caller, scopes: readonly McpScope[]): McpScope[] {
+  const held = callerScopes(caller);
+  const needed: McpScope[] = ['notes:write', ...scopes.filter((scope) => scope !== 'notes:write')];
+  return needed.filter((scope) => !held.includes(scope));
 }
 
 export function apiKeyView(record: ApiKeyRecord): ApiKeyView {

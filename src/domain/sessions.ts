@@ -1,29 +1,19 @@
 import type { AccountStore } from '../ports/account-store.ts';
 import type { SessionStore, StoredSession } from '../ports/session-store.ts';
 import type { Caller } from './account.ts';
-import { callerScopes } from './accounts.ts';
+import { lackedToEnd } from './accounts.ts';
 import { ForbiddenError, NotFoundError } from './errors.ts';
-import type { McpScope } from './scopes.ts';
 
 /**
  * An account's sessions as its owner sees them (listSessions): every application and browser signed
  * in to it, what each may do, what signed it in, and whether the caller itself is it.
  */
-export interface SessionView {
-  session_id: string;
-  kind: 'app' | 'browser';
-  client_id: string | null;
-  client_name: string | null;
-  scopes: McpScope[];
-  created_at: number;
-  last_used_at: number | null;
-  expires_at: number;
+export interface SessionView extends Omit<StoredSession, 'signed_in_with'> {
+  /** What signed it in; for a key, also its name and prefix, so the owner recognises it. */
   signed_in_with:
     | { kind: 'api_key'; key_id: string; name: string | null; prefix: string | null }
     | { kind: 'identity_provider' }
     | { kind: 'unrecorded' };
-  browser_session_id: string | null;
-  user_agent: string | null;
   /** The session of the credential making this request (the web app tab asking, and its browser). */
   current: boolean;
 }
@@ -75,7 +65,7 @@ export async function endSession(
   const session = (await sessions.liveSessions(accountId, now)).find((s) => s.session_id === sessionId);
   if (!session) throw new NotFoundError('No such session in this account: it may have ended already');
   if (!ownSessions(caller, [session]).has(sessionId)) {
-    const beyond = beyondCaller(caller, session);
+    const beyond = lackedToEnd(caller, session.scopes);
     if (beyond.length > 0) {
       throw new ForbiddenError(
         `Ending this session takes ${beyond.join(' and ')}, which the credential ending it does not hold: only a credential holding notes:write and every permission of a session can end it (any credential may end its own).`,
@@ -98,19 +88,12 @@ export async function endOtherSessions(
   const live = await sessions.liveSessions(accountId, now);
   const own = ownSessions(caller, live);
   const others = live.filter((session) => !own.has(session.session_id));
-  const endable = others.filter((session) => beyondCaller(caller, session).length === 0);
+  const endable = others.filter((session) => lackedToEnd(caller, session.scopes).length === 0);
   // An app made through a browser that ends here ends with it: no call of its own.
   const endedBrowsers = new Set(endable.filter((s) => s.kind === 'browser').map((s) => s.session_id));
   const calls = endable.filter((s) => !(s.browser_session_id && endedBrowsers.has(s.browser_session_id)));
   await Promise.all(calls.map((session) => sessions.endSession(accountId, session, now)));
   return { ended: endable.length, left: others.length - endable.length };
-}
-
-/** What `session` holds that the caller may not give up for it: notes:write, then its scopes. */
-function beyondCaller(caller: Caller, session: StoredSession): McpScope[] {
-  const held = callerScopes(caller);
-  const needed: McpScope[] = ['notes:write', ...session.scopes.filter((scope) => scope !== 'notes:write')];
-  return needed.filter((scope) => !held.includes(scope));
 }
 
 /** The caller's own session and the browser sign-in it came through (a key has none). */

@@ -75,7 +75,7 @@ describe('the web app says things in plain words', () => {
     const all = [browser, tab, other].map((session) => ({
       ...session,
       signed_in_with: { kind: 'api_key', key_id: 'key_1', name: 'Laptop', prefix: 'svc_sk_ab12' },
-    })) as AccountSession[];
+    })) as unknown as AccountSession[];
     expect(signedInWords(all[1] as AccountSession)).toBe('Signed in with key “Laptop” (svc_sk_ab12…)');
     expect(all.map((session) => whereWords(session, all))).toEqual([
       'This browser',

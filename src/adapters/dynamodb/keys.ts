@@ -159,7 +159,6 @@ export const keys = {
   oauthSessionsPrefix: (accountId: string) => ({
     pk: accountPk(accountId),
     skPrefix: OAUTH_SESSION_SK_PREFIX,
-    grantPrefix: OAUTH_GRANT_SK_PREFIX,
   }),
   /** Hashed, so that any issuer URL and subject make a fixed-length key. */
   identity: (issuer: string, subject: string) => ({

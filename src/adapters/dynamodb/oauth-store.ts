@@ -19,7 +19,7 @@ import type {
   RefreshTokenRecord,
   SignInSessionRecord,
 } from '../../oauth/store.ts';
-import { isConditionalCheckFailed, withoutKeys, writeIf } from './client.ts';
+import { isConditionalCheckFailed, queryAllItems, withoutKeys, writeIf } from './client.ts';
 import { keys } from './keys.ts';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -162,26 +162,18 @@ export class DynamoOAuthStore implements OAuthStore {
   async accountSessions(
     accountId: string,
   ): Promise<{ grants: GrantRecord[]; signIns: SignInSessionRecord[] }> {
-    const { pk, skPrefix, grantPrefix } = keys.oauthSessionsPrefix(accountId);
+    const { pk, skPrefix } = keys.oauthSessionsPrefix(accountId);
     const grants: GrantRecord[] = [];
     const signIns: SignInSessionRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (String(item.sk).startsWith(grantPrefix)) grants.push(withoutKeys<GrantRecord>(item));
-        else signIns.push(withoutKeys<SignInSessionRecord>(item));
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    for await (const item of queryAllItems<GrantRecord | SignInSessionRecord>(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ConsistentRead: true,
+    })) {
+      if ('grant_id' in item) grants.push(item);
+      else signIns.push(item);
+    }
     return { grants, signIns };
   }
 
