@@ -102,7 +102,7 @@ describe('signed-in sessions on the Account page (issue 35)', () => {
     const thisTab = marked('This tab');
     expect(await thisTab.textContent()).toContain('Notes web app');
     // The key npm start made has no name.
-    expect(await thisTab.textContent()).toMatch(/Signed in with an unnamed key \(svc_sk_\w+…\)/);
+    expect(await thisTab.textContent()).toMatch(/Signed in with an unnamed key \(svc_sk_[\w-]+…\)/);
     expect(await thisTab.textContent()).toContain('May read your notes');
     expect(await thisTab.getByRole('button').getAttribute('aria-label')).toBe(
       'Sign out: Notes web app, this tab',
@@ -112,7 +112,7 @@ describe('signed-in sessions on the Account page (issue 35)', () => {
     expect(await thisBrowser.textContent()).toContain('A browser sign-in');
     expect(await thisBrowser.textContent()).toContain('Chrome on Linux');
     const claude = row('Claude Desktop');
-    expect(await claude.textContent()).toMatch(/Signed in with key “Assistant” \(svc_sk_\w+…\)/);
+    expect(await claude.textContent()).toMatch(/Signed in with key “Assistant” \(svc_sk_[\w-]+…\)/);
     expect(await claude.textContent()).toMatch(/Started (just now|1 minute ago)/);
     expect(await claude.getByRole('button').getAttribute('aria-label')).toBe('End session: Claude Desktop');
     // This browser and this tab come first.
