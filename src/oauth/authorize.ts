@@ -50,6 +50,11 @@ interface SignedIn {
   signInId: string | null;
   /** Signed in earlier in this browser (no key typed now): the page offers to sign out. */
   reused: boolean;
+  /**
+   * For the web app in a browser signed in earlier: what its grants through that sign-in already
+   * allow of what is asked, kept without asking (empty for every other sign-in).
+   */
+  allowedBefore: McpScope[];
 }
 
 const MAX_STATE_LENGTH = 1024;
@@ -102,7 +107,7 @@ export async function beginAuthorization(
     const session = (single(query, 'prompt') ?? '').split(' ').includes('login')
       ? null
       : await liveSignIn(deps, browser);
-    if (session) return await continueSignedIn(deps, client, request, session.record);
+    if (session) return await continueSignedIn(deps, client, request, session);
     return await startSignIn(deps, client, request, browser);
   } catch (error) {
     return earlyErrorRedirect(deps, redirectUri, state, error);
@@ -197,6 +202,7 @@ export async function completeUpstreamSignIn(
     credential,
     signInId: session?.record.sign_in_id ?? null,
     reused: false,
+    allowedBefore: [],
   };
   return withCookies(await consentPage(deps, request, signedIn, null), session ? [session.cookie] : []);
 }
@@ -333,21 +339,20 @@ async function continueSignedIn(
   valid: ValidRequest,
   session: SignInSessionRecord,
 ): Promise<WebResult> {
+  const request = newPendingRequest(deps, client, valid);
+  const allowed = client.source === 'first_party' ? await allowedThroughSignIn(deps, session, request) : [];
+  if (client.source === 'first_party' && request.scopes.every((scope) => allowed.includes(scope))) {
+    const bound = { ...request, account_id: session.account_id, credential: session.credential };
+    return issueCode(deps, { ...bound, sign_in_id: session.sign_in_id }, request.scopes, null);
+  }
   const signedIn: SignedIn = {
     accountId: session.account_id,
     ceiling: session.scopes,
     credential: session.credential,
     signInId: session.sign_in_id,
     reused: true,
+    allowedBefore: withinCeiling(request.scopes, allowed),
   };
-  const request = newPendingRequest(deps, client, valid);
-  if (client.source === 'first_party') {
-    const allowed = await allowedThroughSignIn(deps, session, request);
-    if (request.scopes.every((scope) => allowed.includes(scope))) {
-      const bound = { ...request, account_id: session.account_id, credential: session.credential };
-      return issueCode(deps, { ...bound, sign_in_id: session.sign_in_id }, request.scopes, null);
-    }
-  }
   await deps.store.putPendingAuthorization(request);
   return consentPage(deps, request, signedIn, null, client);
 }
@@ -358,7 +363,7 @@ async function continueSignedIn(
  */
 async function allowedThroughSignIn(
   deps: OAuthDeps,
-  session: Pick<SignInSessionRecord, 'account_id' | 'sign_in_id' | 'scopes'>,
+  session: SignInSessionRecord,
   request: Pick<PendingAuthorization, 'client_id' | 'resource' | 'scopes'>,
 ): Promise<McpScope[]> {
   const { grants } = await deps.store.accountSessions(session.account_id);
@@ -415,6 +420,7 @@ async function signInWithApiKey(
     credential,
     signInId: session?.record.sign_in_id ?? null,
     reused: false,
+    allowedBefore: [],
   };
   return withCookies(
     await consentPage(deps, request, signedIn, request.csrf_hash, client, stepUp),
@@ -452,17 +458,7 @@ async function consentPage(
   const held = stepUp?.scopes ?? [];
   const client = knownClient ?? (await findClient(deps, request));
   // The web app's earlier permissions in this browser are kept, not asked for again.
-  const allowedBefore =
-    !stepUp && signedIn.signInId && client.source === 'first_party'
-      ? withinCeiling(
-          request.scopes,
-          await allowedThroughSignIn(
-            deps,
-            { account_id: signedIn.accountId, sign_in_id: signedIn.signInId, scopes: [...signedIn.ceiling] },
-            request,
-          ),
-        )
-      : [];
+  const allowedBefore = stepUp ? [] : signedIn.allowedBefore;
   const bound = await deps.store.bindAccount(
     request.request_id,
     {

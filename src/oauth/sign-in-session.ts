@@ -31,11 +31,6 @@ export interface BrowserRequest {
   userAgent: string | null;
 }
 
-/** A sign-in session found live for this request. */
-export interface LiveSignIn {
-  record: SignInSessionRecord;
-}
-
 export function browserRequest(cookies: readonly string[] | undefined, userAgent?: string): BrowserRequest {
   const jar = new Map<string, string>();
   for (const header of cookies ?? []) {
@@ -103,7 +98,10 @@ export function hasSignInCookie(issuer: string, browser: BrowserRequest): boolea
  * ended or expired, and the credential it was made with still works (a revoked key ends it, should
  * the revocation not have reached it). A live session's idle expiry moves on.
  */
-export async function liveSignIn(deps: OAuthDeps, browser: BrowserRequest): Promise<LiveSignIn | null> {
+export async function liveSignIn(
+  deps: OAuthDeps,
+  browser: BrowserRequest,
+): Promise<SignInSessionRecord | null> {
   const value = browser.cookies.get(cookieName(deps.settings.issuer, SIGN_IN_COOKIE));
   const [accountId, signInId, secret, ...rest] = (value ?? '').split('.');
   if (!accountId || !signInId || !secret || rest.length > 0 || value === undefined || value.length > 256) {
@@ -124,7 +122,7 @@ export async function liveSignIn(deps: OAuthDeps, browser: BrowserRequest): Prom
     return null;
   }
   await deps.store.touchSignIn(accountId, signInId, now, idleExpiry(now, record));
-  return { record };
+  return record;
 }
 
 /** Starts a sign-in session for the browser that just signed in; answers its Set-Cookie. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { Browser } from '../support/browser.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import type { RunningService } from '../support/local-runtime.ts';
 import { postMcpWithToken } from '../support/mcp-requests.ts';
-import { accessTokenFor, type FlowTokens } from '../support/oauth-flow.ts';
+import { accessTokenFor, authorizationRequest, type FlowTokens } from '../support/oauth-flow.ts';
 import { consentDecision, heldScopes, hiddenFields, scopeCheckboxes } from '../support/oauth-forms.ts';
 
 /**
@@ -85,19 +85,16 @@ function authorizeRequest(
   scope: string,
   resource = `${base}/mcp`,
 ): { url: string; exchange: (code: string) => ReturnType<typeof tokenRequest> } {
-  const verifier = randomBytes(32).toString('base64url');
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
+  const { url, verifier } = authorizationRequest({
+    baseUrl: base,
+    clientId,
+    redirectUri,
     resource,
     state: 'state-35',
     scope,
   });
   return {
-    url: `${base}/oauth/authorize?${query}`,
+    url,
     exchange: (code) =>
       tokenRequest({
         grant_type: 'authorization_code',
@@ -487,6 +484,69 @@ describe('a browser signed in once', () => {
       authorizeRequest('notes-web', `${base}/app/callback`, 'notes:read', REST()).url,
     );
     expect(await afterEnd.response.text()).toContain('name="api_key"');
+  });
+
+  it('gives no more than the key it signed in with, through the sign-in session too (web app, forged form, step-up)', async () => {
+    const readKey = (await keyWith(['notes:read'])).key;
+    const browser = newBrowser();
+    const first = authorizeRequest('notes-web', `${base}/app/callback`, 'notes:read', REST());
+    const signInPage = await browser.open(first.url);
+    const consent = await browser.open(`${base}/oauth/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: signInForm(await signInPage.response.text(), readKey).toString(),
+    });
+    const allowed = await browser.open(`${base}/oauth/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: consentDecision(await consent.response.text(), 'approve').toString(),
+    });
+    expect((await first.exchange(codeOf(allowed.response))).body.scope).toBe('notes:read');
+
+    // The web app asks for more: the page keeps notes:read, offers nothing the key lacks.
+    const wider = authorizeRequest(
+      'notes-web',
+      `${base}/app/callback`,
+      'notes:read notes:write notes:process',
+      REST(),
+    );
+    const asked = await browser.open(wider.url);
+    expect(asked.response.status).toBe(200);
+    const html = await asked.response.text();
+    expect(html).not.toContain('name="api_key"');
+    expect(heldScopes(html)).toEqual(['notes:read']);
+    expect(scopeCheckboxes(html)).toEqual([]);
+    const forged = consentDecision(html, 'approve');
+    forged.append('scope', 'notes:write');
+    const refused = await browser.open(`${base}/oauth/authorize`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: forged.toString(),
+    });
+    expect(refused.response.status).toBe(400);
+
+    // An MCP client whose owner's grant awaits a step-up gets no held scope from this browser either.
+    const clientId = await registerClient();
+    const owner = await accessTokenFor({
+      baseUrl: base,
+      apiKey: fullKey,
+      client: { clientId, redirectUri: MCP_REDIRECT },
+      scope: 'notes:read notes:write',
+    });
+    const deletion = await mcpCall(owner.access_token, 'deleteNote', {
+      note_id: randomUUID(),
+      confirm_note_id: randomUUID(),
+    });
+    expect(deletion.status).toBe(403);
+    const stepUp = authorizeRequest(
+      clientId,
+      'http://127.0.0.1:40112/callback',
+      'notes:read notes:write notes:delete',
+    );
+    const stepUpPage = await browser.open(stepUp.url);
+    const stepUpHtml = await stepUpPage.response.text();
+    expect(heldScopes(stepUpHtml)).toEqual([]);
+    expect(scopeCheckboxes(stepUpHtml).map((box) => box.scope)).toEqual(['notes:read']);
   });
 
   it('signs out on the consent page and shows the sign-in page for the same request', async () => {

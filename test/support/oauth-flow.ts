@@ -27,6 +27,32 @@ export interface FlowTokens {
 }
 
 /**
+ * An authorization request with PKCE (S256) at `baseUrl`: its URL, and the verifier its code must be
+ * exchanged with.
+ */
+export function authorizationRequest(request: {
+  baseUrl: string;
+  clientId: string;
+  redirectUri: string;
+  resource: string;
+  state: string;
+  scope?: string;
+}): { url: string; verifier: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: request.clientId,
+    redirect_uri: request.redirectUri,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: request.resource,
+    state: request.state,
+    ...(request.scope ? { scope: request.scope } : {}),
+  });
+  return { url: `${request.baseUrl}/oauth/authorize?${query}`, verifier };
+}
+
+/**
  * A real access token from the local runtime's authorization server, the way an MCP client and its
  * user get one: register (RFC 7591), authorize with PKCE, sign in with the API key, approve on the
  * consent page (ticked boxes as the page has them), exchange the code. Throws, naming the step, on
@@ -38,13 +64,10 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
   const redirectUri = options.client?.redirectUri ?? 'http://127.0.0.1:53682/callback';
   const clientId = options.client?.clientId ?? (await register(baseUrl, redirectUri, options.clientName));
 
-  const verifier = randomBytes(32).toString('base64url');
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
+  const { url: authorizeUrl, verifier } = authorizationRequest({
+    baseUrl,
+    clientId,
+    redirectUri,
     resource,
     state: 'flow-state',
     ...(options.scope ? { scope: options.scope } : {}),
@@ -56,11 +79,7 @@ export async function accessTokenFor(options: OAuthFlowOptions): Promise<FlowTok
       body: fields,
       redirect: 'manual',
     });
-  const signInPage = await expectStatus(
-    'the sign-in page',
-    200,
-    fetch(`${baseUrl}/oauth/authorize?${query}`, { redirect: 'manual' }),
-  );
+  const signInPage = await expectStatus('the sign-in page', 200, fetch(authorizeUrl, { redirect: 'manual' }));
   const signIn = new URLSearchParams({
     ...hiddenFields(await signInPage.text()),
     api_key: apiKey,

@@ -60,7 +60,7 @@ describe("a browser's sign-in session", () => {
     const w = world();
     const { browser, record } = await signedIn(w);
     w.clock.now += 6 * DAY;
-    expect((await liveSignIn(w.deps, browser))?.record.sign_in_id).toBe(record.sign_in_id);
+    expect((await liveSignIn(w.deps, browser))?.sign_in_id).toBe(record.sign_in_id);
     w.clock.now += 6 * DAY;
     expect(await liveSignIn(w.deps, browser)).not.toBeNull();
   });
