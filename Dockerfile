@@ -1,8 +1,9 @@
 # The notes service in one container: the same runtime as `npm start` (API, web app, MCP, workers and
-# the embedded database, object store and queue), with the local speech engine (ffmpeg, pocketsphinx)
-# and podcast voices (flite). README, "Run it in a container".
+# the embedded database, object store and queue), with the local speech engines (Whisper through
+# whisper.cpp; ffmpeg and pocketsphinx) and podcast voices (flite). README, "Run it in a container".
 #
 #   docker build -t notes-service .        (podman: podman build --format docker -t notes-service .)
+#   docker build --build-arg WHISPER_MODEL=base.en -t notes-service .   (the model baked in: works offline)
 #   docker compose up -d                   (compose.yaml)
 
 # Build stage: the npm packages (from the lockfile) and the start-up bundle, so that the container
@@ -17,16 +18,25 @@ COPY . .
 # node_modules/.cache/notes-local-server/ (scripts/local-server-bundle.mjs); at /app, as at run time,
 # since the bundle's directory is named after the checkout's path.
 RUN node scripts/local-server-bundle.mjs
+# WHISPER_MODEL (e.g. base.en, small): fetched now, its SHA-256 checked, into /app/models, where the
+# runtime looks before fetching one itself (README, "Whisper-grade transcripts"). Empty: the image
+# fetches the configured model into its volume on first start, or falls back to pocketsphinx offline.
+ARG WHISPER_MODEL=""
+RUN if [ -n "$WHISPER_MODEL" ]; then \
+      NOTES_WHISPER_MODEL_DIR=/app/models node --import tsx src/local/cli/models.ts fetch "$WHISPER_MODEL"; \
+    fi
 # What the runtime needs, into /release: the checkout without node_modules, the bundle, and only the
 # packages the bundle loads at run time (dynalite, esbuild, preact and their dependencies); the
 # development tools stay in this stage (scripts/container/runtime-files.mjs).
 RUN node scripts/container/runtime-files.mjs /release
 
-# Run stage: Node 20, the Debian speech packages, the app, and a user of its own.
+# Run stage: Node 20, the Debian speech packages (and libgomp1, which whisper.cpp's prebuilt binding
+# links), the app, and a user of its own.
 FROM node:20-bookworm-slim
+ARG WHISPER_MODEL=
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    ffmpeg pocketsphinx pocketsphinx-en-us flite \
+    ffmpeg pocketsphinx pocketsphinx-en-us flite libgomp1 \
   && rm -rf /var/lib/apt/lists/*
 # A fixed UID, so a bind-mounted data directory can be given to it (chown 10001).
 RUN groupadd --gid 10001 notes \
@@ -38,6 +48,8 @@ WORKDIR /app
 COPY --from=build /release /app
 RUN find /app/node_modules/.cache/notes-local-server -type d -name in-use -exec chown notes:notes {} +
 
+# The baked model is the one used (else the service's default, base.en, fetched into /data/models).
+ENV NOTES_WHISPER_MODEL=${WHISPER_MODEL:-base.en}
 ENV PORT=8787 \
     NOTES_STORAGE_PORT=8788 \
     NOTES_DATA_DIR=/data \

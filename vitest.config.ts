@@ -4,7 +4,8 @@ export default defineConfig({
   test: {
     pool: 'forks',
     testTimeout: 60_000,
-    env: { POWERTOOLS_METRICS_DISABLED: 'true' },
+    // Tests never fetch a Whisper model: pocketsphinx unless a test names another engine.
+    env: { POWERTOOLS_METRICS_DISABLED: 'true', NOTES_SPEECH_ENGINE: 'local' },
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },

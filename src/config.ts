@@ -4,6 +4,10 @@ import * as z from './domain/zod-mini.ts';
 /** An http(s) origin as browsers send it in `Origin`: no path, no wildcard. */
 export const HTTP_ORIGIN = /^https?:\/\/[^/?#*\s]+$/;
 
+/** The values of `NOTES_SPEECH_ENGINE`. */
+export const SPEECH_ENGINES = ['auto', 'whisper', 'local', 'transcribe', 'openai'] as const;
+export type SpeechEngineSetting = (typeof SPEECH_ENGINES)[number];
+
 /** The values of `NOTES_TEXT_ENGINE`; a Lambda bundle is wired for one of them (lib/bundling.ts). */
 export const TEXT_ENGINES = ['local', 'bedrock', 'openai'] as const;
 export type TextEngine = (typeof TEXT_ENGINES)[number];
@@ -45,8 +49,20 @@ const schema = z.object({
   /** Only for the local runtime: its generated credentials, which the stand-ins above require. */
   NOTES_LOCAL_ACCESS_KEY_ID: z.optional(nonEmpty()),
   NOTES_LOCAL_SECRET_ACCESS_KEY: z.optional(nonEmpty()),
-  /** `local`: ffmpeg + pocketsphinx in the worker; `transcribe`: Amazon Transcribe jobs (AWS). */
-  NOTES_SPEECH_ENGINE: z._default(z.enum(['local', 'transcribe', 'openai']), 'local'),
+  /**
+   * `auto` (the default): Whisper (whisper.cpp, in the worker) when its model is present or can be
+   * fetched, else pocketsphinx with a notice on each transcript; `whisper`: Whisper or not ready;
+   * `local`: ffmpeg + pocketsphinx; `transcribe`: Amazon Transcribe jobs (AWS); `openai`: a server.
+   */
+  NOTES_SPEECH_ENGINE: z._default(z.enum(SPEECH_ENGINES), 'auto'),
+  /** A known model's name (whisper-models.ts: `base.en`, `small`, ...) or the path of a ggml file. */
+  NOTES_WHISPER_MODEL: z._default(nonEmpty(), 'base.en'),
+  /** Where known models are downloaded from: a mirror serving the usual `ggml-<name>.bin` files. */
+  NOTES_WHISPER_MODEL_URL: z.optional(z.url()),
+  /** Where fetched models are kept. Default: `models` under NOTES_DATA_DIR (`.notes-data`). */
+  NOTES_WHISPER_MODEL_DIR: z.optional(nonEmpty()),
+  /** A multilingual model's language (`it`, `de`, ...); default: detected per recording. */
+  NOTES_WHISPER_LANGUAGE: z.optional(z.string().check(z.regex(/^[a-z]{2,3}$/))),
   /** `openai`: a server speaking OpenAI's /v1/audio/transcriptions (whisper.cpp, speaches, hosted). */
   NOTES_OPENAI_BASE_URL: z.optional(z.url()),
   NOTES_OPENAI_API_KEY: z.optional(nonEmpty()),

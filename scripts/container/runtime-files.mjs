@@ -9,7 +9,8 @@
  * - From node_modules, only the packages the start-up bundle leaves out and loads at run time, with
  *   every package they depend on (from node_modules/.package-lock.json): dynalite (the database
  *   emulator, native LevelDB), esbuild (builds the web app on each start), preact (the web app's
- *   imports), ajv and ajv-formats (named by strings in code ajv generates). Everything else the
+ *   imports), ajv and ajv-formats (named by strings in code ajv generates), whisper.cpp's prebuilt
+ *   binding for the platform (a native module, loaded by path). Everything else the
  *   runtime uses is inside the bundle (scripts/local-server-bundle.mjs): the development tools
  *   (TypeScript, vitest, the CDK, Playwright, biome) stay out of the image.
  * - node_modules/.package-lock.json and node_modules/.cache/notes-local-server (the bundle), with
@@ -23,6 +24,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNTIME_PACKAGES = ['dynalite', 'esbuild', 'preact', 'ajv', 'ajv-formats'];
+/** whisper.cpp's prebuilt binding, loaded by path at run time; where this platform has one installed. */
+const WHISPER_BINDING = `@fugood/node-whisper-${process.platform}-${process.arch}`;
 
 /** Each package's path in node_modules (lockfile keys) and its dependencies, resolved as Node does. */
 export function packageClosure(lockPackages, roots) {
@@ -72,7 +75,10 @@ function main(release) {
   }
   const lockFile = join(root, 'node_modules', '.package-lock.json');
   const { packages } = JSON.parse(readFileSync(lockFile, 'utf8'));
-  const closure = packageClosure(packages, RUNTIME_PACKAGES).filter((path) => existsSync(join(root, path)));
+  const roots = packages[`node_modules/${WHISPER_BINDING}`]
+    ? [...RUNTIME_PACKAGES, WHISPER_BINDING]
+    : RUNTIME_PACKAGES;
+  const closure = packageClosure(packages, roots).filter((path) => existsSync(join(root, path)));
   for (const path of closure) {
     cpSync(join(root, path), join(release, path), {
       recursive: true,

@@ -26,6 +26,8 @@ export const TRANSCRIPTION_STAGES = {
   queued: 'queued',
   decoding: 'decoding',
   recognizing: 'recognizing',
+  /** The local engine's model is still being fetched (self-hosted, just after the start). */
+  fetchingModel: 'fetching_model',
   saving: 'saving',
   completed: 'completed',
   failed: 'failed',

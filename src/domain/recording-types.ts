@@ -29,7 +29,10 @@ export const VIDEO_CONTENT_TYPES = [
 /** Every content type submitTranscription knows (openapi.yaml's AudioContentType). */
 export const RECORDING_CONTENT_TYPES = [...AUDIO_CONTENT_TYPES, ...VIDEO_CONTENT_TYPES] as const;
 
-export type SpeechEngineName = 'local' | 'transcribe' | 'openai';
+export type SpeechEngineName = 'auto' | 'whisper' | 'local' | 'transcribe' | 'openai';
+
+/** Engines that decode the recording here with ffmpeg: every container ffmpeg reads is accepted. */
+const DECODED_HERE: ReadonlySet<SpeechEngineName> = new Set(['auto', 'whisper', 'local']);
 
 /**
  * Containers that Amazon Transcribe does not list among the formats it reads (AMR, FLAC, M4A, MP3, MP4,
@@ -41,7 +44,7 @@ const ONLY_DECODED_LOCALLY: ReadonlySet<string> = new Set(['video/quicktime', 'v
 
 /** The content types the configured speech engine can read. */
 export function recordingTypesFor(engine: SpeechEngineName): readonly string[] {
-  return engine === 'local'
+  return DECODED_HERE.has(engine)
     ? RECORDING_CONTENT_TYPES
     : RECORDING_CONTENT_TYPES.filter((type) => !ONLY_DECODED_LOCALLY.has(type));
 }

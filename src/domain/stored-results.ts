@@ -51,7 +51,10 @@ const segment = z.object({
   confidence: z.optional(z.nullable(fraction())),
 });
 
-const notice = z.object({ code: z.enum(['no_speech', 'low_confidence']), detail: z.string() });
+const notice = z.object({
+  code: z.enum(['no_speech', 'low_confidence', 'engine_fallback']),
+  detail: z.string(),
+});
 
 const transcriptionSchema = z.looseObject({
   full_text: z.string(),

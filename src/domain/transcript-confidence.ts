@@ -12,9 +12,12 @@ import type { ConversationSegment, TimedWord } from './transcript.ts';
  * all its words.
  */
 
-/** Shown with a transcript whose recogniser heard no speech or could not follow it. */
+/**
+ * Shown with a transcript whose recogniser heard no speech or could not follow it, or that a fallback
+ * engine made (`engine_fallback`: the local default could not run Whisper).
+ */
 export interface TranscriptNotice {
-  code: RecognitionNotice;
+  code: RecognitionNotice | 'engine_fallback';
   /** A short message a client can show as it is; says what to do. */
   detail: string;
 }
@@ -59,7 +62,8 @@ export function roundConfidence(value: number): number {
  * configuration (README, "Speech engines").
  */
 const OTHER_ENGINES =
-  'For other languages or better accuracy an operator can switch engines: NOTES_SPEECH_ENGINE=transcribe ' +
+  'For other languages or better accuracy an operator can switch engines: NOTES_SPEECH_ENGINE=auto (Whisper, ' +
+  'with a multilingual NOTES_WHISPER_MODEL such as small), NOTES_SPEECH_ENGINE=transcribe ' +
   '(Amazon Transcribe) or NOTES_SPEECH_ENGINE=openai with NOTES_OPENAI_BASE_URL set to a whisper-compatible ' +
   'server; then transcribe the note again (deleteTranscription, then submitTranscription).';
 

@@ -73,6 +73,8 @@ export interface BuildTranscriptionOptions {
   language: string;
   /** What the engine found about the recording as a whole (RecognitionResult.notice). */
   notice?: RecognitionNotice | undefined;
+  /** RecognitionResult.fallback: a fallback engine made the transcript, and why. */
+  fallback?: string | undefined;
 }
 
 export const DEFAULT_SPEAKER = 'Speaker 1';
@@ -107,7 +109,13 @@ export function buildTranscription(words: RecognizedWord[], opts: BuildTranscrip
     ...finish(open),
   }));
   const code = segments.length === 0 ? 'no_speech' : opts.notice;
-  const notice = code ? noticeFor(code, transcriptConfidence(segments)) : null;
+  // No speech says more than which engine heard it; a fallback explains any low confidence.
+  const notice =
+    code !== 'no_speech' && opts.fallback
+      ? ({ code: 'engine_fallback', detail: opts.fallback } as const)
+      : code
+        ? noticeFor(code, transcriptConfidence(segments))
+        : null;
   return withSegments({ duration_ms, language: opts.language, engine: opts.engine, notice }, segments);
 }
 

@@ -193,9 +193,10 @@ async function saveTranscript(
   if (!(await deps.notes.updateJobStage(job, TRANSCRIPTION_STAGES.saving, deps.now()))) return 'skipped';
   const transcription = buildTranscription(result.words, {
     duration_ms: result.duration_ms,
-    engine: deps.engineName,
-    language: deps.language,
+    engine: result.engine ?? deps.engineName,
+    language: result.language ?? deps.language,
     notice: result.notice,
+    fallback: result.fallback,
   });
   const key = objectKeys.transcription(job.account_id, job.note_id);
   // A new revision 0 replaces the old one: corrections made to the old one (left by a transcript

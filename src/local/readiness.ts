@@ -66,7 +66,7 @@ export function localReadinessChecks(
       // Named by their setting, not their path: the probe needs no credentials.
       const programs: Array<[string, string]> = [
         ['ffmpeg (NOTES_FFMPEG_PATH)', config.NOTES_FFMPEG_PATH],
-        ...(config.NOTES_SPEECH_ENGINE === 'local'
+        ...(config.NOTES_SPEECH_ENGINE === 'local' || config.NOTES_SPEECH_ENGINE === 'auto'
           ? [['pocketsphinx (NOTES_POCKETSPHINX_PATH)', config.NOTES_POCKETSPHINX_PATH] as [string, string]]
           : []),
         ...(config.NOTES_SPEECH_SYNTHESIZER === 'local'
@@ -127,10 +127,14 @@ export type Probes = Record<string, () => Promise<APIGatewayProxyStructuredResul
 
 /**
  * `/healthz`: the process serves HTTP (a liveness probe: restart it when this fails). `/readyz`: every
- * readiness check passes (200), or which do not (503). Neither needs credentials nor tells anything
+ * readiness check passes (200), or which do not (503), with `details` (the speech engine's state). Neither needs credentials nor tells anything
  * about any account; both say `Cache-Control: no-store`.
  */
-export function healthProbes(checks: Record<string, ReadinessCheck>, started: () => boolean): Probes {
+export function healthProbes(
+  checks: Record<string, ReadinessCheck>,
+  started: () => boolean,
+  details: () => Record<string, unknown> = () => ({}),
+): Probes {
   const noStore = { 'Cache-Control': 'no-store' };
   return {
     '/healthz': async () => jsonResponse(200, { status: 'alive' }, noStore),
@@ -139,7 +143,7 @@ export function healthProbes(checks: Record<string, ReadinessCheck>, started: ()
       const { ready, checks: outcomes } = await runReadinessChecks(checks);
       return jsonResponse(
         ready ? 200 : 503,
-        { status: ready ? 'ready' : 'not_ready', checks: outcomes },
+        { status: ready ? 'ready' : 'not_ready', checks: outcomes, ...details() },
         noStore,
       );
     },

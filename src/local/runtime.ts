@@ -25,6 +25,7 @@ import { startQueueWorkersInThread } from './queue-workers-in-thread.ts';
 import { healthProbes, localReadinessChecks } from './readiness.ts';
 import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
+import { type SpeechEngineStart, startSpeechEngine } from './speech-engine-start.ts';
 import { webAppFiles } from './web-app-files.ts';
 import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
 
@@ -83,6 +84,8 @@ export interface LocalRuntime {
   /** Set only on the first start, when the local account's key was created. */
   newApiKey: string | null;
   info: RuntimeInfo;
+  /** The speech engine as the start prepared it (the banner's line, /readyz's `speech`). */
+  speech: SpeechEngineStart;
   /**
    * Stops taking requests, lets running work finish for the drain time, then stops it (each job goes
    * back to `queued`, resumed on the next start) and shuts the stand-ins down.
@@ -165,12 +168,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     performance.mark('runtime:web-app-built');
     let started = false;
     const isStarted = () => started;
+    // The Whisper model is found or fetched meanwhile; the workers wait for it (or its fallback).
+    const speech = startSpeechEngine(log);
     const readiness = localReadinessChecks(emulators, dataDir);
     undoOnFailure.push(() => readiness.close());
     const server = createApiServer(
       apiRoutesOnFirstUse(),
       { ...docs, ...webApp },
-      healthProbes(readiness.checks, isStarted),
+      healthProbes({ ...readiness.checks, speech: speech.check }, isStarted, () => ({
+        speech: speech.status(),
+      })),
       isStarted,
     );
     await new Promise<void>((done, fail) => {
@@ -225,6 +232,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       dataDir,
       newApiKey,
       info,
+      speech,
       async stop() {
         const closed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();

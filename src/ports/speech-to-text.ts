@@ -38,6 +38,15 @@ export interface RecognitionResult {
   duration_ms: number;
   /** Absent when the engine has nothing to say; a recording without words reads as `no_speech`. */
   notice?: RecognitionNotice;
+  /** The language the engine heard, when it detects one (a multilingual Whisper); else the configured one. */
+  language?: string;
+  /** The engine that made it, when the configured one chooses per recording (the local default). */
+  engine?: string;
+  /**
+   * Set when a fallback engine made it: why the preferred one could not, and how to get it. Shown as
+   * the transcript's `engine_fallback` notice (unless no speech was heard at all).
+   */
+  fallback?: string;
 }
 
 /**

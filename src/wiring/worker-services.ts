@@ -2,6 +2,8 @@ import { TranscribeClient } from '@aws-sdk/client-transcribe';
 import { OpenAiCompatibleSpeechToText } from '../adapters/openai/openai-speech-to-text.ts';
 import { DiarizingSpeechToText } from '../adapters/speech/diarizing-speech-to-text.ts';
 import { PocketsphinxSpeechToText } from '../adapters/speech/pocketsphinx.ts';
+import { ProvisionedSpeechToText } from '../adapters/speech/whisper/provisioned-speech-to-text.ts';
+import { whisperModelDir } from '../adapters/speech/whisper/whisper-models.ts';
 import { TranscribeSpeechToText } from '../adapters/transcribe/transcribe-speech-to-text.ts';
 import { type Config, loadConfig } from '../config.ts';
 import type { WorkerDeps } from '../domain/transcription-worker.ts';
@@ -64,19 +66,34 @@ function speechEngine(
       language: config.NOTES_OPENAI_LANGUAGE ?? 'auto',
     };
   }
-  return {
-    speech: diarizing(
-      config,
-      new PocketsphinxSpeechToText({
-        ffmpegPath: config.NOTES_FFMPEG_PATH,
-        pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
-        chunkMs: config.NOTES_RECOGNIZER_CHUNK_SECONDS * 1000,
-        ...(config.NOTES_WORK_DIR ? { scratchDir: config.NOTES_WORK_DIR } : {}),
-      }),
-    ),
-    engineName: 'local-pocketsphinx',
-    language: 'en-US',
-  };
+  const pocketsphinx = new PocketsphinxSpeechToText({
+    ffmpegPath: config.NOTES_FFMPEG_PATH,
+    pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
+    chunkMs: config.NOTES_RECOGNIZER_CHUNK_SECONDS * 1000,
+    ...(config.NOTES_WORK_DIR ? { scratchDir: config.NOTES_WORK_DIR } : {}),
+  });
+  if (config.NOTES_SPEECH_ENGINE === 'auto' || config.NOTES_SPEECH_ENGINE === 'whisper') {
+    return {
+      speech: diarizing(
+        config,
+        new ProvisionedSpeechToText({
+          mode: config.NOTES_SPEECH_ENGINE,
+          modelDir: whisperModelDir(config),
+          ...(config.NOTES_WHISPER_LANGUAGE ? { language: config.NOTES_WHISPER_LANGUAGE } : {}),
+          whisper: {
+            ffmpegPath: config.NOTES_FFMPEG_PATH,
+            chunkMs: config.NOTES_RECOGNIZER_CHUNK_SECONDS * 1000,
+            ...(config.NOTES_WORK_DIR ? { scratchDir: config.NOTES_WORK_DIR } : {}),
+          },
+          fallback: pocketsphinx,
+        }),
+      ),
+      // Each transcript names the engine that made it (RecognitionResult.engine); this is the default.
+      engineName: 'local-pocketsphinx',
+      language: 'en-US',
+    };
+  }
+  return { speech: diarizing(config, pocketsphinx), engineName: 'local-pocketsphinx', language: 'en-US' };
 }
 
 /** Engines without speaker labels get them from the local diarizer (unless NOTES_DIARIZATION=off). */

@@ -18,7 +18,7 @@ describe('health and readiness probes, without credentials', () => {
     expect(await response.json()).toEqual({ status: 'alive' });
   });
 
-  it('/readyz checks the database, object store, queues, disk and engines, and names the one that fails', async () => {
+  it('/readyz checks the database, object store, queues, disk and engines, names the one that fails, and the speech engine', async () => {
     const response = await fetch(`${service.baseUrl}/readyz`);
     expect(response.status).toBe(503);
     expect(await response.json()).toEqual({
@@ -29,7 +29,9 @@ describe('health and readiness probes, without credentials', () => {
         queues: 'ok',
         disk: 'ok',
         engines: 'not installed: flite (NOTES_FLITE_PATH)',
+        speech: 'ok',
       },
+      speech: { setting: 'local', engine: 'pocketsphinx' },
     });
   });
 
@@ -68,7 +70,8 @@ describe('readiness with every engine installed', () => {
     const response = await fetch(`${ready.baseUrl}/readyz`);
     expect(await response.json()).toEqual({
       status: 'ready',
-      checks: { database: 'ok', object_store: 'ok', queues: 'ok', disk: 'ok', engines: 'ok' },
+      checks: { database: 'ok', object_store: 'ok', queues: 'ok', disk: 'ok', engines: 'ok', speech: 'ok' },
+      speech: { setting: 'local', engine: 'pocketsphinx' },
     });
     expect(response.status).toBe(200);
   });

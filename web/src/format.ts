@@ -44,6 +44,7 @@ const STAGES: Record<string, string> = {
   queued: 'Queued',
   decoding: 'Reading the audio',
   recognizing: 'Transcribing',
+  fetching_model: 'Fetching the speech model',
   generating: 'Writing',
   synthesizing: 'Recording the voices',
   saving: 'Saving',

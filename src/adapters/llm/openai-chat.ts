@@ -1,5 +1,6 @@
 import {
   GenerationFailedError,
+  ProviderMisconfiguredError,
   ProviderThrottledError,
   ProviderTimedOutError,
 } from '../../ports/generation-errors.ts';
@@ -61,8 +62,10 @@ interface SchemaRefusal {
  * Structured output through OpenAI-compatible chat completions (OpenAI, Ollama, llama.cpp server,
  * vLLM), for any `StructuredTask`. `response_format: json_schema` with the task's schema; servers that
  * predate it get `json_object` with the schema in the prompt. The answer is checked by the task, and one
- * invalid answer is re-asked. 429 ends in `ProviderThrottledError`, anything else in
- * `GenerationFailedError`; neither message holds the key, the URL's user-info or the server's text.
+ * invalid answer is re-asked. 429 ends in `ProviderThrottledError`; a model the server does not have
+ * or an address with no chat completions endpoint in `ProviderMisconfiguredError` (only the operator
+ * can fix it); anything else in `GenerationFailedError`. No message holds the key, the URL's
+ * user-info or the server's text.
  */
 export class OpenAiChat {
   readonly name: string;
@@ -97,8 +100,14 @@ export class OpenAiChat {
       return read(second, task);
     } catch (error) {
       if (!(error instanceof GenerationFailedError)) throw error;
+      // Cut off twice: the model's context window (Ollama's default is a few thousand tokens) or the
+      // server's output limit is too small for this material; asking again will not change that.
+      const tooSmall =
+        second.finishReason === 'length'
+          ? ": the server's context window or output limit is too small for it (Ollama: raise OLLAMA_CONTEXT_LENGTH)"
+          : '';
       throw new GenerationFailedError(
-        `${this.name} gave no valid ${task.label} in two answers: ${error.message}`,
+        `${this.name} gave no valid ${task.label} in two answers: ${error.message}${tooSmall}`,
       );
     }
   }
@@ -152,7 +161,18 @@ export class OpenAiChat {
       const timedOut = error instanceof Error && error.name === 'TimeoutError';
       return { kind: 'transient', reason: timedOut ? 'timed out' : 'could not be reached' };
     }
-    const text = await response.text().catch(() => '');
+    let text = '';
+    try {
+      text = await response.text();
+    } catch (error) {
+      if (deadline?.aborted) throw this.timedOut();
+      // The connection broke off mid-answer (the server restarted, ran out of memory, a proxy gave
+      // up): nothing usable arrived, and another attempt may well get all of it.
+      if (response.ok) {
+        const timedOut = error instanceof Error && error.name === 'TimeoutError';
+        return { kind: 'transient', reason: timedOut ? 'timed out' : 'broke off its answer' };
+      }
+    }
     if (response.ok) return parseAnswer(text);
     const code = errorCode(text, this.options.apiKey);
     const reason = `answered ${response.status}${code ? ` (${code})` : ''}`;
@@ -160,6 +180,10 @@ export class OpenAiChat {
     const withWait = retryAfter === undefined ? {} : { retryAfterMs: retryAfter };
     if (response.status === 429) return { kind: 'throttled', reason, ...withWait };
     if (response.status >= 500 || response.status === 408) return { kind: 'transient', reason, ...withWait };
+    if ((response.status === 404 || response.status === 400) && modelNotFound(text)) {
+      throw this.noSuchModel(response.status);
+    }
+    if (response.status === 404) throw this.notFound(reason);
     if (response.status === 400 && /response_format|json_schema/i.test(text)) {
       return { schemaRefused: `${this.where()} ${reason}: response_format refused` };
     }
@@ -207,6 +231,29 @@ export class OpenAiChat {
     return failure.kind === 'throttled'
       ? new ProviderThrottledError(message)
       : new GenerationFailedError(message);
+  }
+
+  /**
+   * The server has no model by the configured name: Ollama until it is pulled (`model "x" not found,
+   * try pulling it first`), or a name the server does not serve. No closing period: the job workers
+   * append their own sentence after the detail.
+   */
+  private noSuchModel(status: number): ProviderMisconfiguredError {
+    const { model } = this.options;
+    return new ProviderMisconfiguredError(
+      `The text engine is not configured correctly: the chat completions server at ${this.endpoint.origin} ` +
+        `has no model ${model} (it answered ${status}). Pull the model on that server ` +
+        `(Ollama: ollama pull ${model}) or set NOTES_OPENAI_CHAT_MODEL to a model it serves`,
+    );
+  }
+
+  /** Any other 404: most often a base URL with no chat completions endpoint under it. */
+  private notFound(reason: string): ProviderMisconfiguredError {
+    return new ProviderMisconfiguredError(
+      `The text engine is not configured correctly: the chat completions server at ` +
+        `${this.endpoint.origin} ${reason} for ${this.endpoint.pathname}. Check NOTES_OPENAI_CHAT_BASE_URL (the server root or its /v1; ` +
+        'Ollama: http://<host>:11434/v1) and NOTES_OPENAI_CHAT_MODEL',
+    );
   }
 
   private timedOut(): ProviderTimedOutError {
@@ -258,6 +305,27 @@ function parseAnswer(text: string): Answer {
     );
   }
   return { content, finishReason };
+}
+
+/**
+ * True when an error answer says the model does not exist: Ollama's `model "x" not found, try pulling
+ * it first` (its own API and its OpenAI-compatible one), OpenAI's and vLLM's `The model `x` does not
+ * exist`, or the code `model_not_found`. Only read to classify, never repeated (it can quote input).
+ */
+function modelNotFound(text: string): boolean {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const error = isRecord(body) ? body.error : undefined;
+  const fields = isRecord(error) ? [error.message, error.code] : [error];
+  return fields.some(
+    (field) =>
+      typeof field === 'string' &&
+      (field === 'model_not_found' || /\bmodel\b.{0,200}\b(not found|does not exist)\b/is.test(field)),
+  );
 }
 
 /**

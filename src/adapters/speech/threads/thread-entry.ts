@@ -88,14 +88,24 @@ export interface ThreadOptions {
  * entry runs as a bundle made from it once per process (`bundledEntry`).
  */
 export function startThread(entry: URL, options: ThreadOptions = {}): Worker {
-  const file = entry.pathname.endsWith('.ts')
-    ? bundledEntry(entry, options.packagesExternal ?? false, options.splitting ?? false)
-    : entry;
-  return new Worker(file, {
+  return new Worker(runnableEntry(entry, options), {
     execArgv: profilingOptions(process.execArgv),
     ...(options.workerData === undefined ? {} : { workerData: options.workerData }),
     ...(options.shareEnv ? { env: SHARE_ENV } : {}),
   });
+}
+
+/**
+ * The file Node runs for `entry` (a thread's, or a child process's such as whisper-process.ts): a
+ * TypeScript entry is bundled once per process (`bundledEntry`), a bundled one is run as it is.
+ */
+export function runnableEntry(
+  entry: URL,
+  options: Pick<ThreadOptions, 'packagesExternal' | 'splitting'> = {},
+): URL {
+  return entry.pathname.endsWith('.ts')
+    ? bundledEntry(entry, options.packagesExternal ?? false, options.splitting ?? false)
+    : entry;
 }
 
 /**

@@ -1,0 +1,142 @@
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import {
+  fetchWhisperModel,
+  ModelFetchError,
+  type ModelFetchProgress,
+  presentWhisperModel,
+} from './model-fetch.ts';
+import { knownWhisperModel, WHISPER_MODELS } from './whisper-models.ts';
+import { whisperBinding } from './whisper-speech-to-text.ts';
+
+/**
+ * Where the Whisper engine stands, as the runtime's start-up made it so, written to a small file
+ * (`STATE_FILE` in the models directory) that the queue workers (in their own thread) and `/readyz`
+ * read: `checking` and `fetching` until the model is usable (`ready`) or cannot be (`unavailable`).
+ */
+export type WhisperState =
+  | { state: 'checking'; model: string }
+  | { state: 'fetching'; model: string; progress: ModelFetchProgress }
+  | { state: 'ready'; model: string; path: string; multilingual: boolean }
+  | { state: 'unavailable'; model: string; reason: string; remedy: string };
+
+export const STATE_FILE = 'whisper-state.json';
+
+export interface WhisperProvisionOptions {
+  /** `NOTES_WHISPER_MODEL`: a known model's name or the path of a ggml file. */
+  model: string;
+  /** `NOTES_WHISPER_MODEL_DIR`: where fetched models and the state file live. */
+  dir: string;
+  /** `NOTES_WHISPER_MODEL_URL`: a mirror. */
+  baseUrl?: string;
+  /**
+   * Models that came with the installation, looked in before `dir` (the container image's `models`
+   * folder, filled by its WHISPER_MODEL build argument and checked then): read only, never fetched into.
+   */
+  installedDir?: string;
+  onState?: (state: WhisperState) => void;
+  fetch?: typeof fetch;
+}
+
+/**
+ * Makes the configured Whisper model usable once: a local file is checked, a known model is found in
+ * the models directory or fetched there (model-fetch.ts: pinned checksum, resumable, free space
+ * checked). Every change of state is written to the state file; progress at most once a second.
+ */
+export async function provisionWhisper(options: WhisperProvisionOptions): Promise<WhisperState> {
+  await mkdir(options.dir, { recursive: true, mode: 0o700 });
+  const write = stateWriter(options);
+  const model = options.model;
+  await write({ state: 'checking', model });
+  const binding = whisperBinding();
+  if ('problem' in binding) {
+    return write({ state: 'unavailable', model, reason: binding.problem, remedy: 'install the binding' });
+  }
+  if (isAbsolute(model) || model.endsWith('.bin')) {
+    const path = resolve(model);
+    const found = await access(path).then(
+      () => true,
+      () => false,
+    );
+    return write(
+      found
+        ? { state: 'ready', model, path, multilingual: !/\.en(\.|-|$)/.test(path) }
+        : {
+            state: 'unavailable',
+            model,
+            reason: `no model file at ${path}`,
+            remedy: 'check NOTES_WHISPER_MODEL',
+          },
+    );
+  }
+  const known = knownWhisperModel(model);
+  if (!known) {
+    return write({
+      state: 'unavailable',
+      model,
+      reason: `unknown Whisper model "${model}"`,
+      remedy: `set NOTES_WHISPER_MODEL to one of ${WHISPER_MODELS.map((m) => m.name).join(', ')} or a ggml file's path`,
+    });
+  }
+  const present =
+    (options.installedDir ? await presentWhisperModel(known, options.installedDir) : undefined) ??
+    (await presentWhisperModel(known, options.dir));
+  if (present) return write({ state: 'ready', model, path: present, multilingual: known.multilingual });
+  await write({ state: 'fetching', model, progress: { bytes: 0 } });
+  try {
+    const path = await fetchWhisperModel(known, {
+      dir: options.dir,
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      onProgress: (progress) => void write({ state: 'fetching', model, progress }),
+    });
+    return write({ state: 'ready', model, path, multilingual: known.multilingual });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return write({ state: 'unavailable', model, reason, remedy: remedyFor(error, model) });
+  }
+}
+
+/** What a person can do about a failed fetch, in a sentence that fits a transcript's notice. */
+function remedyFor(error: unknown, model: string): string {
+  const later = `restart the service or run \`npm run models -- fetch ${model}\``;
+  if (!(error instanceof ModelFetchError)) return later;
+  switch (error.reason) {
+    case 'disk_full':
+      return `free disk space under the data directory, then ${later}`;
+    case 'checksum_mismatch':
+    case 'not_found':
+      return `check NOTES_WHISPER_MODEL_URL (a mirror must serve whisper.cpp's published files), then ${later}`;
+    default:
+      return `connect this machine to the internet (or set NOTES_WHISPER_MODEL_URL to a mirror), then ${later}`;
+  }
+}
+
+/** Writes each state (atomically: readers never see half a file); progress at most once a second. */
+function stateWriter(options: WhisperProvisionOptions): (state: WhisperState) => Promise<WhisperState> {
+  const file = join(options.dir, STATE_FILE);
+  let lastProgressAt = 0;
+  let writing: Promise<void> = Promise.resolve();
+  return (state) => {
+    if (state.state === 'fetching' && state.progress.bytes > 0) {
+      if (Date.now() - lastProgressAt < 1000) return Promise.resolve(state);
+      lastProgressAt = Date.now();
+    }
+    options.onState?.(state);
+    writing = writing.then(async () => {
+      const partial = `${file}.${process.pid}.partial`;
+      await writeFile(partial, JSON.stringify(state));
+      await rename(partial, file);
+    });
+    return writing.then(() => state);
+  };
+}
+
+/** The state the runtime last wrote, or undefined when it has written none (yet). */
+export async function readWhisperState(dir: string): Promise<WhisperState | undefined> {
+  try {
+    return JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as WhisperState;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * `npm run models -- list`: the whisper.cpp models the service knows, their size, and which are in
+ * the local data directory (NOTES_DATA_DIR/models).
+ * `npm run models -- fetch <name>`: downloads one there, verified against its pinned SHA-256, and
+ * prints its path; a cut download resumes on the next run. NOTES_WHISPER_MODEL_URL names a mirror.
+ * Exit codes: 0 done, 1 the fetch failed (why on stderr), 2 usage.
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  fetchWhisperModel,
+  ModelFetchError,
+  type ModelFetchProgress,
+  presentWhisperModel,
+} from '../../adapters/speech/whisper/model-fetch.ts';
+import {
+  DEFAULT_MODEL_BASE_URL,
+  DEFAULT_WHISPER_MODEL,
+  type KnownWhisperModel,
+  knownWhisperModel,
+  WHISPER_MODELS,
+} from '../../adapters/speech/whisper/whisper-models.ts';
+import { localDataDir } from './local-account-store.ts';
+
+const USAGE = 'usage: npm run models -- list\n       npm run models -- fetch <name>';
+const MiB = 1024 * 1024;
+/** Without a terminal to rewrite a line in (a log, CI), one line per this share of the download. */
+const LOG_STEP = 0.05;
+/** The same when the size is unknown. */
+const LOG_STEP_BYTES = 10 * MiB;
+
+const { positionals } = parseArgs({ allowPositionals: true, options: {} });
+const [command, name, ...extra] = positionals;
+const modelsDir = join(localDataDir(), 'models');
+
+if (command === 'list' && name === undefined) {
+  await list();
+} else if (command === 'fetch' && name !== undefined && extra.length === 0) {
+  await fetchModel(name);
+} else {
+  usage();
+}
+
+async function list(): Promise<void> {
+  for (const model of WHISPER_MODELS) {
+    const path = await presentWhisperModel(model, modelsDir);
+    const columns = [
+      model.name.padEnd(9),
+      `${Math.round(model.approxBytes / MiB)} MiB`.padStart(8),
+      model.multilingual ? 'multilingual' : 'English only',
+      path ? `present: ${path}` : 'not present',
+    ];
+    if (model.name === DEFAULT_WHISPER_MODEL) columns.push('(default)');
+    process.stdout.write(`${columns.join('  ')}\n`);
+  }
+}
+
+async function fetchModel(modelName: string): Promise<void> {
+  const model = knownWhisperModel(modelName);
+  if (!model) {
+    console.error(
+      `Unknown whisper model ${JSON.stringify(modelName)}: known ones are ${WHISPER_MODELS.map((known) => known.name).join(', ')}`,
+    );
+    usage();
+  }
+  const baseUrl = mirrorUrl();
+  const progress = progressLine(model);
+  try {
+    const path = await fetchWhisperModel(model, {
+      dir: modelsDir,
+      ...(baseUrl ? { baseUrl } : {}),
+      onProgress: progress.show,
+    });
+    progress.end();
+    process.stdout.write(`${path}\n`);
+  } catch (error) {
+    progress.end();
+    console.error(error instanceof Error ? error.message : String(error));
+    // A ModelFetchError's message is the whole story; anything else is unexpected, and says so.
+    if (!(error instanceof ModelFetchError) && error instanceof Error && error.stack)
+      console.error(error.stack);
+    process.exit(1);
+  }
+}
+
+/** NOTES_WHISPER_MODEL_URL, checked here so that a typo is a usage error, not a failed download. */
+function mirrorUrl(): string | undefined {
+  const value = process.env.NOTES_WHISPER_MODEL_URL?.trim();
+  if (!value) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // Not shown: it may hold a token.
+    console.error(`NOTES_WHISPER_MODEL_URL is not a URL: give one like ${DEFAULT_MODEL_BASE_URL}`);
+    return usage();
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+    console.error('NOTES_WHISPER_MODEL_URL must be an http(s) URL without a user name or password');
+    return usage();
+  }
+  return value;
+}
+
+/** `base.en: 12.3 MiB of 141.1 MiB (8 %), 40 s left` on stderr: rewritten in place on a terminal. */
+function progressLine(model: KnownWhisperModel): {
+  show: (progress: ModelFetchProgress) => void;
+  end: () => void;
+} {
+  const tty = process.stderr.isTTY === true;
+  let lastStep = -1;
+  let open = false;
+  return {
+    show(progress) {
+      const line = describe(model, progress);
+      if (tty) {
+        process.stderr.write(`\r${line}\x1b[K`);
+        open = true;
+        return;
+      }
+      const step =
+        progress.fraction === undefined
+          ? Math.floor(progress.bytes / LOG_STEP_BYTES)
+          : Math.floor(progress.fraction / LOG_STEP + 1e-9);
+      if (step <= lastStep) return;
+      lastStep = step;
+      process.stderr.write(`${line}\n`);
+    },
+    end() {
+      if (open) process.stderr.write('\n');
+      open = false;
+    },
+  };
+}
+
+function describe(model: KnownWhisperModel, progress: ModelFetchProgress): string {
+  const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+  let line = `${model.name}: ${mib(progress.bytes)}`;
+  if (progress.totalBytes !== undefined) line += ` of ${mib(progress.totalBytes)}`;
+  if (progress.fraction !== undefined) line += ` (${Math.floor(progress.fraction * 100)} %)`;
+  if (progress.etaSeconds !== undefined && progress.fraction !== 1)
+    line += `, ${duration(progress.etaSeconds)} left`;
+  return line;
+}
+
+function duration(seconds: number): string {
+  if (seconds < 90) return `${Math.ceil(seconds)} s`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 90) return `${minutes} min`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+function usage(): never {
+  console.error(USAGE);
+  process.exit(2);
+}
