@@ -15,7 +15,10 @@ export interface TreePeaks {
    * Read once a second (every `PSS_EVERY` samples), so a peak between two readings can be missed.
    */
   treePssKb: number;
-  /** That peak by program name (`comm`; the root as `root`): where the memory was. */
+  /**
+   * That peak by program name (`comm`; the root as `root`; a whisper.cpp process, `node` by its
+   * `comm`, as `whisper-process`): where the memory was.
+   */
   treeByNameKb: Record<string, number>;
   /** Peak RSS of the root alone. */
   rootKb: number;
@@ -23,8 +26,13 @@ export interface TreePeaks {
   pocketsphinxKb: number;
   /** Most pocketsphinx processes seen running at one sample: the recognisers actually at work. */
   pocketsphinxAtOnce: number;
+  /** Peak RSS of any single recogniser process, of either engine: pocketsphinx or whisper.cpp. */
+  recogniserKb: number;
+  /** Most recogniser processes (pocketsphinx or whisper.cpp) seen running at one sample. */
+  recognisersAtOnce: number;
   /**
-   * CPU seconds (user + system) by program name (`comm`), each process counted at its last sample.
+   * CPU seconds (user + system) by program name (`comm`, a whisper.cpp process as
+   * `whisper-process`), each process counted at its last sample.
    * A process's time after its last sample is missed: at most one interval per process.
    */
   cpuSeconds: Record<string, number>;
@@ -39,6 +47,15 @@ const ticksPerSecond = Number(
 /** PSS is read at every this many samples (once a second at the default interval). */
 const PSS_EVERY = 4;
 
+/**
+ * The name a whisper.cpp process of the service is counted under: a Node process (`comm` `node`)
+ * running whisper-process.ts or its bundle (src/adapters/speech/whisper/whisper-process.ts).
+ */
+export const WHISPER_PROCESS = 'whisper-process';
+
+/** Whether a program name (as `sampleProcessTree` counts it) is a recogniser of either engine. */
+export const isRecogniser = (name: string) => name.startsWith('pocketsphinx') || name === WHISPER_PROCESS;
+
 /** Samples `root` (default this process) and its descendants every `intervalMs` until stopped. */
 export function sampleProcessTree(
   root: number = process.pid,
@@ -51,12 +68,28 @@ export function sampleProcessTree(
     rootKb: 0,
     pocketsphinxKb: 0,
     pocketsphinxAtOnce: 0,
+    recogniserKb: 0,
+    recognisersAtOnce: 0,
   };
   const cpuTicks = new Map<number, { name: string; ticks: number }>();
   let rootStart: number | undefined;
   let rootTicks = 0;
   let treeByNameKb: Record<string, number> = {};
   let samples = 0;
+  /** What each `node` descendant runs, read from its command line once: it does not change. */
+  const nodeNames = new Map<number, string>();
+  const programName = (pid: number, comm: string) => {
+    if (comm !== 'node') return comm;
+    let name = nodeNames.get(pid);
+    if (name === undefined) {
+      const commandLine = readProcFile(`/proc/${pid}/cmdline`);
+      // Gone already (empty): not cached, so a later process with this pid is read again.
+      if (!commandLine) return comm;
+      name = commandLine.includes(WHISPER_PROCESS) ? WHISPER_PROCESS : comm;
+      nodeNames.set(pid, name);
+    }
+    return name;
+  };
   const sample = async () => {
     // PSS (smaps_rollup: the kernel walks every mapping of every process) once a second, RSS and CPU
     // at every sample: reading PSS four times a second cost the bench CPU the service competed for.
@@ -69,10 +102,12 @@ export function sampleProcessTree(
     let sum = 0;
     let pss = own?.pssKb ?? 0;
     let recognisers = 0;
+    let recognisersOfEither = 0;
     const byName: Record<string, number> = { root: own?.rssKb ?? 0 };
-    for (const { pid, name } of await descendants(root)) {
+    for (const { pid, name: comm } of await descendants(root)) {
       const entry = await readProcess(pid, withPss);
       if (!entry) continue;
+      const name = programName(pid, comm);
       sum += entry.rssKb;
       pss += entry.pssKb;
       byName[name] = (byName[name] ?? 0) + entry.rssKb;
@@ -83,6 +118,10 @@ export function sampleProcessTree(
         recognisers++;
         peaks.pocketsphinxKb = Math.max(peaks.pocketsphinxKb, entry.rssKb);
       }
+      if (isRecogniser(name)) {
+        recognisersOfEither++;
+        peaks.recogniserKb = Math.max(peaks.recogniserKb, entry.rssKb);
+      }
     }
     peaks.descendantsKb = Math.max(peaks.descendantsKb, sum);
     if (withPss) peaks.treePssKb = Math.max(peaks.treePssKb, pss);
@@ -92,6 +131,7 @@ export function sampleProcessTree(
     }
     peaks.rootKb = Math.max(peaks.rootKb, own?.rssKb ?? 0);
     peaks.pocketsphinxAtOnce = Math.max(peaks.pocketsphinxAtOnce, recognisers);
+    peaks.recognisersAtOnce = Math.max(peaks.recognisersAtOnce, recognisersOfEither);
   };
   // A sample still running when the next is due (a loaded machine) makes that one skip, not queue.
   let running: Promise<void> | undefined;
@@ -132,6 +172,16 @@ export function machineCpuSeconds(): { busy: number; stolen: number } {
 export async function cpuSecondsOf(pid: number): Promise<number> {
   const entry = await readProcess(pid, false);
   return entry ? entry.ticks / ticksPerSecond : Number.NaN;
+}
+
+/**
+ * CPU seconds (cutime + cstime) of the children `pid` has waited for so far, and of theirs in turn:
+ * every second of a child that has exited and been reaped, none lost between samples. NaN once gone.
+ */
+export function reapedChildrenCpuSecondsOf(pid: number): number {
+  const fields = readProcStat(`/proc/${pid}/stat`)?.fields;
+  // cutime and cstime are fields 16 and 17 of the man page.
+  return fields ? (Number(fields[13]) + Number(fields[14])) / ticksPerSecond : Number.NaN;
 }
 
 /** RSS, PSS and utime + stime (clock ticks) of `pid`, or undefined once it has gone. */

@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app | web-long-note | throughput | start]`
+ * `npm run bench [-- api | transcription | quality | diarization-loso | confidence | recogniser | ask | search | long | under-work | bundles | storage | corrections | correction-index | web-app | web-long-note | throughput | whisper | start]`
  * (`quality`: recogniser and diarizer scores, then the diarizer's leave-one-source-out folds, which
  * `diarization-loso` runs alone, then the speech-presence check and low-confidence flag on tuning and
  * held-out material, which `confidence` runs alone; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * `throughput`: one 60 s recording alone, then four at once (three rounds, `--rounds N`), then a 30-minute one
  * against its CPU limit, with getNote latency and peak memory (`--minutes N`, `--quick` for a smoke run of a minute or two);
+ * `whisper`: the same, one alone then four at once (`--rounds N`, `--quick`), through pocketsphinx and then the embedded
+ * Whisper on a random-weight test model, side by side: the plumbing's overhead, not a real model's compute;
  * `start`: `npm start`'s second start to its first answer next to a bare Node server's (`--runs N`);
  * several minutes each, and `all` runs them too): runs the benchmarks, prints a table per benchmark and writes
  * bench/out/results.json. Loopback only; every run is bounded in time and stops by itself.
@@ -33,7 +35,11 @@ import { main as transcriptQuality } from './transcript-quality.ts';
 import { transcriptionRtf, transcriptionTable } from './transcription-rtf.ts';
 import { webAppSize, webAppSizeTable } from './web-app-size.ts';
 import { webLongNoteBench, webLongNoteTable } from './web-long-note.ts';
+import { main as whisperPlumbing } from './whisper-plumbing.ts';
 
+// Every bench measures pocketsphinx unless it names another engine (the whisper bench does): the
+// service's default, Whisper, would fetch a model first.
+process.env.NOTES_SPEECH_ENGINE ??= 'local';
 const which = process.argv[2] ?? 'all';
 const NAMES = [
   'all',
@@ -54,6 +60,7 @@ const NAMES = [
   'web-app',
   'web-long-note',
   'throughput',
+  'whisper',
   'start',
 ];
 if (!NAMES.includes(which)) {
@@ -175,6 +182,14 @@ if (which === 'all' || which === 'throughput') {
     'Throughput: one recording alone, four at once, a long one against its CPU limit (one service)',
   );
   results.throughput = await throughput(process.argv.slice(3));
+}
+
+if (which === 'all' || which === 'whisper') {
+  // `npm run bench -- whisper --quick` for a smoke run, `--rounds N` for more or fewer rounds.
+  console.log(
+    'Whisper plumbing: one recording alone, four at once, through pocketsphinx then whisper.cpp on a random-weight test model (one service each)',
+  );
+  results.whisper_plumbing = await whisperPlumbing(process.argv.slice(3));
 }
 
 if (which === 'all' || which === 'corrections') {

@@ -12,7 +12,7 @@ import type { WhisperJob, WhisperMessage, WhisperPiece } from './whisper-protoco
 interface NativeWhisper {
   WhisperContext: {
     new (options: { filePath: string; useGpu?: boolean }): NativeContext;
-    toggleNativeLog(enable: boolean): void;
+    toggleNativeLog(enable: boolean, callback?: (level: string, text: string) => void): void;
   };
 }
 
@@ -62,8 +62,11 @@ async function readRange(job: WhisperJob): Promise<ArrayBuffer> {
 async function run(): Promise<void> {
   const job = await readJob();
   const native = createRequire(import.meta.url)(job.binding) as NativeWhisper;
-  // whisper.cpp logs model details to standard error by default: the service keeps its own logs.
-  native.WhisperContext.toggleNativeLog(false);
+  // whisper.cpp logs every model detail to standard error: only its errors are kept there, where the
+  // service reads the last line when this process fails (they name files and tensors, never words).
+  native.WhisperContext.toggleNativeLog(true, (level, text) => {
+    if (level === 'error') process.stderr.write(text);
+  });
   const audio = await readRange(job);
   const context = new native.WhisperContext({ filePath: job.model, useGpu: false });
   // One token per segment, each with its own times: the words and their times come from these.
