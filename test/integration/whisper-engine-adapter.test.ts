@@ -37,7 +37,7 @@ function whisperProcesses(): number {
 }
 
 describe('the Whisper adapter', () => {
-  it("hears a long recording in chunks, one process each, and puts every word on the recording's clock", async () => {
+  it("hears a long recording in chunks and puts every word on the recording's clock", async () => {
     // Two chunks of ~25 s. The random-weight model is slow on a long window (whisper.cpp finds its
     // guesses poor and decodes again at rising temperatures), so no more than two.
     const { file } = await longSpeechFixture(2);
