@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
@@ -7,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WHISPER_MODELS } from '../../src/adapters/speech/whisper/whisper-models.ts';
+import { type CliResult, runNode } from './run-cli.ts';
 
 /**
  * `npm run models`, run as a child process the way npm runs it (tsx), against a local data directory
@@ -18,35 +18,11 @@ const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 const SCRIPT = join(REPO_ROOT, 'src', 'local', 'cli', 'models.ts');
 const fakeBytes = randomBytes(200 * 1024);
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** This process's environment without any NOTES_* variable, plus `env`. */
-function runModels(args: string[], env: Record<string, string>): Promise<Run> {
-  const childEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !name.startsWith('NOTES_')) childEnv[name] = value;
-  }
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
-      cwd: REPO_ROOT,
-      env: { ...childEnv, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 60_000,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolvePromise({ code, stdout, stderr }));
+/** `npm run models -- <args>`: the script through tsx, with this process's Node. */
+function runModels(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return runNode(process.execPath, ['--import', 'tsx', SCRIPT, ...args], env, {
+    timeoutMs: 60_000,
+    cwd: REPO_ROOT,
   });
 }
 

@@ -28,17 +28,30 @@ export async function runCli(
   env: Record<string, string | undefined> = {},
   { timeoutMs = 120_000 }: { timeoutMs?: number } = {},
 ): Promise<CliResult> {
-  const node = await cliNode();
+  return runNode(await cliNode(), [CLI_BIN, ...args], env, { timeoutMs });
+}
+
+/**
+ * Runs `node` with `args` (no shell), with this process's environment less any NOTES_* variable, plus
+ * `env`; resolves with the exit code and everything written to stdout and stderr.
+ */
+export function runNode(
+  node: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  { timeoutMs, cwd }: { timeoutMs: number; cwd?: string },
+): Promise<CliResult> {
   const childEnv: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith('NOTES_')) childEnv[name] = value;
   }
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(node, [CLI_BIN, ...args], {
+    const child = spawn(node, args, {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
       timeout: timeoutMs,
+      ...(cwd ? { cwd } : {}),
     });
     let stdout = '';
     let stderr = '';
