@@ -5,7 +5,6 @@
  * prints its path; a cut download resumes on the next run. NOTES_WHISPER_MODEL_URL names a mirror.
  * Exit codes: 0 done, 1 the fetch failed (why on stderr), 2 usage.
  */
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   fetchWhisperModel,
@@ -19,8 +18,8 @@ import {
   type KnownWhisperModel,
   knownWhisperModel,
   WHISPER_MODELS,
+  whisperModelDir,
 } from '../../adapters/speech/whisper/whisper-models.ts';
-import { localDataDir } from './local-account-store.ts';
 
 const USAGE = 'usage: npm run models -- list\n       npm run models -- fetch <name>';
 const MiB = 1024 * 1024;
@@ -31,7 +30,8 @@ const LOG_STEP_BYTES = 10 * MiB;
 
 const { positionals } = parseArgs({ allowPositionals: true, options: {} });
 const [command, name, ...extra] = positionals;
-const modelsDir = join(localDataDir(), 'models');
+// Where the service looks: NOTES_WHISPER_MODEL_DIR, else `models` in NOTES_DATA_DIR (`.notes-data`).
+const modelsDir = whisperModelDir({ NOTES_WHISPER_MODEL_DIR: process.env.NOTES_WHISPER_MODEL_DIR });
 
 if (command === 'list' && name === undefined) {
   await list();

@@ -66,6 +66,10 @@ const UNREACHABLE_CODES = new Set([
   'EHOSTUNREACH',
   'UND_ERR_CONNECT_TIMEOUT',
   'UND_ERR_SOCKET',
+  // Node's fetch gives up on a server silent for 5 minutes (undici's headers and body timeouts): a
+  // stalled download ends as a cut one, resumable, instead of holding the service's jobs forever.
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
 ]);
 const FULL_DISK_CODES = new Set(['ENOSPC', 'EDQUOT']);
 
