@@ -61,6 +61,13 @@ describe('the Whisper adapter', () => {
     expect(await readdir(scratchDir)).toEqual([]);
   }, 180_000);
 
+  it('names the language a multilingual model detected when none was set', async () => {
+    const { file } = await speechFixture('slt', 'wav');
+    const result = await engine({ language: 'auto' }).transcribe(file);
+    // The random weights detect some language; which one says nothing. That it comes back as a code does.
+    expect(result.language).toMatch(/^[a-z]{2,3}$/);
+  });
+
   it.each(['two-tones', 'silence'] as const)(
     'keeps no invented words for a recording without speech (%s): no_speech',
     async (name) => {
