@@ -53,7 +53,8 @@ export const transcribe = {
     'headers (progress on stderr for files over 1 MiB). Without --wait it prints the job status\n' +
     "(not a result yet; 'notes transcription get <id>' polls it). With --wait it prints the\n" +
     'transcript with the note ID added at the top level (note_id), and on stderr the notice when\n' +
-    'no speech was heard (no_speech) or the recogniser could not follow it (low_confidence).\n' +
+    'no speech was heard (no_speech), the recogniser could not follow it (low_confidence), or a\n' +
+    "self-hosted service's fallback engine made it (engine_fallback).\n" +
     '\n' +
     `Several files: each becomes its own note, ${CONCURRENT_FILES} at a time. stdout is JSON Lines, one\n` +
     'line per file as each finishes: {"file", "note_id", ...the document above}, or for a file\n' +
