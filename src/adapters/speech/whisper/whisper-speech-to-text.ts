@@ -10,7 +10,14 @@ import type { RecognitionHints, RecognitionResult, RecognizedWord } from '../../
 import { recognitionFromVerboseJson } from '../../openai/verbose-json.ts';
 import { throwIfAborted } from '../abort.ts';
 import { inIdleClass, runInBackground } from '../background-priority.ts';
-import { type Chunk, chunkRange, mergeChunkWords, planChunks, runPool } from '../chunking.ts';
+import {
+  type Chunk,
+  chunkRange,
+  DEFAULT_OVERLAP_MS,
+  mergeChunkWords,
+  planChunks,
+  runPool,
+} from '../chunking.ts';
 import { type CpuSlots, recognizerSlots } from '../cpu-slots.ts';
 import {
   type DecodedPcmSpeechToText,
@@ -20,6 +27,7 @@ import {
   pcmByteRange,
 } from '../decoded-recording.ts';
 import { childExit, collectTail, PCM_BYTES_PER_MS } from '../ffmpeg.ts';
+import { boundariesAtPauses } from '../pause-boundaries.ts';
 import { killProgramTree, OWN_PROCESS_GROUP } from '../program-tree.ts';
 import { type ProgressCallback, ProgressReporter } from '../progress-reporter.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from '../speech-presence.ts';
@@ -64,7 +72,7 @@ export function whisperBinding(): { path: string } | { problem: string } {
 
 /**
  * Local Whisper (whisper.cpp): the recording is decoded once to PCM (decoded-recording.ts), long ones
- * cut into chunks with an overlap (chunking.ts), and each chunk heard by a whisper.cpp process of its
+ * cut into chunks at pauses with an overlap (chunking.ts, pause-boundaries.ts), and each chunk heard by a whisper.cpp process of its
  * own in the idle scheduling class, holding one of the recogniser slots as pocketsphinx does.
  * Punctuation, casing and the language come from Whisper; word times from its token timestamps.
  * Silence, music and tones: whisper.cpp drops a window its no-speech probability calls silence, and
@@ -111,10 +119,9 @@ export class WhisperSpeechToText implements DecodedPcmSpeechToText {
     throwIfAborted(signal);
     const binding = this.options.bindingPath ?? bindingPathOrThrow();
     await progress.report({ stage: 'recognizing', fraction: 0 });
-    const chunks = planChunks(recording.durationMs, {
-      chunkMs: this.options.chunkMs,
-      overlapMs: this.options.chunkOverlapMs,
-    });
+    const overlapMs = this.options.chunkOverlapMs ?? DEFAULT_OVERLAP_MS;
+    const planned = planChunks(recording.durationMs, { chunkMs: this.options.chunkMs, overlapMs });
+    const chunks = await boundariesAtPauses(recording.path, planned, overlapMs);
     const heard = chunks.map(() => 0);
     const report = () => {
       const fraction = heard.reduce((sum, part) => sum + part, 0) / chunks.length;
