@@ -169,7 +169,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     let started = false;
     const isStarted = () => started;
     // The Whisper model is found or fetched meanwhile; the workers wait for it (or its fallback).
-    const speech = startSpeechEngine(log);
+    const speech = startSpeechEngine(log, join(REPO_ROOT, 'models'));
     const readiness = localReadinessChecks(emulators, dataDir);
     undoOnFailure.push(() => readiness.close());
     const server = createApiServer(

@@ -9,7 +9,6 @@ import {
 } from '../adapters/speech/whisper/whisper-provision.ts';
 import { loadConfigFrom } from '../config.ts';
 import type { ReadinessCheck } from './readiness.ts';
-import { REPO_ROOT } from './runtime.ts';
 
 /** What `/readyz` says of the speech engine, beside its checks. */
 export interface SpeechEngineStatus {
@@ -38,7 +37,11 @@ export interface SpeechEngineStart {
  * the Whisper model is found or fetched in the background (whisper-provision.ts), its progress and
  * outcome said in the console; the queue workers read the outcome (provisioned-speech-to-text.ts).
  */
-export function startSpeechEngine(log: (line: string) => void): SpeechEngineStart {
+export function startSpeechEngine(
+  log: (line: string) => void,
+  /** Models that came with the installation (the container image's), looked in first. */
+  installedModelsDir: string,
+): SpeechEngineStart {
   const config = loadConfigFrom(process.env);
   const setting = config.NOTES_SPEECH_ENGINE;
   if (setting !== 'auto' && setting !== 'whisper') {
@@ -66,7 +69,7 @@ export function startSpeechEngine(log: (line: string) => void): SpeechEngineStar
     model: config.NOTES_WHISPER_MODEL,
     dir,
     ...(config.NOTES_WHISPER_MODEL_URL ? { baseUrl: config.NOTES_WHISPER_MODEL_URL } : {}),
-    installedDir: join(REPO_ROOT, 'models'),
+    installedDir: installedModelsDir,
     onState: (next) => {
       const wasFetching = state.state === 'fetching';
       state = next;

@@ -79,6 +79,7 @@ function speechEngine(
         new ProvisionedSpeechToText({
           mode: config.NOTES_SPEECH_ENGINE,
           modelDir: whisperModelDir(config),
+          model: config.NOTES_WHISPER_MODEL,
           ...(config.NOTES_WHISPER_LANGUAGE ? { language: config.NOTES_WHISPER_LANGUAGE } : {}),
           whisper: {
             ffmpegPath: config.NOTES_FFMPEG_PATH,

@@ -32,6 +32,7 @@ function engine(modelDir: string, mode: 'auto' | 'whisper') {
   return new ProvisionedSpeechToText({
     mode,
     modelDir,
+    model: 'base.en',
     language: 'en',
     whisper: { scratchDir: dir },
     fallback: new PocketsphinxSpeechToText({ scratchDir: dir }),
@@ -92,6 +93,22 @@ describe('the local default engine, as the runtime provisions Whisper', () => {
     expect(failure).toBeInstanceOf(WhisperUnavailableError);
     expect((failure as Error).message).toBe(
       'Whisper (small) is unavailable: the disk is full; free disk space.',
+    );
+  });
+
+  it('stops waiting, saying why, when the runtime wrote no state at all', async () => {
+    const modelDir = await mkdtemp(join(dir, 'unreported-'));
+    const waiting = new ProvisionedSpeechToText({
+      mode: 'whisper',
+      modelDir,
+      model: 'base.en',
+      whisper: { scratchDir: dir },
+      fallback: new PocketsphinxSpeechToText({ scratchDir: dir }),
+      pollMs: 50,
+      unreportedMs: 200,
+    }).transcribe(recording);
+    await expect(waiting).rejects.toThrow(
+      /^Whisper \(base\.en\) is unavailable: no state was written to whisper-state\.json in the models folder; /,
     );
   });
 

@@ -4,7 +4,7 @@ import { TRANSCRIPTION_STAGES } from '../../../domain/job.ts';
 import type { RecognitionHints, RecognitionResult } from '../../../ports/speech-to-text.ts';
 import type { DecodedPcmSpeechToText, DecodedRecording } from '../decoded-recording.ts';
 import type { ProgressCallback } from '../progress-reporter.ts';
-import { readWhisperState, type WhisperState } from './whisper-provision.ts';
+import { readWhisperState, STATE_FILE, type WhisperState } from './whisper-provision.ts';
 import type { WhisperOptions } from './whisper-speech-to-text.ts';
 import { WhisperSpeechToText } from './whisper-speech-to-text.ts';
 
@@ -13,12 +13,16 @@ export interface ProvisionedOptions {
   mode: 'auto' | 'whisper';
   /** Where the runtime writes the Whisper state (whisper-provision.ts). */
   modelDir: string;
+  /** `NOTES_WHISPER_MODEL`, named when the runtime wrote no state at all. */
+  model: string;
   /** `NOTES_WHISPER_LANGUAGE`, for multilingual models. */
   language?: string;
   whisper: Omit<WhisperOptions, 'modelPath' | 'language'>;
   fallback: DecodedPcmSpeechToText;
   /** How often the state is read again while the model is being fetched. */
   pollMs?: number;
+  /** How long a missing state may stay missing before Whisper counts as unavailable. Default 60 s. */
+  unreportedMs?: number;
 }
 
 /** A job that finds Whisper unavailable when it was configured explicitly: say why, never switch. */
@@ -92,9 +96,20 @@ export class ProvisionedSpeechToText implements DecodedPcmSpeechToText {
     onProgress: ProgressCallback | undefined,
     signal: AbortSignal | undefined,
   ): Promise<Extract<WhisperState, { state: 'ready' | 'unavailable' }>> {
+    const since = Date.now();
     for (;;) {
       const state = await readWhisperState(this.options.modelDir);
       if (state?.state === 'ready' || state?.state === 'unavailable') return state;
+      // The runtime writes a state within moments of starting; none for this long means it could not
+      // (an unwritable models folder): say so rather than wait forever.
+      if (!state && Date.now() - since > (this.options.unreportedMs ?? 60_000)) {
+        return {
+          state: 'unavailable',
+          model: this.options.model,
+          reason: `no state was written to ${STATE_FILE} in the models folder`,
+          remedy: "check that the service can write NOTES_WHISPER_MODEL_DIR (see the service's log)",
+        };
+      }
       if (state?.state === 'fetching') {
         await onProgress?.({
           stage: TRANSCRIPTION_STAGES.fetchingModel,
