@@ -12,7 +12,8 @@
  *     public URLs set to http://localhost:<published port>; start-to-healthy measured with the image's
  *     own HEALTHCHECK (`podman healthcheck run`: podman schedules health checks with systemd timers,
  *     which a machine without systemd lacks, so this script runs them)
- *  4. the service runs as UID 10001; the OAuth metadata names the public URL as the issuer
+ *  4. the service runs as UID 10001; the OAuth metadata names the public URL as the issuer; whisper.cpp's
+ *     binding loads in the image, and /readyz says which speech engine transcribes
  *  5. a real recording (LibriVox, from pocketsphinx-testdata) transcribed with the CLI
  *     (`notes transcribe FILE --wait`, key from the volume's api-key file): the words are checked
  *  6. `podman restart`: healthy again, and the transcript is still there (the volume)
@@ -263,6 +264,18 @@ async function main() {
     const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json();
     if (metadata.issuer !== baseUrl) fail(`OAuth issuer ${metadata.issuer}, expected ${baseUrl}`);
     say(`public URL: the OAuth issuer is ${metadata.issuer}`);
+
+    // 4b. Speech: whisper.cpp's prebuilt binding is in the image and loads there (libgomp1), and
+    // /readyz says which engine transcribes (Whisper once its model is baked in or fetched; this
+    // machine reaches no model host, so without a baked model: pocketsphinx, and why).
+    const binding = `@fugood/node-whisper-linux-${process.arch}`;
+    run('podman', ['exec', '-w', '/app', NAME, 'node', '-e', `require(${JSON.stringify(binding)})`]);
+    let speech = {};
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(500)) {
+      speech = (await (await fetch(`${baseUrl}/readyz`)).json()).speech ?? {};
+      if (speech.state === 'ready' || speech.state === 'unavailable') break;
+    }
+    say(`speech: ${binding} loads in the image; /readyz: ${JSON.stringify(speech)}`);
 
     // 5. A real recording through the published ports, with the CLI.
     const apiKey = run('podman', ['exec', NAME, 'cat', '/data/api-key']).stdout.trim();

@@ -127,8 +127,8 @@ export type Probes = Record<string, () => Promise<APIGatewayProxyStructuredResul
 
 /**
  * `/healthz`: the process serves HTTP (a liveness probe: restart it when this fails). `/readyz`: every
- * readiness check passes (200), or which do not (503), with `details` (the speech engine's state). Neither needs credentials nor tells anything
- * about any account; both say `Cache-Control: no-store`.
+ * readiness check passes (200), or which do not (503), with `details` (the speech engine's state).
+ * Neither needs credentials nor tells anything about any account; both say `Cache-Control: no-store`.
  */
 export function healthProbes(
   checks: Record<string, ReadinessCheck>,
