@@ -92,12 +92,16 @@ export async function provisionWhisper(options: WhisperProvisionOptions): Promis
     });
     return write({ state: 'ready', model, path, multilingual: known.multilingual });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // Written into sentences ("…: <reason>; <remedy>."): without its own final full stop.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, '');
     return write({ state: 'unavailable', model, reason, remedy: remedyFor(error, model) });
   }
 }
 
-/** What a person can do about a failed fetch, in a sentence that fits a transcript's notice. */
+/**
+ * What a person can do about a failed fetch, in words that fit a transcript's notice; the fetch's own
+ * message (the reason) already says what went wrong and where to look.
+ */
 function remedyFor(error: unknown, model: string): string {
   const later = `restart the service or run \`npm run models -- fetch ${model}\``;
   if (!(error instanceof ModelFetchError)) return later;
@@ -106,9 +110,9 @@ function remedyFor(error: unknown, model: string): string {
       return `free disk space under the data directory, then ${later}`;
     case 'checksum_mismatch':
     case 'not_found':
-      return `check NOTES_WHISPER_MODEL_URL (a mirror must serve whisper.cpp's published files), then ${later}`;
+      return `point NOTES_WHISPER_MODEL_URL at whisper.cpp's published files, then ${later}`;
     default:
-      return `connect this machine to the internet (or set NOTES_WHISPER_MODEL_URL to a mirror), then ${later}`;
+      return `once this machine can reach the model's host (or a mirror, NOTES_WHISPER_MODEL_URL), ${later}`;
   }
 }
 
