@@ -32,7 +32,7 @@ interface Segment {
 describe('the embedded Whisper engine, over HTTP', () => {
   it('says in the banner and in /readyz that Whisper is the engine, with its model ready', async () => {
     expect(service.output()).toMatch(
-      /Speech: +Whisper ggml-random-weights\.bin|Speech: +Whisper .*ggml-random-weights\.bin/,
+      /Speech: +Whisper \S*ggml-random-weights\.bin \(whisper\.cpp, on this machine\)/,
     );
     const response = await fetch(`${service.baseUrl}/readyz`);
     const body = (await response.json()) as {

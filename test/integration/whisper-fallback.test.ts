@@ -177,8 +177,10 @@ describe('Whisper configured explicitly, offline', () => {
     expect(status).toBe(503);
     expect(body.checks.speech).toMatch(/^Whisper \(NOTES_SPEECH_ENGINE=whisper\) cannot run: /);
     expect(body.speech).toMatchObject({ setting: 'whisper', engine: 'whisper', state: 'unavailable' });
-    expect(service.output()).toMatch(
-      /Speech: +Whisper base\.en|NOTES_SPEECH_ENGINE=whisper never switches engines/,
+    await waitUntil(
+      () => /Whisper base\.en is unavailable: .*never switches engines/.test(service.output()),
+      'the console line saying Whisper is not ready',
+      10_000,
     );
   });
 });
