@@ -24,7 +24,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const RUNTIME_PACKAGES = ['dynalite', 'esbuild', 'preact', 'ajv', 'ajv-formats'];
-/** whisper.cpp's prebuilt binding, loaded by path at run time; where this platform has one installed. */
+/**
+ * whisper.cpp's prebuilt binding, loaded by path at run time, and koffi, through which its C API is
+ * called; where this platform has the binding installed.
+ */
 const WHISPER_BINDING = `@fugood/node-whisper-${process.platform}-${process.arch}`;
 
 /** Each package's path in node_modules (lockfile keys) and its dependencies, resolved as Node does. */
@@ -76,7 +79,7 @@ function main(release) {
   const lockFile = join(root, 'node_modules', '.package-lock.json');
   const { packages } = JSON.parse(readFileSync(lockFile, 'utf8'));
   const roots = packages[`node_modules/${WHISPER_BINDING}`]
-    ? [...RUNTIME_PACKAGES, WHISPER_BINDING]
+    ? [...RUNTIME_PACKAGES, WHISPER_BINDING, 'koffi']
     : RUNTIME_PACKAGES;
   const closure = packageClosure(packages, roots).filter((path) => existsSync(join(root, path)));
   for (const path of closure) {

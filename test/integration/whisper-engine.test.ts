@@ -26,7 +26,7 @@ interface Segment {
   start_ms: number;
   end_ms: number;
   text: string;
-  words?: { start_ms: number; end_ms: number; text: string }[];
+  words?: { start_ms: number; end_ms: number; text: string; confidence?: number }[];
 }
 
 describe('the embedded Whisper engine, over HTTP', () => {
@@ -44,7 +44,7 @@ describe('the embedded Whisper engine, over HTTP', () => {
     expect(body.speech).toMatchObject({ setting: 'whisper', engine: 'whisper', state: 'ready' });
   });
 
-  it('transcribes a recording with whisper.cpp: segments and word times inside the recording, the engine and language named', async () => {
+  it('transcribes a recording with whisper.cpp: segments, word times inside the recording and a confidence per word, the engine and language named', async () => {
     const api = client(service.baseUrl, service.apiKey);
     const noteId = randomUUID();
     const fixture = await speechFixture('slt', 'wav');
@@ -70,6 +70,9 @@ describe('the embedded Whisper engine, over HTTP', () => {
       expect(word.start_ms).toBeGreaterThanOrEqual(0);
       expect(word.end_ms).toBeGreaterThanOrEqual(word.start_ms);
       expect(word.end_ms).toBeLessThanOrEqual(transcript.duration_ms);
+      // From whisper.cpp's token probabilities (random weights: low, but each a probability).
+      expect(word.confidence).toBeGreaterThanOrEqual(0);
+      expect(word.confidence).toBeLessThanOrEqual(1);
     }
   });
 });

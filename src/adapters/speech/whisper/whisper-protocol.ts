@@ -5,6 +5,8 @@
 export interface WhisperJob {
   /** The binding's native module (`index.node` of `@fugood/node-whisper-<platform>-<arch>`). */
   binding: string;
+  /** koffi's entry file, through which whisper-c-api.ts calls whisper.cpp's C API in that module. */
+  koffi: string;
   model: string;
   /** The recording decoded to 16 kHz mono s16le PCM, and the byte range of it to hear. */
   pcm: string;
@@ -16,12 +18,14 @@ export interface WhisperJob {
   threads: number;
 }
 
-/** One stretch whisper.cpp heard: with one token per segment (`maxLen: 1`), a word or part of one. */
+/** One token whisper.cpp heard: a word or part of one (a leading space starts a word). */
 export interface WhisperPiece {
   text: string;
   /** Milliseconds from the start of the range heard. */
   t0: number;
   t1: number;
+  /** The token's probability (0..1): a word's confidence is the mean over its tokens. */
+  probability: number;
 }
 
 export interface WhisperHeard {

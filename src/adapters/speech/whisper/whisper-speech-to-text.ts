@@ -32,6 +32,7 @@ import { killProgramTree, OWN_PROCESS_GROUP } from '../program-tree.ts';
 import { type ProgressCallback, ProgressReporter } from '../progress-reporter.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from '../speech-presence.ts';
 import { runnableEntry, threadEntry } from '../threads/thread-entry.ts';
+import { loadWhisperApi } from './whisper-c-api.ts';
 import type { WhisperHeard, WhisperJob, WhisperMessage, WhisperPiece } from './whisper-protocol.ts';
 
 export interface WhisperOptions extends DecodeOptions {
@@ -49,24 +50,46 @@ export interface WhisperOptions extends DecodeOptions {
   slots?: CpuSlots;
   /** Threads of each whisper.cpp process. Default 1: the slots share the cores out, one each. */
   threads?: number;
-  /** The binding's native module; default: the prebuilt one installed for this platform. */
-  bindingPath?: string;
   progressIntervalMs?: number;
 }
 
+/** Where the whisper.cpp process loads whisper.cpp from, and the FFI it calls its C API with. */
+export interface WhisperBinding {
+  /** The prebuilt native module, `index.node` of `@fugood/node-whisper-<platform>-<arch>`. */
+  path: string;
+  /** koffi's entry file. */
+  koffi: string;
+}
+
+let bindingFound: WhisperBinding | { problem: string } | undefined;
+
 /**
- * The binding's prebuilt native module for this platform (`@fugood/node-whisper-<platform>-<arch>`),
- * or a message saying how to get it. Only linux-x64 is in the lockfile (the registry mirror this
- * project is built with carries no other); elsewhere `npm install` of the platform's package adds it.
+ * The binding's prebuilt native module for this platform and koffi, both installed and whisper.cpp's
+ * API in the module laid out as whisper-c-api.ts declares it; or a message saying what is missing.
+ * Only linux-x64 is in the lockfile (the registry mirror this project is built with carries no
+ * other); elsewhere `npm install` of the platform's package adds it. Checked once a process.
  */
-export function whisperBinding(): { path: string } | { problem: string } {
+export function whisperBinding(): WhisperBinding | { problem: string } {
+  bindingFound ??= findWhisperBinding();
+  return bindingFound;
+}
+
+function findWhisperBinding(): WhisperBinding | { problem: string } {
+  const require = createRequire(import.meta.url);
   const name = `@fugood/node-whisper-${process.platform}-${process.arch}`;
+  let binding: WhisperBinding;
   try {
-    return { path: createRequire(import.meta.url).resolve(name) };
+    binding = { path: require.resolve(name), koffi: require.resolve('koffi') };
   } catch {
     return {
-      problem: `whisper.cpp's prebuilt binding for ${process.platform}-${process.arch} is not installed (npm install --no-save ${name}@1.1.3)`,
+      problem: `whisper.cpp's prebuilt binding for ${process.platform}-${process.arch} is not installed (npm install --no-save ${name}@1.1.3 koffi@3.3.4)`,
     };
+  }
+  try {
+    loadWhisperApi(require(binding.koffi), binding.path);
+    return binding;
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : String(error) };
   }
 }
 
@@ -117,7 +140,7 @@ export class WhisperSpeechToText implements DecodedPcmSpeechToText {
     signal: AbortSignal | undefined,
   ): Promise<RecognitionResult> {
     throwIfAborted(signal);
-    const binding = this.options.bindingPath ?? bindingPathOrThrow();
+    const binding = bindingOrThrow();
     await progress.report({ stage: 'recognizing', fraction: 0 });
     const overlapMs = this.options.chunkOverlapMs ?? DEFAULT_OVERLAP_MS;
     const planned = planChunks(recording.durationMs, { chunkMs: this.options.chunkMs, overlapMs });
@@ -168,14 +191,15 @@ export class WhisperSpeechToText implements DecodedPcmSpeechToText {
     recording: DecodedRecording,
     chunk: Chunk,
     count: number,
-    binding: string,
+    binding: WhisperBinding,
     signal: AbortSignal,
     onFraction: (fraction: number) => void,
   ): Promise<{ words: RecognizedWord[]; presence: SpeechPresence; language?: string }> {
     const range = chunkRange(chunk, count);
     const bytes = pcmByteRange(range);
     const job: WhisperJob = {
-      binding,
+      binding: binding.path,
+      koffi: binding.koffi,
       model: this.options.modelPath,
       pcm: recording.path,
       start: bytes.start,
@@ -206,14 +230,19 @@ export class WhisperSpeechToText implements DecodedPcmSpeechToText {
   }
 }
 
-function bindingPathOrThrow(): string {
+function bindingOrThrow(): WhisperBinding {
   const binding = whisperBinding();
   if ('problem' in binding) throw new Error(binding.problem);
-  return binding.path;
+  return binding;
 }
 
 function toTimedPiece(piece: WhisperPiece) {
-  return { word: piece.text, start: Math.max(0, piece.t0) / 1000, end: Math.max(0, piece.t1) / 1000 };
+  return {
+    word: piece.text,
+    start: Math.max(0, piece.t0) / 1000,
+    end: Math.max(0, piece.t1) / 1000,
+    probability: piece.probability,
+  };
 }
 
 /** The language most chunks were heard in (a multilingual model detects it per chunk). */
