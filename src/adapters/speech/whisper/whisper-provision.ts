@@ -112,7 +112,8 @@ function remedyFor(error: unknown, model: string): string {
     case 'not_found':
       return `point NOTES_WHISPER_MODEL_URL at whisper.cpp's published files, then ${later}`;
     default:
-      return `once this machine can reach the model's host (or a mirror, NOTES_WHISPER_MODEL_URL), ${later}`;
+      // The fetch's message already names the host and NOTES_WHISPER_MODEL_URL.
+      return `once this machine can reach it, ${later}`;
   }
 }
 
