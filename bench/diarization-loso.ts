@@ -137,7 +137,8 @@ export interface Fold {
   source: Source;
   tuning: DiarizerTuning;
   trained_on: number;
-  held_out: { name: string; outcome: Outcome }[];
+  /** Each held-out conversation without a hint, and with `speakers_expected` set to its true count. */
+  held_out: { name: string; outcome: Outcome; hinted: Outcome }[];
 }
 
 export function leaveOneSourceOut(conversations: readonly BenchConversation[]): Fold[] {
@@ -157,10 +158,15 @@ export function leaveOneSourceOut(conversations: readonly BenchConversation[]): 
       source,
       tuning: grid[best] as DiarizerTuning,
       trained_on: train.length,
-      held_out: test.map((i) => ({
-        name: conversations[i]?.name ?? '',
-        outcome: results[i]?.[best] as Outcome,
-      })),
+      held_out: test.map((i) => {
+        const conversation = conversations[i] as BenchConversation;
+        const tuning = grid[best] as DiarizerTuning;
+        return {
+          name: conversation.name,
+          outcome: results[i]?.[best] as Outcome,
+          hinted: score(conversation, conversation.diarizer.decide(conversation.speakers, tuning)),
+        };
+      }),
     };
   });
 }
@@ -176,17 +182,28 @@ export interface FoldSummary {
   mean_der: number;
   worst_der: number;
   attribution: number;
+  /** With the hint: conversations given exactly the hinted count, mean DER, phrases on the right speaker. */
+  hinted_exact: number;
+  hinted_mean_der: number;
+  hinted_attribution: number;
 }
+
+const mean = (values: readonly number[]) =>
+  values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
 
 export function summarise(fold: Fold): FoldSummary {
   const outcomes = fold.held_out.map((h) => h.outcome);
+  const hinted = fold.held_out.map((h) => h.hinted);
   return {
     source: fold.source,
     right: outcomes.filter((o) => o.found === o.expected).length,
     held_out: outcomes.length,
-    mean_der: outcomes.reduce((sum, o) => sum + o.der, 0) / Math.max(1, outcomes.length),
+    mean_der: mean(outcomes.map((o) => o.der)),
     worst_der: Math.max(0, ...outcomes.map((o) => o.der)),
-    attribution: outcomes.reduce((sum, o) => sum + o.attribution, 0) / Math.max(1, outcomes.length),
+    attribution: mean(outcomes.map((o) => o.attribution)),
+    hinted_exact: hinted.filter((o) => o.found === o.expected).length,
+    hinted_mean_der: mean(hinted.map((o) => o.der)),
+    hinted_attribution: mean(hinted.map((o) => o.attribution)),
   };
 }
 
@@ -251,6 +268,9 @@ export async function main(): Promise<FoldSummary | undefined> {
         'mean DER',
         'worst DER',
         'phrases on right speaker',
+        'hinted: exact count',
+        'hinted: mean DER',
+        'hinted: phrases on right speaker',
         'chosen on others',
       ],
       folds.map((fold, i) => {
@@ -262,6 +282,9 @@ export async function main(): Promise<FoldSummary | undefined> {
           percent(s.mean_der),
           percent(s.worst_der),
           percent(s.attribution),
+          `${s.hinted_exact}/${s.held_out}`,
+          percent(s.hinted_mean_der),
+          percent(s.hinted_attribution),
           Object.entries(fold.tuning)
             .map(([key, value]) => `${key} ${value}`)
             .join(', '),
