@@ -21,6 +21,7 @@ beforeAll(async () => {
       'librivox-klettres-flite',
       'five-speakers',
       'codec2-klettres-woman-man',
+      'cards-klettres-brisk',
     ),
   );
 }, 300_000);
@@ -43,6 +44,16 @@ describe('diarization of voices from several Debian packages and codecs', () => 
       expect(row.der).toBeLessThan(derFloor);
     });
   }
+
+  it('separates two voices trading 0.8-2.3 s turns when told there are two', async () => {
+    // One speaker without the hint (DER 50.7 %); with it 0.8 % (docs/transcripts.md, issue 37).
+    const { row } = await evaluateConversation(fixture('cards-klettres-brisk'), {
+      recognise: false,
+      speakersExpected: 2,
+    });
+    expect(row.speakers_found).toBe(2);
+    expect(row.der).toBeLessThan(0.05);
+  });
 
   it('gives exactly the hinted number of speakers, more or fewer than it finds alone', async () => {
     const name = 'codec2-klettres-woman-man'; // three people; four without a hint
