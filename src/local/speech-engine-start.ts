@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ModelFetchProgress } from '../adapters/speech/whisper/model-fetch.ts';
+import type { ModelFetchProgress } from '../adapters/models/model-fetch.ts';
 import { whisperModelDir } from '../adapters/speech/whisper/whisper-models.ts';
 import {
   provisionWhisper,

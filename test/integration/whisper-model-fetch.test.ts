@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  fetchWhisperModel,
+  fetchModel,
   ModelFetchError,
   type ModelFetchOptions,
   type ModelFetchProgress,
-  presentWhisperModel,
-} from '../../src/adapters/speech/whisper/model-fetch.ts';
+  presentModel,
+} from '../../src/adapters/models/model-fetch.ts';
 import type { KnownWhisperModel } from '../../src/adapters/speech/whisper/whisper-models.ts';
 import { canMountTmpfs } from '../support/tmpfs.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -31,7 +31,16 @@ const model = fakeModel('fake', content);
 
 function fakeModel(name: string, bytes: Buffer): KnownWhisperModel {
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  return { name, file: `ggml-${name}.bin`, sha256, approxBytes: bytes.length, multilingual: false };
+  return {
+    name,
+    file: `ggml-${name}.bin`,
+    sha256,
+    approxBytes: bytes.length,
+    kind: 'whisper model',
+    mirrorSetting: 'NOTES_WHISPER_MODEL_URL',
+    defaultBaseUrl: 'http://127.0.0.1:9/',
+    multilingual: false,
+  };
 }
 
 interface Seen {
@@ -166,35 +175,35 @@ async function failure(promise: Promise<unknown>): Promise<ModelFetchError> {
 
 describe('fetching a whisper model', () => {
   it('downloads the model into the models folder, verified, and keeps no partial file', async () => {
-    const path = await fetchWhisperModel(model, options());
+    const path = await fetchModel(model, options());
     expect(path).toBe(join(dir, model.file));
     expect((await readFile(path)).equals(content)).toBe(true);
     expect(await readdir(dir)).toEqual([model.file]);
     expect(host.seen).toEqual([{ path: `/models/${model.file}`, range: undefined }]);
-    expect(await presentWhisperModel(model, dir)).toBe(path);
+    expect(await presentModel(model, dir)).toBe(path);
   });
 
   it('returns a model already present without asking the network', async () => {
     await writeFile(join(dir, model.file), content);
-    expect(await fetchWhisperModel(model, options())).toBe(join(dir, model.file));
+    expect(await fetchModel(model, options())).toBe(join(dir, model.file));
     expect(host.seen).toEqual([]);
   });
 
   it('says a model is not present before it is downloaded, without asking the network', async () => {
-    expect(await presentWhisperModel(model, dir)).toBeUndefined();
-    expect(await presentWhisperModel(model, join(dir, 'not-made-yet'))).toBeUndefined();
+    expect(await presentModel(model, dir)).toBeUndefined();
+    expect(await presentModel(model, join(dir, 'not-made-yet'))).toBeUndefined();
     expect(host.seen).toEqual([]);
   });
 
   it('creates the models folder when it is missing', async () => {
     const nested = join(dir, 'data', 'models');
-    expect(await fetchWhisperModel(model, options({ dir: nested }))).toBe(join(nested, model.file));
+    expect(await fetchModel(model, options({ dir: nested }))).toBe(join(nested, model.file));
   });
 
   it('reports progress at most about four times a second, ending at fraction 1', async () => {
     host.pace = { pieceBytes: 8 * KiB, delayMs: 20 };
     const reports: Array<{ at: number; progress: ModelFetchProgress }> = [];
-    await fetchWhisperModel(
+    await fetchModel(
       model,
       options({ onProgress: (progress) => reports.push({ at: performance.now(), progress }) }),
     );
@@ -221,7 +230,7 @@ describe('fetching a whisper model', () => {
 
   it('refuses a file whose SHA-256 is not the pinned one and leaves neither a partial nor a model file', async () => {
     const pinnedElsewhere = { ...model, sha256: createHash('sha256').update('another file').digest('hex') };
-    const error = await failure(fetchWhisperModel(pinnedElsewhere, options()));
+    const error = await failure(fetchModel(pinnedElsewhere, options()));
     expect(error.reason).toBe('checksum_mismatch');
     expect(error.message).toContain(model.sha256);
     expect(error.message).toMatch(/so it was deleted/);
@@ -231,7 +240,7 @@ describe('fetching a whisper model', () => {
   it('keeps what arrived when the connection is cut half way, and the next call resumes it with Range', async () => {
     const half = MODEL_BYTES / 2;
     host.cutNextAfter = half;
-    const error = await failure(fetchWhisperModel(model, options()));
+    const error = await failure(fetchModel(model, options()));
     expect(error.reason).toBe('offline');
     expect(error.message).toMatch(/was cut off after 0\.2 MiB of 0\.4 MiB/);
     expect(error.message).toMatch(/try again and the download resumes/);
@@ -239,7 +248,7 @@ describe('fetching a whisper model', () => {
     expect(await readdir(dir)).toEqual([`${model.file}.partial`]);
 
     const reports: ModelFetchProgress[] = [];
-    const path = await fetchWhisperModel(model, options({ onProgress: (p) => reports.push(p) }));
+    const path = await fetchModel(model, options({ onProgress: (p) => reports.push(p) }));
     expect(host.seen.at(-1)).toEqual({ path: `/models/${model.file}`, range: `bytes=${half}-` });
     expect((await readFile(path)).equals(content)).toBe(true);
     expect(await readdir(dir)).toEqual([model.file]);
@@ -250,14 +259,14 @@ describe('fetching a whisper model', () => {
   it('starts over when the server ignores Range and sends the whole file', async () => {
     await writeFile(join(dir, `${model.file}.partial`), randomBytes(1000));
     host.ignoreRange = true;
-    const path = await fetchWhisperModel(model, options());
+    const path = await fetchModel(model, options());
     expect(host.seen).toEqual([{ path: `/models/${model.file}`, range: 'bytes=1000-' }]);
     expect((await readFile(path)).equals(content)).toBe(true);
   });
 
   it('verifies and keeps a partial file that already holds the whole model (416)', async () => {
     await writeFile(join(dir, `${model.file}.partial`), content);
-    const path = await fetchWhisperModel(model, options());
+    const path = await fetchModel(model, options());
     expect(host.seen).toEqual([{ path: `/models/${model.file}`, range: `bytes=${MODEL_BYTES}-` }]);
     expect((await readFile(path)).equals(content)).toBe(true);
     expect(await readdir(dir)).toEqual([model.file]);
@@ -266,7 +275,7 @@ describe('fetching a whisper model', () => {
   it('answers a 404 with not_found, naming the URL without its query string, and NOTES_WHISPER_MODEL_URL', async () => {
     const missing = fakeModel('missing', randomBytes(10));
     const baseUrl = `${host.baseUrl}/models/?token=secret-token`;
-    const error = await failure(fetchWhisperModel(missing, options({ baseUrl })));
+    const error = await failure(fetchModel(missing, options({ baseUrl })));
     expect(error.reason).toBe('not_found');
     expect(host.seen).toEqual([{ path: '/models/ggml-missing.bin?token=secret-token', range: undefined }]);
     expect(error.message).toContain(`${host.baseUrl}/models/ggml-missing.bin (404)`);
@@ -276,7 +285,7 @@ describe('fetching a whisper model', () => {
   });
 
   it('follows a redirect to a CDN, and never shows the signed query string in a message', async () => {
-    const path = await fetchWhisperModel(model, options({ baseUrl: `${host.baseUrl}/hf` }));
+    const path = await fetchModel(model, options({ baseUrl: `${host.baseUrl}/hf` }));
     expect((await readFile(path)).equals(content)).toBe(true);
     expect(host.seen.map(({ path: seen }) => seen)).toEqual([
       `/hf/${model.file}`,
@@ -284,7 +293,7 @@ describe('fetching a whisper model', () => {
     ]);
 
     const error = await failure(
-      fetchWhisperModel(fakeModel('missing', randomBytes(10)), options({ baseUrl: `${host.baseUrl}/hf` })),
+      fetchModel(fakeModel('missing', randomBytes(10)), options({ baseUrl: `${host.baseUrl}/hf` })),
     );
     expect(error.reason).toBe('not_found');
     expect(error.message).toContain(`${host.baseUrl}/cdn/ggml-missing.bin`);
@@ -292,7 +301,7 @@ describe('fetching a whisper model', () => {
   });
 
   it('answers another error status with http_error, naming the status', async () => {
-    const error = await failure(fetchWhisperModel(model, options({ baseUrl: `${host.baseUrl}/busy` })));
+    const error = await failure(fetchModel(model, options({ baseUrl: `${host.baseUrl}/busy` })));
     expect(error.reason).toBe('http_error');
     expect(error.message).toMatch(
       /answered 503 Service Unavailable for http:\/\/127\.0\.0\.1:\d+\/busy\/ggml-fake\.bin/,
@@ -305,7 +314,7 @@ describe('fetching a whisper model', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const { port } = closed.address() as AddressInfo;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const error = await failure(fetchWhisperModel(model, options({ baseUrl: `http://127.0.0.1:${port}` })));
+    const error = await failure(fetchModel(model, options({ baseUrl: `http://127.0.0.1:${port}` })));
     expect(error.reason).toBe('offline');
     expect(error.message).toMatch(/Cannot reach 127\.0\.0\.1:\d+ .*\(ECONNREFUSED\)/);
     expect(error.message).toContain('NOTES_WHISPER_MODEL_URL');
@@ -317,7 +326,7 @@ describe('fetching a whisper model', () => {
       asked.push(where);
       return 100 * KiB;
     };
-    const error = await failure(fetchWhisperModel(model, options({ freeBytes })));
+    const error = await failure(fetchModel(model, options({ freeBytes })));
     expect(error.reason).toBe('disk_full');
     expect(error.message).toMatch(
       /Not enough free disk space .* about 0\.4 MiB are needed and 0\.1 MiB can be used/,
@@ -329,12 +338,12 @@ describe('fetching a whisper model', () => {
   it('counts only the missing bytes of a resumed download against the free space', async () => {
     await writeFile(join(dir, `${model.file}.partial`), content.subarray(0, MODEL_BYTES - 10 * KiB));
     // Room for the last 10 KiB and the margin, not for the whole file.
-    const path = await fetchWhisperModel(model, options({ freeBytes: async () => 100 * KiB }));
+    const path = await fetchModel(model, options({ freeBytes: async () => 100 * KiB }));
     expect((await readFile(path)).equals(content)).toBe(true);
   });
 
   it('takes a mirror base URL with a trailing slash', async () => {
-    const path = await fetchWhisperModel(model, options({ baseUrl: `${host.baseUrl}/mirror/` }));
+    const path = await fetchModel(model, options({ baseUrl: `${host.baseUrl}/mirror/` }));
     expect((await readFile(path)).equals(content)).toBe(true);
     expect(host.seen).toEqual([{ path: `/mirror/${model.file}`, range: undefined }]);
   });
@@ -344,8 +353,8 @@ describe('fetching a whisper model', () => {
     const first: ModelFetchProgress[] = [];
     const second: ModelFetchProgress[] = [];
     const paths = await Promise.all([
-      fetchWhisperModel(model, options({ onProgress: (p) => first.push(p) })),
-      fetchWhisperModel(model, options({ onProgress: (p) => second.push(p) })),
+      fetchModel(model, options({ onProgress: (p) => first.push(p) })),
+      fetchModel(model, options({ onProgress: (p) => second.push(p) })),
     ]);
     expect(paths).toEqual([join(dir, model.file), join(dir, model.file)]);
     expect(host.seen).toHaveLength(1);
@@ -356,8 +365,8 @@ describe('fetching a whisper model', () => {
   it('goes on with a download another caller still waits for when one caller stops waiting', async () => {
     host.pace = { pieceBytes: 16 * KiB, delayMs: 10 };
     const stop = new AbortController();
-    const leaving = fetchWhisperModel(model, options({ signal: stop.signal }));
-    const staying = fetchWhisperModel(model, options());
+    const leaving = fetchModel(model, options({ signal: stop.signal }));
+    const staying = fetchModel(model, options());
     const partial = join(dir, `${model.file}.partial`);
     await waitUntil(async () => ((await stat(partial).catch(() => undefined))?.size ?? 0) > 0, 'some bytes');
     stop.abort();
@@ -369,13 +378,13 @@ describe('fetching a whisper model', () => {
   it('lets a caller stop waiting, keeps the partial file, and resumes it on the next call, even one made at once', async () => {
     host.pace = { pieceBytes: 8 * KiB, delayMs: 20 };
     const stop = new AbortController();
-    const waiting = fetchWhisperModel(model, options({ signal: stop.signal }));
+    const waiting = fetchModel(model, options({ signal: stop.signal }));
     const partial = join(dir, `${model.file}.partial`);
     await waitUntil(async () => ((await stat(partial).catch(() => undefined))?.size ?? 0) > 0, 'some bytes');
     stop.abort();
     host.pace = undefined;
     // At once, while the stopped download may still be letting go of the partial file.
-    const again = fetchWhisperModel(model, options());
+    const again = fetchModel(model, options());
     await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
     const path = await again;
     expect(host.seen).toHaveLength(2);
@@ -404,7 +413,7 @@ describe('fetching a whisper model onto a small file system', () => {
     const large = randomBytes(2 * 1024 * KiB);
     const big = fakeModel('big', large);
     host.files.set(big.file, large);
-    const error = await failure(fetchWhisperModel(big, options({ dir: small })));
+    const error = await failure(fetchModel(big, options({ dir: small })));
     expect(error.reason).toBe('disk_full');
     expect(error.message).toMatch(/^Not enough free disk space/);
     expect(await readdir(small)).toEqual([]);
@@ -418,7 +427,7 @@ describe('fetching a whisper model onto a small file system', () => {
       const understated = { ...fakeModel('big', large), approxBytes: 64 * KiB };
       host.files.set(understated.file, large);
       host.chunked = true;
-      const error = await failure(fetchWhisperModel(understated, options({ dir: small })));
+      const error = await failure(fetchModel(understated, options({ dir: small })));
       expect(error.reason).toBe('disk_full');
       expect(error.message).toMatch(/is full, so the whisper model big could not be saved/);
       expect(await readdir(small)).not.toContain(understated.file);

@@ -7,11 +7,11 @@
  */
 import { parseArgs } from 'node:util';
 import {
-  fetchWhisperModel,
+  fetchModel,
   ModelFetchError,
   type ModelFetchProgress,
-  presentWhisperModel,
-} from '../../adapters/speech/whisper/model-fetch.ts';
+  presentModel,
+} from '../../adapters/models/model-fetch.ts';
 import {
   DEFAULT_MODEL_BASE_URL,
   DEFAULT_WHISPER_MODEL,
@@ -36,14 +36,14 @@ const modelsDir = whisperModelDir({ NOTES_WHISPER_MODEL_DIR: process.env.NOTES_W
 if (command === 'list' && name === undefined) {
   await list();
 } else if (command === 'fetch' && name !== undefined && extra.length === 0) {
-  await fetchModel(name);
+  await fetchNamedModel(name);
 } else {
   usage();
 }
 
 async function list(): Promise<void> {
   for (const model of WHISPER_MODELS) {
-    const path = await presentWhisperModel(model, modelsDir);
+    const path = await presentModel(model, modelsDir);
     const columns = [
       model.name.padEnd(9),
       `${Math.round(model.approxBytes / MiB)} MiB`.padStart(8),
@@ -55,7 +55,7 @@ async function list(): Promise<void> {
   }
 }
 
-async function fetchModel(modelName: string): Promise<void> {
+async function fetchNamedModel(modelName: string): Promise<void> {
   const model = knownWhisperModel(modelName);
   if (!model) {
     console.error(
@@ -66,7 +66,7 @@ async function fetchModel(modelName: string): Promise<void> {
   const baseUrl = mirrorUrl();
   const progress = progressLine(model);
   try {
-    const path = await fetchWhisperModel(model, {
+    const path = await fetchModel(model, {
       dir: modelsDir,
       ...(baseUrl ? { baseUrl } : {}),
       onProgress: progress.show,

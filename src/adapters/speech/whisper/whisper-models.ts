@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import type { FetchableModel } from '../../models/model-fetch.ts';
 
 /**
  * The whisper.cpp models the service knows by name: files `ggml-<name>.bin` as whisper.cpp publishes
@@ -6,18 +7,15 @@ import { join, resolve } from 'node:path';
  * SHA-256 so that a download is used only when it is exactly the published file. The sizes are
  * whisper.cpp's (disk, MiB), used to check free space before a download whose server states none.
  */
-export interface KnownWhisperModel {
-  /** As `NOTES_WHISPER_MODEL` names it: `base.en`, `small`, ... */
-  name: string;
-  /** The file's name at the model host and under `NOTES_DATA_DIR/models`. */
-  file: string;
-  sha256: string;
-  approxBytes: number;
+export interface KnownWhisperModel extends FetchableModel {
   /** Multilingual models detect the language; `.en` models hear English only. */
   multilingual: boolean;
 }
 
 const MiB = 1024 * 1024;
+
+/** Where whisper.cpp's models are published; `NOTES_WHISPER_MODEL_URL` names a mirror instead. */
+export const DEFAULT_MODEL_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main';
 
 function model(name: string, sha256: string, mib: number): KnownWhisperModel {
   return {
@@ -25,6 +23,9 @@ function model(name: string, sha256: string, mib: number): KnownWhisperModel {
     file: `ggml-${name}.bin`,
     sha256,
     approxBytes: mib * MiB,
+    kind: 'whisper model',
+    mirrorSetting: 'NOTES_WHISPER_MODEL_URL',
+    defaultBaseUrl: DEFAULT_MODEL_BASE_URL,
     multilingual: !name.endsWith('.en'),
   };
 }
@@ -39,9 +40,6 @@ export const WHISPER_MODELS: readonly KnownWhisperModel[] = [
 ];
 
 export const DEFAULT_WHISPER_MODEL = 'base.en';
-
-/** Where whisper.cpp's models are published; `NOTES_WHISPER_MODEL_URL` names a mirror instead. */
-export const DEFAULT_MODEL_BASE_URL = 'https://huggingface.co/ggerganov/whisper.cpp/resolve/main';
 
 /** `NOTES_WHISPER_MODEL_DIR`, else `models` in the data directory (`NOTES_DATA_DIR`, `.notes-data`). */
 export function whisperModelDir(config: { NOTES_WHISPER_MODEL_DIR?: string | undefined }): string {

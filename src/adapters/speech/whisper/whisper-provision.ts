@@ -1,11 +1,11 @@
 import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import {
-  fetchWhisperModel,
+  fetchModel,
   ModelFetchError,
   type ModelFetchProgress,
-  presentWhisperModel,
-} from './model-fetch.ts';
+  presentModel,
+} from '../../models/model-fetch.ts';
 import { knownWhisperModel, WHISPER_MODELS } from './whisper-models.ts';
 import { whisperBinding } from './whisper-speech-to-text.ts';
 
@@ -79,12 +79,12 @@ export async function provisionWhisper(options: WhisperProvisionOptions): Promis
     });
   }
   const present =
-    (options.installedDir ? await presentWhisperModel(known, options.installedDir) : undefined) ??
-    (await presentWhisperModel(known, options.dir));
+    (options.installedDir ? await presentModel(known, options.installedDir) : undefined) ??
+    (await presentModel(known, options.dir));
   if (present) return write({ state: 'ready', model, path: present, multilingual: known.multilingual });
   await write({ state: 'fetching', model, progress: { bytes: 0 } });
   try {
-    const path = await fetchWhisperModel(known, {
+    const path = await fetchModel(known, {
       dir: options.dir,
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -1,5 +1,5 @@
 /**
- * Downloads a whisper.cpp model once, into `NOTES_DATA_DIR/models`, and uses it only when it is
+ * Downloads a model (whisper.cpp's, a voice-embedding model) once, into `NOTES_DATA_DIR/models`, and uses it only when it is
  * exactly the published file: the bytes go to `<file>.partial`, are hashed as they arrive, and are
  * renamed to the model's name only when their SHA-256 is the pinned one. A cut connection keeps the
  * partial file, and the next call asks for the rest (`Range`), so a slow line never starts over.
@@ -8,9 +8,26 @@ import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { diskSpace } from '../../disk-space.ts';
-import { abortError, throwIfAborted } from '../abort.ts';
-import { DEFAULT_MODEL_BASE_URL, type KnownWhisperModel } from './whisper-models.ts';
+import { diskSpace } from '../disk-space.ts';
+import { abortError, throwIfAborted } from '../speech/abort.ts';
+
+/** A model file the service knows by name and fetches from where it is published. */
+export interface FetchableModel {
+  /** As its setting names it: `base.en`, `wespeaker-resnet34-lm`, ... */
+  name: string;
+  /** The file's name at the model host and in the models directory. */
+  file: string;
+  /** Of the published file: a download is used only when it is exactly that file. */
+  sha256: string;
+  /** Checked against free space before a download whose server states no size. */
+  approxBytes: number;
+  /** How messages name it: "whisper model", "voice model". */
+  kind: string;
+  /** The setting that names a mirror (`NOTES_WHISPER_MODEL_URL`, ...). */
+  mirrorSetting: string;
+  /** Where it is published; a mirror serves the same file names under its own base URL. */
+  defaultBaseUrl: string;
+}
 
 export interface ModelFetchProgress {
   /** Bytes of the model on disk so far, a resumed download's earlier bytes included. */
@@ -38,7 +55,7 @@ export class ModelFetchError extends Error {
 export interface ModelFetchOptions {
   /** `NOTES_DATA_DIR/models`: created when missing. */
   dir: string;
-  /** Default `DEFAULT_MODEL_BASE_URL`; a mirror serves the same `ggml-<name>.bin` names under it. */
+  /** Default: the model's `defaultBaseUrl`; a mirror serves the same file names under it. */
   baseUrl?: string;
   /** At most about four reports a second, and a last one when all the bytes are in. */
   onProgress?: (progress: ModelFetchProgress) => void;
@@ -74,8 +91,8 @@ const UNREACHABLE_CODES = new Set([
 const FULL_DISK_CODES = new Set(['ENOSPC', 'EDQUOT']);
 
 /** Path where the model lives when present (no network), else undefined. */
-export async function presentWhisperModel(
-  model: KnownWhisperModel,
+export async function presentModel(
+  model: FetchableModel,
   dir: string,
 ): Promise<string | undefined> {
   const path = join(resolve(dir), model.file);
@@ -94,12 +111,12 @@ interface Download {
 const downloads = new Map<string, Download>();
 
 /** Path of the verified model file, downloading it first when it is not there. */
-export async function fetchWhisperModel(
-  model: KnownWhisperModel,
+export async function fetchModel(
+  model: FetchableModel,
   options: ModelFetchOptions,
 ): Promise<string> {
   throwIfAborted(options.signal);
-  const present = await presentWhisperModel(model, options.dir);
+  const present = await presentModel(model, options.dir);
   if (present) return present;
   const path = join(resolve(options.dir), model.file);
   let download = downloads.get(path);
@@ -112,7 +129,7 @@ export async function fetchWhisperModel(
 }
 
 function startDownload(
-  model: KnownWhisperModel,
+  model: FetchableModel,
   options: ModelFetchOptions,
   path: string,
   stopping: Promise<string> | undefined,
@@ -126,7 +143,7 @@ function startDownload(
     if (stopping) {
       // It may still be appending to the partial file, which this download would then continue.
       await stopping.catch(() => {});
-      const present = await presentWhisperModel(model, options.dir);
+      const present = await presentModel(model, options.dir);
       if (present) return present;
     }
     return await downloadModel(model, options, report, controller.signal);
@@ -163,7 +180,7 @@ async function follow(download: Download, { signal, onProgress }: ModelFetchOpti
 }
 
 async function downloadModel(
-  model: KnownWhisperModel,
+  model: FetchableModel,
   options: ModelFetchOptions,
   report: (progress: ModelFetchProgress) => void,
   signal: AbortSignal,
@@ -171,7 +188,7 @@ async function downloadModel(
   const dir = resolve(options.dir);
   const finalPath = join(dir, model.file);
   const partialPath = `${finalPath}.partial`;
-  const url = modelUrl(model, options.baseUrl ?? DEFAULT_MODEL_BASE_URL);
+  const url = modelUrl(model, options.baseUrl ?? model.defaultBaseUrl);
   const doFetch = options.fetch ?? fetch;
   const freeBytes = options.freeBytes ?? roomBeyondReserve;
   const names = { model, url, partialPath };
@@ -209,7 +226,7 @@ async function downloadModel(
     await discard(response);
     throw new ModelFetchError(
       'not_found',
-      `The whisper model ${model.name} is not at ${shownUrl(url)}${via(url, response)} (404). Check the model name, or set NOTES_WHISPER_MODEL_URL to a mirror that serves ${model.file}.`,
+      `The ${model.kind} ${model.name} is not at ${shownUrl(url)}${via(url, response)} (404). Check the model name, or set ${model.mirrorSetting} to a mirror that serves ${model.file}.`,
     );
   }
   const resuming = response.status === 206;
@@ -217,7 +234,7 @@ async function downloadModel(
     await discard(response);
     throw new ModelFetchError(
       'http_error',
-      `The model host answered ${response.status} ${response.statusText} for ${shownUrl(url)}${via(url, response)} when downloading the whisper model ${model.name}. Try again later, or set NOTES_WHISPER_MODEL_URL to a mirror.`,
+      `The model host answered ${response.status} ${response.statusText} for ${shownUrl(url)}${via(url, response)} when downloading the ${model.kind} ${model.name}. Try again later, or set ${model.mirrorSetting} to a mirror.`,
     );
   }
   const start = resuming ? offset : 0;
@@ -276,7 +293,7 @@ async function downloadModel(
 }
 
 interface Names {
-  model: KnownWhisperModel;
+  model: FetchableModel;
   url: string;
   partialPath: string;
 }
@@ -291,7 +308,7 @@ async function finish(
     await rm(partialPath, { force: true });
     throw new ModelFetchError(
       'checksum_mismatch',
-      `The file downloaded from ${shownUrl(url)} is not the published whisper model ${model.name}: its SHA-256 checksum is ${sha256}, not ${model.sha256}, so it was deleted. If NOTES_WHISPER_MODEL_URL names a mirror, it serves a different file under that name; otherwise try again.`,
+      `The file downloaded from ${shownUrl(url)} is not the published ${model.kind} ${model.name}: its SHA-256 checksum is ${sha256}, not ${model.sha256}, so it was deleted. If ${model.mirrorSetting} names a mirror, it serves a different file under that name; otherwise try again.`,
     );
   }
   await rename(partialPath, finalPath);
@@ -299,18 +316,18 @@ async function finish(
   return finalPath;
 }
 
-function modelUrl(model: KnownWhisperModel, baseUrl: string): string {
+function modelUrl(model: FetchableModel, baseUrl: string): string {
   let parsed: URL;
   try {
     parsed = new URL(baseUrl);
   } catch {
     throw new Error(
-      `The model URL (NOTES_WHISPER_MODEL_URL) is not a URL: give one like ${DEFAULT_MODEL_BASE_URL}`,
+      `The model URL (${model.mirrorSetting}) is not a URL: give one like ${model.defaultBaseUrl}`,
     );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new Error(
-      `The model URL must be http(s), not ${parsed.protocol}; give one like ${DEFAULT_MODEL_BASE_URL}`,
+      `The model URL (${model.mirrorSetting}) must be http(s), not ${parsed.protocol}; give one like ${model.defaultBaseUrl}`,
     );
   }
   if (parsed.username || parsed.password) {
@@ -475,7 +492,7 @@ function unreachable({ model, url }: Names, error: unknown): ModelFetchError {
   const code = codeInChain(error);
   return new ModelFetchError(
     'offline',
-    `Cannot reach ${new URL(url).host} to download the whisper model ${model.name}${code ? ` (${code})` : ''}. Check the network connection and try again, or set NOTES_WHISPER_MODEL_URL to a mirror this machine can reach.`,
+    `Cannot reach ${new URL(url).host} to download the ${model.kind} ${model.name}${code ? ` (${code})` : ''}. Check the network connection and try again, or set ${model.mirrorSetting} to a mirror this machine can reach.`,
     { cause: error },
   );
 }
@@ -484,7 +501,7 @@ function cut({ model, url, partialPath }: Names, bytes: number, total: number | 
   const of = total === undefined ? '' : ` of ${mib(total)}`;
   return new ModelFetchError(
     'offline',
-    `The download of the whisper model ${model.name} from ${new URL(url).host} was cut off after ${mib(bytes)}${of}. What arrived is kept in ${partialPath}; try again and the download resumes from there.`,
+    `The download of the ${model.kind} ${model.name} from ${new URL(url).host} was cut off after ${mib(bytes)}${of}. What arrived is kept in ${partialPath}; try again and the download resumes from there.`,
     error === undefined ? undefined : { cause: error },
   );
 }
@@ -492,7 +509,7 @@ function cut({ model, url, partialPath }: Names, bytes: number, total: number | 
 function notEnoughRoom({ model, partialPath }: Names, needed: number, room: number): ModelFetchError {
   return new ModelFetchError(
     'disk_full',
-    `Not enough free disk space in ${resolve(partialPath, '..')} for the whisper model ${model.name}: about ${mib(needed)} are needed and ${mib(Math.max(0, room))} can be used (free space less what is kept in reserve for the service). Free some space or set NOTES_DATA_DIR to a larger disk, then try again.`,
+    `Not enough free disk space in ${resolve(partialPath, '..')} for the ${model.kind} ${model.name}: about ${mib(needed)} are needed and ${mib(Math.max(0, room))} can be used (free space less what is kept in reserve for the service). Free some space or set NOTES_DATA_DIR to a larger disk, then try again.`,
   );
 }
 
@@ -504,7 +521,7 @@ function diskFilledUp({ model, partialPath }: Names, keptBytes: number, error: u
       : '';
   return new ModelFetchError(
     'disk_full',
-    `The disk holding ${resolve(partialPath, '..')} is full, so the whisper model ${model.name} could not be saved.${kept} Free some space or set NOTES_DATA_DIR to a larger disk, then try again.`,
+    `The disk holding ${resolve(partialPath, '..')} is full, so the ${model.kind} ${model.name} could not be saved.${kept} Free some space or set NOTES_DATA_DIR to a larger disk, then try again.`,
     { cause: error },
   );
 }
