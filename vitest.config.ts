@@ -5,7 +5,7 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     // Tests never fetch a Whisper model: pocketsphinx unless a test names another engine.
-    env: { POWERTOOLS_METRICS_DISABLED: 'true', NOTES_SPEECH_ENGINE: 'local' },
+    env: { POWERTOOLS_METRICS_DISABLED: 'true', NOTES_SPEECH_ENGINE: 'local', NOTES_VOICE_MODEL: 'off' },
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },

@@ -40,6 +40,7 @@ import { main as whisperPlumbing } from './whisper-plumbing.ts';
 // Every bench measures pocketsphinx unless it names another engine (the whisper bench does): the
 // service's default, Whisper, would fetch a model first.
 process.env.NOTES_SPEECH_ENGINE ??= 'local';
+process.env.NOTES_VOICE_MODEL ??= 'off';
 const which = process.argv[2] ?? 'all';
 const NAMES = [
   'all',

@@ -78,6 +78,7 @@ const lines = [
   `  Data:         ${dataDir}`,
   `  Transcribing: ${runtime.info.transcription_concurrency} at a time (NOTES_TRANSCRIPTION_CONCURRENCY)`,
   `  Speech:       ${runtime.speech.banner()}`,
+  `  Speakers:     ${runtime.voices.banner()}`,
   runtime.newApiKey
     ? `  API key:      ${runtime.newApiKey}\n                (shown once; saved to ${join(dataDir, API_KEY_FILE)}, readable by you only)`
     : `  API key:      in ${join(dataDir, API_KEY_FILE)}`,

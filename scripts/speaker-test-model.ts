@@ -18,15 +18,15 @@ const FEATURE_DIM = 80;
 export const SPEAKER_TEST_MODEL_DIM = 256;
 
 /**
- * sherpa-onnx exits the process (not throws) when `framework`, `output_dim`, `sample_rate`,
- * `normalize_samples` or `language` is missing or empty. `output_dim` must equal the output's width: the
- * Node binding copies that many floats out of the embedding. `url` and `comment` are informational, as
- * scripts/wespeaker/add_meta_data.py writes them.
+ * sherpa-onnx ends the process (it does not throw) when `output_dim`, `sample_rate`, `normalize_samples`
+ * or `language` is missing or empty, and crashes without `framework`. `output_dim` must equal the
+ * output's width: the Node binding copies that many floats out of the embedding. `url` and `comment` are
+ * informational, as sherpa-onnx's scripts/wespeaker/add_meta_data.py writes them.
  */
 const METADATA: Record<string, string> = {
   framework: 'wespeaker',
   language: 'English',
-  url: 'https://github.com/notes-service (random weights, for tests)',
+  url: 'none: written by scripts/speaker-test-model.ts',
   comment: 'random weights: the plumbing is real, the embeddings mean nothing',
   sample_rate: '16000',
   output_dim: String(SPEAKER_TEST_MODEL_DIM),
@@ -118,7 +118,7 @@ export function speakerTestModelBytes(seed = 1): Buffer {
     ints(1, [FEATURE_DIM, SPEAKER_TEST_MODEL_DIM]),
     int(2, FLOAT),
     bytes(8, 'weights'),
-    bytes(9, Buffer.from(weights.buffer)), // raw_data: little-endian, as ONNX requires
+    bytes(9, Buffer.from(weights.buffer)), // raw_data: ONNX wants little-endian, as every host here is
   );
   const axes = message(bytes(1, 'axes'), ints(8, [1]), int(20, ATTRIBUTE_INTS));
   const keepdims = message(bytes(1, 'keepdims'), int(3, 0), int(20, ATTRIBUTE_INT));

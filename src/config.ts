@@ -63,6 +63,14 @@ const schema = z.object({
   NOTES_WHISPER_MODEL_DIR: z.optional(nonEmpty()),
   /** A multilingual model's language (`it`, `de`, ...); default: detected per recording. */
   NOTES_WHISPER_LANGUAGE: z.optional(z.string().check(z.regex(/^[a-z]{2,3}$/))),
+  /**
+   * The neural voice model the local diarizer tells speakers apart with (voice-models.ts:
+   * `wespeaker-resnet34-lm`), an `.onnx` file's path, or `off` (MFCC and pitch statistics only).
+   * Fetched once into the models directory; unavailable means the statistics, said on each transcript.
+   */
+  NOTES_VOICE_MODEL: z._default(nonEmpty(), 'wespeaker-resnet34-lm'),
+  /** Where known voice models are downloaded from: a mirror serving the same file names. */
+  NOTES_VOICE_MODEL_URL: z.optional(z.url()),
   /** `openai`: a server speaking OpenAI's /v1/audio/transcriptions (whisper.cpp, speaches, hosted). */
   NOTES_OPENAI_BASE_URL: z.optional(z.url()),
   NOTES_OPENAI_API_KEY: z.optional(nonEmpty()),

@@ -65,6 +65,7 @@ const transcriptionSchema = z.looseObject({
   engine: z.string(),
   confidence: z.optional(z.nullable(fraction())),
   notice: z.optional(z.nullable(notice)),
+  speakers_by: z.optional(z.string()),
 });
 
 const insightsSchema = z.looseObject({

@@ -84,6 +84,7 @@ export function transcriptionView(
     duration_ms: named.duration_ms,
     language: named.language,
     engine: named.engine,
+    ...(named.speakers_by ? { speakers_by: named.speakers_by } : {}),
     revision: named.revision ?? 0,
     edited_at: named.edited_at ?? null,
     // Transcripts stored before confidences were kept read as unscored, without a notice.

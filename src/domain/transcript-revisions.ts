@@ -50,9 +50,17 @@ export async function editTranscription(
       labelOfName(note.speaker_names, current.conversation_segments),
     );
     const edited_at = deps.now();
-    const { duration_ms, language, engine, notice } = current;
+    const { duration_ms, language, engine, notice, speakers_by } = current;
     const transcription = withSegments(
-      { duration_ms, language, engine, revision, edited_at, notice: notice ?? null },
+      {
+        duration_ms,
+        language,
+        engine,
+        revision,
+        edited_at,
+        notice: notice ?? null,
+        ...(speakers_by ? { speakers_by } : {}),
+      },
       segments,
     );
     const key = `${objectKeys.transcriptRevisions(accountId, noteId)}${revision}-${randomUUID()}.json`;

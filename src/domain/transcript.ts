@@ -59,6 +59,8 @@ export interface Transcription {
   confidence?: number | null;
   /** The recogniser heard no speech, or could not follow it; kept through corrections. */
   notice?: TranscriptNotice | null;
+  /** RecognitionResult.speakers_by: what told the speakers apart (the local diarizer's method). */
+  speakers_by?: string;
 }
 
 /** What a transcript is besides its segments and what is derived from them. */
@@ -75,6 +77,7 @@ export interface BuildTranscriptionOptions {
   notice?: RecognitionNotice | undefined;
   /** RecognitionResult.fallback: a fallback engine made the transcript, and why. */
   fallback?: string | undefined;
+  speakers_by?: string | undefined;
 }
 
 export const DEFAULT_SPEAKER = 'Speaker 1';
@@ -116,7 +119,11 @@ export function buildTranscription(words: RecognizedWord[], opts: BuildTranscrip
       : code
         ? noticeFor(code, transcriptConfidence(segments))
         : null;
-  return withSegments({ duration_ms, language: opts.language, engine: opts.engine, notice }, segments);
+  const speakersBy = opts.speakers_by && segments.length > 0 ? { speakers_by: opts.speakers_by } : {};
+  return withSegments(
+    { duration_ms, language: opts.language, engine: opts.engine, notice, ...speakersBy },
+    segments,
+  );
 }
 
 /**

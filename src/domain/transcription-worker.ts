@@ -197,6 +197,7 @@ async function saveTranscript(
     language: result.language ?? deps.language,
     notice: result.notice,
     fallback: result.fallback,
+    speakers_by: result.speakers_by,
   });
   const key = objectKeys.transcription(job.account_id, job.note_id);
   // A new revision 0 replaces the old one: corrections made to the old one (left by a transcript

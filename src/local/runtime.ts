@@ -26,6 +26,7 @@ import { healthProbes, localReadinessChecks } from './readiness.ts';
 import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
 import { type SpeechEngineStart, startSpeechEngine } from './speech-engine-start.ts';
+import { startVoiceModel, type VoiceModelStart } from './voice-model-start.ts';
 import { webAppFiles } from './web-app-files.ts';
 import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
 
@@ -86,6 +87,8 @@ export interface LocalRuntime {
   info: RuntimeInfo;
   /** The speech engine as the start prepared it (the banner's line, /readyz's `speech`). */
   speech: SpeechEngineStart;
+  /** The voice model the diarizer tells speakers apart with (the banner's line, /readyz's `voices`). */
+  voices: VoiceModelStart;
   /**
    * Stops taking requests, lets running work finish for the drain time, then stops it (each job goes
    * back to `queued`, resumed on the next start) and shuts the stand-ins down.
@@ -170,6 +173,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const isStarted = () => started;
     // The Whisper model is found or fetched meanwhile; the workers wait for it (or its fallback).
     const speech = startSpeechEngine(log, join(REPO_ROOT, 'models'));
+    const voices = startVoiceModel(log, join(REPO_ROOT, 'models'));
     const readiness = localReadinessChecks(emulators, dataDir);
     undoOnFailure.push(() => readiness.close());
     const server = createApiServer(
@@ -177,6 +181,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       { ...docs, ...webApp },
       healthProbes({ ...readiness.checks, speech: speech.check }, isStarted, () => ({
         speech: speech.status(),
+        voices: voices.status(),
       })),
       isStarted,
     );
@@ -233,6 +238,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       newApiKey,
       info,
       speech,
+      voices,
       async stop() {
         const closed = new Promise<void>((done) => server.close(() => done()));
         server.closeIdleConnections();

@@ -47,6 +47,11 @@ export interface RecognitionResult {
    * the transcript's `engine_fallback` notice (unless no speech was heard at all).
    */
   fallback?: string;
+  /**
+   * What told the speakers apart, when the local diarizer did: `voice-model:<name>` (a neural voice
+   * embedding) or `voice-statistics` (MFCC and pitch statistics). Absent when the engine labels them.
+   */
+  speakers_by?: string;
 }
 
 /**

@@ -1,7 +1,10 @@
+import { basename } from 'node:path';
 import { TranscribeClient } from '@aws-sdk/client-transcribe';
 import { OpenAiCompatibleSpeechToText } from '../adapters/openai/openai-speech-to-text.ts';
+import type { VoiceModel } from '../adapters/speech/diarization/types.ts';
 import { DiarizingSpeechToText } from '../adapters/speech/diarizing-speech-to-text.ts';
 import { PocketsphinxSpeechToText } from '../adapters/speech/pocketsphinx.ts';
+import { readVoiceModelState } from '../adapters/speech/voices/voice-provision.ts';
 import { ProvisionedSpeechToText } from '../adapters/speech/whisper/provisioned-speech-to-text.ts';
 import { whisperModelDir } from '../adapters/speech/whisper/whisper-models.ts';
 import { TranscribeSpeechToText } from '../adapters/transcribe/transcribe-speech-to-text.ts';
@@ -102,9 +105,20 @@ function diarizing(config: Config, engine: SpeechToText): SpeechToText {
   if (config.NOTES_DIARIZATION === 'off') return engine;
   return new DiarizingSpeechToText(engine, {
     ffmpegPath: config.NOTES_FFMPEG_PATH,
+    ...(config.NOTES_VOICE_MODEL === 'off'
+      ? {}
+      : { voiceModel: () => readyVoiceModel(whisperModelDir(config)) }),
     onDiarizationError: (error) =>
       logger.warn('diarization failed; the transcript keeps one speaker', {
         error: error instanceof Error ? error.message : String(error),
       }),
   });
+}
+
+/** The voice model the runtime made ready (voice-provision.ts), if it has; read for each job. */
+async function readyVoiceModel(modelDir: string): Promise<VoiceModel | undefined> {
+  const state = await readVoiceModelState(modelDir);
+  if (state?.state !== 'ready') return undefined;
+  // A model given by path is named by its file alone: no path of this machine goes into the data.
+  return { path: state.path, name: basename(state.model), binding: state.binding };
 }

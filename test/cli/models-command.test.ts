@@ -61,10 +61,16 @@ describe('npm run models', () => {
     const run = await runModels(['list'], { NOTES_DATA_DIR: dataDir, NOTES_WHISPER_MODEL_URL: mirror });
     expect(run.code, run.stderr).toBe(0);
     const lines = run.stdout.trim().split('\n');
-    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual(WHISPER_MODELS.map((model) => model.name));
+    expect(lines.map((line) => line.split(/\s+/)[0])).toEqual([
+      ...WHISPER_MODELS.map((model) => model.name),
+      'wespeaker-resnet34-lm',
+    ]);
     expect(lines[0]).toMatch(/^tiny\.en\s+75 MiB\s+English only\s+present: .*ggml-tiny\.en\.bin$/);
     expect(lines.find((line) => line.startsWith('base.en '))).toMatch(/142 MiB .*not present\s+\(default\)$/);
     expect(lines.find((line) => line.startsWith('small '))).toMatch(/466 MiB\s+multilingual\s+not present$/);
+    expect(lines.at(-1)).toMatch(
+      /^wespeaker-resnet34-lm\s+25 MiB\s+voices \(speakers\)\s+not present\s+\(default\)$/,
+    );
     expect(requested).toEqual([]);
   });
 
@@ -74,7 +80,9 @@ describe('npm run models', () => {
       NOTES_WHISPER_MODEL_URL: mirror,
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`known ones are ${WHISPER_MODELS.map((model) => model.name).join(', ')}`);
+    expect(run.stderr).toContain(
+      `known ones are ${[...WHISPER_MODELS.map((model) => model.name), 'wespeaker-resnet34-lm'].join(', ')}`,
+    );
     expect(run.stdout).toBe('');
     expect(requested).toEqual([]);
   });

@@ -91,10 +91,7 @@ const UNREACHABLE_CODES = new Set([
 const FULL_DISK_CODES = new Set(['ENOSPC', 'EDQUOT']);
 
 /** Path where the model lives when present (no network), else undefined. */
-export async function presentModel(
-  model: FetchableModel,
-  dir: string,
-): Promise<string | undefined> {
+export async function presentModel(model: FetchableModel, dir: string): Promise<string | undefined> {
   const path = join(resolve(dir), model.file);
   // Only a verified download is ever renamed to this name, so its presence is enough.
   return (await isFile(path)) ? path : undefined;
@@ -111,10 +108,7 @@ interface Download {
 const downloads = new Map<string, Download>();
 
 /** Path of the verified model file, downloading it first when it is not there. */
-export async function fetchModel(
-  model: FetchableModel,
-  options: ModelFetchOptions,
-): Promise<string> {
+export async function fetchModel(model: FetchableModel, options: ModelFetchOptions): Promise<string> {
   throwIfAborted(options.signal);
   const present = await presentModel(model, options.dir);
   if (present) return present;

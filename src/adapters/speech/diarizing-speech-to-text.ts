@@ -3,7 +3,7 @@ import { abortError } from './abort.ts';
 import { readsDecodedPcm } from './decoded-recording.ts';
 import { assignSpeakers } from './diarization/assign.ts';
 import { diarizeFile, diarizePcmFile } from './diarization/diarize-file.ts';
-import type { DiarizeOptions, SpeakerTurn } from './diarization/types.ts';
+import type { DiarizeOptions, SpeakerTurn, VoiceModel } from './diarization/types.ts';
 import type { ProgressCallback } from './progress-reporter.ts';
 
 /**
@@ -19,7 +19,12 @@ import type { ProgressCallback } from './progress-reporter.ts';
 export class DiarizingSpeechToText implements SpeechToText {
   constructor(
     private readonly engine: SpeechToText,
-    private readonly options: { ffmpegPath?: string; onDiarizationError?: (error: unknown) => void } = {},
+    private readonly options: {
+      ffmpegPath?: string;
+      onDiarizationError?: (error: unknown) => void;
+      /** The neural voice model to tell speakers apart with, when one is ready (voice-provision.ts). */
+      voiceModel?: () => Promise<VoiceModel | undefined>;
+    } = {},
   ) {}
 
   async transcribe(
@@ -65,8 +70,12 @@ export class DiarizingSpeechToText implements SpeechToText {
     const forward = () => diarization.abort(signal?.reason);
     signal?.addEventListener('abort', forward, { once: true });
     if (signal?.aborted) forward();
+    const voiceModel = await this.options.voiceModel?.();
     const turns: Promise<SpeakerTurn[]> = diarize(
-      hints.speakersExpected ? { speakersExpected: hints.speakersExpected } : {},
+      {
+        ...(hints.speakersExpected ? { speakersExpected: hints.speakersExpected } : {}),
+        ...(voiceModel ? { voiceModel } : {}),
+      },
       diarization.signal,
     ).catch((error: unknown) => {
       if (!diarization.signal.aborted) this.options.onDiarizationError?.(error);
@@ -79,7 +88,11 @@ export class DiarizingSpeechToText implements SpeechToText {
         await turns;
         return result;
       }
-      const labelled = { ...result, words: assignSpeakers(result.words, await turns) };
+      const labelled = {
+        ...result,
+        words: assignSpeakers(result.words, await turns),
+        speakers_by: voiceModel ? `voice-model:${voiceModel.name}` : 'voice-statistics',
+      };
       if (signal?.aborted) throw abortError(signal);
       return labelled;
     } catch (error) {

@@ -1,22 +1,22 @@
 /**
- * `npm run models -- list`: the whisper.cpp models the service knows, their size, and which are in
- * the local data directory (NOTES_DATA_DIR/models).
+ * `npm run models -- list`: the models the service knows (whisper.cpp's, the diarizer's voice model),
+ * their size, and which are in the local data directory (NOTES_DATA_DIR/models).
  * `npm run models -- fetch <name>`: downloads one there, verified against its pinned SHA-256, and
- * prints its path; a cut download resumes on the next run. NOTES_WHISPER_MODEL_URL names a mirror.
+ * prints its path; a cut download resumes on the next run. NOTES_WHISPER_MODEL_URL (NOTES_VOICE_MODEL_URL
+ * for the voice model) names a mirror.
  * Exit codes: 0 done, 1 the fetch failed (why on stderr), 2 usage.
  */
 import { parseArgs } from 'node:util';
 import {
+  type FetchableModel,
   fetchModel,
   ModelFetchError,
   type ModelFetchProgress,
   presentModel,
 } from '../../adapters/models/model-fetch.ts';
+import { DEFAULT_VOICE_MODEL, VOICE_MODELS } from '../../adapters/speech/voices/voice-models.ts';
 import {
-  DEFAULT_MODEL_BASE_URL,
   DEFAULT_WHISPER_MODEL,
-  type KnownWhisperModel,
-  knownWhisperModel,
   WHISPER_MODELS,
   whisperModelDir,
 } from '../../adapters/speech/whisper/whisper-models.ts';
@@ -27,6 +27,9 @@ const MiB = 1024 * 1024;
 const LOG_STEP = 0.05;
 /** The same when the size is unknown. */
 const LOG_STEP_BYTES = 10 * MiB;
+
+const MODELS: readonly FetchableModel[] = [...WHISPER_MODELS, ...VOICE_MODELS];
+const DEFAULTS = new Set([DEFAULT_WHISPER_MODEL, DEFAULT_VOICE_MODEL]);
 
 const { positionals } = parseArgs({ allowPositionals: true, options: {} });
 const [command, name, ...extra] = positionals;
@@ -42,28 +45,30 @@ if (command === 'list' && name === undefined) {
 }
 
 async function list(): Promise<void> {
-  for (const model of WHISPER_MODELS) {
+  for (const model of MODELS) {
     const path = await presentModel(model, modelsDir);
+    const what =
+      'multilingual' in model ? (model.multilingual ? 'multilingual' : 'English only') : 'voices (speakers)';
     const columns = [
-      model.name.padEnd(9),
+      model.name.padEnd(21),
       `${Math.round(model.approxBytes / MiB)} MiB`.padStart(8),
-      model.multilingual ? 'multilingual' : 'English only',
+      what.padEnd(17),
       path ? `present: ${path}` : 'not present',
     ];
-    if (model.name === DEFAULT_WHISPER_MODEL) columns.push('(default)');
+    if (DEFAULTS.has(model.name)) columns.push('(default)');
     process.stdout.write(`${columns.join('  ')}\n`);
   }
 }
 
 async function fetchNamedModel(modelName: string): Promise<void> {
-  const model = knownWhisperModel(modelName);
+  const model = MODELS.find((known) => known.name === modelName);
   if (!model) {
     console.error(
-      `Unknown whisper model ${JSON.stringify(modelName)}: known ones are ${WHISPER_MODELS.map((known) => known.name).join(', ')}`,
+      `Unknown model ${JSON.stringify(modelName)}: known ones are ${MODELS.map((known) => known.name).join(', ')}`,
     );
-    usage();
+    return usage();
   }
-  const baseUrl = mirrorUrl();
+  const baseUrl = mirrorUrl(model);
   const progress = progressLine(model);
   try {
     const path = await fetchModel(model, {
@@ -83,27 +88,27 @@ async function fetchNamedModel(modelName: string): Promise<void> {
   }
 }
 
-/** NOTES_WHISPER_MODEL_URL, checked here so that a typo is a usage error, not a failed download. */
-function mirrorUrl(): string | undefined {
-  const value = process.env.NOTES_WHISPER_MODEL_URL?.trim();
+/** The model's mirror setting, checked here so that a typo is a usage error, not a failed download. */
+function mirrorUrl(model: FetchableModel): string | undefined {
+  const value = process.env[model.mirrorSetting]?.trim();
   if (!value) return undefined;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     // Not shown: it may hold a token.
-    console.error(`NOTES_WHISPER_MODEL_URL is not a URL: give one like ${DEFAULT_MODEL_BASE_URL}`);
+    console.error(`${model.mirrorSetting} is not a URL: give one like ${model.defaultBaseUrl}`);
     return usage();
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
-    console.error('NOTES_WHISPER_MODEL_URL must be an http(s) URL without a user name or password');
+    console.error(`${model.mirrorSetting} must be an http(s) URL without a user name or password`);
     return usage();
   }
   return value;
 }
 
 /** `base.en: 12.3 MiB of 141.1 MiB (8 %), 40 s left` on stderr: rewritten in place on a terminal. */
-function progressLine(model: KnownWhisperModel): {
+function progressLine(model: FetchableModel): {
   show: (progress: ModelFetchProgress) => void;
   end: () => void;
 } {
@@ -133,7 +138,7 @@ function progressLine(model: KnownWhisperModel): {
   };
 }
 
-function describe(model: KnownWhisperModel, progress: ModelFetchProgress): string {
+function describe(model: FetchableModel, progress: ModelFetchProgress): string {
   const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
   let line = `${model.name}: ${mib(progress.bytes)}`;
   if (progress.totalBytes !== undefined) line += ` of ${mib(progress.totalBytes)}`;

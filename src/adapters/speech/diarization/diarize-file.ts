@@ -32,9 +32,8 @@ export async function diarizeFile(
   const decoding = decodeToPcm(audioPath, options.ffmpegPath ? { ffmpegPath: options.ffmpegPath } : {});
   const stop = () => decoding.kill();
   signal?.addEventListener('abort', stop, { once: true });
-  const job: DiarizerJob = options.speakersExpected ? { speakersExpected: options.speakersExpected } : {};
   try {
-    return await diarizerThreads().run<SpeakerTurn[]>(job, decodedPcm(decoding), signal);
+    return await diarizerThreads().run<SpeakerTurn[]>(diarizerJob(options), decodedPcm(decoding), signal);
   } catch (error) {
     decoding.kill();
     await decoding.done.catch(() => {}); // ffmpeg is gone before this settles
@@ -42,6 +41,13 @@ export async function diarizeFile(
   } finally {
     signal?.removeEventListener('abort', stop);
   }
+}
+
+function diarizerJob(options: DiarizeOptions): DiarizerJob {
+  return {
+    ...(options.speakersExpected ? { speakersExpected: options.speakersExpected } : {}),
+    ...(options.voiceModel ? { voiceModel: options.voiceModel } : {}),
+  };
 }
 
 /** The PCM, then ffmpeg's verdict: a file that is not audio fails the job before it is finished. */
@@ -60,9 +66,8 @@ export async function diarizePcmFile(
   signal?: AbortSignal,
 ): Promise<SpeakerTurn[]> {
   throwIfAborted(signal);
-  const job: DiarizerJob = options.speakersExpected ? { speakersExpected: options.speakersExpected } : {};
   try {
-    return await diarizerThreads().run<SpeakerTurn[]>(job, pcmFile(pcmPath), signal);
+    return await diarizerThreads().run<SpeakerTurn[]>(diarizerJob(options), pcmFile(pcmPath), signal);
   } catch (error) {
     throw signal?.aborted ? abortError(signal) : error;
   }

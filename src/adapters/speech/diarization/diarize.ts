@@ -9,9 +9,11 @@
  * overlapping speech to measure a detector on), so `has_overlap` stays false for this engine rather
  * than being guessed.
  */
+import type { VoiceEmbedder } from '../voices/voice-embedder.ts';
 import { BIC_PENALTY_WEIGHT, mergeByBic } from './bic.ts';
 import { centroids, cluster, distance, nearestCentroid } from './cluster.ts';
 import { ANALYSIS_SAMPLES, FRAME_MS, FrameAnalyser, HOP_SAMPLES, MFCC_COUNT } from './features.ts';
+import { SampleHistory } from './sample-history.ts';
 import { DEFAULT_SMOOTH_OPTIONS, type LabelledRun, smoothTurns } from './smooth.ts';
 import type { SpeakerLabel, SpeakerTurn } from './types.ts';
 import { AdaptiveEnergyThreshold, LOOKAHEAD_FRAMES, speechRegions } from './vad.ts';
@@ -53,6 +55,20 @@ export const DEFAULT_TUNING: DiarizerTuning = {
   bicPenaltyWeight: BIC_PENALTY_WEIGHT,
 };
 
+/** Voice embeddings are taken of 1.5 s windows every 0.75 s, from their speech frames only. */
+const VOICE_WINDOW_BLOCKS = 6;
+const VOICE_HOP_BLOCKS = 3;
+/** A window with less than 0.8 s of speech says too little about the voice: left to its neighbours. */
+const VOICE_MIN_SPEECH_FRAMES = 80;
+/**
+ * Two stretches whose embeddings' cosine similarity averages under 0.5 are taken for two voices.
+ * Chosen before measuring, not calibrated: no real voice model can be fetched on the machines this
+ * project is built on (docs/transcripts.md, "Neural voice embeddings").
+ */
+export const VOICE_COSINE_DISTANCE = 0.5;
+/** Samples fed to the diarizer at a time, so the history always holds what the decisions lag behind. */
+const SLICE_SAMPLES = 16_384;
+
 /**
  * The diarizer on 16 kHz mono s16le PCM: `push` it as it comes, then `finish` once. CPU-bound: the
  * service runs it in a worker thread (`diarizeFile`, diarize-file.ts), never on the event loop.
@@ -72,8 +88,24 @@ export class Diarizer {
   private totalSamples = 0;
   private oddByte: number | undefined;
   private completed = false;
+  /** With a voice model: recent audio, and the embedding of each window of speech so far. */
+  private readonly history: SampleHistory | undefined;
+  private readonly voiceWindows: Window[] = [];
 
-  constructor(private readonly tuning: DiarizerTuning = DEFAULT_TUNING) {}
+  constructor(
+    private readonly tuning: DiarizerTuning = DEFAULT_TUNING,
+    private readonly embedder?: VoiceEmbedder,
+  ) {
+    if (embedder) {
+      const lagFrames = LOOKAHEAD_FRAMES + 2 * VOICE_WINDOW_BLOCKS * BLOCK_FRAMES;
+      this.history = new SampleHistory(lagFrames * HOP_SAMPLES + ANALYSIS_SAMPLES + 2 * SLICE_SAMPLES);
+    }
+  }
+
+  /** The voice model the speakers are told apart by, when one is used. */
+  get voiceModel(): string | undefined {
+    return this.embedder?.model;
+  }
 
   push(chunk: Buffer): void {
     let bytes = chunk;
@@ -83,11 +115,18 @@ export class Diarizer {
     }
     const count = bytes.length >> 1;
     if (bytes.length & 1) this.oddByte = bytes[bytes.length - 1];
-    this.reserve(count);
-    for (let i = 0; i < count; i++) this.samples[this.sampleCount + i] = bytes.readInt16LE(i * 2) / 32768;
-    this.sampleCount += count;
-    this.totalSamples += count;
-    this.analyseAvailable();
+    for (let from = 0; from < count; from += SLICE_SAMPLES) {
+      const slice = Math.min(SLICE_SAMPLES, count - from);
+      this.reserve(slice);
+      for (let i = 0; i < slice; i++) {
+        const sample = bytes.readInt16LE((from + i) * 2) / 32768;
+        this.samples[this.sampleCount + i] = sample;
+        this.history?.push(sample);
+      }
+      this.sampleCount += slice;
+      this.totalSamples += slice;
+      this.analyseAvailable();
+    }
   }
 
   finish(speakersExpected?: number): SpeakerTurn[] {
@@ -112,10 +151,56 @@ export class Diarizer {
    * it with many tunings on one analysis.
    */
   decide(speakersExpected: number | undefined, tuning: DiarizerTuning): SpeakerTurn[] {
+    const blockLabels =
+      this.embedder && this.voiceWindows.length > 0
+        ? this.blockLabelsByVoice(speakersExpected)
+        : this.blockLabelsByFeatures(speakersExpected, tuning);
+    if (!blockLabels) return [];
+    const runs: LabelledRun[] = [];
+    for (const region of speechRegions(this.flags, this.framesDecided)) {
+      for (let frame = region.start; frame < region.end; frame++) {
+        const label = blockLabels[Math.floor(frame / BLOCK_FRAMES)] ?? 0;
+        const last = runs.at(-1);
+        const start_ms = Math.round(frame * FRAME_MS);
+        const end_ms = Math.round((frame + 1) * FRAME_MS);
+        if (last && last.label === label && last.end_ms === start_ms) last.end_ms = end_ms;
+        else runs.push({ start_ms, end_ms, label });
+      }
+    }
+    let turns = smoothTurns(runs);
+    const distinct = (list: LabelledRun[]) => new Set(list.map((run) => run.label)).size;
+    // A hinted speaker heard only in turns shorter than the smoothing's minimum keeps them.
+    if (speakersExpected !== undefined && distinct(turns) < Math.min(speakersExpected, distinct(runs)))
+      turns = smoothTurns(runs, { ...DEFAULT_SMOOTH_OPTIONS, minTurnMs: 0 });
+    return nameSpeakers(turns);
+  }
+
+  /**
+   * Speakers told apart by a neural voice model: windows clustered by their embeddings' cosine
+   * distance (average linkage), or into exactly the hinted number; each block takes its windows' vote.
+   */
+  private blockLabelsByVoice(speakersExpected: number | undefined): number[] {
+    const windows = this.voiceWindows;
+    const vectors = windows.map((w) => w.vector);
+    const weights = windows.map((w) => w.speechFrames);
+    const dimensions = vectors[0]?.length ?? 1;
+    // cluster.ts measures RMS differences; between unit vectors that is sqrt(2 (1 - cos) / dims).
+    const labels =
+      speakersExpected !== undefined
+        ? cluster(vectors, { clusters: Math.min(speakersExpected, windows.length) }, weights)
+        : cluster(vectors, { threshold: Math.sqrt((2 * VOICE_COSINE_DISTANCE) / dimensions) }, weights);
+    return labelBlocks(this.stats.count, windows, labels);
+  }
+
+  /** Speakers told apart by MFCC and pitch statistics (no voice model): see the file's comment. */
+  private blockLabelsByFeatures(
+    speakersExpected: number | undefined,
+    tuning: DiarizerTuning,
+  ): number[] | undefined {
     // Who speaks is decided on long windows (stable statistics), where on short ones (a short turn
     // or a change point is not averaged away): each short window takes the nearest speaker centroid.
     const coarse = windowEmbeddings(this.stats);
-    if (coarse.windows.length === 0) return [];
+    if (coarse.windows.length === 0) return undefined;
     const vectors = coarse.windows.map((w) => w.vector);
     const fine = windowEmbeddings(this.stats, LABELLING_WINDOWS, coarse.scale).windows;
     /** Block labels from the centroids of the coarse windows labelled `coarseLabels` (-1: left out). */
@@ -152,23 +237,7 @@ export class Diarizer {
     blockLabels = place(labels);
     if (speakersExpected !== undefined && new Set(blockLabels).size < new Set(labels).size)
       blockLabels = labelBlocks(this.stats.count, coarse.windows, labels);
-    const runs: LabelledRun[] = [];
-    for (const region of speechRegions(this.flags, this.framesDecided)) {
-      for (let frame = region.start; frame < region.end; frame++) {
-        const label = blockLabels[Math.floor(frame / BLOCK_FRAMES)] ?? 0;
-        const last = runs.at(-1);
-        const start_ms = Math.round(frame * FRAME_MS);
-        const end_ms = Math.round((frame + 1) * FRAME_MS);
-        if (last && last.label === label && last.end_ms === start_ms) last.end_ms = end_ms;
-        else runs.push({ start_ms, end_ms, label });
-      }
-    }
-    let turns = smoothTurns(runs);
-    const distinct = (list: LabelledRun[]) => new Set(list.map((run) => run.label)).size;
-    // A hinted speaker heard only in turns shorter than the smoothing's minimum keeps them.
-    if (speakersExpected !== undefined && distinct(turns) < Math.min(speakersExpected, distinct(runs)))
-      turns = smoothTurns(runs, { ...DEFAULT_SMOOTH_OPTIONS, minTurnMs: 0 });
-    return nameSpeakers(turns);
+    return blockLabels;
   }
 
   private reserve(extra: number): void {
@@ -217,6 +286,38 @@ export class Diarizer {
       );
     }
     this.framesDecided++;
+    if (this.embedder && this.framesDecided % (VOICE_HOP_BLOCKS * BLOCK_FRAMES) === 0)
+      this.embedWindowEndingAt(this.framesDecided / BLOCK_FRAMES);
+  }
+
+  /** The voice embedding of the window of blocks ending at `endBlock`, from its speech frames only. */
+  private embedWindowEndingAt(endBlock: number): void {
+    const startBlock = endBlock - VOICE_WINDOW_BLOCKS;
+    if (startBlock < 0 || !this.embedder || !this.history) return;
+    const parts: Float32Array[] = [];
+    let speechFrames = 0;
+    const end = endBlock * BLOCK_FRAMES;
+    for (let frame = startBlock * BLOCK_FRAMES; frame < end; frame++) {
+      if (!this.flags[frame]) continue;
+      let last = frame;
+      while (last + 1 < end && this.flags[last + 1]) last++;
+      const samples = this.history.read(frame * HOP_SAMPLES, (last + 1) * HOP_SAMPLES);
+      if (samples) parts.push(samples);
+      speechFrames += last + 1 - frame;
+      frame = last;
+    }
+    if (speechFrames < VOICE_MIN_SPEECH_FRAMES) return;
+    const speech = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      speech.set(part, at);
+      at += part.length;
+    }
+    const embedding = this.embedder.embed(speech);
+    if (!embedding) return;
+    const norm = Math.hypot(...embedding) || 1;
+    const vector = Float64Array.from(embedding, (value) => value / norm);
+    this.voiceWindows.push({ startBlock, endBlock, speechFrames, vector });
   }
 }
 

@@ -8,9 +8,19 @@ export interface SpeakerTurn {
   speaker: SpeakerLabel;
 }
 
+/** A neural voice model checked to load (voice-provision.ts): its file, its name, what runs it. */
+export interface VoiceModel {
+  path: string;
+  name: string;
+  /** sherpa-onnx-node's entry file, resolved where node_modules is (a thread's bundle has none beside it). */
+  binding: string;
+}
+
 export interface DiarizeOptions {
   /** A hint from the user: exactly this many speakers are made (when there is enough speech). */
   speakersExpected?: number;
+  /** Speakers are told apart by this model's embeddings; without one, by MFCC and pitch statistics. */
+  voiceModel?: VoiceModel;
   /** Default `ffmpeg` on PATH. */
   ffmpegPath?: string;
 }
@@ -18,4 +28,5 @@ export interface DiarizeOptions {
 /** What the main thread tells a diarizer thread when it opens a job. */
 export interface DiarizerJob {
   speakersExpected?: number;
+  voiceModel?: VoiceModel;
 }

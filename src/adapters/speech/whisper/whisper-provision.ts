@@ -1,11 +1,7 @@
-import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import {
-  fetchModel,
-  ModelFetchError,
-  type ModelFetchProgress,
-  presentModel,
-} from '../../models/model-fetch.ts';
+import { access, mkdir } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
+import { fetchModel, ModelFetchError, presentModel } from '../../models/model-fetch.ts';
+import { fetchRemedy, type ProvisionState, readState, stateWriter } from '../../models/model-state.ts';
 import { knownWhisperModel, WHISPER_MODELS } from './whisper-models.ts';
 import { whisperBinding } from './whisper-speech-to-text.ts';
 
@@ -14,11 +10,7 @@ import { whisperBinding } from './whisper-speech-to-text.ts';
  * (`STATE_FILE` in the models directory) that the queue workers (in their own thread) and `/readyz`
  * read: `checking` and `fetching` until the model is usable (`ready`) or cannot be (`unavailable`).
  */
-export type WhisperState =
-  | { state: 'checking'; model: string }
-  | { state: 'fetching'; model: string; progress: ModelFetchProgress }
-  | { state: 'ready'; model: string; path: string; multilingual: boolean }
-  | { state: 'unavailable'; model: string; reason: string; remedy: string };
+export type WhisperState = ProvisionState<{ multilingual: boolean }>;
 
 export const STATE_FILE = 'whisper-state.json';
 
@@ -45,7 +37,7 @@ export interface WhisperProvisionOptions {
  */
 export async function provisionWhisper(options: WhisperProvisionOptions): Promise<WhisperState> {
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
-  const write = stateWriter(options);
+  const write = stateWriter<WhisperState>(options.dir, STATE_FILE, options.onState);
   const model = options.model;
   await write({ state: 'checking', model });
   const binding = whisperBinding();
@@ -94,54 +86,11 @@ export async function provisionWhisper(options: WhisperProvisionOptions): Promis
   } catch (error) {
     // Written into sentences ("…: <reason>; <remedy>."): without its own final full stop.
     const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, '');
-    return write({ state: 'unavailable', model, reason, remedy: remedyFor(error, model) });
+    return write({ state: 'unavailable', model, reason, remedy: fetchRemedy(error, known) });
   }
-}
-
-/**
- * What a person can do about a failed fetch, in words that fit a transcript's notice; the fetch's own
- * message (the reason) already says what went wrong and where to look.
- */
-function remedyFor(error: unknown, model: string): string {
-  const later = `restart the service or run \`npm run models -- fetch ${model}\``;
-  if (!(error instanceof ModelFetchError)) return later;
-  switch (error.reason) {
-    case 'disk_full':
-      return `free disk space under the data directory, then ${later}`;
-    case 'checksum_mismatch':
-    case 'not_found':
-      return `point NOTES_WHISPER_MODEL_URL at whisper.cpp's published files, then ${later}`;
-    default:
-      // The fetch's message already names the host and NOTES_WHISPER_MODEL_URL.
-      return `once this machine can reach it, ${later}`;
-  }
-}
-
-/** Writes each state (atomically: readers never see half a file); progress at most once a second. */
-function stateWriter(options: WhisperProvisionOptions): (state: WhisperState) => Promise<WhisperState> {
-  const file = join(options.dir, STATE_FILE);
-  let lastProgressAt = 0;
-  let writing: Promise<void> = Promise.resolve();
-  return (state) => {
-    if (state.state === 'fetching' && state.progress.bytes > 0) {
-      if (Date.now() - lastProgressAt < 1000) return Promise.resolve(state);
-      lastProgressAt = Date.now();
-    }
-    options.onState?.(state);
-    writing = writing.then(async () => {
-      const partial = `${file}.${process.pid}.partial`;
-      await writeFile(partial, JSON.stringify(state));
-      await rename(partial, file);
-    });
-    return writing.then(() => state);
-  };
 }
 
 /** The state the runtime last wrote, or undefined when it has written none (yet). */
-export async function readWhisperState(dir: string): Promise<WhisperState | undefined> {
-  try {
-    return JSON.parse(await readFile(join(dir, STATE_FILE), 'utf8')) as WhisperState;
-  } catch {
-    return undefined;
-  }
+export function readWhisperState(dir: string): Promise<WhisperState | undefined> {
+  return readState<WhisperState>(dir, STATE_FILE);
 }

@@ -1,0 +1,19 @@
+import { access } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeSpeakerTestModel } from '../../scripts/speaker-test-model.ts';
+
+/**
+ * The tiny random-weight speaker-embedding model (scripts/speaker-test-model.ts), written once per
+ * machine: the same bytes every time, so test runs share it. Its embeddings tell no voices apart; it
+ * proves the plumbing.
+ */
+export async function speakerTestModel(): Promise<string> {
+  const path = join(tmpdir(), 'notes-speaker-test-model', 'wespeaker-random-weights.onnx');
+  const present = await access(path).then(
+    () => true,
+    () => false,
+  );
+  if (!present) await writeSpeakerTestModel(path);
+  return path;
+}
