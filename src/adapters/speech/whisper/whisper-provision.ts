@@ -1,6 +1,6 @@
 import { access, mkdir } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { fetchModel, ModelFetchError, presentModel } from '../../models/model-fetch.ts';
+import { fetchModel, presentModel } from '../../models/model-fetch.ts';
 import { fetchRemedy, type ProvisionState, readState, stateWriter } from '../../models/model-state.ts';
 import { knownWhisperModel, WHISPER_MODELS } from './whisper-models.ts';
 import { whisperBinding } from './whisper-speech-to-text.ts';
