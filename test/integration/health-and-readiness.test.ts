@@ -32,6 +32,7 @@ describe('health and readiness probes, without credentials', () => {
         speech: 'ok',
       },
       speech: { setting: 'local', engine: 'pocketsphinx' },
+      voices: { setting: 'off', state: 'off' },
     });
   });
 
@@ -72,6 +73,7 @@ describe('readiness with every engine installed', () => {
       status: 'ready',
       checks: { database: 'ok', object_store: 'ok', queues: 'ok', disk: 'ok', engines: 'ok', speech: 'ok' },
       speech: { setting: 'local', engine: 'pocketsphinx' },
+      voices: { setting: 'off', state: 'off' },
     });
     expect(response.status).toBe(200);
   });
