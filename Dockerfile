@@ -3,7 +3,8 @@
 # whisper.cpp; ffmpeg and pocketsphinx) and podcast voices (flite). README, "Run it in a container".
 #
 #   docker build -t notes-service .        (podman: podman build --format docker -t notes-service .)
-#   docker build --build-arg WHISPER_MODEL=base.en -t notes-service .   (the model baked in: works offline)
+#   docker build --build-arg WHISPER_MODEL=base.en --build-arg VOICE_MODEL=wespeaker-resnet34-lm \
+#     -t notes-service .                   (the models baked in: works offline)
 #   docker compose up -d                   (compose.yaml)
 
 # Build stage: the npm packages (from the lockfile) and the start-up bundle, so that the container
@@ -24,6 +25,12 @@ RUN node scripts/local-server-bundle.mjs
 ARG WHISPER_MODEL=""
 RUN if [ -n "$WHISPER_MODEL" ]; then \
       NOTES_WHISPER_MODEL_DIR=/app/models node --import tsx src/local/cli/models.ts fetch "$WHISPER_MODEL"; \
+    fi
+# VOICE_MODEL (wespeaker-resnet34-lm): the diarizer's voice model, baked in the same way (README,
+# "Who said what"). Empty: fetched on first start, or voice statistics offline.
+ARG VOICE_MODEL=""
+RUN if [ -n "$VOICE_MODEL" ]; then \
+      NOTES_WHISPER_MODEL_DIR=/app/models node --import tsx src/local/cli/models.ts fetch "$VOICE_MODEL"; \
     fi
 # What the runtime needs, into /release: the checkout without node_modules, the bundle, and only the
 # packages the bundle loads at run time (dynalite, esbuild, preact and their dependencies); the

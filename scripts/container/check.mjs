@@ -265,19 +265,23 @@ async function main() {
     if (metadata.issuer !== baseUrl) fail(`OAuth issuer ${metadata.issuer}, expected ${baseUrl}`);
     say(`public URL: the OAuth issuer is ${metadata.issuer}`);
 
-    // 4b. Speech: whisper.cpp's prebuilt binding and koffi (which calls its C API) are in the image
-    // and load there (libgomp1), and
-    // /readyz says which engine transcribes (Whisper once its model is baked in or fetched; this
-    // machine reaches no model host, so without a baked model: pocketsphinx, and why).
+    // 4b. Speech: whisper.cpp's prebuilt binding and koffi (which calls its C API), and sherpa-onnx
+    // (the voice model's), are in the image and load there (libgomp1); /readyz says which engine
+    // transcribes and how speakers are told apart (the models once baked in or fetched; this machine
+    // reaches no model host, so without baked models: pocketsphinx and voice statistics, and why).
     const binding = `@fugood/node-whisper-linux-${process.arch}`;
-    const loadBoth = `require('koffi').load(require.resolve(${JSON.stringify(binding)}))`;
+    const loadBoth = `require('koffi').load(require.resolve(${JSON.stringify(binding)})); require('sherpa-onnx-node')`;
     run('podman', ['exec', '-w', '/app', NAME, 'node', '-e', loadBoth]);
     let speech = {};
+    let voices = {};
+    const settled = (state) => state === 'ready' || state === 'unavailable' || state === 'off';
     for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(500)) {
-      speech = (await (await fetch(`${baseUrl}/readyz`)).json()).speech ?? {};
-      if (speech.state === 'ready' || speech.state === 'unavailable') break;
+      ({ speech = {}, voices = {} } = await (await fetch(`${baseUrl}/readyz`)).json());
+      if (settled(speech.state) && settled(voices.state)) break;
     }
-    say(`speech: ${binding} loads in the image through koffi; /readyz: ${JSON.stringify(speech)}`);
+    say(
+      `speech: ${binding} (through koffi) and sherpa-onnx-node load in the image; /readyz: ${JSON.stringify({ speech, voices })}`,
+    );
 
     // 5. A real recording through the published ports, with the CLI.
     const apiKey = run('podman', ['exec', NAME, 'cat', '/data/api-key']).stdout.trim();

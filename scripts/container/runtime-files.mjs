@@ -29,6 +29,8 @@ const RUNTIME_PACKAGES = ['dynalite', 'esbuild', 'preact', 'ajv', 'ajv-formats']
  * called; where this platform has the binding installed.
  */
 const WHISPER_BINDING = `@fugood/node-whisper-${process.platform}-${process.arch}`;
+/** sherpa-onnx-node (the diarizer's voice model), with its prebuilt module for this platform. */
+const VOICE_PACKAGES = ['sherpa-onnx-node'];
 
 /** Each package's path in node_modules (lockfile keys) and its dependencies, resolved as Node does. */
 export function packageClosure(lockPackages, roots) {
@@ -78,9 +80,11 @@ function main(release) {
   }
   const lockFile = join(root, 'node_modules', '.package-lock.json');
   const { packages } = JSON.parse(readFileSync(lockFile, 'utf8'));
-  const roots = packages[`node_modules/${WHISPER_BINDING}`]
-    ? [...RUNTIME_PACKAGES, WHISPER_BINDING, 'koffi']
-    : RUNTIME_PACKAGES;
+  const roots = [
+    ...RUNTIME_PACKAGES,
+    ...(packages[`node_modules/${WHISPER_BINDING}`] ? [WHISPER_BINDING, 'koffi'] : []),
+    ...VOICE_PACKAGES.filter((name) => packages[`node_modules/${name}`]),
+  ];
   const closure = packageClosure(packages, roots).filter((path) => existsSync(join(root, path)));
   for (const path of closure) {
     cpSync(join(root, path), join(release, path), {
