@@ -26,6 +26,7 @@ export const operationScopes = {
   searchNotes: ['notes:read'],
   editTranscription: ['notes:write'],
   undoTranscriptionEdit: ['notes:write'],
+  findSimilarSegments: ['notes:read'],
   createCollection: ['notes:write'],
   listCollections: ['notes:read'],
   updateCollection: ['notes:write'],

@@ -137,6 +137,13 @@ export const apiRoutes = {
     path: '/v1/notes/{note_id}/transcription/undo',
     needs: { table: 'write', objects: ['read'] },
   },
+  // Reads the transcript and the voices kept beside it (a POST for its body of examples); a transcript
+  // found unreadable is marked lost, as getTranscription does.
+  findSimilarSegments: {
+    method: 'POST',
+    path: '/v1/notes/{note_id}/transcription/similar-segments',
+    needs: { table: 'write', objects: ['read'] },
+  },
 } as const satisfies Record<string, ApiRoute>;
 
 export type OperationId = keyof typeof apiRoutes;

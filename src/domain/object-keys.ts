@@ -11,6 +11,8 @@ export const objectKeys = {
   audio: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}audio`,
   transcription: (accountId: string, noteId: string) =>
     `${objectKeys.notePrefix(accountId, noteId)}transcription.json`,
+  /** The voice of each speaker turn (RecognitionResult.voices), for findSimilarSegments. */
+  voices: (accountId: string, noteId: string) => `${objectKeys.notePrefix(accountId, noteId)}voices.json`,
   /** Corrected revisions of the transcript; the recogniser's `transcription.json` is never rewritten. */
   transcriptRevisions: (accountId: string, noteId: string) =>
     `${objectKeys.notePrefix(accountId, noteId)}transcript-revisions/`,

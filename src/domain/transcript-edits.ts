@@ -11,6 +11,7 @@ import { retime, timedWordsOf, tokensOf } from './transcript-words.ts';
 export type TranscriptEdit =
   | { op: 'replace_text'; segment: number; text: string }
   | { op: 'set_speaker'; segment: number; speaker: string }
+  | { op: 'set_speakers'; segments: number[]; speaker: string }
   | { op: 'merge'; segment: number }
   | { op: 'split'; segment: number; at_word?: number | undefined; at_ms?: number | undefined }
   | { op: 'merge_speakers'; speaker: string; into: string };
@@ -39,6 +40,7 @@ function applyEdit(
   name: string,
 ): ConversationSegment[] {
   if (edit.op === 'merge_speakers') return mergeSpeakers(segments, edit, labelOf, name);
+  if (edit.op === 'set_speakers') return setSpeakers(segments, edit, labelOf, name);
   const target = segmentAt(segments, edit.segment, name);
   const replace = (...replacement: ConversationSegment[]) => [
     ...segments.slice(0, edit.segment),
@@ -84,6 +86,22 @@ function mergeSpeakers(
     throw new UnprocessableError(`${name}: "${edit.speaker}" and "${edit.into}" are the same speaker`);
   }
   return segments.map((segment) => (segment.speaker === from ? { ...segment, speaker: into } : segment));
+}
+
+/**
+ * Several segments given to one speaker at once: a range ("from here to the next change", several
+ * selected) or the segments findSimilarSegments proposed; one correction, one undo.
+ */
+function setSpeakers(
+  segments: ConversationSegment[],
+  edit: { segments: number[]; speaker: string },
+  labelOf: SpeakerLabelOf,
+  name: string,
+): ConversationSegment[] {
+  for (const index of edit.segments) segmentAt(segments, index, name);
+  const speaker = labelOf(oneSpaced(edit.speaker), name);
+  const chosen = new Set(edit.segments);
+  return segments.map((segment, index) => (chosen.has(index) ? { ...segment, speaker } : segment));
 }
 
 function segmentAt(segments: ConversationSegment[], index: number, name: string): ConversationSegment {

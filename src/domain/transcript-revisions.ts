@@ -192,7 +192,7 @@ const TRANSCRIPT_OR_NAMES_CHANGED =
 
 /** The speakers an edit names (as labels or names). */
 function speakersOf(edit: TranscriptEdit): string[] {
-  if (edit.op === 'set_speaker') return [edit.speaker];
+  if (edit.op === 'set_speaker' || edit.op === 'set_speakers') return [edit.speaker];
   if (edit.op === 'merge_speakers') return [edit.speaker, edit.into];
   return [];
 }

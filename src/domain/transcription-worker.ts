@@ -203,6 +203,10 @@ async function saveTranscript(
   // A new revision 0 replaces the old one: corrections made to the old one (left by a transcript
   // that was lost) no longer apply to anything. Removed under the same claim check as the write.
   await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(job.account_id, job.note_id));
+  // The voices of this recognition, or none: an earlier run's would describe other turns.
+  const voicesKey = objectKeys.voices(job.account_id, job.note_id);
+  if (result.voices?.length) await deps.blobs.putJson(voicesKey, { voices: result.voices });
+  else await deps.blobs.delete(voicesKey);
   await deps.blobs.putJson(key, transcription);
   const heard = transcription.notice?.code === 'no_speech' ? { no_speech: true as const } : {};
   return completeJob(deps, job, [key], { recognition: randomUUID(), ...heard });

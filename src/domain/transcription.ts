@@ -221,6 +221,7 @@ export async function deleteTranscription(
   // Results derived from the transcript go with it: Ask's index entries, Insights, artifacts.
   await deps.search.remove(accountId, noteId);
   await deps.blobs.delete(objectKeys.transcription(accountId, noteId));
+  await deps.blobs.delete(objectKeys.voices(accountId, noteId));
   await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(accountId, noteId));
   // The jobs read above are deleted as read (one changed since is read again); a kind that had none
   // is looked up again, in case a request made it meanwhile.

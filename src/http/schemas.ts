@@ -242,7 +242,7 @@ export const searchNotesQuery = z.object({
  * Transcript corrections (editTranscription, undoTranscriptionEdit). Segments are numbered from 0 in
  * the revision named by If-Match; whether a number exists there is the domain's check (422).
  */
-export const EDIT_LIMITS = { editsPerRequest: 50, textCharacters: 5000 } as const;
+export const EDIT_LIMITS = { editsPerRequest: 50, textCharacters: 5000, segmentsPerEdit: 10_000 } as const;
 
 const segmentIndex = z.int().check(z.gte(0), z.lte(1_000_000));
 
@@ -255,6 +255,18 @@ const transcriptEdit = z.discriminatedUnion(
       text: limitedText(EDIT_LIMITS.textCharacters).check(z.trim(), z.minLength(1, 'must not be empty')),
     }),
     z.strictObject({ op: z.literal('set_speaker'), segment: segmentIndex, speaker: speakerName }),
+    z.strictObject({
+      op: z.literal('set_speakers'),
+      segments: z.array(segmentIndex).check(
+        z.minLength(1, 'give at least one segment'),
+        z.maxLength(
+          EDIT_LIMITS.segmentsPerEdit,
+          `at most ${EDIT_LIMITS.segmentsPerEdit} segments in one edit`,
+        ),
+        z.refine((list) => new Set(list).size === list.length, { message: 'each segment at most once' }),
+      ),
+      speaker: speakerName,
+    }),
     z.strictObject({ op: z.literal('merge'), segment: segmentIndex }),
     z.strictObject({ op: z.literal('merge_speakers'), speaker: speakerName, into: speakerName }),
     z
@@ -273,7 +285,7 @@ const transcriptEdit = z.discriminatedUnion(
   {
     error: (issue) =>
       issue.code === 'invalid_union'
-        ? 'op must be one of replace_text, set_speaker, merge, split, merge_speakers'
+        ? 'op must be one of replace_text, set_speaker, set_speakers, merge, split, merge_speakers'
         : undefined,
   },
 );
@@ -285,6 +297,19 @@ export const editTranscriptionBody = z.strictObject({
       z.minLength(1, 'give at least one edit'),
       z.maxLength(EDIT_LIMITS.editsPerRequest, `at most ${EDIT_LIMITS.editsPerRequest} edits in one request`),
     ),
+});
+
+/** findSimilarSegments: a speaker, and the segments of theirs to compare with (default: all). */
+export const findSimilarSegmentsBody = z.strictObject({
+  speaker: speakerName,
+  examples: z.optional(
+    z
+      .array(segmentIndex)
+      .check(
+        z.minLength(1, "give at least one segment, or leave examples out for all of the speaker's"),
+        z.maxLength(EDIT_LIMITS.segmentsPerEdit, `at most ${EDIT_LIMITS.segmentsPerEdit} segments`),
+      ),
+  ),
 });
 
 /** Undo goes back one revision; `to: "original"` goes back to the recogniser's transcript. */

@@ -16,6 +16,7 @@ export const CONTRACT_RESULTS = [
   'NoteCollections',
   'NoteList',
   'SearchResults',
+  'SimilarSegments',
   'Transcription',
 ] as const;
 

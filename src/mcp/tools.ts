@@ -17,6 +17,7 @@ import { noteAudioLink } from '../domain/note-audio.ts';
 import { deleteNote, getNote, listNotes, updateNote } from '../domain/notes.ts';
 import type { McpScope } from '../domain/scopes.ts';
 import { searchNotes } from '../domain/search.ts';
+import { findSimilarSegments } from '../domain/similar-segments.ts';
 import { renderTranscript, type TranscriptionView } from '../domain/transcript-exports.ts';
 import { editTranscription, undoTranscriptionEdit } from '../domain/transcript-revisions.ts';
 import { transcriptEntityTag } from '../domain/transcript-tags.ts';
@@ -30,6 +31,7 @@ import {
   collectionNoteParams,
   collectionParams,
   editTranscriptionBody,
+  findSimilarSegmentsBody,
   generateArtifactBody,
   generateInsightsBody,
   listNotesQuery,
@@ -450,7 +452,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'editTranscription',
     title: 'Correct a transcript',
     description:
-      "Corrects a note's completed transcript: replace a segment's text, set its speaker (a label such as 'Speaker 2', one not used yet for a new speaker, or a name given with updateNote; anything else is 422), merge a segment with the next one, split one in two at a word or a time, or merge_speakers (every segment of one speaker given to another: one person heard as two). Read the transcript first with getTranscription (format json) and pass its etag as if_match (required): segments are numbered from 0 in that revision. Returns the corrected transcript (revision, edited_at) and its new etag; full_text, the exports, askWorkspace and search follow at once, and Insights or artifacts made before say outdated: true until generated again. The recogniser's transcript is kept: undoTranscriptionEdit goes back. Errors: 400 for invalid input; 404 when there is no such note; 409 when it has no completed transcription; 412 when the transcript changed since you read it (nothing was changed: read it again, reapply, retry with the new etag); 422 when an edit cannot apply (no such segment, merge of the last one, split outside the segment, merge_speakers of a speaker with no segment or into itself); 428 without if_match.",
+      "Corrects a note's completed transcript: replace a segment's text, set its speaker (a label such as 'Speaker 2', one not used yet for a new speaker, or a name given with updateNote; anything else is 422), set_speakers (several segments, e.g. a range or the ones findSimilarSegments proposed, given to one speaker at once), merge a segment with the next one, split one in two at a word or a time, or merge_speakers (every segment of one speaker given to another: one person heard as two). Read the transcript first with getTranscription (format json) and pass its etag as if_match (required): segments are numbered from 0 in that revision. Returns the corrected transcript (revision, edited_at) and its new etag; full_text, the exports, askWorkspace and search follow at once, and Insights or artifacts made before say outdated: true until generated again. The recogniser's transcript is kept: undoTranscriptionEdit goes back. Errors: 400 for invalid input; 404 when there is no such note; 409 when it has no completed transcription; 412 when the transcript changed since you read it (nothing was changed: read it again, reapply, retry with the new etag); 422 when an edit cannot apply (no such segment, merge of the last one, split outside the segment, merge_speakers of a speaker with no segment or into itself); 428 without if_match.",
     inputSchema: inputOf(noteParams, editTranscriptionBody, requiredIfMatch),
     outputSchema: outputOf('Transcription'),
     annotations: ADDS,
@@ -486,6 +488,20 @@ export const MCP_TOOLS: readonly McpTool[] = [
           tagConditionOf(input.if_match),
         ),
       );
+    },
+  }),
+  defineTool({
+    name: 'findSimilarSegments',
+    title: 'Find segments spoken in a similar voice',
+    description:
+      "After segments were given to a speaker (set_speaker), finds the other segments of the transcript whose voice is closer to those (examples, default: all of the speaker's) than to the rest of their own speaker's, by the voices the self-hosted diarizer kept. Read-only: returns speaker_label, the segments (segment number, times, current speaker_label, similarity) and the etag of the revision they are numbered in; tell the user how many, then give them to the speaker with one editTranscription set_speakers edit (if_match: that etag), which one undoTranscriptionEdit takes back. Errors: 404 when there is no such note; 409 when the transcript keeps no voices (made before they were kept, or by Amazon Transcribe) or is not complete; 422 when an example is not the speaker's segment.",
+    inputSchema: inputOf(noteParams, findSimilarSegmentsBody),
+    outputSchema: outputOf('SimilarSegments'),
+    annotations: READ_ONLY,
+    scopes: ['notes:read'],
+    async run(context, input) {
+      const { note_id, ...request } = input;
+      return resultOf(await findSimilarSegments(context.services(), accountOf(context), note_id, request));
     },
   }),
   defineTool({

@@ -52,6 +52,11 @@ export interface RecognitionResult {
    * embedding) or `voice-statistics` (MFCC and pitch statistics). Absent when the engine labels them.
    */
   speakers_by?: string;
+  /**
+   * The voice of each speaker turn the local diarizer found (a unit vector); kept beside the
+   * transcript so that a correction can find the segments spoken in a similar voice.
+   */
+  voices?: SpeakerVoice[];
 }
 
 /**
@@ -110,4 +115,11 @@ export interface BatchRecognitionJob {
 
 export function isBatchEngine(engine: SpeechToText | BatchSpeechToText): engine is BatchSpeechToText {
   return 'start' in engine;
+}
+
+/** A stretch of one speaker's voice: its time and a unit vector to compare voices by (cosine). */
+export interface SpeakerVoice {
+  start_ms: number;
+  end_ms: number;
+  vector: number[];
 }

@@ -18,7 +18,7 @@ import { accessTokenFor } from '../support/oauth-flow.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /**
- * Every tool's outputSchema (tools/list) against what the tool really returns: each of the 22 tools
+ * Every tool's outputSchema (tools/list) against what the tool really returns: each of the 23 tools
  * is called on the local runtime in the state it is meant for (a transcribed conversation, its
  * Insights and an epiphany generated, collections, a correction, deletions), through the SDK v2
  * client in 2026-07-28 with a token from the OAuth flow (all four scopes), and each structuredContent
@@ -113,7 +113,7 @@ async function untilResult(name: string, args: Record<string, unknown>): Promise
 }
 
 describe('every tool answers with structuredContent its advertised outputSchema accepts', () => {
-  it('advertises an object outputSchema for each of the 22 tools', () => {
+  it('advertises an object outputSchema for each of the 23 tools', () => {
     expect([...tools.keys()].sort()).toEqual([...MCP_TOOL_NAMES].sort());
     for (const [name, tool] of tools) expect(tool.outputSchema?.type, name).toBe('object');
   });
@@ -157,6 +157,9 @@ describe('every tool answers with structuredContent its advertised outputSchema 
       edits: [{ op: 'replace_text', segment: 0, text: 'Corrected opening.' }],
     });
     expect(corrected.revision).toBe(1);
+    // The diarizer kept the recording's voices: segments like Speaker 1's can be looked for.
+    const similar = await check('findSimilarSegments', { note_id: noteId, speaker: 'Speaker 1' });
+    expect(similar.speaker_label).toBe('Speaker 1');
     await check('undoTranscriptionEdit', { note_id: noteId, if_match: await transcriptEtag() });
   });
 

@@ -160,7 +160,7 @@ afterAll(async () => {
 });
 
 describe('the MCP server over Streamable HTTP with the SDK client', () => {
-  it('initializes and lists the twenty-two tools with their annotations, not submitTranscription', async () => {
+  it('initializes and lists the twenty-three tools with their annotations, not submitTranscription', async () => {
     const client = await connect(tokens.mint(accountId, ['notes:read', 'notes:process']));
     expect(client.getServerVersion()?.name).toBe('notes');
     expect(client.getInstructions()).toMatch(/notes CLI/);
@@ -173,6 +173,7 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
       'deleteNote',
       'deleteTranscription',
       'editTranscription',
+      'findSimilarSegments',
       'generateInsights',
       'generateNoteArtifact',
       'getCurrentAccount',

@@ -40,6 +40,10 @@ async function processedNote(title: string): Promise<string> {
   const services = getServices();
   const noteId = randomUUID();
   await storeTranscribedNote(services, accountId, { id: noteId, title, text: TEXT });
+  // The voices the local diarizer keeps beside a transcript (findSimilarSegments reads them).
+  await services.blobs.putJson(objectKeys.voices(accountId, noteId), {
+    voices: [{ start_ms: 0, end_ms: 3_600_000, vector: [1, 0] }],
+  });
   const recording = join(service.dataDir, `${noteId}.wav`);
   await writeFile(recording, Buffer.alloc(4096));
   await services.blobs.putFile(objectKeys.audio(accountId, noteId), recording, 'audio/wav');
@@ -103,6 +107,9 @@ describe('round trips per operation', () => {
     await call('undoTranscriptionEdit', `${note}/transcription/undo`, {
       body: { to: 'previous' },
       headers: { 'if-match': String(edited.headers.get('etag')) },
+    });
+    await call('findSimilarSegments', `${note}/transcription/similar-segments`, {
+      body: { speaker: 'Speaker 1' },
     });
     await call('getNoteAudio', `${note}/audio`);
     await call('searchNotes', '/v1/search?q=budget%20review');

@@ -36,7 +36,7 @@ function contractOperations(): ContractOperation[] {
 describe('the contract, the route table and the handlers agree', () => {
   const operations = contractOperations();
 
-  it("lists the spec's twelve operationIds, getNoteArtifact (the artifact's read), the collection operations, the transcript corrections and the sessions, each once", () => {
+  it("lists the spec's twelve operationIds, getNoteArtifact (the artifact's read), the collection operations, the transcript corrections (and the similar segments they propose) and the sessions, each once", () => {
     const ids = operations.map((operation) => operation.operationId).sort();
     expect(ids).toEqual(
       [
@@ -67,6 +67,8 @@ describe('the contract, the route table and the handlers agree', () => {
         // Transcript corrections (issue 14).
         'editTranscription',
         'undoTranscriptionEdit',
+        // Corrections that teach (issue 37).
+        'findSimilarSegments',
         // Sessions (issue 35).
         'listSessions',
         'endSession',

@@ -36,6 +36,7 @@ const VALID_INPUT: Record<string, Record<string, unknown>> = {
   searchNotes: { q: 'budget' },
   editTranscription: { note_id: NOTE, if_match: '"tag"', edits: [{ op: 'merge', segment: 0 }] },
   undoTranscriptionEdit: { note_id: NOTE, if_match: '"tag"' },
+  findSimilarSegments: { note_id: NOTE, speaker: 'Speaker 2' },
 };
 
 const grant: AccessGrant = {
@@ -115,6 +116,7 @@ describe('the MCP tool registry', () => {
         'updateNote',
         'editTranscription',
         'undoTranscriptionEdit',
+        'findSimilarSegments',
       ].sort(),
     );
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
@@ -167,6 +169,7 @@ describe('the MCP tool registry', () => {
       deleteNote: overwrites,
       editTranscription: adds,
       undoTranscriptionEdit: adds,
+      findSimilarSegments: read,
     });
   });
 
@@ -194,6 +197,7 @@ describe('the MCP tool registry', () => {
       deleteNote: ['notes:delete'],
       editTranscription: ['notes:write'],
       undoTranscriptionEdit: ['notes:write'],
+      findSimilarSegments: ['notes:read'],
     });
   });
 

@@ -150,6 +150,20 @@ describe('applying corrections', () => {
     expect(segments.map((segment) => segment.text)).toEqual(recognised().map((segment) => segment.text));
   });
 
+  it('gives several segments to one speaker in one edit, leaving the others and every text as they were', () => {
+    const names: Record<string, string> = { Ada: 'Speaker 3' };
+    const segments = applyEdits(
+      recognised(),
+      [{ op: 'set_speakers', segments: [1, 0], speaker: 'Ada' }],
+      (speaker) => names[speaker] ?? speaker,
+    );
+    expect(segments.map((segment) => segment.speaker)).toEqual(['Speaker 3', 'Speaker 3']);
+    expect(segments.map((segment) => segment.text)).toEqual(recognised().map((segment) => segment.text));
+    expect(
+      edited([{ op: 'set_speakers', segments: [1], speaker: 'Speaker 1' }]).map((s) => s.speaker),
+    ).toEqual(['Speaker 1', 'Speaker 1']);
+  });
+
   it('refuses what cannot apply, naming the edit', () => {
     const cases: [TranscriptEdit[], RegExp][] = [
       [[{ op: 'replace_text', segment: 2, text: 'x' }], /edits\[0\] \(replace_text\): there is no segment 2/],
@@ -162,6 +176,10 @@ describe('applying corrections', () => {
         /no segment is spoken by "Speaker 7"/,
       ],
       [[{ op: 'merge_speakers', speaker: 'Speaker 1', into: 'Speaker 1' }], /are the same speaker/],
+      [
+        [{ op: 'set_speakers', segments: [0, 5], speaker: 'Speaker 2' }],
+        /edits\[0\] \(set_speakers\): there is no segment 5/,
+      ],
       [
         [
           { op: 'merge', segment: 0 },

@@ -207,10 +207,135 @@ export const transcriptionMergeSpeakers = {
   },
 };
 
+/**
+ * `3,5,8-12` as segment numbers, each once, in order given; a usage error for anything else.
+ * @param {string | undefined} text
+ * @param {string} option
+ * @param {string} command
+ * @returns {number[] | undefined}
+ */
+function segmentList(text, option, command) {
+  if (text === undefined) return undefined;
+  /** @type {number[]} */
+  const segments = [];
+  for (const part of text.split(',')) {
+    const range = /^\s*(\d{1,7})\s*(?:-\s*(\d{1,7})\s*)?$/.exec(part);
+    const from = Number(range?.[1]);
+    const to = range?.[2] === undefined ? from : Number(range[2]);
+    if (!range || to < from || to > MAX_SEGMENT) {
+      throw new UsageError(`--${option} takes segment numbers and ranges, such as 3,5,8-12`, command);
+    }
+    for (let segment = from; segment <= to; segment++) segments.push(segment);
+  }
+  if (new Set(segments).size !== segments.length) {
+    throw new UsageError(`--${option}: each segment at most once`, command);
+  }
+  return segments;
+}
+
+/** @type {import('../types.mjs').CommandSpec} */
+export const transcriptionSetSpeaker = {
+  name: 'transcription set-speaker',
+  summary: 'Give several segments (a range, a list) to one speaker at once',
+  operation: 'editTranscription',
+  args: ['<id>'],
+  required: '--segments <list> --speaker <name>',
+  options: {
+    segments: { type: 'string', value: 'list', description: 'Segment numbers and ranges: 3,5,8-12' },
+    speaker: {
+      type: 'string',
+      value: 'name',
+      description: "Their speaker: a label ('Speaker 2') or a name the note gives a label",
+    },
+    'if-match': IF_MATCH_OPTION,
+  },
+  details: 'One correction: one undo takes it back.',
+  examples: [
+    'notes transcription set-speaker 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 --segments 12-30 --speaker Alice',
+  ],
+  async run(context) {
+    const command = 'transcription set-speaker';
+    const noteId = noteIdArg(context.positionals[0], command);
+    const segments = segmentList(stringOption(context.values, 'segments'), 'segments', command);
+    const speaker = stringOption(context.values, 'speaker');
+    if (segments === undefined || speaker === undefined)
+      throw new UsageError('give --segments and --speaker', command);
+    const edits = [{ op: 'set_speakers', segments, speaker }];
+    await correct(context, noteId, 'edits', { edits }, `${command} ${noteId}`);
+  },
+};
+
+/** @type {import('../types.mjs').CommandSpec} */
+export const transcriptionSimilar = {
+  name: 'transcription similar',
+  summary: "Find the segments spoken in a voice like a speaker's, and optionally give them to them",
+  operation: 'findSimilarSegments',
+  args: ['<id>'],
+  required: '--speaker <name>',
+  options: {
+    speaker: {
+      type: 'string',
+      value: 'name',
+      description: "The speaker: a label ('Speaker 2') or a name the note gives a label",
+    },
+    examples: {
+      type: 'string',
+      value: 'list',
+      description: "Their segments to compare with (3,5,8-12); default: all of the speaker's",
+    },
+    apply: {
+      type: 'boolean',
+      description: 'Give the segments found to the speaker (one correction; undo takes it back)',
+    },
+  },
+  details:
+    'Prints what findSimilarSegments found (JSON: speaker_label, segments, etag) and, on stderr, how\n' +
+    'many; with --apply, then gives them to the speaker against that etag and prints the transcript.',
+  examples: [
+    'notes transcription similar 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 --speaker Alice --examples 4,9',
+    'notes transcription similar 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34 --speaker Alice --apply',
+  ],
+  async run(context) {
+    const command = 'transcription similar';
+    const noteId = noteIdArg(context.positionals[0], command);
+    const speaker = stringOption(context.values, 'speaker');
+    if (speaker === undefined) throw new UsageError('give --speaker', command);
+    const examples = segmentList(stringOption(context.values, 'examples'), 'examples', command);
+    const what = `${command} ${noteId}`;
+    const api = context.client();
+    const found = await api.request('POST', `${notePath(noteId)}/transcription/similar-segments`, {
+      body: { speaker, ...(examples ? { examples } : {}) },
+      what,
+    });
+    const result = /** @type {{ speaker_label: string, segments: { segment: number }[], etag: string }} */ (
+      found.body
+    );
+    process.stderr.write(`${result.segments.length} segment(s) sound like ${speaker}\n`);
+    if (!flag(context.values, 'apply')) {
+      printJson(result);
+      return;
+    }
+    if (result.segments.length === 0) {
+      printJson(result);
+      return;
+    }
+    const segments = result.segments.map((segment) => segment.segment);
+    const response = await api.request('POST', `${notePath(noteId)}/transcription/edits`, {
+      body: { edits: [{ op: 'set_speakers', segments, speaker: result.speaker_label }] },
+      what,
+      headers: { 'if-match': result.etag },
+    });
+    printJson(response.body);
+    printEtag(response);
+  },
+};
+
 export const CORRECTION_COMMANDS = [
   transcriptionEdit,
   transcriptionMerge,
   transcriptionMergeSpeakers,
+  transcriptionSetSpeaker,
+  transcriptionSimilar,
   transcriptionSplit,
   transcriptionUndo,
 ];

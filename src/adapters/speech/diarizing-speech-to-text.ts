@@ -88,10 +88,15 @@ export class DiarizingSpeechToText implements SpeechToText {
         await turns;
         return result;
       }
+      const heard = await turns;
+      const voices = heard.flatMap(({ start_ms, end_ms, voice }) =>
+        voice ? [{ start_ms, end_ms, vector: voice }] : [],
+      );
       const labelled = {
         ...result,
-        words: assignSpeakers(result.words, await turns),
+        words: assignSpeakers(result.words, heard),
         speakers_by: voiceModel ? `voice-model:${voiceModel.name}` : 'voice-statistics',
+        ...(voices.length > 0 ? { voices } : {}),
       };
       if (signal?.aborted) throw abortError(signal);
       return labelled;

@@ -151,10 +151,10 @@ export class Diarizer {
    * it with many tunings on one analysis.
    */
   decide(speakersExpected: number | undefined, tuning: DiarizerTuning): SpeakerTurn[] {
-    const blockLabels =
-      this.embedder && this.voiceWindows.length > 0
-        ? this.blockLabelsByVoice(speakersExpected)
-        : this.blockLabelsByFeatures(speakersExpected, tuning);
+    const byVoice = this.embedder !== undefined && this.voiceWindows.length > 0;
+    const blockLabels = byVoice
+      ? this.blockLabelsByVoice(speakersExpected)
+      : this.blockLabelsByFeatures(speakersExpected, tuning);
     if (!blockLabels) return [];
     const runs: LabelledRun[] = [];
     for (const region of speechRegions(this.flags, this.framesDecided)) {
@@ -172,7 +172,8 @@ export class Diarizer {
     // A hinted speaker heard only in turns shorter than the smoothing's minimum keeps them.
     if (speakersExpected !== undefined && distinct(turns) < Math.min(speakersExpected, distinct(runs)))
       turns = smoothTurns(runs, { ...DEFAULT_SMOOTH_OPTIONS, minTurnMs: 0 });
-    return nameSpeakers(turns);
+    const windows = byVoice ? this.voiceWindows : windowEmbeddings(this.stats).windows;
+    return nameSpeakers(turns).map((turn) => withVoice(turn, windows));
   }
 
   /**
@@ -382,6 +383,31 @@ export function adjacentSpread(windows: readonly Window[]): number {
   if (distances.length === 0) return 0.4;
   distances.sort((a, b) => a - b);
   return distances[Math.floor(distances.length / 4)] ?? 0.4;
+}
+
+/**
+ * The turn with the mean of the voice vectors of the windows centred in it (weighted by their speech,
+ * unit length, 4 decimals): what findSimilarSegments compares segments by, after the fact. A turn too
+ * short for a window of its own takes the nearest window's.
+ */
+function withVoice(turn: SpeakerTurn, windows: readonly Window[]): SpeakerTurn {
+  const centreMs = (w: Window) => ((w.startBlock + w.endBlock) / 2) * BLOCK_FRAMES * FRAME_MS;
+  let inside = windows.filter((w) => centreMs(w) >= turn.start_ms && centreMs(w) < turn.end_ms);
+  if (inside.length === 0) {
+    const middle = (turn.start_ms + turn.end_ms) / 2;
+    const nearest = windows.reduce<Window | undefined>(
+      (best, w) => (!best || Math.abs(centreMs(w) - middle) < Math.abs(centreMs(best) - middle) ? w : best),
+      undefined,
+    );
+    inside = nearest ? [nearest] : [];
+  }
+  const first = inside[0];
+  if (!first) return turn;
+  const sum = new Float64Array(first.vector.length);
+  for (const w of inside)
+    for (let d = 0; d < sum.length; d++) sum[d] = (sum[d] ?? 0) + (w.vector[d] ?? 0) * w.speechFrames;
+  const norm = Math.hypot(...sum) || 1;
+  return { ...turn, voice: Array.from(sum, (value) => Math.round((value / norm) * 1e4) / 1e4) };
 }
 
 function nameSpeakers(turns: LabelledRun[]): SpeakerTurn[] {

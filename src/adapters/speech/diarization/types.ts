@@ -6,6 +6,8 @@ export interface SpeakerTurn {
   start_ms: number;
   end_ms: number;
   speaker: SpeakerLabel;
+  /** The voice heard in the turn: a unit vector (a voice model's embedding, or voice statistics). */
+  voice?: number[];
 }
 
 /** A neural voice model checked to load (voice-provision.ts): its file, its name, what runs it. */

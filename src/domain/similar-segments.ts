@@ -1,0 +1,167 @@
+import type { SpeakerVoice } from '../ports/speech-to-text.ts';
+import type { DomainDeps } from './deps.ts';
+import { ConflictError, UnprocessableError } from './errors.ts';
+import { transcriptLost } from './lost-results.ts';
+import { requireNoteWithItems } from './note-lookup.ts';
+import { objectKeys } from './object-keys.ts';
+import { labelForSpeaker } from './speaker-labels.ts';
+import { readTranscriptionAt } from './stored-results.ts';
+import type { ConversationSegment } from './transcript.ts';
+import { transcriptionView } from './transcript-exports.ts';
+import { transcriptEntityTag } from './transcript-tags.ts';
+
+/**
+ * "Apply to similar segments": after a person gives segments to a speaker, the other segments whose
+ * voice is closer to those than to the rest of their own speaker's. Read only: the client shows how
+ * many and which, then gives them to the speaker with one `set_speakers` correction (one undo).
+ *
+ * Voices are the diarizer's, kept beside the transcript (`voices.json`: each speaker turn's unit
+ * vector, from the neural voice model or the voice statistics); a segment's voice is the mean of the
+ * turns it overlaps, weighted by the overlap. Times, not segment numbers, tie the two together, so
+ * corrections (splits, merges) do not lose them.
+ */
+export interface SimilarSegmentsRequest {
+  /** A label or a name given with updateNote. */
+  speaker: string;
+  /** Segments of the current revision that are this speaker's; default: all segments labelled so. */
+  examples?: number[] | undefined;
+}
+
+export interface SimilarSegment {
+  segment: number;
+  start_ms: number;
+  end_ms: number;
+  /** Its speaker now: the label. */
+  speaker_label: string;
+  /** Cosine similarity of its voice to the examples' (-1..1, 3 decimals). */
+  similarity: number;
+}
+
+export interface SimilarSegmentsResult {
+  /** The speaker the segments would be given to: its label. */
+  speaker_label: string;
+  examples: number[];
+  segments: SimilarSegment[];
+  /** The transcript revision the segment numbers refer to: If-Match for the set_speakers correction. */
+  etag: string;
+}
+
+const NO_VOICES =
+  'This transcript keeps no voices to compare (it was made before voices were kept, or its engine labels speakers itself): transcribe it again to use this';
+
+export async function findSimilarSegments(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  request: SimilarSegmentsRequest,
+): Promise<SimilarSegmentsResult> {
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const job = jobs.get('transcription');
+  if (job?.status !== 'completed') {
+    throw new ConflictError(
+      'Only a completed transcription has voices to compare: submit audio with submitTranscription and wait for it to complete',
+    );
+  }
+  const current = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
+  if (current === 'unreadable') {
+    await transcriptLost(deps, job);
+    throw new ConflictError(
+      'The stored transcript could not be read (missing or damaged): transcribe it again',
+    );
+  }
+  const stored = await deps.blobs.getJson<{ voices: SpeakerVoice[] }>(objectKeys.voices(accountId, noteId));
+  if (!stored?.voices?.length) throw new ConflictError(NO_VOICES);
+  const segments = current.conversation_segments;
+  const present = new Set(segments.map((segment) => segment.speaker));
+  const label = labelForSpeaker(request.speaker.trim(), note.speaker_names, present, 'speaker');
+  const examples = request.examples ?? segments.flatMap((s, i) => (s.speaker === label ? [i] : []));
+  for (const index of examples) {
+    if (!segments[index]) {
+      throw new UnprocessableError(
+        `examples: there is no segment ${index}; the transcript has ${segments.length} segments, numbered from 0 to ${segments.length - 1}`,
+      );
+    }
+    if (segments[index]?.speaker !== label) {
+      throw new UnprocessableError(
+        `examples: segment ${index} is not ${request.speaker}'s: give it to them first (set_speaker), then ask for similar ones`,
+      );
+    }
+  }
+  if (examples.length === 0)
+    throw new UnprocessableError(`speaker: no segment is spoken by "${request.speaker}"`);
+  const view = transcriptionView(current, note.speaker_names);
+  return {
+    speaker_label: label,
+    examples,
+    segments: similarTo(segments, stored.voices, label, new Set(examples)),
+    etag: transcriptEntityTag(view),
+  };
+}
+
+/** Pure: the segments (not the speaker's) closer in voice to `examples` than to their own speaker. */
+export function similarTo(
+  segments: readonly ConversationSegment[],
+  voices: readonly SpeakerVoice[],
+  label: string,
+  examples: ReadonlySet<number>,
+): SimilarSegment[] {
+  const vectors = segments.map((segment) => voiceOf(segment, voices));
+  const target = unit(sum([...examples].flatMap((i) => (vectors[i] ? [vectors[i]] : []))));
+  if (!target) return [];
+  const bySpeaker = new Map<string, number[]>();
+  segments.forEach((segment, i) => {
+    const vector = vectors[i];
+    if (!vector) return;
+    const total = bySpeaker.get(segment.speaker);
+    bySpeaker.set(segment.speaker, total ? add(total, vector, 1) : [...vector]);
+  });
+  const found: SimilarSegment[] = [];
+  segments.forEach((segment, i) => {
+    const vector = vectors[i];
+    if (!vector || segment.speaker === label) return;
+    const similarity = dot(vector, target);
+    // Its own speaker without it: a speaker heard only here has nothing to hold it.
+    const rest = unit(add(bySpeaker.get(segment.speaker) ?? vector, vector, -1));
+    const own = rest ? dot(vector, rest) : Number.NEGATIVE_INFINITY;
+    if (similarity > own) {
+      found.push({
+        segment: i,
+        start_ms: segment.start_ms,
+        end_ms: segment.end_ms,
+        speaker_label: segment.speaker,
+        similarity: Math.round(similarity * 1000) / 1000,
+      });
+    }
+  });
+  return found;
+}
+
+/** The segment's voice: the turns it overlaps, weighted by how much; undefined when it overlaps none. */
+function voiceOf(segment: ConversationSegment, voices: readonly SpeakerVoice[]): number[] | undefined {
+  let total: number[] | undefined;
+  for (const voice of voices) {
+    const overlap = Math.min(segment.end_ms, voice.end_ms) - Math.max(segment.start_ms, voice.start_ms);
+    if (overlap <= 0) continue;
+    total = total ? add(total, voice.vector, overlap) : voice.vector.map((value) => value * overlap);
+  }
+  return total ? unit(total) : undefined;
+}
+
+function add(into: number[], vector: readonly number[], weight: number): number[] {
+  return into.map((value, d) => value + (vector[d] ?? 0) * weight);
+}
+
+function sum(vectors: readonly number[][]): number[] {
+  const first = vectors[0];
+  return first ? vectors.slice(1).reduce((total, vector) => add(total, vector, 1), [...first]) : [];
+}
+
+function dot(a: readonly number[], b: readonly number[]): number {
+  return a.reduce((total, value, d) => total + value * (b[d] ?? 0), 0);
+}
+
+/** Scaled to length 1; undefined for a zero (or empty) vector. */
+function unit(vector: readonly number[]): number[] | undefined {
+  const norm = Math.sqrt(dot(vector, vector));
+  return norm > 1e-9 ? vector.map((value) => value / norm) : undefined;
+}
