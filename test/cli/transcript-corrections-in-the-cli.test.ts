@@ -115,6 +115,33 @@ describe('notes transcription edit, merge, split and undo', () => {
     expect(stdoutJson<Transcript>(undone).conversation_segments).toEqual(before.conversation_segments);
   });
 
+  it('gives a range of segments to a speaker, finds the segments in a similar voice, and applies them with --apply', async () => {
+    const start = stdoutJson<Transcript>(await runCli(['transcription', 'get', noteId], env));
+    const last = start.conversation_segments.length - 1;
+    const range = await runCli(
+      ['transcription', 'set-speaker', noteId, '--segments', `0-${last}`, '--speaker', 'Speaker 4'],
+      env,
+    );
+    expect(range.code, describeRun(range)).toBe(0);
+    expect(new Set(stdoutJson<Transcript>(range).conversation_segments.map((s) => s.speaker_label))).toEqual(
+      new Set(['Speaker 4']),
+    );
+    // Every segment is Speaker 4's now: nothing is left to propose, and --apply changes nothing.
+    const similar = await runCli(
+      ['transcription', 'similar', noteId, '--speaker', 'Speaker 4', '--apply'],
+      env,
+    );
+    expect(similar.code, describeRun(similar)).toBe(0);
+    expect(similar.stderr).toContain('0 segment(s) sound like Speaker 4');
+    expect(stdoutJson<{ segments: unknown[]; speaker_label: string }>(similar)).toMatchObject({
+      speaker_label: 'Speaker 4',
+      segments: [],
+    });
+    const undone = await runCli(['transcription', 'undo', noteId], env);
+    expect(undone.code, describeRun(undone)).toBe(0);
+    expect(stdoutJson<Transcript>(undone).conversation_segments).toEqual(start.conversation_segments);
+  });
+
   it('refuses bad arguments before sending anything (exit 2), and reports a correction that cannot apply (exit 6)', async () => {
     const usage: string[][] = [
       ['transcription', 'edit', noteId, '--text', 'No segment'],
@@ -124,6 +151,10 @@ describe('notes transcription edit, merge, split and undo', () => {
       ['transcription', 'merge', noteId, '--segment', '-1'],
       ['transcription', 'merge-speakers', noteId, '--speaker', 'Speaker 2'],
       ['transcription', 'undo', 'not-a-uuid'],
+      ['transcription', 'set-speaker', noteId, '--segments', '3-1', '--speaker', 'Speaker 2'],
+      ['transcription', 'set-speaker', noteId, '--segments', '1,1', '--speaker', 'Speaker 2'],
+      ['transcription', 'set-speaker', noteId, '--segments', '0'],
+      ['transcription', 'similar', noteId],
     ];
     for (const args of usage) {
       const result = await runCli(args, env);
