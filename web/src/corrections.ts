@@ -32,6 +32,7 @@ export interface Saved {
 export type TranscriptEdit =
   | { op: 'replace_text'; segment: number; text: string }
   | { op: 'set_speaker'; segment: number; speaker: string }
+  | { op: 'set_speakers'; segments: number[]; speaker: string }
   | { op: 'merge'; segment: number }
   | { op: 'split'; segment: number; at_word: number }
   | { op: 'merge_speakers'; speaker: string; into: string };

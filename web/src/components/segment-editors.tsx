@@ -117,6 +117,7 @@ export function SpeakerChooser({
   current,
   speakers,
   newLabel,
+  following,
   onSave,
   onCancel,
 }: {
@@ -124,11 +125,14 @@ export function SpeakerChooser({
   current: string;
   speakers: SpeakerChoice[];
   newLabel: string;
-  onSave(label: string): void;
+  /** Segments after this one with the same speaker, which "up to the next change" also gives. */
+  following: number;
+  onSave(label: string, following: number): void;
   onCancel(): void;
 }) {
   const others = speakers.filter((speaker) => speaker.label !== current);
   const [choice, setChoice] = useState(others[0]?.label ?? newLabel);
+  const [throughRun, setThroughRun] = useState(false);
   const focus = useFocusOnMount<HTMLSelectElement>();
   const id = `speaker-of-${segment.start_ms}`;
   return (
@@ -136,7 +140,7 @@ export function SpeakerChooser({
       class="editor chooser"
       onSubmit={(event) => {
         event.preventDefault();
-        onSave(choice);
+        onSave(choice, throughRun ? following : 0);
       }}
       onKeyDown={escapeTo(onCancel)}
     >
@@ -149,6 +153,17 @@ export function SpeakerChooser({
         ))}
         <option value={newLabel}>A new speaker ({newLabel})</option>
       </select>
+      {following > 0 && (
+        <label class="through-run">
+          <input
+            type="checkbox"
+            checked={throughRun}
+            onChange={(event) => setThroughRun(event.currentTarget.checked)}
+          />{' '}
+          Also the next {following === 1 ? 'segment' : `${following} segments`}, up to the next change of
+          speaker
+        </label>
+      )}
       <SaveOrCancel onCancel={onCancel} save="Change speaker" />
     </form>
   );

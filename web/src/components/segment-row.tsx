@@ -18,7 +18,8 @@ export interface RowActions {
   /** Closes the row's editor; `refocus` puts the focus back on the row (not when it went elsewhere). */
   close(key: string, index: number, refocus: boolean): void;
   text(index: number, text: string): Promise<boolean>;
-  speaker(index: number, label: string): void;
+  /** Gives the segment, and the `following` segments after it, to `label`. */
+  speaker(index: number, label: string, following: number): void;
   split(index: number, atWord: number): void;
   merge(index: number): void;
 }
@@ -36,6 +37,8 @@ interface Props {
   saved: boolean;
   speakers: SpeakerChoice[];
   newLabel: string;
+  /** Segments right after this one with its speaker: "up to the next change of speaker" covers them. */
+  following: number;
   playback: Playback;
   actions: RowActions;
 }
@@ -190,7 +193,8 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
           current={props.label}
           speakers={props.speakers}
           newLabel={props.newLabel}
-          onSave={(label) => actions.speaker(index, label)}
+          following={props.following}
+          onSave={(label, following) => actions.speaker(index, label, following)}
           onCancel={close}
         />
       )}

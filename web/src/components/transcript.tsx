@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useApp } from '../context.ts';
 import { type Saved, type TranscriptEdit, type TranscriptState, useCorrections } from '../corrections.ts';
 import { clock } from '../format.ts';
 import type { Playback } from '../player/playback.ts';
@@ -14,6 +15,7 @@ import {
 } from '../speakers.ts';
 import type { Segment } from '../types.ts';
 import { type RowActions, type SegmentMode, SegmentRow } from './segment-row.tsx';
+import { SimilarSuggestion, type Suggestion } from './similar-suggestion.tsx';
 import { SpeakerName } from './speaker-name.tsx';
 import { useFollowPlayback } from './transcript-follow.ts';
 
@@ -47,7 +49,10 @@ function anyUnsure(segments: readonly Segment[]): boolean {
  * slice at a time, so its first screen shows at once.
  */
 export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, playback, onSaved }: Props) {
+  const { api } = useApp();
   const corrections = useCorrections({ noteId, transcript, noteEtag, speakerNames, onSaved });
+  // After a change of speaker: the other segments in a voice like the new speaker's, to give them too.
+  const [suggestion, setSuggestion] = useState<Suggestion | null>(null);
   const canUndo = corrections.renameToUndo || (transcript.data.revision ?? 0) > 0;
   // The open editor, by its segment's key: it stays on its segment when a split or merge moves it.
   const [active, setActive] = useState<{ key: string; mode: SegmentMode } | null>(null);
@@ -65,6 +70,7 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
     [labels, speakerNames],
   );
   const newLabel = nextFreeLabel(labels, speakerNames);
+  const following = useMemo(() => followingSameSpeaker(segments), [segments]);
   const unsure = useMemo(() => anyUnsure(segments), [segments]);
   const colour = (label: string) => colourOf(label, labels, PALETTE_SIZE);
 
@@ -98,8 +104,8 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
   }, [activeGone]);
 
   // What the rows call, read through a ref: one object for good, so no row is drawn again for it.
-  const current = useRef({ keys, segments, speakerNames, corrections });
-  current.current = { keys, segments, speakerNames, corrections };
+  const current = useRef({ keys, segments, speakerNames, corrections, api, noteId });
+  current.current = { keys, segments, speakerNames, corrections, api, noteId };
   const actions = useMemo<RowActions>(() => {
     const edit = async (index: number, edits: TranscriptEdit[], what: string, done: string) => {
       const key = current.current.keys[index];
@@ -131,13 +137,21 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
         if (done) setSavedKey(key);
         return done;
       },
-      speaker: (index, speaker) =>
-        void edit(
+      speaker: async (index, speaker, following) => {
+        const name = nameOf(speaker, current.current.speakerNames);
+        const given = Array.from({ length: following + 1 }, (_, i) => index + i);
+        const done = await edit(
           index,
-          [{ op: 'set_speaker', segment: index, speaker }],
+          following === 0
+            ? [{ op: 'set_speaker', segment: index, speaker }]
+            : [{ op: 'set_speakers', segments: given, speaker }],
           `the change of speaker at ${at(index)}`,
-          `The segment at ${at(index)} is now said by ${nameOf(speaker, current.current.speakerNames)}`,
-        ),
+          following === 0
+            ? `The segment at ${at(index)} is now said by ${name}`
+            : `${given.length} segments from ${at(index)} are now said by ${name}`,
+        );
+        if (done) setSuggestion(await similarTo(current.current, speaker, given));
+      },
       split: (index, atWord) => {
         const word = current.current.segments[index]?.text.split(/\s+/).filter(Boolean)[atWord] ?? '';
         void edit(
@@ -189,6 +203,24 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       <p class="pending" role="status">
         {corrections.pending}
       </p>
+      {suggestion && suggestion.etag === transcript.etag && (
+        <SimilarSuggestion
+          suggestion={suggestion}
+          name={nameOf(suggestion.label, speakerNames)}
+          segments={segments}
+          onApply={async () => {
+            const { label, segments: indexes } = suggestion;
+            const name = nameOf(label, speakerNames);
+            setSuggestion(null);
+            await corrections.edit(
+              [{ op: 'set_speakers', segments: indexes, speaker: label }],
+              `giving ${indexes.length} similar segments to ${name}`,
+              `${indexes.length} more segments are now said by ${name}`,
+            );
+          }}
+          onDismiss={() => setSuggestion(null)}
+        />
+      )}
       {transcription.notice && (
         <p class="notice" id="transcript-notice">
           {transcription.notice.detail}
@@ -230,6 +262,7 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               saved={savedKey === key}
               speakers={speakers}
               newLabel={newLabel}
+              following={following[index] ?? 0}
               playback={playback}
               actions={actions}
             />
@@ -238,6 +271,43 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       </ol>
     </section>
   );
+}
+
+/** For each segment, how many right after it have its speaker (up to the next change). */
+function followingSameSpeaker(segments: readonly Segment[]): number[] {
+  const counts = new Array<number>(segments.length).fill(0);
+  for (let i = segments.length - 2; i >= 0; i--) {
+    if (segments[i]?.speaker_label === segments[i + 1]?.speaker_label) counts[i] = (counts[i + 1] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/**
+ * The segments findSimilarSegments proposes to give to `label` too, or null: none, or a transcript
+ * that keeps no voices (made before they were kept, or by Amazon Transcribe), which is not an error
+ * to show after a change that worked.
+ */
+async function similarTo(
+  context: { api: ReturnType<typeof useApp>['api']; noteId: string },
+  label: string,
+  examples: number[],
+): Promise<Suggestion | null> {
+  try {
+    const answer = await context.api.request<{
+      speaker_label: string;
+      segments: { segment: number }[];
+      etag: string;
+    }>(`/v1/notes/${context.noteId}/transcription/similar-segments`, {
+      method: 'POST',
+      body: { speaker: label, examples },
+    });
+    const segments = answer.data.segments.map((segment) => segment.segment);
+    return segments.length > 0
+      ? { label: answer.data.speaker_label, segments, etag: answer.data.etag }
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Past a long transcript to what follows it (the hash is the router's: a button, not a link). */
