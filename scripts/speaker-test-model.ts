@@ -11,6 +11,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { seededRandom } from './seeded-random.ts';
 
 /** Kaldi fbank bins: sherpa-onnx computes 80 whatever the model says. */
 const FEATURE_DIM = 80;
@@ -40,18 +41,6 @@ const ATTRIBUTE_INTS = 7;
 /** IR version 7 is the one that introduced opset 13, where ReduceMean still takes `axes` as an attribute. */
 const IR_VERSION = 7;
 const OPSET = 13;
-
-/** A deterministic generator (mulberry32), so that every run writes the same model. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Protocol buffers, just enough of them: no ONNX library is needed for a two-node graph.
 
@@ -110,7 +99,7 @@ function node(opType: string, inputs: string[], output: string, attributes: Buff
 
 /** The ONNX file's bytes: the same for the same seed. */
 export function speakerTestModelBytes(seed = 1): Buffer {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const weights = new Float32Array(FEATURE_DIM * SPEAKER_TEST_MODEL_DIM);
   // Log-mel features are in the tens; small weights keep the embedding's values moderate.
   for (let i = 0; i < weights.length; i++) weights[i] = (next() - 0.5) * 0.2;

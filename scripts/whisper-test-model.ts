@@ -11,6 +11,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { seededRandom } from './seeded-random.ts';
 
 /** Shape of the test model: whisper's vocabulary and audio window, with tiny layers. */
 const HPARAMS = {
@@ -38,18 +39,6 @@ const ALWAYS_F32 = new Set([
   'encoder.positional_embedding',
   'decoder.positional_embedding',
 ]);
-
-/** A deterministic generator (mulberry32), so that every run writes the same model. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function int32s(...values: number[]): Buffer {
   const buffer = Buffer.alloc(values.length * 4);
@@ -187,7 +176,7 @@ export async function writeWhisperTestModel(path: string, seed = 1): Promise<str
   const write = async (chunk: Buffer) => {
     if (!out.write(chunk)) await once(out, 'drain');
   };
-  const next = random(seed);
+  const next = seededRandom(seed);
   const h = HPARAMS;
   await write(int32s(GGML_MAGIC));
   await write(

@@ -5,6 +5,7 @@ import {
   type ConversationFixture,
   ensureConversations,
   fixtureNamed,
+  referenceSpeakerOf,
 } from '../fixtures/conversations/generate.ts';
 import { type ApiResponse, client } from '../support/api.ts';
 import { startInProcess } from '../support/in-process-runtime.ts';
@@ -41,19 +42,7 @@ beforeAll(async () => {
 
 afterAll(() => service?.stop());
 
-/** The reference speaker of a segment: the one whose turn covers most of it. */
-function truthOf(segment: Segment): string {
-  let best = '';
-  let most = 0;
-  for (const turn of fixture.truth.turns) {
-    const overlap = Math.min(segment.end_ms, turn.end_ms) - Math.max(segment.start_ms, turn.start_ms);
-    if (overlap > most) {
-      most = overlap;
-      best = turn.speaker;
-    }
-  }
-  return best;
-}
+const truthOf = (segment: { start_ms: number; end_ms: number }) => referenceSpeakerOf(fixture.truth, segment);
 
 async function transcript(): Promise<{ segments: Segment[]; etag: string; revision: number }> {
   const response = await api('GET', `/v1/notes/${noteId}/transcription`);

@@ -6,6 +6,7 @@ import {
   type ConversationFixture,
   ensureConversations,
   fixtureNamed,
+  referenceSpeakerOf,
 } from '../fixtures/conversations/generate.ts';
 import { accessibilityChecks, launchChromium, screenshotFailedSteps, signIn } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
@@ -72,19 +73,7 @@ async function segments(): Promise<{ list: ApiSegment[]; etag: string }> {
   };
 }
 
-/** The reference speaker of a segment: the one whose turn covers most of it. */
-function truthOf(segment: ApiSegment): string {
-  let best = '';
-  let most = 0;
-  for (const turn of fixture.truth.turns) {
-    const overlap = Math.min(segment.end_ms, turn.end_ms) - Math.max(segment.start_ms, turn.start_ms);
-    if (overlap > most) {
-      most = overlap;
-      best = turn.speaker;
-    }
-  }
-  return best;
-}
+const truthOf = (segment: { start_ms: number; end_ms: number }) => referenceSpeakerOf(fixture.truth, segment);
 
 /**
  * The diarizer's mistake, made by a correction: three of the second voice's segments given to the

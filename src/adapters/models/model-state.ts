@@ -1,6 +1,12 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type FetchableModel, ModelFetchError, type ModelFetchProgress } from './model-fetch.ts';
+import {
+  type FetchableModel,
+  fetchModel,
+  ModelFetchError,
+  type ModelFetchProgress,
+  presentModel,
+} from './model-fetch.ts';
 
 /**
  * A model's provisioning state, written to a small file in the models directory by the runtime that
@@ -69,5 +75,44 @@ export function fetchRemedy(error: unknown, model: Pick<FetchableModel, 'name' |
       return `point ${model.mirrorSetting} at the published files, then ${later}`;
     default:
       return `once this machine can reach it, ${later}`;
+  }
+}
+
+export interface KnownModelSource {
+  /** Where fetched models live. */
+  dir: string;
+  /** Models that came with the installation, looked in first (read only). */
+  installedDir?: string | undefined;
+  /** A mirror. */
+  baseUrl?: string | undefined;
+  fetch?: typeof fetch;
+}
+
+/**
+ * A known model's path: present (in the installation's models, then the models directory) or fetched
+ * now, its progress written as `fetching` states; `unavailable` (reason, remedy) when it cannot be.
+ */
+export async function knownModelPath(
+  known: FetchableModel,
+  source: KnownModelSource,
+  write: (state: { state: 'fetching'; model: string; progress: ModelFetchProgress }) => unknown,
+): Promise<{ path: string } | { state: 'unavailable'; model: string; reason: string; remedy: string }> {
+  const present =
+    (source.installedDir ? await presentModel(known, source.installedDir) : undefined) ??
+    (await presentModel(known, source.dir));
+  if (present) return { path: present };
+  await write({ state: 'fetching', model: known.name, progress: { bytes: 0 } });
+  try {
+    const path = await fetchModel(known, {
+      dir: source.dir,
+      ...(source.baseUrl ? { baseUrl: source.baseUrl } : {}),
+      ...(source.fetch ? { fetch: source.fetch } : {}),
+      onProgress: (progress) => void write({ state: 'fetching', model: known.name, progress }),
+    });
+    return { path };
+  } catch (error) {
+    // Written into sentences ("…: <reason>; <remedy>."): without its own final full stop.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, '');
+    return { state: 'unavailable', model: known.name, reason, remedy: fetchRemedy(error, known) };
   }
 }

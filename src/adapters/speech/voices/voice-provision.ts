@@ -1,8 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { access, mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { fetchModel, presentModel } from '../../models/model-fetch.ts';
-import { fetchRemedy, type ProvisionState, readState, stateWriter } from '../../models/model-state.ts';
+import { knownModelPath, type ProvisionState, readState, stateWriter } from '../../models/model-state.ts';
 import { sherpaOnnxBinding } from './voice-embedder.ts';
 import { knownVoiceModel, VOICE_MODELS } from './voice-models.ts';
 
@@ -75,23 +74,8 @@ export async function provisionVoiceModel(options: VoiceProvisionOptions): Promi
           remedy: 'check NOTES_VOICE_MODEL',
         });
   }
-  const present =
-    (options.installedDir ? await presentModel(known, options.installedDir) : undefined) ??
-    (await presentModel(known, options.dir));
-  if (present) return ready(present);
-  await write({ state: 'fetching', model, progress: { bytes: 0 } });
-  try {
-    const path = await fetchModel(known, {
-      dir: options.dir,
-      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      onProgress: (progress) => void write({ state: 'fetching', model, progress }),
-    });
-    return ready(path);
-  } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, '');
-    return write({ state: 'unavailable', model, reason, remedy: fetchRemedy(error, known) });
-  }
+  const found = await knownModelPath(known, options, write);
+  return 'state' in found ? write(found) : ready(found.path);
 }
 
 /**

@@ -1,7 +1,6 @@
 import { access, mkdir } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { fetchModel, presentModel } from '../../models/model-fetch.ts';
-import { fetchRemedy, type ProvisionState, readState, stateWriter } from '../../models/model-state.ts';
+import { knownModelPath, type ProvisionState, readState, stateWriter } from '../../models/model-state.ts';
 import { knownWhisperModel, WHISPER_MODELS } from './whisper-models.ts';
 import { whisperBinding } from './whisper-speech-to-text.ts';
 
@@ -70,24 +69,9 @@ export async function provisionWhisper(options: WhisperProvisionOptions): Promis
       remedy: `set NOTES_WHISPER_MODEL to one of ${WHISPER_MODELS.map((m) => m.name).join(', ')} or a ggml file's path`,
     });
   }
-  const present =
-    (options.installedDir ? await presentModel(known, options.installedDir) : undefined) ??
-    (await presentModel(known, options.dir));
-  if (present) return write({ state: 'ready', model, path: present, multilingual: known.multilingual });
-  await write({ state: 'fetching', model, progress: { bytes: 0 } });
-  try {
-    const path = await fetchModel(known, {
-      dir: options.dir,
-      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-      onProgress: (progress) => void write({ state: 'fetching', model, progress }),
-    });
-    return write({ state: 'ready', model, path, multilingual: known.multilingual });
-  } catch (error) {
-    // Written into sentences ("…: <reason>; <remedy>."): without its own final full stop.
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/\.\s*$/, '');
-    return write({ state: 'unavailable', model, reason, remedy: fetchRemedy(error, known) });
-  }
+  const found = await knownModelPath(known, options, write);
+  if ('state' in found) return write(found);
+  return write({ state: 'ready', model, path: found.path, multilingual: known.multilingual });
 }
 
 /** The state the runtime last wrote, or undefined when it has written none (yet). */
