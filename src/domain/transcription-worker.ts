@@ -205,11 +205,14 @@ async function saveTranscript(
   await deps.blobs.deletePrefix(objectKeys.transcriptRevisions(job.account_id, job.note_id));
   // The voices of this recognition, or none: an earlier run's would describe other turns.
   const voicesKey = objectKeys.voices(job.account_id, job.note_id);
-  if (result.voices?.length) await deps.blobs.putJson(voicesKey, { voices: result.voices });
+  const withVoices = (result.voices?.length ?? 0) > 0;
+  if (withVoices) await deps.blobs.putJson(voicesKey, { voices: result.voices });
   else await deps.blobs.delete(voicesKey);
   await deps.blobs.putJson(key, transcription);
   const heard = transcription.notice?.code === 'no_speech' ? { no_speech: true as const } : {};
-  return completeJob(deps, job, [key], { recognition: randomUUID(), ...heard });
+  // A job deleted meanwhile takes what was written with it: the voices too.
+  const written = withVoices ? [key, voicesKey] : [key];
+  return completeJob(deps, job, written, { recognition: randomUUID(), ...heard });
 }
 
 /** Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload. */

@@ -92,10 +92,15 @@ export class DiarizingSpeechToText implements SpeechToText {
       const voices = heard.flatMap(({ start_ms, end_ms, voice }) =>
         voice ? [{ start_ms, end_ms, vector: voice }] : [],
       );
+      // No turns: the diarization failed (or heard no speech), and nothing told speakers apart.
+      const by =
+        heard.length === 0
+          ? {}
+          : { speakers_by: voiceModel ? `voice-model:${voiceModel.name}` : 'voice-statistics' };
       const labelled = {
         ...result,
         words: assignSpeakers(result.words, heard),
-        speakers_by: voiceModel ? `voice-model:${voiceModel.name}` : 'voice-statistics',
+        ...by,
         ...(voices.length > 0 ? { voices } : {}),
       };
       if (signal?.aborted) throw abortError(signal);

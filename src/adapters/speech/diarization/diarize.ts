@@ -102,11 +102,6 @@ export class Diarizer {
     }
   }
 
-  /** The voice model the speakers are told apart by, when one is used. */
-  get voiceModel(): string | undefined {
-    return this.embedder?.model;
-  }
-
   push(chunk: Buffer): void {
     let bytes = chunk;
     if (this.oddByte !== undefined) {
