@@ -152,6 +152,29 @@ describe('giving many segments to a speaker at once, in Chromium', () => {
     await expect.poll(shownLabels).toEqual(original);
   });
 
+  it('offers the segments in a voice like a speaker just named, and gives them in one correction', async () => {
+    const { original, labelB, wrong } = await makeMistake();
+    await openNote();
+    await page.locator(`.transcript .section-head button[data-speaker-label="${labelB}"]`).click();
+    await page.getByLabel(`New name for ${labelB}`).fill('Bea');
+    await page.locator('.transcript').getByRole('button', { name: 'Rename', exact: true }).click();
+    const offer = page.getByRole('region', { name: 'Similar segments' });
+    await offer.waitFor();
+    expect(await offer.textContent()).toMatch(/^3 more segments sound like Bea \(at /);
+    await offer.getByRole('button', { name: 'Give all 3 to Bea' }).click();
+    await expect.poll(shownLabels).toEqual(original);
+    expect((await segments()).list.map((segment) => segment.speaker_label)).toEqual(original);
+    // Back as it was, newest first: the correction, the name (this session's), then the mistake.
+    await undo();
+    await expect.poll(async () => (await shownLabels())[wrong[0]]).not.toBe(labelB);
+    const names = async () =>
+      (await service.api('GET', `/v1/notes/${noteId}`)).body.speaker_names as Record<string, string>;
+    await page.getByRole('button', { name: 'Undo last correction' }).click();
+    await expect.poll(async () => (await names())[labelB]).toBeUndefined();
+    await undo();
+    await expect.poll(shownLabels).toEqual(original);
+  });
+
   it('gives a segment and the rest of its run, up to the next change of speaker, to another speaker', async () => {
     // A run of three segments of one speaker: the recording alternates, so segments 1 and 2 are given
     // to segment 0's speaker first (by a correction, as a person would have).

@@ -183,7 +183,12 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               name={speaker.name}
               colour={colour(speaker.label)}
               others={speakers.filter((other) => other.label !== speaker.label)}
-              onRename={(name) => corrections.rename(speaker.label, name)}
+              onRename={async (name) => {
+                const done = await corrections.rename(speaker.label, name);
+                // A speaker just named: the segments other speakers have in a voice like theirs.
+                if (done) setSuggestion(await similarTo(current.current, speaker.label, undefined));
+                return done;
+              }}
               onMerge={(into) =>
                 corrections.edit(
                   [{ op: 'merge_speakers', speaker: speaker.label, into }],
@@ -290,7 +295,8 @@ function followingSameSpeaker(segments: readonly Segment[]): number[] {
 async function similarTo(
   context: { api: ReturnType<typeof useApp>['api']; noteId: string },
   label: string,
-  examples: number[],
+  /** The segments just given to the speaker; undefined: all of theirs. */
+  examples: number[] | undefined,
 ): Promise<Suggestion | null> {
   try {
     const answer = await context.api.request<{
@@ -299,7 +305,7 @@ async function similarTo(
       etag: string;
     }>(`/v1/notes/${context.noteId}/transcription/similar-segments`, {
       method: 'POST',
-      body: { speaker: label, examples },
+      body: { speaker: label, ...(examples ? { examples } : {}) },
     });
     const segments = answer.data.segments.map((segment) => segment.segment);
     return segments.length > 0
