@@ -211,6 +211,45 @@ describe('giving many segments to a speaker at once, in Chromium', () => {
     await expect.poll(shownLabels).toEqual(start.list.map((segment) => segment.speaker_label));
   });
 
+  it('selects segments with shift-click and Shift+arrows, and gives them all to one speaker in one correction', async () => {
+    const { list } = await segments();
+    const labels = list.map((segment) => segment.speaker_label);
+    const other = labels.find((label) => label !== labels[0]) as string;
+    await openNote();
+    // Shift-click on one segment's words, then on another's: both and those between are selected.
+    await row(0)
+      .locator('.text')
+      .click({ modifiers: ['Shift'] });
+    await row(3)
+      .locator('.text')
+      .click({ modifiers: ['Shift'] });
+    const bar = page.getByRole('form', { name: 'Selected segments' });
+    await expect.poll(() => bar.getByRole('status').textContent()).toBe('4 segments selected');
+    expect(await page.locator('.transcript .segment.selected').count()).toBe(4);
+    await axe.check('segments-selected');
+    // From the keyboard: Shift+↓ from the focused row goes on selecting.
+    await row(3).focus();
+    await page.keyboard.press('Shift+ArrowDown');
+    await expect.poll(() => bar.getByRole('status').textContent()).toBe('5 segments selected');
+    await bar.getByLabel('Who says them?').selectOption({ label: other });
+    const sent = page.waitForRequest((request) => request.url().endsWith('/transcription/edits'));
+    await bar.getByRole('button', { name: 'Give all 5' }).click();
+    expect((await sent).postDataJSON()).toEqual({
+      edits: [{ op: 'set_speakers', segments: [0, 1, 2, 3, 4], speaker: other }],
+    });
+    const expected = labels.map((label, i) => (i <= 4 ? other : label));
+    await expect.poll(shownLabels).toEqual(expected);
+    await expect.poll(() => bar.count()).toBe(0);
+    await undo();
+    await expect.poll(shownLabels).toEqual(labels);
+    // Escape in the bar, or "Clear selection", ends a selection without changing anything.
+    await row(1)
+      .locator('.text')
+      .click({ modifiers: ['Shift'] });
+    await bar.getByRole('button', { name: 'Clear selection' }).click();
+    await expect.poll(() => page.locator('.transcript .segment.selected').count()).toBe(0);
+  });
+
   it('lays the offer out at phone widths without scrolling sideways, and "Not now" puts it away', async () => {
     for (const width of [320, 390]) {
       const { original, labelB, wrong } = await makeMistake();

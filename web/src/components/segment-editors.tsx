@@ -5,7 +5,7 @@ import type { Segment } from '../types.ts';
 import { SaveOrCancel } from './save-or-cancel.tsx';
 
 /** Leaves an in-place editor with Escape, as its Cancel button does. */
-function escapeTo(onCancel: () => void) {
+export function escapeTo(onCancel: () => void) {
   return (event: KeyboardEvent) => {
     if (event.key === 'Escape') onCancel();
   };

@@ -20,6 +20,8 @@ export interface RowActions {
   text(index: number, text: string): Promise<boolean>;
   /** Gives the segment, and the `following` segments after it, to `label`. */
   speaker(index: number, label: string, following: number): void;
+  /** Shift-click or Shift+arrow: selects from the last segment selected to this one (several at once). */
+  select(index: number): void;
   split(index: number, atWord: number): void;
   merge(index: number): void;
 }
@@ -39,6 +41,8 @@ interface Props {
   newLabel: string;
   /** Segments right after this one with its speaker: "up to the next change of speaker" covers them. */
   following: number;
+  /** Part of the segments selected to be given to one speaker. */
+  selected: boolean;
   playback: Playback;
   actions: RowActions;
 }
@@ -77,7 +81,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
       // biome-ignore lint/a11y/noNoninteractiveTabindex: a row the keyboard moves through, as a grid row is
       tabIndex={0}
       aria-describedby="correct-hint"
-      class={`segment speaker-${props.colour}${playing ? ' playing' : ''}`}
+      class={`segment speaker-${props.colour}${playing ? ' playing' : ''}${props.selected ? ' selected' : ''}`}
       aria-current={playing ? 'true' : undefined}
       data-start={segment.start_ms}
       data-speaker-label={props.label}
@@ -85,7 +89,30 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
         if (event.target === event.currentTarget && event.key === 'Enter' && mode === null) {
           event.preventDefault();
           openText(null);
+        } else if (
+          event.target === event.currentTarget &&
+          event.shiftKey &&
+          /^Arrow(Up|Down)$/.test(event.key)
+        ) {
+          // Shift+↑ ↓ select as they move, as in a list of files.
+          const down = event.key === 'ArrowDown';
+          const sibling = down
+            ? event.currentTarget.nextElementSibling
+            : event.currentTarget.previousElementSibling;
+          if (!(sibling instanceof HTMLElement)) return;
+          event.preventDefault();
+          if (!props.selected) actions.select(index);
+          actions.select(down ? index + 1 : index - 1);
+          sibling.focus();
         } else if (moveInRow(event, event.currentTarget)) event.preventDefault();
+      }}
+      onClickCapture={(event) => {
+        // Shift-click selects (and plays nothing, opens nothing), wherever in the row it lands.
+        if (!event.shiftKey || mode !== null) return;
+        event.preventDefault();
+        event.stopPropagation();
+        window.getSelection()?.removeAllRanges();
+        actions.select(index);
       }}
     >
       {/* The row's header line: when, who, and the tools, in a space of their own (never over the words). */}
@@ -101,6 +128,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
           {at}
         </button>
         <span class="speaker">{props.name}</span>
+        {props.selected && <span class="visually-hidden">, selected</span>}
         {props.saved && mode === null && <span class="saved">Saved</span>}
         {mode === null && (
           <div class="tools">

@@ -15,6 +15,7 @@ import {
 } from '../speakers.ts';
 import type { Segment } from '../types.ts';
 import { type RowActions, type SegmentMode, SegmentRow } from './segment-row.tsx';
+import { SelectionBar } from './selection-bar.tsx';
 import { SimilarSuggestion, type Suggestion } from './similar-suggestion.tsx';
 import { SpeakerName } from './speaker-name.tsx';
 import { useFollowPlayback } from './transcript-follow.ts';
@@ -53,6 +54,10 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
   const corrections = useCorrections({ noteId, transcript, noteEtag, speakerNames, onSaved });
   // After a change of speaker: the other segments in a voice like the new speaker's, to give them too.
   const [suggestion, setSuggestion] = useState<Suggestion | null>(null);
+  // Segments selected (shift-click, Shift+↑ ↓) to be given to one speaker at once, from `anchor`.
+  const [selection, setSelection] = useState<{ anchor: number; indexes: number[]; layout: string } | null>(
+    null,
+  );
   const canUndo = corrections.renameToUndo || (transcript.data.revision ?? 0) > 0;
   // The open editor, by its segment's key: it stays on its segment when a split or merge moves it.
   const [active, setActive] = useState<{ key: string; mode: SegmentMode } | null>(null);
@@ -97,6 +102,11 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
     return () => clearTimeout(timer);
   }, [savedKey]);
 
+  // A selection is of the segments as they were: a split or a merge ends it (a reload of the same
+  // segments does not).
+  const layout = keys.join('\n');
+  const selected = selection?.layout === layout ? selection : null;
+
   // An editor whose segment is gone (merged into the one before) closes.
   const activeGone = active !== null && !keys.includes(active.key);
   useEffect(() => {
@@ -120,6 +130,20 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
     };
     const at = (index: number) => clock(current.current.segments[index]?.start_ms ?? 0);
     return {
+      select: (index) =>
+        setSelection((previous) => {
+          const layout = current.current.keys.join('\n');
+          const now = previous?.layout === layout ? previous : null;
+          if (index < 0 || index >= current.current.segments.length) return now;
+          // Shift-click on the only segment selected takes it back.
+          if (!now || (now.indexes.length === 1 && now.anchor === index)) {
+            return now ? null : { anchor: index, indexes: [index], layout };
+          }
+          const from = Math.min(now.anchor, index);
+          const to = Math.max(now.anchor, index);
+          const indexes = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+          return { anchor: now.anchor, indexes, layout };
+        }),
       open: (key, mode) => setActive({ key, mode }),
       close: (key, index, refocus) => {
         if (activeNow.current?.key !== key) return;
@@ -208,6 +232,25 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       <p class="pending" role="status">
         {corrections.pending}
       </p>
+      {selected && (
+        <SelectionBar
+          count={selected.indexes.length}
+          speakers={speakers}
+          newLabel={newLabel}
+          onGive={async (label) => {
+            const indexes = selected.indexes;
+            const name = nameOf(label, speakerNames);
+            setSelection(null);
+            const done = await corrections.edit(
+              [{ op: 'set_speakers', segments: indexes, speaker: label }],
+              `giving ${indexes.length} segments to ${name}`,
+              `${indexes.length} segments are now said by ${name}`,
+            );
+            if (done) setSuggestion(await similarTo(current.current, label, indexes));
+          }}
+          onClear={() => setSelection(null)}
+        />
+      )}
       {suggestion && suggestion.etag === transcript.etag && (
         <SimilarSuggestion
           suggestion={suggestion}
@@ -239,8 +282,9 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       )}
       {segments.length > 0 && (
         <p class="meta hint" id="correct-hint">
-          Click a word to play from it; double-click the words to correct them. From the keyboard, each
-          segment is one Tab stop: Enter corrects it, ← → reach its controls, ↑ ↓ the next segments.
+          Click a word to play from it; double-click the words to correct them; shift-click segments to give
+          several to one speaker. From the keyboard, each segment is one Tab stop: Enter corrects it, ← →
+          reach its controls, ↑ ↓ the next segments, Shift+↑ ↓ select them.
         </p>
       )}
       {unsure && (
@@ -268,6 +312,7 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               speakers={speakers}
               newLabel={newLabel}
               following={following[index] ?? 0}
+              selected={selected?.indexes.includes(index) ?? false}
               playback={playback}
               actions={actions}
             />
