@@ -88,7 +88,8 @@ describe("one account can neither see nor change another account's notes", () =>
     expect((await mallory('DELETE', `/v1/notes/${aliceNote}`)).status).toBe(204);
     expect((await alice('GET', `/v1/notes/${aliceNote}/transcription`)).status).toBe(200);
     const { objects } = await findEverywhere(service, aliceNote);
-    expect(objects.length).toBe(2);
+    // Alice's audio, transcript and the voices kept beside it.
+    expect(objects.length).toBe(3);
   });
 
   it('shows each key only its own account', async () => {

@@ -108,7 +108,7 @@ describe('work interrupted by kill -9 resumes on the next start', { timeout: 240
       expect(String(final.body.full_text).length).toBeGreaterThan(0);
       const note = await api('GET', `/v1/notes/${noteId}`);
       expect(note.body.transcription_job).toMatchObject({ status: 'completed', attempts });
-      expect(await objectsOf(noteId as string)).toEqual(['audio', 'transcription.json']);
+      expect(await objectsOf(noteId as string)).toEqual(['audio', 'transcription.json', 'voices.json']);
     }
     expect(await workDirEntries()).toEqual([]);
   });
@@ -143,6 +143,7 @@ describe('work interrupted by kill -9 resumes on the next start', { timeout: 240
       'audio',
       'insights.json',
       'transcription.json',
+      'voices.json',
     ]);
     expect(await workDirEntries()).toEqual([]);
   });
@@ -196,8 +197,8 @@ describe('SIGTERM drains for a bounded time and returns unfinished work to the q
     // (a batch received before stop() is handled), which the drain's end then interrupts: a second
     // attempt after the restart. Either way it completes once, with one transcript.
     expect([1, 2]).toContain((lateNote.body.transcription_job as { attempts: number }).attempts);
-    expect(await objectsOf(late)).toEqual(['audio', 'transcription.json']);
-    expect(await objectsOf(running)).toEqual(['audio', 'transcription.json']);
+    expect(await objectsOf(late)).toEqual(['audio', 'transcription.json', 'voices.json']);
+    expect(await objectsOf(running)).toEqual(['audio', 'transcription.json', 'voices.json']);
     expect(await workDirEntries()).toEqual([]);
   });
 
