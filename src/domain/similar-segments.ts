@@ -105,7 +105,8 @@ export function similarTo(
   label: string,
   examples: ReadonlySet<number>,
 ): SimilarSegment[] {
-  const vectors = segments.map((segment) => voiceOf(segment, voices));
+  const centredVoices = centred(voices);
+  const vectors = segments.map((segment) => voiceOf(segment, centredVoices));
   const target = unit(sum([...examples].flatMap((i) => (vectors[i] ? [vectors[i]] : []))));
   if (!target) return [];
   const bySpeaker = new Map<string, number[]>();
@@ -134,6 +135,24 @@ export function similarTo(
     }
   });
   return found;
+}
+
+/**
+ * The voices with the recording's mean voice (weighted by duration) taken away: what every stretch
+ * shares (the channel, the room, and for voice statistics a pitch far from zero that would point every
+ * vector one way) then counts for nothing when voices are compared by cosine.
+ */
+function centred(voices: readonly SpeakerVoice[]): SpeakerVoice[] {
+  let total: number[] | undefined;
+  let duration = 0;
+  for (const voice of voices) {
+    const weight = Math.max(0, voice.end_ms - voice.start_ms);
+    duration += weight;
+    total = total ? add(total, voice.vector, weight) : voice.vector.map((value) => value * weight);
+  }
+  if (!total || duration === 0) return [...voices];
+  const mean = total.map((value) => value / duration);
+  return voices.map((voice) => ({ ...voice, vector: add(voice.vector, mean, -1) }));
 }
 
 /** The segment's voice: the turns it overlaps, weighted by how much; undefined when it overlaps none. */

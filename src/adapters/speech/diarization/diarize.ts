@@ -134,8 +134,10 @@ export class Diarizer {
     if (this.completed) return;
     this.completed = true;
     const frames = Math.floor(this.totalSamples / HOP_SAMPLES);
-    // Zero padding lets the last frames be analysed.
+    // Zero padding lets the last frames be analysed. Zeroed here: past `sampleCount` the buffer holds
+    // whatever earlier pushes left there, which depended on how the stream was cut into chunks.
     this.reserve(ANALYSIS_SAMPLES);
+    this.samples.fill(0, this.sampleCount, this.sampleCount + ANALYSIS_SAMPLES);
     this.sampleCount += ANALYSIS_SAMPLES;
     this.analyseAvailable(frames);
     while (this.framesDecided < this.framesAnalysed) this.decideOldest();
