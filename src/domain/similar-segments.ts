@@ -1,13 +1,14 @@
 import type { SpeakerVoice } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, UnprocessableError } from './errors.ts';
-import { transcriptLost } from './lost-results.ts';
 import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { labelForSpeaker } from './speaker-labels.ts';
 import { readTranscriptionAt } from './stored-results.ts';
 import type { ConversationSegment } from './transcript.ts';
+import { segmentAt } from './transcript-edits.ts';
 import { transcriptionView } from './transcript-exports.ts';
+import { lost } from './transcript-revisions.ts';
 import { transcriptEntityTag } from './transcript-tags.ts';
 
 /**
@@ -63,12 +64,7 @@ export async function findSimilarSegments(
     );
   }
   const current = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
-  if (current === 'unreadable') {
-    await transcriptLost(deps, job);
-    throw new ConflictError(
-      'The stored transcript could not be read (missing or damaged): transcribe it again',
-    );
-  }
+  if (current === 'unreadable') throw await lost(deps, job);
   const stored = await deps.blobs.getJson<{ voices: SpeakerVoice[] }>(objectKeys.voices(accountId, noteId));
   if (!stored?.voices?.length) throw new ConflictError(NO_VOICES);
   const segments = current.conversation_segments;
@@ -76,12 +72,7 @@ export async function findSimilarSegments(
   const label = labelForSpeaker(request.speaker.trim(), note.speaker_names, present, 'speaker');
   const examples = request.examples ?? segments.flatMap((s, i) => (s.speaker === label ? [i] : []));
   for (const index of examples) {
-    if (!segments[index]) {
-      throw new UnprocessableError(
-        `examples: there is no segment ${index}; the transcript has ${segments.length} segments, numbered from 0 to ${segments.length - 1}`,
-      );
-    }
-    if (segments[index]?.speaker !== label) {
+    if (segmentAt(segments, index, 'examples').speaker !== label) {
       throw new UnprocessableError(
         `examples: segment ${index} is not ${request.speaker}'s: give it to them first (set_speaker), then ask for similar ones`,
       );
@@ -143,27 +134,35 @@ export function similarTo(
  * vector one way) then counts for nothing when voices are compared by cosine.
  */
 function centred(voices: readonly SpeakerVoice[]): SpeakerVoice[] {
-  let total: number[] | undefined;
-  let duration = 0;
-  for (const voice of voices) {
-    const weight = Math.max(0, voice.end_ms - voice.start_ms);
-    duration += weight;
-    total = total ? add(total, voice.vector, weight) : voice.vector.map((value) => value * weight);
-  }
-  if (!total || duration === 0) return [...voices];
-  const mean = total.map((value) => value / duration);
+  const total = weightedSum(voices, (voice) => voice.end_ms - voice.start_ms);
+  if (!total) return [...voices];
+  const mean = total.vector.map((value) => value / total.weight);
   return voices.map((voice) => ({ ...voice, vector: add(voice.vector, mean, -1) }));
 }
 
 /** The segment's voice: the turns it overlaps, weighted by how much; undefined when it overlaps none. */
 function voiceOf(segment: ConversationSegment, voices: readonly SpeakerVoice[]): number[] | undefined {
-  let total: number[] | undefined;
+  const total = weightedSum(
+    voices,
+    (voice) => Math.min(segment.end_ms, voice.end_ms) - Math.max(segment.start_ms, voice.start_ms),
+  );
+  return total ? unit(total.vector) : undefined;
+}
+
+/** The voices' vectors summed, each times its weight (those weighing nothing left out); undefined if none weigh. */
+function weightedSum(
+  voices: readonly SpeakerVoice[],
+  weightOf: (voice: SpeakerVoice) => number,
+): { vector: number[]; weight: number } | undefined {
+  let vector: number[] | undefined;
+  let weight = 0;
   for (const voice of voices) {
-    const overlap = Math.min(segment.end_ms, voice.end_ms) - Math.max(segment.start_ms, voice.start_ms);
-    if (overlap <= 0) continue;
-    total = total ? add(total, voice.vector, overlap) : voice.vector.map((value) => value * overlap);
+    const w = weightOf(voice);
+    if (w <= 0) continue;
+    weight += w;
+    vector = vector ? add(vector, voice.vector, w) : voice.vector.map((value) => value * w);
   }
-  return total ? unit(total) : undefined;
+  return vector ? { vector, weight } : undefined;
 }
 
 function add(into: number[], vector: readonly number[], weight: number): number[] {

@@ -104,7 +104,11 @@ function setSpeakers(
   return segments.map((segment, index) => (chosen.has(index) ? { ...segment, speaker } : segment));
 }
 
-function segmentAt(segments: ConversationSegment[], index: number, name: string): ConversationSegment {
+export function segmentAt(
+  segments: readonly ConversationSegment[],
+  index: number,
+  name: string,
+): ConversationSegment {
   const segment = segments[index];
   if (!segment) {
     throw new UnprocessableError(

@@ -174,7 +174,8 @@ function labelOfName(
   return (speaker, edit) => labelForSpeaker(speaker, names, present, edit);
 }
 
-async function lost(deps: DomainDeps, job: Job): Promise<ConflictError> {
+/** A transcript that cannot be read: the job says so, and the error says what to do. */
+export async function lost(deps: DomainDeps, job: Job): Promise<ConflictError> {
   await transcriptLost(deps, job);
   return new ConflictError(
     'The stored transcript could not be read (missing or damaged). Submit the note again with the same note ID to transcribe its stored audio again.',

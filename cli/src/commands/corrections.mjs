@@ -45,10 +45,11 @@ function segmentOf(values, command) {
  * @param {'edits' | 'undo'} operation
  * @param {Record<string, unknown>} body
  * @param {string} what
+ * @param {string} [etag] the ETag to send, when the caller holds it (else `--if-match`, else the current one)
  */
-async function correct({ client, values }, noteId, operation, body, what) {
+async function correct({ client, values }, noteId, operation, body, what, etag) {
   const api = client();
-  let ifMatch = stringOption(values, 'if-match');
+  let ifMatch = etag ?? stringOption(values, 'if-match');
   if (ifMatch === undefined) {
     const current = await api.request('GET', `${notePath(noteId)}/transcription`, { what });
     ifMatch = current.headers.get('etag') ?? '*';
@@ -311,22 +312,14 @@ export const transcriptionSimilar = {
       found.body
     );
     process.stderr.write(`${result.segments.length} segment(s) sound like ${speaker}\n`);
-    if (!flag(context.values, 'apply')) {
-      printJson(result);
-      return;
-    }
-    if (result.segments.length === 0) {
+    // Without --apply, or with nothing to apply, what was found is the answer.
+    if (!flag(context.values, 'apply') || result.segments.length === 0) {
       printJson(result);
       return;
     }
     const segments = result.segments.map((segment) => segment.segment);
-    const response = await api.request('POST', `${notePath(noteId)}/transcription/edits`, {
-      body: { edits: [{ op: 'set_speakers', segments, speaker: result.speaker_label }] },
-      what,
-      headers: { 'if-match': result.etag },
-    });
-    printJson(response.body);
-    printEtag(response);
+    const edits = [{ op: 'set_speakers', segments, speaker: result.speaker_label }];
+    await correct(context, noteId, 'edits', { edits }, what, result.etag);
   },
 };
 

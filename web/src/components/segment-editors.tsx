@@ -111,6 +111,20 @@ export interface SpeakerChoice {
   name: string;
 }
 
+/** The speakers to choose from, by name, and a new one under the next free label. */
+export function SpeakerOptions({ speakers, newLabel }: { speakers: SpeakerChoice[]; newLabel: string }) {
+  return (
+    <>
+      {speakers.map((speaker) => (
+        <option key={speaker.label} value={speaker.label}>
+          {speaker.name}
+        </option>
+      ))}
+      <option value={newLabel}>A new speaker ({newLabel})</option>
+    </>
+  );
+}
+
 /** Who said the segment: one of the transcript's speakers, or a new one (the next free label). */
 export function SpeakerChooser({
   segment,
@@ -146,12 +160,7 @@ export function SpeakerChooser({
     >
       <label for={id}>Who says this?</label>
       <select id={id} value={choice} onChange={(event) => setChoice(event.currentTarget.value)} ref={focus}>
-        {others.map((speaker) => (
-          <option key={speaker.label} value={speaker.label}>
-            {speaker.name}
-          </option>
-        ))}
-        <option value={newLabel}>A new speaker ({newLabel})</option>
+        <SpeakerOptions speakers={others} newLabel={newLabel} />
       </select>
       {following > 0 && (
         <label class="through-run">

@@ -1,10 +1,5 @@
 import { useState } from 'preact/hooks';
-import { escapeTo } from './segment-editors.tsx';
-
-interface SpeakerChoice {
-  label: string;
-  name: string;
-}
+import { escapeTo, type SpeakerChoice, SpeakerOptions } from './segment-editors.tsx';
 
 /**
  * Segments selected with shift-click or Shift+↑ ↓, given to one speaker at once (one correction, one
@@ -41,12 +36,7 @@ export function SelectionBar({
         value={choice}
         onChange={(event) => setChoice(event.currentTarget.value)}
       >
-        {speakers.map((speaker) => (
-          <option key={speaker.label} value={speaker.label}>
-            {speaker.name}
-          </option>
-        ))}
-        <option value={newLabel}>A new speaker ({newLabel})</option>
+        <SpeakerOptions speakers={speakers} newLabel={newLabel} />
       </select>
       <button type="submit">Give {count === 1 ? 'it' : `all ${count}`}</button>
       <button type="button" class="quiet" onClick={onClear}>

@@ -232,25 +232,6 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
       <p class="pending" role="status">
         {corrections.pending}
       </p>
-      {selected && (
-        <SelectionBar
-          count={selected.indexes.length}
-          speakers={speakers}
-          newLabel={newLabel}
-          onGive={async (label) => {
-            const indexes = selected.indexes;
-            const name = nameOf(label, speakerNames);
-            setSelection(null);
-            const done = await corrections.edit(
-              [{ op: 'set_speakers', segments: indexes, speaker: label }],
-              `giving ${indexes.length} segments to ${name}`,
-              `${indexes.length} segments are now said by ${name}`,
-            );
-            if (done) setSuggestion(await similarTo(current.current, label, indexes));
-          }}
-          onClear={() => setSelection(null)}
-        />
-      )}
       {suggestion && suggestion.etag === transcript.etag && (
         <SimilarSuggestion
           suggestion={suggestion}
@@ -319,6 +300,25 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
           );
         })}
       </ol>
+      {selected && (
+        <SelectionBar
+          count={selected.indexes.length}
+          speakers={speakers}
+          newLabel={newLabel}
+          onGive={async (label) => {
+            const indexes = selected.indexes;
+            const name = nameOf(label, speakerNames);
+            setSelection(null);
+            const done = await corrections.edit(
+              [{ op: 'set_speakers', segments: indexes, speaker: label }],
+              `giving ${indexes.length} segments to ${name}`,
+              `${indexes.length} segments are now said by ${name}`,
+            );
+            if (done) setSuggestion(await similarTo(current.current, label, indexes));
+          }}
+          onClear={() => setSelection(null)}
+        />
+      )}
     </section>
   );
 }

@@ -44,6 +44,12 @@ export const LABELLING_WINDOWS: WindowOptions = {
  */
 export const OVERCLUSTER_SPREADS = 1.4;
 
+/** Each 250 ms block's speaker, and the windows whose voices decided it (each turn's voice comes from them). */
+interface BlockLabels {
+  blockLabels: number[];
+  windows: readonly Window[];
+}
+
 export interface DiarizerTuning {
   /** Over-clustering stops at this many times the recording's adjacent-window spread. */
   overclusterSpreads: number;
@@ -148,11 +154,12 @@ export class Diarizer {
    * it with many tunings on one analysis.
    */
   decide(speakersExpected: number | undefined, tuning: DiarizerTuning): SpeakerTurn[] {
-    const byVoice = this.embedder !== undefined && this.voiceWindows.length > 0;
-    const blockLabels = byVoice
-      ? this.blockLabelsByVoice(speakersExpected)
-      : this.blockLabelsByFeatures(speakersExpected, tuning);
-    if (!blockLabels) return [];
+    const labelled =
+      this.embedder !== undefined && this.voiceWindows.length > 0
+        ? this.blockLabelsByVoice(speakersExpected)
+        : this.blockLabelsByFeatures(speakersExpected, tuning);
+    if (!labelled) return [];
+    const { blockLabels, windows } = labelled;
     const runs: LabelledRun[] = [];
     for (const region of speechRegions(this.flags, this.framesDecided)) {
       for (let frame = region.start; frame < region.end; frame++) {
@@ -169,7 +176,6 @@ export class Diarizer {
     // A hinted speaker heard only in turns shorter than the smoothing's minimum keeps them.
     if (speakersExpected !== undefined && distinct(turns) < Math.min(speakersExpected, distinct(runs)))
       turns = smoothTurns(runs, { ...DEFAULT_SMOOTH_OPTIONS, minTurnMs: 0 });
-    const windows = byVoice ? this.voiceWindows : windowEmbeddings(this.stats).windows;
     return nameSpeakers(turns).map((turn) => withVoice(turn, windows));
   }
 
@@ -177,7 +183,7 @@ export class Diarizer {
    * Speakers told apart by a neural voice model: windows clustered by their embeddings' cosine
    * distance (average linkage), or into exactly the hinted number; each block takes its windows' vote.
    */
-  private blockLabelsByVoice(speakersExpected: number | undefined): number[] {
+  private blockLabelsByVoice(speakersExpected: number | undefined): BlockLabels {
     const windows = this.voiceWindows;
     const vectors = windows.map((w) => w.vector);
     const weights = windows.map((w) => w.speechFrames);
@@ -187,14 +193,14 @@ export class Diarizer {
       speakersExpected !== undefined
         ? cluster(vectors, { clusters: Math.min(speakersExpected, windows.length) }, weights)
         : cluster(vectors, { threshold: Math.sqrt((2 * VOICE_COSINE_DISTANCE) / dimensions) }, weights);
-    return labelBlocks(this.stats.count, windows, labels);
+    return { blockLabels: labelBlocks(this.stats.count, windows, labels), windows };
   }
 
   /** Speakers told apart by MFCC and pitch statistics (no voice model): see the file's comment. */
   private blockLabelsByFeatures(
     speakersExpected: number | undefined,
     tuning: DiarizerTuning,
-  ): number[] | undefined {
+  ): BlockLabels | undefined {
     // Who speaks is decided on long windows (stable statistics), where on short ones (a short turn
     // or a change point is not averaged away): each short window takes the nearest speaker centroid.
     const coarse = windowEmbeddings(this.stats);
@@ -235,7 +241,7 @@ export class Diarizer {
     blockLabels = place(labels);
     if (speakersExpected !== undefined && new Set(blockLabels).size < new Set(labels).size)
       blockLabels = labelBlocks(this.stats.count, coarse.windows, labels);
-    return blockLabels;
+    return { blockLabels, windows: coarse.windows };
   }
 
   private reserve(extra: number): void {

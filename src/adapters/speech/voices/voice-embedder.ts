@@ -3,7 +3,6 @@ import { createRequire } from 'node:module';
 /** A neural voice embedding of a stretch of speech: close vectors, same voice. */
 export interface VoiceEmbedder {
   readonly model: string;
-  readonly dimensions: number;
   /** 16 kHz mono samples in -1..1; undefined when the stretch is too short for the model. */
   embed(samples: Float32Array): Float32Array | undefined;
 }
@@ -54,7 +53,6 @@ export function sherpaVoiceEmbedder(model: { path: string; name: string; binding
   });
   return {
     model: model.name,
-    dimensions: extractor.dim,
     embed(samples) {
       const stream = extractor.createStream();
       stream.acceptWaveform({ samples, sampleRate: 16_000 });
