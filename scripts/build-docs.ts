@@ -647,9 +647,7 @@ function skillJson(frontMatter: Json, contract: Contract, sources: DocsSources):
               id === 'submitTranscription'
                 ? 'audio is uploaded with the CLI (notes transcribe) or REST, not through MCP'
                 : firstPartyOnlyOperations.has(id as OperationId)
-                  ? id.includes('Session')
-                    ? 'sessions are seen and ended with an API key (CLI: notes sessions) or in the web app, never by an MCP client'
-                    : 'API keys are managed with an API key (CLI: notes keys) or in the web app, never by an MCP client'
+                  ? firstPartyReason(id)
                   : 'not exposed',
             ]),
         ),
@@ -1001,4 +999,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   console.error(
     `docs:build wrote ${written.length} files:\n${written.map((path) => `  ${path}`).join('\n')}`,
   );
+}
+
+/** Why a first-party operation has no MCP tool, in skill.json's not_tools. */
+function firstPartyReason(operationId: string): string {
+  if (operationId.includes('Session'))
+    return 'sessions are seen and ended with an API key (CLI: notes sessions) or in the web app, never by an MCP client';
+  if (operationId.includes('Voice'))
+    return "voice profiles are biometric data, kept and reviewed only by the account's owner with an API key (CLI: notes voices) or in the web app, never by an MCP client";
+  return 'API keys are managed with an API key (CLI: notes keys) or in the web app, never by an MCP client';
 }

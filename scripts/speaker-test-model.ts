@@ -1,10 +1,13 @@
 /**
  * Writes a tiny speaker-embedding model with random weights, as an ONNX file that sherpa-onnx's
  * `SpeakerEmbeddingExtractor` takes for a WeSpeaker model: 80-dim fbank features [B, T, 80] in, an
- * embedding [B, 256] out (the mean feature over time times a random matrix), with the metadata keys
- * sherpa-onnx reads. Its embeddings tell no voices apart; it exists so that tests run the real binding
- * end to end (model load, audio at the right rate, an embedding back) without model weights from the
- * network.
+ * embedding [B, 256] out, with the metadata keys sherpa-onnx reads. The embedding is the recording's
+ * long-term spectrum (the mean feature over time) with its overall level taken away (so only its shape
+ * is left), times a random matrix: voices whose spectra differ (a woman and a man, or two microphones)
+ * get vectors far apart, two stretches of one voice close ones. That is a crude voice print, nothing
+ * like a trained model; it exists so that tests run the real binding end to end (model load, audio at
+ * the right rate, an embedding back, voices compared across recordings) without model weights from
+ * the network.
  *
  *   npx tsx scripts/speaker-test-model.ts <path>
  */
@@ -28,7 +31,7 @@ const METADATA: Record<string, string> = {
   framework: 'wespeaker',
   language: 'English',
   url: 'none: written by scripts/speaker-test-model.ts',
-  comment: 'random weights: the plumbing is real, the embeddings mean nothing',
+  comment: 'the long-term spectral shape, randomly projected: real plumbing, a crude voice print',
   sample_rate: '16000',
   output_dim: String(SPEAKER_TEST_MODEL_DIM),
   normalize_samples: '0', // WeSpeaker's features are of samples in the int16 range
@@ -109,11 +112,16 @@ export function speakerTestModelBytes(seed = 1): Buffer {
     bytes(8, 'weights'),
     bytes(9, Buffer.from(weights.buffer)), // raw_data: ONNX wants little-endian, as every host here is
   );
-  const axes = message(bytes(1, 'axes'), ints(8, [1]), int(20, ATTRIBUTE_INTS));
-  const keepdims = message(bytes(1, 'keepdims'), int(3, 0), int(20, ATTRIBUTE_INT));
+  const overTime = message(bytes(1, 'axes'), ints(8, [1]), int(20, ATTRIBUTE_INTS));
+  const overBins = message(bytes(1, 'axes'), ints(8, [1]), int(20, ATTRIBUTE_INTS));
+  const dropAxis = message(bytes(1, 'keepdims'), int(3, 0), int(20, ATTRIBUTE_INT));
+  const keepAxis = message(bytes(1, 'keepdims'), int(3, 1), int(20, ATTRIBUTE_INT));
   const graph = message(
-    bytes(1, node('ReduceMean', ['feats'], 'mean_feats', [axes, keepdims])),
-    bytes(1, node('MatMul', ['mean_feats', 'weights'], 'embs')),
+    // [B, T, 80] -> [B, 80]: the long-term spectrum; minus its mean over the bins [B, 1]: its shape.
+    bytes(1, node('ReduceMean', ['feats'], 'spectrum', [overTime, dropAxis])),
+    bytes(1, node('ReduceMean', ['spectrum'], 'level', [overBins, keepAxis])),
+    bytes(1, node('Sub', ['spectrum', 'level'], 'shape')),
+    bytes(1, node('MatMul', ['shape', 'weights'], 'embs')),
     bytes(2, 'speaker_test_model'),
     bytes(5, initializer),
     // The names and symbolic dimensions WeSpeaker's exported models have.

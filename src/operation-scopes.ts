@@ -44,12 +44,20 @@ export const operationScopes = {
   endSession: [],
   endOtherSessions: [],
   getNoteAudio: ['notes:read'],
+  // Voice profiles are biometric data: only the account's owner (an API key, or the web app) sees,
+  // keeps or confirms them, never an agent's OAuth grant (firstPartyOnlyOperations).
+  listVoiceProfiles: ['notes:read'],
+  updateVoiceProfileSettings: ['notes:write'],
+  createVoiceProfile: ['notes:write'],
+  updateVoiceProfile: ['notes:write'],
+  deleteVoiceProfile: ['notes:write'],
+  reviewVoiceMatch: ['notes:write'],
 } as const satisfies Record<OperationId, readonly McpScope[]>;
 
 /**
  * Operations a token may call only when it was issued to the web app's own client (`notes-web`),
  * whatever its scopes: an MCP agent or any other OAuth client must not turn its revocable grant into
- * a long-lived key, nor revoke the user's keys, nor see or end the user's other sessions. API keys may call them (the account owner's credential).
+ * a long-lived key, nor revoke the user's keys, nor see or end the user's other sessions, nor see or keep anyone's voice profile. API keys may call them (the account owner's credential).
  */
 export const firstPartyOnlyOperations: ReadonlySet<OperationId> = new Set([
   'listApiKeys',
@@ -58,6 +66,12 @@ export const firstPartyOnlyOperations: ReadonlySet<OperationId> = new Set([
   'listSessions',
   'endSession',
   'endOtherSessions',
+  'listVoiceProfiles',
+  'updateVoiceProfileSettings',
+  'createVoiceProfile',
+  'updateVoiceProfile',
+  'deleteVoiceProfile',
+  'reviewVoiceMatch',
 ]);
 
 /** The scopes of `operationId` that `granted` lacks; empty when the token may call it. */

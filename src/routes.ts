@@ -39,6 +39,35 @@ export interface ApiRoute {
 
 export const apiRoutes = {
   getCurrentAccount: { method: 'GET', path: '/v1/account', needs: { table: 'read' } },
+  listVoiceProfiles: { method: 'GET', path: '/v1/account/voice-profiles', needs: { table: 'read' } },
+  // Turning profiles off deletes them.
+  updateVoiceProfileSettings: {
+    method: 'PATCH',
+    path: '/v1/account/voice-profiles',
+    needs: { table: 'write' },
+  },
+  // Reads the note's transcript and voices; marks the note's speaker as the known voice.
+  createVoiceProfile: {
+    method: 'POST',
+    path: '/v1/account/voice-profiles',
+    needs: { table: 'write', objects: ['read'] },
+  },
+  updateVoiceProfile: {
+    method: 'PATCH',
+    path: '/v1/account/voice-profiles/{profile_id}',
+    needs: { table: 'write' },
+  },
+  deleteVoiceProfile: {
+    method: 'DELETE',
+    path: '/v1/account/voice-profiles/{profile_id}',
+    needs: { table: 'write' },
+  },
+  // Answers with the note (transcript included); a confirmation teaches the profile the speaker's voice.
+  reviewVoiceMatch: {
+    method: 'POST',
+    path: '/v1/notes/{note_id}/voice-matches/{speaker}',
+    needs: { table: 'write', objects: ['read'] },
+  },
   listNotes: { method: 'GET', path: '/v1/notes', needs: { table: 'read' } },
   // Reads may mark a job whose stored result can no longer be read as failed (stored-results.ts).
   getNote: { method: 'GET', path: '/v1/notes/{note_id}', needs: { table: 'write', objects: ['read'] } },

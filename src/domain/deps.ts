@@ -2,6 +2,7 @@ import type { BlobStore } from '../ports/blob-store.ts';
 import type { CollectionStore } from '../ports/collection-store.ts';
 import type { NoteStore } from '../ports/note-store.ts';
 import type { SearchIndex } from '../ports/search-index.ts';
+import type { VoiceProfileStore } from '../ports/voice-profile-store.ts';
 import type { WorkQueue } from '../ports/work-queue.ts';
 
 /** What the use cases need from the outside world; wired in src/wiring/services.ts. */
@@ -9,6 +10,8 @@ export interface DomainDeps {
   notes: NoteStore;
   /** Collections and the notes filed in them. */
   collections: CollectionStore;
+  /** Voices known across notes, and whether the account keeps them. */
+  voiceProfiles: VoiceProfileStore;
   blobs: BlobStore;
   queue: WorkQueue;
   /** The full-text index behind Ask. */

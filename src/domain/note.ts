@@ -1,3 +1,5 @@
+import type { VoiceMatch } from './voice-profile.ts';
+
 /** A note: one recording and everything generated from it, owned by one account. */
 export type NoteState = 'active' | 'trashed';
 
@@ -21,6 +23,8 @@ export interface Note {
   speakers_expected?: number;
   /** Names the user gave the transcript's speaker labels (`Speaker 1` -> `Alice`); absent when none. */
   speaker_names?: Record<string, string>;
+  /** Speakers named after a known voice (voice profiles), by label; absent when none. */
+  voice_matches?: Record<string, VoiceMatch>;
   /**
    * Counts every write of the note (absent on notes stored before it existed: read as 0). Writes are
    * conditional on it, so two writers that read the same version cannot both succeed.
@@ -33,4 +37,6 @@ export interface NoteChanges {
   state?: NoteState | undefined;
   /** Names to set; `null` removes a name and shows the label again. */
   speaker_names?: Record<string, string | null> | undefined;
+  /** Matches to set; `null` removes one. */
+  voice_matches?: Record<string, VoiceMatch | null> | undefined;
 }

@@ -13,6 +13,7 @@ import { objectKeys } from './object-keys.ts';
 import { readInsights, readTranscriptionAt } from './stored-results.ts';
 import { withRevisionState } from './transcript-freshness.ts';
 import { type NoteSummaryView, type NoteView, noteEntityTag, noteSummaryView, noteView } from './views.ts';
+import { matchesEndedByNames } from './voice-matches.ts';
 
 export async function listNotes(
   deps: DomainDeps,
@@ -79,9 +80,13 @@ export async function updateNote(
   changes: NoteChanges,
   ifMatch?: TagCondition,
 ): Promise<NoteView> {
-  const updated = ifMatch
-    ? await updateIfCurrent(deps, await requireNoteWithItems(deps, accountId, noteId), changes, ifMatch)
-    : await deps.notes.updateNote(accountId, noteId, changes, deps.now());
+  const read = ifMatch || changes.speaker_names ? await requireNoteWithItems(deps, accountId, noteId) : null;
+  // A person naming a speaker the service named after a known voice has the last word.
+  const withMatches = read ? { ...changes, ...matchesEndedByNames(read.note, changes) } : changes;
+  const updated =
+    ifMatch && read
+      ? await updateIfCurrent(deps, read, withMatches, ifMatch)
+      : await deps.notes.updateNote(accountId, noteId, withMatches, deps.now());
   if (!updated) throw new NotFoundError(`No note with ID ${noteId}`);
   // Trashing or restoring moves the note between the index's partitions; a new title is re-indexed.
   if (changes.state !== undefined || changes.title !== undefined)

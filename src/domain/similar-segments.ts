@@ -10,6 +10,7 @@ import { segmentAt } from './transcript-edits.ts';
 import { transcriptionView } from './transcript-exports.ts';
 import { lost } from './transcript-revisions.ts';
 import { transcriptEntityTag } from './transcript-tags.ts';
+import { add, dot, sum, unit, voiceOf, weightedSum } from './voice-vectors.ts';
 
 /**
  * "Apply to similar segments": after a person gives segments to a speaker, the other segments whose
@@ -138,48 +139,4 @@ function centred(voices: readonly SpeakerVoice[]): SpeakerVoice[] {
   if (!total) return [...voices];
   const mean = total.vector.map((value) => value / total.weight);
   return voices.map((voice) => ({ ...voice, vector: add(voice.vector, mean, -1) }));
-}
-
-/** The segment's voice: the turns it overlaps, weighted by how much; undefined when it overlaps none. */
-function voiceOf(segment: ConversationSegment, voices: readonly SpeakerVoice[]): number[] | undefined {
-  const total = weightedSum(
-    voices,
-    (voice) => Math.min(segment.end_ms, voice.end_ms) - Math.max(segment.start_ms, voice.start_ms),
-  );
-  return total ? unit(total.vector) : undefined;
-}
-
-/** The voices' vectors summed, each times its weight (those weighing nothing left out); undefined if none weigh. */
-function weightedSum(
-  voices: readonly SpeakerVoice[],
-  weightOf: (voice: SpeakerVoice) => number,
-): { vector: number[]; weight: number } | undefined {
-  let vector: number[] | undefined;
-  let weight = 0;
-  for (const voice of voices) {
-    const w = weightOf(voice);
-    if (w <= 0) continue;
-    weight += w;
-    vector = vector ? add(vector, voice.vector, w) : voice.vector.map((value) => value * w);
-  }
-  return vector ? { vector, weight } : undefined;
-}
-
-function add(into: number[], vector: readonly number[], weight: number): number[] {
-  return into.map((value, d) => value + (vector[d] ?? 0) * weight);
-}
-
-function sum(vectors: readonly number[][]): number[] {
-  const first = vectors[0];
-  return first ? vectors.slice(1).reduce((total, vector) => add(total, vector, 1), [...first]) : [];
-}
-
-function dot(a: readonly number[], b: readonly number[]): number {
-  return a.reduce((total, value, d) => total + value * (b[d] ?? 0), 0);
-}
-
-/** Scaled to length 1; undefined for a zero (or empty) vector. */
-function unit(vector: readonly number[]): number[] | undefined {
-  const norm = Math.sqrt(dot(vector, vector));
-  return norm > 1e-9 ? vector.map((value) => value / norm) : undefined;
 }

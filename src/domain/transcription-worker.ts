@@ -18,6 +18,7 @@ import { syncNoteIndex } from './note-index.ts';
 import { objectKeys } from './object-keys.ts';
 import { withScratchDir } from './scratch.ts';
 import { buildTranscription } from './transcript.ts';
+import { nameKnownVoices } from './voice-profiles.ts';
 
 /** How often the job's progress is written while a long recording is recognised. */
 const PROGRESS_WRITE_INTERVAL_MS = 3000;
@@ -121,7 +122,7 @@ async function recognizeHere(
         signal,
       );
       signal.throwIfAborted();
-      return await saveTranscript(deps, job, result);
+      return await saveTranscript(deps, note, job, result);
     } catch (error) {
       if (!(error instanceof UnreadableAudioError)) throw error;
       return failUnreadable(deps, note, job, error.message);
@@ -178,7 +179,7 @@ async function settleBatchJob(
   }
   // The event names the run only; the note's hints go with it (a one-speaker hint shapes the result).
   const result = await deps.speech.result({ ...ended.job, hints: hintsOf(note) });
-  const outcome = await saveTranscript(deps, job, result);
+  const outcome = await saveTranscript(deps, note, job, result);
   // Then the note joins the search index.
   await syncNoteIndex(deps, accountId, noteId);
   return outcome;
@@ -186,6 +187,7 @@ async function settleBatchJob(
 
 async function saveTranscript(
   deps: WorkerDeps,
+  note: Note,
   job: Job,
   result: RecognitionResult,
 ): Promise<TranscriptionOutcome> {
@@ -212,7 +214,17 @@ async function saveTranscript(
   const heard = transcription.notice?.code === 'no_speech' ? { no_speech: true as const } : {};
   // A job deleted meanwhile takes what was written with it: the voices too.
   const written = withVoices ? [key, voicesKey] : [key];
-  return completeJob(deps, job, written, { recognition: randomUUID(), ...heard });
+  const outcome = await completeJob(deps, job, written, { recognition: randomUUID(), ...heard });
+  // After the job completed: naming known voices is a suggestion, never a reason to recognise again.
+  if (outcome === 'completed') {
+    await nameKnownVoices(deps, note, transcription, result.voices ?? []).catch((error: unknown) =>
+      deps.warn?.('known voices not named', {
+        note_id: job.note_id,
+        error: error instanceof Error ? error.name : 'unknown',
+      }),
+    );
+  }
+  return outcome;
 }
 
 /** Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload. */

@@ -6,6 +6,7 @@ import { type InsightsView, insightsWithNames } from './named-results.ts';
 import type { AudioInfo, Note } from './note.ts';
 import type { Transcription } from './transcript.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
+import type { VoiceMatch } from './voice-profile.ts';
 
 /** API shapes of a note (see NoteSummary and Note in openapi.yaml). */
 export interface NoteSummaryView
@@ -16,6 +17,8 @@ export interface NoteSummaryView
 export interface NoteView extends NoteSummaryView {
   audio: AudioInfo | null;
   speaker_names: Record<string, string>;
+  /** Speakers named after a known voice (voice profiles), by label: suggested until a person confirms. */
+  voice_matches: Record<string, VoiceMatch>;
   /** The collections the note is filed in, by name. */
   collections: CollectionRef[];
   transcription_job: JobStatusView | null;
@@ -48,6 +51,7 @@ export function noteView(
     ...noteSummaryView(note, transcriptionJob),
     audio: note.audio,
     speaker_names: note.speaker_names ?? {},
+    voice_matches: note.voice_matches ?? {},
     collections,
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
     transcription: transcription && transcriptionView(transcription, note.speaker_names, { words: false }),

@@ -316,3 +316,27 @@ export const findSimilarSegmentsBody = z.strictObject({
 export const undoTranscriptionEditBody = z.strictObject({
   to: z._default(z.enum(['previous', 'original']), 'previous'),
 });
+
+export const voiceProfileParams = z.object({
+  profile_id: z
+    .string()
+    .check(z.regex(/^vp_[0-9a-f]{16}$/, 'must be a voice profile ID such as vp_0123456789abcdef')),
+});
+
+/** A voice profile's name: what it names speakers, so a speaker name's rules. */
+const voiceProfileName = speakerName;
+
+export const voiceProfileSettingsBody = z.strictObject({ enabled: z.boolean() });
+
+export const createVoiceProfileBody = z.strictObject({
+  note_id: uuid,
+  speaker: speakerName,
+  name: z.optional(voiceProfileName),
+  profile_id: z.optional(voiceProfileParams.shape.profile_id),
+});
+
+export const updateVoiceProfileBody = z.strictObject({ name: voiceProfileName });
+
+export const voiceMatchParams = z.object({ note_id: uuid, speaker: speakerName });
+
+export const reviewVoiceMatchBody = z.strictObject({ decision: z.enum(['confirm', 'reject']) });

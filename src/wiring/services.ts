@@ -6,6 +6,7 @@ import { DynamoCollectionStore } from '../adapters/dynamodb/collection-store.ts'
 import { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
 import { DynamoOAuthStore } from '../adapters/dynamodb/oauth-store.ts';
 import { DynamoSearchIndex } from '../adapters/dynamodb/search-index.ts';
+import { DynamoVoiceProfileStore } from '../adapters/dynamodb/voice-profile-store.ts';
 import { BlobStoreLoadedOnFirstUse, WorkQueueLoadedOnFirstUse } from '../adapters/loaded-on-first-use.ts';
 import { withoutIdleWork } from '../adapters/sdk-idle-work.ts';
 import { pollyLanguages } from '../adapters/synthesis/polly-voices.ts';
@@ -107,6 +108,7 @@ export function createServices(config: Config): Services {
     sessions: new OAuthSessions(new DynamoOAuthStore(db, config.NOTES_TABLE_NAME)),
     notes: new DynamoNoteStore(db, config.NOTES_TABLE_NAME),
     collections: new DynamoCollectionStore(db, config.NOTES_TABLE_NAME),
+    voiceProfiles: new DynamoVoiceProfileStore(db, config.NOTES_TABLE_NAME),
     blobs,
     // Locally the emulator answers one request at a time, the API's reads among them: the index's
     // writes (a note added or removed, a bulk load) keep few in flight there, so a read waits

@@ -39,7 +39,13 @@ afterAll(() => service?.stop());
 async function processedNote(title: string): Promise<string> {
   const services = getServices();
   const noteId = randomUUID();
-  await storeTranscribedNote(services, accountId, { id: noteId, title, text: TEXT });
+  // Told apart by a voice model, so that a voice profile can be made from its speaker.
+  await storeTranscribedNote(services, accountId, {
+    id: noteId,
+    title,
+    text: TEXT,
+    speakers_by: 'voice-model:round-trips',
+  });
   // The voices the local diarizer keeps beside a transcript (findSimilarSegments reads them).
   await services.blobs.putJson(objectKeys.voices(accountId, noteId), {
     voices: [{ start_ms: 0, end_ms: 3_600_000, vector: [1, 0] }],
@@ -111,6 +117,15 @@ describe('round trips per operation', () => {
     await call('findSimilarSegments', `${note}/transcription/similar-segments`, {
       body: { speaker: 'Speaker 1' },
     });
+    await call('updateVoiceProfileSettings', '/v1/account/voice-profiles', { body: { enabled: true } });
+    const profile = await call('createVoiceProfile', '/v1/account/voice-profiles', {
+      body: { note_id: noteId, speaker: 'Speaker 1', name: 'Dana' },
+    });
+    const profilePath = `/v1/account/voice-profiles/${String(profile.body.profile_id)}`;
+    await call('listVoiceProfiles', '/v1/account/voice-profiles');
+    await call('updateVoiceProfile', profilePath, { body: { name: 'Dana R.' } });
+    await call('reviewVoiceMatch', `${note}/voice-matches/Speaker%201`, { body: { decision: 'reject' } });
+    await call('deleteVoiceProfile', profilePath);
     await call('getNoteAudio', `${note}/audio`);
     await call('searchNotes', '/v1/search?q=budget%20review');
     await call('askWorkspace', '/v1/ask', { body: { question: 'When is the budget review?' } });

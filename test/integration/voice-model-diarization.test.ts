@@ -62,7 +62,7 @@ describe('speakers told apart by a neural voice model', () => {
       60_000,
     );
     const transcript = await transcribe(withModel, { speakers_expected: 2 });
-    expect(transcript.speakers_by).toBe('voice-model:wespeaker-random-weights.onnx');
+    expect(transcript.speakers_by).toBe('voice-model:wespeaker-spectral-shape.onnx');
     expect(new Set(transcript.conversation_segments.map((s) => s.speaker)).size).toBe(2);
   });
 

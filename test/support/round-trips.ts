@@ -48,6 +48,12 @@ export const roundTrips: Record<OperationId, { before: Calls; after: Calls }> = 
   undoTranscriptionEdit: { before: calls(30, 4), after: calls(25, 4) },
   // New with issue 37: no "before".
   findSimilarSegments: { before: calls(1, 2), after: calls(1, 2) },
+  listVoiceProfiles: { before: calls(2), after: calls(2) },
+  updateVoiceProfileSettings: { before: calls(3), after: calls(3) },
+  createVoiceProfile: { before: calls(6, 2), after: calls(6, 2) },
+  updateVoiceProfile: { before: calls(2), after: calls(2) },
+  deleteVoiceProfile: { before: calls(2), after: calls(2) },
+  reviewVoiceMatch: { before: calls(5, 2), after: calls(5, 2) },
 };
 
 const change = (before: number, after: number) => (before === after ? `${after}` : `${before} -> ${after}`);

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { writeSpeakerTestModel } from '../../scripts/speaker-test-model.ts';
 
 /**
- * The tiny random-weight speaker-embedding model (scripts/speaker-test-model.ts), written once per
- * machine: the same bytes every time, so test runs share it. Its embeddings tell no voices apart; it
+ * The tiny speaker-embedding model (scripts/speaker-test-model.ts), written once per
+ * machine: the same bytes every time, so test runs share it. It tells apart only voices whose spectra differ; it
  * proves the plumbing.
  */
 export async function speakerTestModel(): Promise<string> {
-  const path = join(tmpdir(), 'notes-speaker-test-model', 'wespeaker-random-weights.onnx');
+  const path = join(tmpdir(), 'notes-speaker-test-model', 'wespeaker-spectral-shape.onnx');
   const present = await access(path).then(
     () => true,
     () => false,

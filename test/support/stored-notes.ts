@@ -11,7 +11,7 @@ import type { Services } from '../../src/wiring/services.ts';
 export async function storeTranscribedNote(
   services: Pick<Services, 'notes' | 'blobs'>,
   account: string,
-  note: { id: string; title: string; text: string },
+  note: { id: string; title: string; text: string; speakers_by?: string },
 ): Promise<void> {
   const now = Date.now();
   await services.notes.createNoteIfAbsent({
@@ -29,6 +29,7 @@ export async function storeTranscribedNote(
     duration_ms: words.length * 400,
     engine: 'bench',
     language: 'en-US',
+    speakers_by: note.speakers_by,
   });
   await services.blobs.putJson(objectKeys.transcription(account, note.id), transcription);
   await storeCompletedTranscription(services, account, note.id, now);

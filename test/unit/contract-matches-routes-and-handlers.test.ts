@@ -36,7 +36,7 @@ function contractOperations(): ContractOperation[] {
 describe('the contract, the route table and the handlers agree', () => {
   const operations = contractOperations();
 
-  it("lists the spec's twelve operationIds, getNoteArtifact (the artifact's read), the collection operations, the transcript corrections (and the similar segments they propose) and the sessions, each once", () => {
+  it("lists the spec's twelve operationIds, getNoteArtifact (the artifact's read), the collection operations, the transcript corrections (and the similar segments they propose), the sessions and the voice profiles, each once", () => {
     const ids = operations.map((operation) => operation.operationId).sort();
     expect(ids).toEqual(
       [
@@ -73,6 +73,13 @@ describe('the contract, the route table and the handlers agree', () => {
         'listSessions',
         'endSession',
         'endOtherSessions',
+        // Voices known across notes (issue 37).
+        'listVoiceProfiles',
+        'updateVoiceProfileSettings',
+        'createVoiceProfile',
+        'updateVoiceProfile',
+        'deleteVoiceProfile',
+        'reviewVoiceMatch',
       ].sort(),
     );
   });

@@ -79,7 +79,10 @@ function contextWith(services: Services): ToolContext {
   };
 }
 
-/** Operations with no MCP tool: uploads go through the CLI; an agent must not manage API keys. */
+/**
+ * Operations with no MCP tool: uploads go through the CLI; an agent must not manage API keys, sessions
+ * or voice profiles (biometric data).
+ */
 const REST_ONLY = [
   'submitTranscription',
   'listApiKeys',
@@ -88,10 +91,16 @@ const REST_ONLY = [
   'listSessions',
   'endSession',
   'endOtherSessions',
+  'listVoiceProfiles',
+  'updateVoiceProfileSettings',
+  'createVoiceProfile',
+  'updateVoiceProfile',
+  'deleteVoiceProfile',
+  'reviewVoiceMatch',
 ];
 
 describe('the MCP tool registry', () => {
-  it('names one tool per REST operationId except submitTranscription, API key and session management', () => {
+  it('names one tool per REST operationId except submitTranscription, API key, session and voice profile management', () => {
     expect([...MCP_TOOL_NAMES].sort()).toEqual(
       [
         'addNoteToCollection',

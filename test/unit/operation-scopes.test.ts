@@ -24,14 +24,20 @@ describe('the scopes each operation needs', () => {
     expect(operationScopes.deleteNote).toEqual(['notes:delete']);
   });
 
-  it('keeps API key and session management from MCP: no tool, and only the web app client among OAuth clients', () => {
+  it('keeps API key, session and voice profile management from MCP: no tool, and only the web app client among OAuth clients', () => {
     expect([...firstPartyOnlyOperations].sort()).toEqual([
       'createApiKey',
+      'createVoiceProfile',
+      'deleteVoiceProfile',
       'endOtherSessions',
       'endSession',
       'listApiKeys',
       'listSessions',
+      'listVoiceProfiles',
+      'reviewVoiceMatch',
       'revokeApiKey',
+      'updateVoiceProfile',
+      'updateVoiceProfileSettings',
     ]);
     for (const operationId of firstPartyOnlyOperations) expect(findTool(operationId)).toBeUndefined();
     // A key holds its creator's scopes, so making one needs no scope beyond changing the account.

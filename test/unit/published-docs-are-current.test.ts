@@ -160,8 +160,9 @@ describe('skill.json', () => {
         tool.name,
       ).toBe(true);
     }
-    // Tools are operationIds; left out: the upload, which MCP does not do, and API key and session
-    // management, which an agent must not do (it could mint itself a full-access key, or sign the owner out).
+    // Tools are operationIds; left out: the upload, which MCP does not do, and API key, session and
+    // voice profile management, which an agent must not do (it could mint itself a full-access key,
+    // sign the owner out, or keep someone's voice print).
     expect(mcp.tool_names.filter((name) => !contractIds.includes(name))).toEqual([]);
     expect(Object.keys(mcp.not_tools).sort()).toEqual(
       [
@@ -172,6 +173,12 @@ describe('skill.json', () => {
         'listSessions',
         'revokeApiKey',
         'submitTranscription',
+        'listVoiceProfiles',
+        'updateVoiceProfileSettings',
+        'createVoiceProfile',
+        'updateVoiceProfile',
+        'deleteVoiceProfile',
+        'reviewVoiceMatch',
       ].sort(),
     );
   });

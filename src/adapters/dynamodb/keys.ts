@@ -20,6 +20,8 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * | coll. name    | ACCOUNT#<acc>               | COLLECTIONNAME#<name>   |                             |                         |
  * | filing        | ACCOUNT#<acc>               | NOTE#<note>#COLLECTION#<coll> | ACCOUNT#<acc>#COLLECTION#<coll> | <created_at 13d>#<note> |
  * | index         | ACCOUNT#<acc>               | INDEXSTATS[#TRASHED]    |                             |                         |
+ * | voice choice  | ACCOUNT#<acc>               | VOICEPROFILES           |                             |                         |
+ * | voice profile | ACCOUNT#<acc>               | VOICEPROFILE#<profile>  |                             |                         |
  * | oauth client  | OAUTHCLIENT#<client_id>     | OAUTHCLIENT             |                             |                         |
  * | oauth request | OAUTHREQUEST#<request_id>   | OAUTHREQUEST            |                             |                         |
  * | oauth code    | OAUTHCODE#<sha256>          | OAUTHCODE               |                             |                         |
@@ -54,6 +56,9 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * in its account's partition, so revoking it revokes every refresh and access token of the family.
  * A sign-in session (a browser signed in at the authorization server, its cookie) lives there too:
  * one query by the `OAUTH` prefix reads an account's sessions for its list.
+ * Voice profiles (src/adapters/dynamodb/voice-profile-store.ts) live in their account's partition:
+ * one query by the `VOICEPROFILE#` prefix reads them all (a few hundred at most), and whatever
+ * deletes the account's partition deletes them.
  * An identity maps an upstream sign-in (OIDC issuer + subject, e.g. Cognito) to its account.
  */
 export const GSI1 = 'gsi1';
@@ -71,6 +76,7 @@ const OAUTH_SIGN_IN_SK_PREFIX = 'OAUTHSIGNIN#';
 /** What the sort keys of an account's grants and sign-in sessions (and nothing else of it) start with. */
 const OAUTH_SESSION_SK_PREFIX = 'OAUTH';
 const COLLECTION_SK_PREFIX = 'COLLECTION#';
+const VOICE_PROFILE_SK_PREFIX = 'VOICEPROFILE#';
 const accountPk = (accountId: string) => `${ACCOUNT_PK_PREFIX}${accountId}`;
 const notePrefix = (noteId: string) => `NOTE#${noteId}`;
 /** Active keys are unmarked (as they were before trashed notes were indexed); terms never contain '#'. */
@@ -159,6 +165,16 @@ export const keys = {
   oauthSessionsPrefix: (accountId: string) => ({
     pk: accountPk(accountId),
     skPrefix: OAUTH_SESSION_SK_PREFIX,
+  }),
+  voiceProfileSettings: (accountId: string) => ({ pk: accountPk(accountId), sk: 'VOICEPROFILES' }),
+  voiceProfile: (accountId: string, profileId: string) => ({
+    pk: accountPk(accountId),
+    sk: `${VOICE_PROFILE_SK_PREFIX}${profileId}`,
+  }),
+  /** Every voice profile of one account (the settings item's sort key does not start with it). */
+  voiceProfilesPrefix: (accountId: string) => ({
+    pk: accountPk(accountId),
+    skPrefix: VOICE_PROFILE_SK_PREFIX,
   }),
   /** Hashed, so that any issuer URL and subject make a fixed-length key. */
   identity: (issuer: string, subject: string) => ({

@@ -124,7 +124,9 @@ export class DynamoNoteStore implements NoteStore {
     const next: Note = { ...expected, updated_at: now };
     if (changes.title !== undefined) next.title = changes.title;
     if (changes.speaker_names !== undefined)
-      next.speaker_names = mergeNames(expected.speaker_names, changes.speaker_names);
+      next.speaker_names = merged(expected.speaker_names, changes.speaker_names);
+    if (changes.voice_matches !== undefined)
+      next.voice_matches = merged(expected.voice_matches, changes.voice_matches);
     if (changes.state !== undefined && changes.state !== expected.state) {
       next.state = changes.state;
       next.trashed_at = changes.state === 'trashed' ? now : null;
@@ -393,14 +395,15 @@ function nextVersion(note: Note): number {
   return (note.version ?? 0) + 1;
 }
 
-function mergeNames(
-  current: Record<string, string> | undefined,
-  changes: Record<string, string | null>,
-): Record<string, string> {
-  const names = { ...current };
-  for (const [label, name] of Object.entries(changes)) {
-    if (name === null) delete names[label];
-    else names[label] = name;
+/** The entries of `current` with `changes` applied: a null removes its key. */
+function merged<T>(
+  current: Record<string, T> | undefined,
+  changes: Record<string, T | null>,
+): Record<string, T> {
+  const entries = { ...current };
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null) delete entries[key];
+    else entries[key] = value;
   }
-  return names;
+  return entries;
 }
