@@ -1,15 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { layOutTurns, wavFile } from '../fixtures/pcm.ts';
-import { loadPhrases, type Phrase, type VoiceName } from '../fixtures/real-voices/voices.ts';
 import { createAccount } from '../support/accounts.ts';
 import { type Api, client } from '../support/api.ts';
 import { type RunningService, startService } from '../support/local-runtime.ts';
-import { speakerTestModel } from '../support/speaker-test-model.ts';
+import { speakerTestModel, voiceModelReady } from '../support/speaker-test-model.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
-import { waitUntil } from '../support/wait.ts';
+import { type VoiceRecordings, voiceRecordings } from '../support/voice-recordings.ts';
 
 /**
  * Voices known across notes, over HTTP, with a real voice model in sherpa-onnx: the test model
@@ -18,9 +14,6 @@ import { waitUntil } from '../support/wait.ts';
  * another and not a person whose voice differs. Real recordings of two people the project never
  * tuned on: a LibriVox reader and the speaker of the cards recordings.
  */
-const KNOWN: VoiceName = 'librivox:reader';
-const OTHER: VoiceName = 'cards:speaker';
-
 interface VoiceMatch {
   profile_id: string;
   name: string;
@@ -42,66 +35,14 @@ interface ProfileBody {
 let service: RunningService;
 let owner: Api;
 let stranger: Api;
-const recordings: Record<'first' | 'second' | 'other' | 'together', string> = {
-  first: '',
-  second: '',
-  other: '',
-  together: '',
-};
-
-/** About `seconds` of the voice's phrases, starting at phrase `from`, as 16 kHz samples. */
-function speechOf(phrases: readonly Phrase[], from: number, seconds: number): Int16Array[] {
-  const picked: Int16Array[] = [];
-  let length = 0;
-  for (let i = from; length < seconds * 16_000 && i < from + phrases.length; i++) {
-    const phrase = phrases[i % phrases.length] as Phrase;
-    picked.push(phrase.samples);
-    length += phrase.samples.length;
-  }
-  return picked;
-}
-
-async function recording(dir: string, name: string, turns: { speech: Int16Array; speaker: string }[]) {
-  const file = join(dir, `${name}.wav`);
-  const { samples } = layOutTurns(
-    turns.map((turn) => ({ ...turn, text: '' })),
-    [400],
-  );
-  await writeFile(file, wavFile(samples));
-  return file;
-}
+let recordings: VoiceRecordings;
 
 beforeAll(async () => {
-  const dir = join(process.cwd(), 'test', 'fixtures', 'generated', 'voice-profiles');
-  await mkdir(dir, { recursive: true });
-  const known = await loadPhrases(KNOWN, dir, 'ffmpeg');
-  const other = await loadPhrases(OTHER, dir, 'ffmpeg');
-  const half = Math.floor(known.length / 2);
-  const asTurns = (parts: Int16Array[], speaker: string) => parts.map((speech) => ({ speech, speaker }));
-  recordings.first = await recording(dir, 'known-first', asTurns(speechOf(known, 0, 20), 'known'));
-  recordings.second = await recording(dir, 'known-second', asTurns(speechOf(known, half, 20), 'known'));
-  recordings.other = await recording(dir, 'other', asTurns(speechOf(other, 0, 20), 'other'));
-  // The known voice and the other one in one conversation, in long turns.
-  const together = [speechOf(known, half, 24), speechOf(other, 0, 24)];
-  recordings.together = await recording(dir, 'together', [
-    ...asTurns(together[0]?.slice(0, 3) ?? [], 'known'),
-    ...asTurns(together[1]?.slice(0, 3) ?? [], 'other'),
-    ...asTurns(together[0]?.slice(3) ?? [], 'known'),
-    ...asTurns(together[1]?.slice(3) ?? [], 'other'),
-  ]);
+  recordings = await voiceRecordings();
   service = await startService({ env: { NOTES_VOICE_MODEL: await speakerTestModel() } });
   owner = client(service.baseUrl, service.apiKey);
   stranger = client(service.baseUrl, (await createAccount(service, 'stranger')).api_key);
-  await waitUntil(
-    async () => {
-      const ready = (await (await fetch(`${service.baseUrl}/readyz`)).json()) as {
-        voices: { state: string };
-      };
-      return ready.voices.state === 'ready';
-    },
-    'the voice model to be ready',
-    60_000,
-  );
+  await voiceModelReady(service);
 }, 300_000);
 
 afterAll(() => service?.stop());

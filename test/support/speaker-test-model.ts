@@ -2,6 +2,8 @@ import { access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSpeakerTestModel } from '../../scripts/speaker-test-model.ts';
+import type { RunningService } from './local-runtime.ts';
+import { waitUntil } from './wait.ts';
 
 /**
  * The tiny speaker-embedding model (scripts/speaker-test-model.ts), written once per
@@ -16,4 +18,18 @@ export async function speakerTestModel(): Promise<string> {
   );
   if (!present) await writeSpeakerTestModel(path);
   return path;
+}
+
+/** Resolves once the service's voice model was checked and loads (its /readyz `voices`). */
+export async function voiceModelReady(service: RunningService): Promise<void> {
+  await waitUntil(
+    async () => {
+      const ready = (await (await fetch(`${service.baseUrl}/readyz`)).json()) as {
+        voices: { state: string };
+      };
+      return ready.voices.state === 'ready';
+    },
+    'the voice model to be ready',
+    60_000,
+  );
 }

@@ -10,6 +10,7 @@ import { search } from './search.mjs';
 import { sessionsGroup } from './sessions.mjs';
 import { transcribe } from './transcribe.mjs';
 import { transcriptionGroup } from './transcription.mjs';
+import { voicesGroup } from './voices.mjs';
 
 /** Commands without a group: `notes transcribe`, `notes ask`, `notes search`. */
 export const TOP_LEVEL = [transcribe, ask, search];
@@ -24,4 +25,5 @@ export const GROUPS = [
   artifactsGroup,
   keysGroup,
   sessionsGroup,
+  voicesGroup,
 ];
