@@ -16,7 +16,7 @@ beforeAll(async () => {
   recordings = await voiceRecordings();
   service = await startService({ env: { NOTES_VOICE_MODEL: await speakerTestModel() } });
   env = { NOTES_BASE_URL: service.baseUrl, NOTES_API_KEY: service.apiKey };
-  await voiceModelReady(service);
+  await voiceModelReady(service.baseUrl);
 }, 300_000);
 afterAll(() => service?.stop());
 

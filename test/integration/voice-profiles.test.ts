@@ -42,7 +42,7 @@ beforeAll(async () => {
   service = await startService({ env: { NOTES_VOICE_MODEL: await speakerTestModel() } });
   owner = client(service.baseUrl, service.apiKey);
   stranger = client(service.baseUrl, (await createAccount(service, 'stranger')).api_key);
-  await voiceModelReady(service);
+  await voiceModelReady(service.baseUrl);
 }, 300_000);
 
 afterAll(() => service?.stop());

@@ -2,7 +2,6 @@ import { access } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeSpeakerTestModel } from '../../scripts/speaker-test-model.ts';
-import type { RunningService } from './local-runtime.ts';
 import { waitUntil } from './wait.ts';
 
 /**
@@ -21,10 +20,10 @@ export async function speakerTestModel(): Promise<string> {
 }
 
 /** Resolves once the service's voice model was checked and loads (its /readyz `voices`). */
-export async function voiceModelReady(service: RunningService): Promise<void> {
+export async function voiceModelReady(baseUrl: string): Promise<void> {
   await waitUntil(
     async () => {
-      const ready = (await (await fetch(`${service.baseUrl}/readyz`)).json()) as {
+      const ready = (await (await fetch(`${baseUrl}/readyz`)).json()) as {
         voices: { state: string };
       };
       return ready.voices.state === 'ready';

@@ -69,6 +69,8 @@ export interface Transcription {
   revision?: number;
   confidence?: number | null;
   notice?: TranscriptNotice | null;
+  /** What told the speakers apart (`voice-model:<name>`, `voice-statistics`); absent for engines that label them. */
+  speakers_by?: string;
 }
 
 export interface CitedText {
@@ -93,10 +95,34 @@ export interface Insights {
 export interface Note extends NoteSummary {
   audio: { content_type: string; size_bytes: number; uploaded_at: number | null } | null;
   speaker_names: Record<string, string>;
+  /** Speakers named after a voice the account keeps (voice profiles), by label. */
+  voice_matches: Record<string, VoiceMatch>;
   collections: CollectionRef[];
   transcription_job: Job | null;
   transcription: Transcription | null;
   insights: Insights | null;
+}
+
+export interface VoiceMatch {
+  profile_id: string;
+  name: string;
+  similarity: number;
+  status: 'suggested' | 'confirmed';
+}
+
+export interface VoiceProfile {
+  profile_id: string;
+  name: string;
+  voices_by: string;
+  speech_seconds: number;
+  taught: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface VoiceProfiles {
+  enabled: boolean;
+  profiles: VoiceProfile[];
 }
 
 export interface Page<T> {

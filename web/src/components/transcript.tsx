@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import { useApp } from '../context.ts';
 import { type Saved, type TranscriptEdit, type TranscriptState, useCorrections } from '../corrections.ts';
 import { clock } from '../format.ts';
+import { useLoad } from '../hooks.ts';
 import type { Playback } from '../player/playback.ts';
 import {
   colourOf,
@@ -13,7 +14,8 @@ import {
   UNSURE_BELOW,
   wordsOf,
 } from '../speakers.ts';
-import type { Segment } from '../types.ts';
+import type { Segment, VoiceMatch, VoiceProfiles } from '../types.ts';
+import { KnownVoices, type RememberOffer } from './known-voices.tsx';
 import { type RowActions, type SegmentMode, SegmentRow } from './segment-row.tsx';
 import { SelectionBar } from './selection-bar.tsx';
 import { SimilarSuggestion, type Suggestion } from './similar-suggestion.tsx';
@@ -33,6 +35,8 @@ interface Props {
   /** The note's ETag: speaker names are the note's, renamed against it. */
   noteEtag: string | null;
   speakerNames: Record<string, string>;
+  /** Speakers named after a voice the account keeps (voice profiles). */
+  voiceMatches: Record<string, VoiceMatch>;
   playback: Playback;
   /** After a change: show what the answer holds, then reload the note and its transcript. */
   onSaved(saved: Saved): void;
@@ -49,8 +53,23 @@ function anyUnsure(segments: readonly Segment[]): boolean {
  * correction undone. Words the recogniser was unsure of are underlined. A long transcript is drawn a
  * slice at a time, so its first screen shows at once.
  */
-export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, playback, onSaved }: Props) {
+export function TranscriptView({
+  noteId,
+  transcript,
+  noteEtag,
+  speakerNames,
+  voiceMatches,
+  playback,
+  onSaved,
+}: Props) {
   const { api } = useApp();
+  // Voices can be kept only from a transcript whose speakers a voice model told apart, and only
+  // when the account keeps voice profiles.
+  const byVoiceModel = transcript.data.speakers_by?.startsWith('voice-model:') ?? false;
+  const voiceProfiles = useLoad(`voice-profiles:${byVoiceModel}`, async () =>
+    byVoiceModel ? (await api.request<VoiceProfiles>('/v1/account/voice-profiles')).data : null,
+  );
+  const [rememberOffer, setRememberOffer] = useState<RememberOffer | null>(null);
   const corrections = useCorrections({ noteId, transcript, noteEtag, speakerNames, onSaved });
   // After a change of speaker: the other segments in a voice like the new speaker's, to give them too.
   const [suggestion, setSuggestion] = useState<Suggestion | null>(null);
@@ -209,9 +228,13 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
               others={speakers.filter((other) => other.label !== speaker.label)}
               onRename={async (name) => {
                 const done = await corrections.rename(speaker.label, name);
-                // A speaker just named: the segments other speakers have in a voice like theirs.
-                if (done) setSuggestion(await similarTo(current.current, speaker.label, undefined));
-                return done;
+                if (!done) return false;
+                // A speaker just named: their voice to keep, unless it is kept already.
+                if (voiceProfiles.data?.enabled && voiceMatches[speaker.label]?.status !== 'confirmed')
+                  setRememberOffer({ label: speaker.label, name });
+                // And the segments other speakers have in a voice like theirs.
+                setSuggestion(await similarTo(current.current, speaker.label, undefined));
+                return true;
               }}
               onMerge={(into) =>
                 corrections.edit(
@@ -250,6 +273,14 @@ export function TranscriptView({ noteId, transcript, noteEtag, speakerNames, pla
           onDismiss={() => setSuggestion(null)}
         />
       )}
+      <KnownVoices
+        noteId={noteId}
+        matches={voiceMatches}
+        labels={labels}
+        offer={rememberOffer}
+        onOfferDone={() => setRememberOffer(null)}
+        onSaved={onSaved}
+      />
       {transcription.notice && (
         <p class="notice" id="transcript-notice">
           {transcription.notice.detail}

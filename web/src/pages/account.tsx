@@ -6,6 +6,7 @@ import { ActionFeedback } from '../components/action-feedback.tsx';
 import { ConfirmDeletion } from '../components/confirm-deletion.tsx';
 import { Sessions } from '../components/sessions.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
+import { VoiceProfiles } from '../components/voice-profiles.tsx';
 import { useApp } from '../context.ts';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
@@ -181,6 +182,7 @@ export function AccountPage() {
         <ActionFeedback action={create} />
       </form>
       <Sessions keysRevoked={keysRevoked} />
+      <VoiceProfiles />
     </section>
   );
 }

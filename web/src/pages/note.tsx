@@ -114,6 +114,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
             transcript={transcript}
             noteEtag={view.data.etag}
             speakerNames={note.speaker_names}
+            voiceMatches={note.voice_matches ?? {}}
             playback={playback}
             onSaved={onSaved}
           />
