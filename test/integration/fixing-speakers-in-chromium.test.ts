@@ -1,4 +1,4 @@
-import { copyFile, mkdir, readFile } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -7,10 +7,9 @@ import { fixtureNamed } from '../fixtures/conversations/generate.ts';
 import { ensureFixtures } from '../fixtures/generate.ts';
 import { ensureRealVoices } from '../fixtures/real-voices/generate.ts';
 import {
-  accessibilityChecks,
-  launchChromium,
+  type accessibilityChecks,
   screenshotFailedSteps,
-  signIn,
+  signedInPage,
   visibleText,
 } from '../support/chromium.ts';
 import { holdRequests } from '../support/held-requests.ts';
@@ -53,13 +52,7 @@ beforeAll(async () => {
   process.env.NOTES_OAUTH_UPSTREAM = 'local';
   service = await startInProcess();
   base = service.runtime.apiUrl;
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  axe = accessibilityChecks(page, SCREENSHOTS);
-  if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
-  await page.goto(base);
-  await signIn(page, (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim());
-  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+  ({ browser, page, axe } = await signedInPage(base, service.dataDir, SCREENSHOTS));
   // Every message the app announces in its live region, to tell what the person was told.
   await page.evaluate(`(() => {
     window.announced = [];

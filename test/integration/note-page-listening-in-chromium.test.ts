@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getServices } from '../../src/wiring/services.ts';
 import {
-  accessibilityChecks,
-  launchChromium,
+  type accessibilityChecks,
   screenshotFailedSteps,
-  signIn,
+  signedInPage,
   visibleText,
 } from '../support/chromium.ts';
 import { holdRequests } from '../support/held-requests.ts';
@@ -61,13 +58,7 @@ beforeAll(async () => {
     title: 'Quarterly review',
     segments: LONG_SEGMENTS,
   });
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  axe = accessibilityChecks(page, SCREENSHOTS);
-  if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
-  await page.goto(base);
-  await signIn(page, (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim());
-  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+  ({ browser, page, axe } = await signedInPage(base, service.dataDir, SCREENSHOTS));
 }, 180_000);
 
 screenshotFailedSteps('note-page', () => page);

@@ -1,4 +1,3 @@
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import {
   fixtureNamed,
   referenceSpeakerOf,
 } from '../fixtures/conversations/generate.ts';
-import { accessibilityChecks, launchChromium, screenshotFailedSteps, signIn } from '../support/chromium.ts';
+import { type accessibilityChecks, screenshotFailedSteps, signedInPage } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
@@ -48,13 +47,7 @@ beforeAll(async () => {
   });
   const { final } = await pollUntilDone(service.api, `/v1/notes/${noteId}/transcription`);
   expect(final.status, JSON.stringify(final.body)).toBe(200);
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  axe = accessibilityChecks(page, SCREENSHOTS);
-  if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
-  await page.goto(base);
-  await signIn(page, (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim());
-  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+  ({ browser, page, axe } = await signedInPage(base, service.dataDir, SCREENSHOTS));
 }, 240_000);
 
 screenshotFailedSteps('speakers-many-at-once', () => page);

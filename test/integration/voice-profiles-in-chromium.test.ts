@@ -1,8 +1,7 @@
-import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityChecks, launchChromium, screenshotFailedSteps, signIn } from '../support/chromium.ts';
+import { type accessibilityChecks, screenshotFailedSteps, signedInPage } from '../support/chromium.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 import { speakerTestModel, voiceModelReady } from '../support/speaker-test-model.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
@@ -36,13 +35,7 @@ beforeAll(async () => {
   service = await startInProcess();
   base = service.runtime.apiUrl;
   await voiceModelReady(base);
-  browser = await launchChromium();
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  axe = accessibilityChecks(page, SCREENSHOTS);
-  if (SCREENSHOTS) await mkdir(SCREENSHOTS, { recursive: true });
-  await page.goto(base);
-  await signIn(page, (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim());
-  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+  ({ browser, page, axe } = await signedInPage(base, service.dataDir, SCREENSHOTS));
 }, 300_000);
 
 screenshotFailedSteps('voice-profiles', () => page);

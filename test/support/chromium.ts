@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,4 +100,23 @@ export function screenshotFailedSteps(name: string, pageOf: () => Page | undefin
     await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
     console.error(`Screenshot of the failed step: ${file}`);
   });
+}
+
+/**
+ * A new Chromium with one desktop-sized page (1280×900), signed in to the web app at `baseUrl` with
+ * the API key the local service wrote into `dataDir`, on the notes list; axe-core checks that keep
+ * their screenshots in `screenshots` (created) when given.
+ */
+export async function signedInPage(
+  baseUrl: string,
+  dataDir: string,
+  screenshots?: string,
+): Promise<{ browser: Browser; page: Page; axe: ReturnType<typeof accessibilityChecks> }> {
+  const browser = await launchChromium();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  if (screenshots) await mkdir(screenshots, { recursive: true });
+  await page.goto(baseUrl);
+  await signIn(page, (await readFile(join(dataDir, 'api-key'), 'utf8')).trim());
+  await page.getByRole('heading', { name: 'Notes', level: 1 }).waitFor();
+  return { browser, page, axe: accessibilityChecks(page, screenshots) };
 }
