@@ -1,15 +1,12 @@
 import type { SpeakerVoice } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, UnprocessableError } from './errors.ts';
-import { requireNoteWithItems } from './note-lookup.ts';
-import { objectKeys } from './object-keys.ts';
 import { labelForSpeaker } from './speaker-labels.ts';
-import { readTranscriptionAt } from './stored-results.ts';
 import type { ConversationSegment } from './transcript.ts';
 import { segmentAt } from './transcript-edits.ts';
 import { transcriptionView } from './transcript-exports.ts';
-import { lost } from './transcript-revisions.ts';
 import { transcriptEntityTag } from './transcript-tags.ts';
+import { readVoicedTranscript } from './transcript-voices.ts';
 import { add, dot, sum, unit, voiceOf, weightedSum } from './voice-vectors.ts';
 
 /**
@@ -57,17 +54,8 @@ export async function findSimilarSegments(
   noteId: string,
   request: SimilarSegmentsRequest,
 ): Promise<SimilarSegmentsResult> {
-  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
-  const job = jobs.get('transcription');
-  if (job?.status !== 'completed') {
-    throw new ConflictError(
-      'Only a completed transcription has voices to compare: submit audio with submitTranscription and wait for it to complete',
-    );
-  }
-  const current = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
-  if (current === 'unreadable') throw await lost(deps, job);
-  const stored = await deps.blobs.getJson<{ voices: SpeakerVoice[] }>(objectKeys.voices(accountId, noteId));
-  if (!stored?.voices?.length) throw new ConflictError(NO_VOICES);
+  const { note, transcription: current, voices } = await readVoicedTranscript(deps, accountId, noteId);
+  if (voices.length === 0) throw new ConflictError(NO_VOICES);
   const segments = current.conversation_segments;
   const present = new Set(segments.map((segment) => segment.speaker));
   const label = labelForSpeaker(request.speaker.trim(), note.speaker_names, present, 'speaker');
@@ -85,7 +73,7 @@ export async function findSimilarSegments(
   return {
     speaker_label: label,
     examples,
-    segments: similarTo(segments, stored.voices, label, new Set(examples)),
+    segments: similarTo(segments, voices, label, new Set(examples)),
     etag: transcriptEntityTag(view),
   };
 }

@@ -5,11 +5,9 @@ import { ConflictError, NotFoundError, UnprocessableError } from './errors.ts';
 import type { Note } from './note.ts';
 import { requireNoteWithItems } from './note-lookup.ts';
 import { getNote } from './notes.ts';
-import { objectKeys } from './object-keys.ts';
 import { labelForSpeaker } from './speaker-labels.ts';
-import { readTranscriptionAt } from './stored-results.ts';
 import type { Transcription } from './transcript.ts';
-import { lost } from './transcript-revisions.ts';
+import { readVoicedTranscript } from './transcript-voices.ts';
 import type { NoteView } from './views.ts';
 import { withoutMatches } from './voice-matches.ts';
 import {
@@ -242,16 +240,9 @@ async function heardSpeaker(
   noteId: string,
   speaker: string,
 ): Promise<HeardSpeaker> {
-  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
-  const job = jobs.get('transcription');
-  if (job?.status !== 'completed') {
-    throw new ConflictError('Only a completed transcription has voices: wait for the note to be transcribed');
-  }
-  const current = await readTranscriptionAt(deps, accountId, noteId, job.transcript);
-  if (current === 'unreadable') throw await lost(deps, job);
+  const { note, transcription: current, voices } = await readVoicedTranscript(deps, accountId, noteId);
   const voicesBy = current.speakers_by ?? '';
-  const stored = await deps.blobs.getJson<{ voices: SpeakerVoice[] }>(objectKeys.voices(accountId, noteId));
-  if (!voicesBy.startsWith(VOICE_MODEL_PREFIX) || !stored?.voices?.length) {
+  if (!voicesBy.startsWith(VOICE_MODEL_PREFIX) || voices.length === 0) {
     throw new ConflictError(
       `This transcript's speakers were told apart by ${voicesBy || 'its speech engine'}, not by a voice model: only a voice model's embeddings describe a voice the same way in two recordings. Run the service with a voice model (NOTES_VOICE_MODEL) and transcribe the note again`,
     );
@@ -263,7 +254,7 @@ async function heardSpeaker(
     new Set(segments.map((s) => s.speaker)),
     'speaker',
   );
-  const voice = speakerVoices(segments, stored.voices).get(label);
+  const voice = speakerVoices(segments, voices).get(label);
   if (!voice) throw new UnprocessableError(`speaker: no segment is spoken by "${speaker}"`);
   if (voice.speech_ms < VOICE_PROFILE_LIMITS.minSpeechMs) {
     throw new UnprocessableError(
