@@ -20,6 +20,7 @@ import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { readTranscriptionAt } from './stored-results.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
+import { withoutMatches } from './voice-matches.ts';
 
 export interface SubmitTranscriptionInput {
   title: string;
@@ -213,9 +214,13 @@ export async function deleteTranscription(
   accountId: string,
   noteId: string,
 ): Promise<void> {
-  const { jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
   const job = jobs.get('transcription');
   if (!job) throw new NotFoundError(NO_TRANSCRIPTION_JOB);
+  // Known voices named the transcript's speakers: the suggestions go with it.
+  const matched = Object.keys(note.voice_matches ?? {});
+  if (matched.length > 0)
+    await deps.notes.updateNote(accountId, noteId, withoutMatches(note, matched), deps.now());
   // Retried until it is gone: a running worker updates the job every few seconds.
   await deleteJobOfKind(deps, accountId, noteId, 'transcription', job);
   // Results derived from the transcript go with it: Ask's index entries, Insights, artifacts.

@@ -6,13 +6,22 @@ import type { Note, NoteChanges } from './note.ts';
  * otherwise. A suggested match's name goes with it; a confirmed one's is the person's own.
  */
 
-/** The matches of these labels removed, with the names that suggested (unconfirmed) ones gave. */
-export function withoutMatches(note: Note, labels: readonly string[]): NoteChanges {
+/**
+ * The matches of these labels removed, with the names they gave: a suggested match's always (it was
+ * never the person's word); a confirmed one's too when `names` is `given` (the person now says the
+ * name is wrong), never when a new transcript ends it (then the name is the person's, like any name).
+ */
+export function withoutMatches(
+  note: Note,
+  labels: readonly string[],
+  { names: which }: { names: 'suggested' | 'given' } = { names: 'suggested' },
+): NoteChanges {
   if (labels.length === 0) return {};
   const names: Record<string, null> = {};
   for (const label of labels) {
     const match = note.voice_matches?.[label];
-    if (match?.status === 'suggested' && note.speaker_names?.[label] === match.name) names[label] = null;
+    const gave = match && note.speaker_names?.[label] === match.name;
+    if (gave && (which === 'given' || match.status === 'suggested')) names[label] = null;
   }
   return {
     voice_matches: Object.fromEntries(labels.map((label) => [label, null])),

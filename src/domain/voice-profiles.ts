@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { SpeakerVoice } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError, UnprocessableError } from './errors.ts';
-import type { Note } from './note.ts';
+import type { Note, NoteChanges } from './note.ts';
 import { requireNoteWithItems } from './note-lookup.ts';
 import { getNote } from './notes.ts';
 import { labelForSpeaker } from './speaker-labels.ts';
@@ -121,7 +121,8 @@ export type VoiceMatchDecision = 'confirm' | 'reject';
 
 /**
  * A person's word on a known voice the service named: confirmed, the name stays and the profile
- * learns this speaker's voice too (once); rejected, the match and the name it gave go.
+ * learns this speaker's voice too (once: only the confirmation that turns the match from suggested
+ * to confirmed teaches); rejected, the match and the name it gave go.
  */
 export async function reviewVoiceMatch(
   deps: DomainDeps,
@@ -130,33 +131,55 @@ export async function reviewVoiceMatch(
   speaker: string,
   decision: VoiceMatchDecision,
 ): Promise<NoteView> {
-  const { note } = await requireNoteWithItems(deps, accountId, noteId);
-  const label = matchedLabel(note, speaker.trim());
-  const match = note.voice_matches?.[label] as VoiceMatch;
-  if (decision === 'reject') {
-    await deps.notes.updateNote(accountId, noteId, withoutMatches(note, [label]), deps.now());
-  } else if (match.status === 'suggested') {
-    const profile = await deps.voiceProfiles.getProfile(accountId, match.profile_id);
-    // A profile deleted (or profiles turned off) since: the name is confirmed, nothing is learned.
-    if (profile && (await deps.voiceProfiles.getSettings(accountId)).enabled) {
-      const heard = await heardSpeaker(deps, accountId, noteId, label);
-      if (heard.voices_by === profile.voices_by) await teach(deps, profile, heard);
-    }
-    await deps.notes.updateNote(
-      accountId,
-      noteId,
-      { voice_matches: { [label]: { ...match, status: 'confirmed' } } },
-      deps.now(),
-    );
-  }
+  let confirmedNow: VoiceMatch | null = null;
+  await changeNote(deps, accountId, noteId, (note) => {
+    const label = matchedLabel(note, speaker.trim());
+    const match = note.voice_matches?.[label] as VoiceMatch;
+    confirmedNow = null;
+    if (decision === 'reject') return withoutMatches(note, [label], { names: 'given' });
+    if (match.status === 'confirmed') return null;
+    confirmedNow = match;
+    return { voice_matches: { [label]: { ...match, status: 'confirmed' } } };
+  });
+  if (confirmedNow) await learnConfirmed(deps, accountId, noteId, speaker.trim(), confirmedNow);
   return getNote(deps, accountId, noteId);
+}
+
+/**
+ * The profile of a match just confirmed learns the speaker's voice, when it still can: a profile
+ * deleted since, profiles turned off, or a speaker too briefly heard (named from 1.5 s of speech,
+ * taught from 3 s) leaves the confirmation standing and teaches nothing.
+ */
+async function learnConfirmed(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  speaker: string,
+  match: VoiceMatch,
+): Promise<void> {
+  const profile = await deps.voiceProfiles.getProfile(accountId, match.profile_id);
+  if (!profile || !(await deps.voiceProfiles.getSettings(accountId)).enabled) return;
+  try {
+    const heard = await heardSpeaker(deps, accountId, noteId, speaker);
+    if (heard.voices_by === profile.voices_by) await teach(deps, profile, heard);
+  } catch (error) {
+    if (
+      !(
+        error instanceof UnprocessableError ||
+        error instanceof ConflictError ||
+        error instanceof NotFoundError
+      )
+    )
+      throw error;
+  }
 }
 
 /**
  * After a transcript is made: the matches of the note's previous transcript end (its labels named
  * other turns; a suggested name goes with its match), then each speaker whose voice is close enough
  * to a profile's is named after it, as a suggestion. Each profile names at most one speaker and each
- * speaker takes at most one profile, the closest pairs first. Nothing happens while profiles are off.
+ * speaker takes at most one profile, the closest pairs first; a profile whose name another speaker of
+ * the note already has names no one. Nothing is named while profiles are off.
  */
 export async function nameKnownVoices(
   deps: DomainDeps,
@@ -169,34 +192,30 @@ export async function nameKnownVoices(
   const enabled = comparable && (await deps.voiceProfiles.getSettings(accountId)).enabled;
   const hadMatches = Object.keys(read.voice_matches ?? {}).length > 0;
   if (!enabled && !hadMatches) return;
-  // Read again: the recognition took a while, and names given meanwhile are the person's.
-  const note = await deps.notes.getNote(accountId, read.note_id);
-  if (!note) return;
-  const ended = withoutMatches(note, Object.keys(note.voice_matches ?? {}));
-  const profiles = enabled ? await deps.voiceProfiles.listProfiles(accountId) : [];
-  const named = new Set(
-    Object.keys(note.speaker_names ?? {}).filter((label) => ended.speaker_names?.[label] !== null),
+  const profiles = (enabled ? await deps.voiceProfiles.listProfiles(accountId) : []).filter(
+    (profile) => profile.voices_by === transcription.speakers_by,
   );
-  const heard = [...speakerVoices(transcription.conversation_segments, voices)].filter(
-    ([label]) => !named.has(label),
-  );
-  const matches = knownVoices(
-    heard,
-    profiles.filter((profile) => profile.voices_by === transcription.speakers_by),
-  );
-  const names: Record<string, string | null> = { ...ended.speaker_names };
-  const found: Record<string, VoiceMatch | null> = { ...ended.voice_matches };
-  for (const [label, match] of matches) {
-    names[label] = match.name;
-    found[label] = match;
-  }
-  if (Object.keys(found).length === 0) return;
-  await deps.notes.updateNote(
-    accountId,
-    note.note_id,
-    { speaker_names: names, voice_matches: found },
-    deps.now(),
-  );
+  const heardAll = [...speakerVoices(transcription.conversation_segments, voices)];
+  // Worked out on the note as it is when written: names given during the recognition are the person's.
+  await changeNote(deps, accountId, read.note_id, (note) => {
+    const ended = withoutMatches(note, Object.keys(note.voice_matches ?? {}));
+    const kept = Object.entries(note.speaker_names ?? {}).filter(
+      ([label]) => ended.speaker_names?.[label] !== null,
+    );
+    const named = new Set(kept.map(([label]) => label));
+    const takenNames = new Set(kept.map(([, name]) => name.toLowerCase()));
+    const matches = knownVoices(
+      heardAll.filter(([label]) => !named.has(label)),
+      profiles.filter((profile) => !takenNames.has(profile.name.toLowerCase())),
+    );
+    const names: Record<string, string | null> = { ...ended.speaker_names };
+    const found: Record<string, VoiceMatch | null> = { ...ended.voice_matches };
+    for (const [label, match] of matches) {
+      names[label] = match.name;
+      found[label] = match;
+    }
+    return Object.keys(found).length > 0 ? { speaker_names: names, voice_matches: found } : null;
+  });
 }
 
 /** Pure: the closest pairs of speaker and profile at or above the threshold, each used once. */
@@ -294,6 +313,12 @@ async function newProfile(
     updated_at: now,
   };
   await deps.voiceProfiles.createProfile(profile);
+  // Turned off while this was under way: the sweep that deleted the profiles may have missed this
+  // one, and nothing of a voice is kept while profiles are off.
+  if (!(await deps.voiceProfiles.getSettings(accountId)).enabled) {
+    await deps.voiceProfiles.deleteProfile(accountId, profile.profile_id);
+    throw new ConflictError(PROFILES_OFF);
+  }
   return profile;
 }
 
@@ -326,7 +351,10 @@ async function teach(deps: DomainDeps, found: VoiceProfile, heard: HeardSpeaker)
   }
 }
 
-/** The note's speaker marked as the profile's voice, confirmed (a person said so), and named after it if unnamed. */
+/**
+ * The note's speaker marked as the profile's voice, confirmed (a person said so), and named after it
+ * unless the person named the speaker otherwise (a name a suggestion gave is replaced).
+ */
 async function markKnown(
   deps: DomainDeps,
   note: Note,
@@ -340,15 +368,34 @@ async function markKnown(
     similarity: Math.min(1, Math.round(similarity * 1000) / 1000),
     status: 'confirmed',
   };
-  await deps.notes.updateNote(
-    note.account_id,
-    note.note_id,
-    {
+  await changeNote(deps, note.account_id, note.note_id, (current) => {
+    const name = current.speaker_names?.[label];
+    const earlier = current.voice_matches?.[label];
+    const suggestedName = earlier?.status === 'suggested' && earlier.name === name;
+    return {
       voice_matches: { [label]: match },
-      ...(note.speaker_names?.[label] ? {} : { speaker_names: { [label]: profile.name } }),
-    },
-    deps.now(),
-  );
+      ...(!name || suggestedName ? { speaker_names: { [label]: profile.name } } : {}),
+    };
+  });
+}
+
+/**
+ * Applies the change `change` works out from the note as it is now, only if the note has not changed
+ * since it was read (read again and worked out again otherwise); `null` from `change`: nothing to do.
+ */
+async function changeNote(
+  deps: DomainDeps,
+  accountId: string,
+  noteId: string,
+  change: (note: Note) => NoteChanges | null,
+): Promise<void> {
+  for (;;) {
+    const note = await deps.notes.getNote(accountId, noteId);
+    if (!note) throw new NotFoundError(`No note with ID ${noteId}`);
+    const changes = change(note);
+    if (!changes) return;
+    if (await deps.notes.updateNoteIf(note, changes, deps.now())) return;
+  }
 }
 
 function matchedLabel(note: Note, speaker: string): string {

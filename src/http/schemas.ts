@@ -323,8 +323,13 @@ export const voiceProfileParams = z.object({
     .check(z.regex(/^vp_[0-9a-f]{16}$/, 'must be a voice profile ID such as vp_0123456789abcdef')),
 });
 
-/** A voice profile's name: what it names speakers, so a speaker name's rules. */
-const voiceProfileName = speakerName;
+/**
+ * A voice profile's name: what it names speakers, so a speaker name's rules, and not a label (a
+ * speaker named "Speaker 3" would look like another speaker everywhere).
+ */
+const voiceProfileName = speakerName.check(
+  z.refine((name) => !isSpeakerLabel(name), 'must not be a speaker label such as "Speaker 2"'),
+);
 
 export const voiceProfileSettingsBody = z.strictObject({ enabled: z.boolean() });
 

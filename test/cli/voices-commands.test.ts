@@ -59,7 +59,9 @@ describe('notes voices ...', () => {
     const listed = stdoutJson<Profiles>(await runCli(['voices', 'list'], env));
     expect(listed.profiles).toMatchObject([{ name: 'Ada Lovelace', taught: 2 }]);
 
-    const deleted = await runCli(['voices', 'delete', 'Ada Lovelace'], env);
+    const unconfirmed = await runCli(['voices', 'delete', 'Ada Lovelace'], env);
+    expect(unconfirmed.stderr).toMatch(/cannot be undone: add --yes/);
+    const deleted = await runCli(['voices', 'delete', 'Ada Lovelace', '--yes'], env);
     expect(deleted.code, describeRun(deleted)).toBe(0);
     expect(deleted.stdout).toBe('');
     expect(stdoutJson<Profiles>(await runCli(['voices', 'list'], env)).profiles).toEqual([]);
@@ -78,7 +80,7 @@ describe('notes voices ...', () => {
   });
 
   it('says which profile name is unknown', async () => {
-    const missing = await runCli(['voices', 'delete', 'Nobody'], env);
+    const missing = await runCli(['voices', 'delete', 'Nobody', '--yes'], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/no voice profile is named "Nobody"/);
   });

@@ -59,7 +59,7 @@ async function deleteForGood(title: string, tab: Page = page) {
   const row = tab.locator('.notes li', { hasText: title });
   await row.waitFor();
   await row.getByRole('button', { name: /Delete for good/ }).click();
-  await tab.fill('#confirm-deletion', 'delete');
+  await tab.getByLabel('Type delete to confirm').fill('delete');
   await tab.getByRole('button', { name: 'Delete permanently' }).click();
   const asked = row.locator('.permission');
   await asked.waitFor();

@@ -171,6 +171,42 @@ describe('voices known across notes', () => {
     expect((await stranger<NoteBody>('GET', `/v1/notes/${noteId}`)).body.voice_matches).toEqual({});
   });
 
+  it('rejecting a match confirmed earlier removes the name too; keeping a suggested speaker under another name renames them', async () => {
+    const noteId = await transcribed(recordings.second);
+    await owner('POST', `/v1/notes/${noteId}/voice-matches/Speaker%201`, { body: { decision: 'confirm' } });
+    const rejected = await owner<NoteBody>('POST', `/v1/notes/${noteId}/voice-matches/Ada`, {
+      body: { decision: 'reject' },
+    });
+    expect(rejected.body).toMatchObject({ speaker_names: {}, voice_matches: {} });
+
+    const suggested = await transcribed(recordings.second);
+    expect((await note(suggested)).speaker_names).toEqual({ 'Speaker 1': 'Ada' });
+    const kept = await owner<ProfileBody>('POST', '/v1/account/voice-profiles', {
+      body: { note_id: suggested, speaker: 'Speaker 1', name: 'Carol' },
+    });
+    expect(kept.status).toBe(201);
+    expect(await note(suggested)).toMatchObject({
+      speaker_names: { 'Speaker 1': 'Carol' },
+      voice_matches: {
+        'Speaker 1': { profile_id: kept.body.profile_id, name: 'Carol', status: 'confirmed' },
+      },
+    });
+    expect((await owner('DELETE', `/v1/account/voice-profiles/${kept.body.profile_id}`)).status).toBe(204);
+  });
+
+  it('refuses a profile named like a speaker label, and deleting a transcript takes its suggestions', async () => {
+    const labelled = await owner('POST', '/v1/account/voice-profiles', {
+      body: { note_id: firstNote, speaker: 'Speaker 1', name: 'Speaker 2' },
+    });
+    expect(labelled.status).toBe(400);
+    expect(String(labelled.body.detail)).toMatch(/must not be a speaker label/);
+
+    const noteId = await transcribed(recordings.second);
+    expect((await note(noteId)).voice_matches['Speaker 1']?.status).toBe('suggested');
+    expect((await owner('DELETE', `/v1/notes/${noteId}/transcription`)).status).toBe(204);
+    expect(await note(noteId)).toMatchObject({ speaker_names: {}, voice_matches: {} });
+  });
+
   it('renames a profile, and deleting it stops it naming anyone', async () => {
     const path = `/v1/account/voice-profiles/${profile.profile_id}`;
     const renamed = await owner<ProfileBody>('PATCH', path, { body: { name: 'Ada L.' } });

@@ -188,7 +188,7 @@ describe('every action answers where it was taken (issue 22)', () => {
     await row.waitFor();
     await axe.check('trash');
     await row.getByRole('button', { name: /Delete for good/ }).click();
-    await page.fill('#confirm-deletion', 'delete');
+    await page.getByLabel('Type delete to confirm').fill('delete');
     await page.getByRole('button', { name: 'Delete permanently' }).click();
     const asked = row.locator('.permission');
     await asked.waitFor();

@@ -311,7 +311,7 @@ describe('the web app in Chromium', () => {
     await page.getByRole('button', { name: 'Delete for good…' }).click();
     const confirm = page.getByRole('button', { name: 'Delete permanently' });
     expect(await confirm.isDisabled()).toBe(true);
-    await page.fill('#confirm-deletion', 'delete');
+    await page.getByLabel('Type delete to confirm').fill('delete');
     await confirm.click();
     await page.waitForURL(/#\/$/);
     expect((await service.api('GET', `/v1/notes/${noteId}`)).status).toBe(404);
@@ -347,7 +347,7 @@ describe('the web app in Chromium', () => {
       .locator('.keys li', { hasText: 'CLI on the laptop' })
       .getByRole('button', { name: /Revoke/ })
       .click();
-    await page.fill('#confirm-deletion', 'delete');
+    await page.getByLabel('Type delete to confirm').fill('delete');
     await page.getByRole('button', { name: 'Revoke the key' }).click();
     await page.locator('.keys li', { hasText: 'revoked' }).waitFor();
     expect((await account()).status).toBe(401);

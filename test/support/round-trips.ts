@@ -50,10 +50,10 @@ export const roundTrips: Record<OperationId, { before: Calls; after: Calls }> = 
   findSimilarSegments: { before: calls(1, 2), after: calls(1, 2) },
   listVoiceProfiles: { before: calls(2), after: calls(2) },
   updateVoiceProfileSettings: { before: calls(3), after: calls(3) },
-  createVoiceProfile: { before: calls(6, 2), after: calls(6, 2) },
+  createVoiceProfile: { before: calls(7, 2), after: calls(7, 2) },
   updateVoiceProfile: { before: calls(2), after: calls(2) },
   deleteVoiceProfile: { before: calls(2), after: calls(2) },
-  reviewVoiceMatch: { before: calls(5, 2), after: calls(5, 2) },
+  reviewVoiceMatch: { before: calls(4, 2), after: calls(4, 2) },
 };
 
 const change = (before: number, after: number) => (before === after ? `${after}` : `${before} -> ${after}`);

@@ -98,4 +98,11 @@ describe('what ends a voice match', () => {
       speaker_names: { 'Speaker 1': null },
     });
   });
+
+  it("takes a confirmed match's name too when the person rejects it", () => {
+    expect(withoutMatches(note, ['Speaker 2'], { names: 'given' })).toEqual({
+      voice_matches: { 'Speaker 2': null },
+      speaker_names: { 'Speaker 2': null },
+    });
+  });
 });

@@ -108,6 +108,12 @@ export const voicesRemember = {
     const api = client();
     const to = stringOption(values, 'to');
     const name = stringOption(values, 'name');
+    if (to && name) {
+      throw new UsageError(
+        'give --name for a new profile or --to for an existing one, not both',
+        'voices remember',
+      );
+    }
     const body = {
       note_id: noteId,
       speaker,
@@ -148,10 +154,13 @@ export const voicesDelete = {
   summary: 'Delete a voice profile for good: new transcripts stop naming that voice',
   operation: 'deleteVoiceProfile',
   args: ['<profile>'],
-  options: {},
+  required: '--yes',
+  options: { yes: { type: 'boolean', description: 'Required: the profile is deleted for good' } },
   details: 'Names it already gave in notes stay. Prints nothing on stdout (HTTP 204).',
-  examples: ['notes voices delete Dana'],
-  async run({ positionals, client }) {
+  examples: ['notes voices delete Dana --yes'],
+  async run({ positionals, values, client }) {
+    if (values.yes !== true)
+      throw new UsageError('deleting a voice profile cannot be undone: add --yes', 'voices delete');
     const api = client();
     const profileId = await profileIdOf(api, positionals[0], 'voices delete');
     await api.request('DELETE', `${PROFILES}/${profileId}`, { what: 'voices delete' });

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { useFocusOnMount } from '../hooks.ts';
 
 const WORD = 'delete';
@@ -23,6 +23,8 @@ export function ConfirmDeletion({
   const [typed, setTyped] = useState('');
   const focus = useFocusOnMount<HTMLInputElement>();
   const [busy, setBusy] = useState(false);
+  // Two confirmations may be open on one page (a key's and a voice's, on Account).
+  const id = `confirm-deletion-${useId()}`;
   return (
     <form
       class="confirm"
@@ -35,11 +37,11 @@ export function ConfirmDeletion({
       onKeyDown={(event) => event.key === 'Escape' && onCancel()}
     >
       <p>This permanently removes {what}. It cannot be undone.</p>
-      <label for="confirm-deletion">
+      <label for={id}>
         Type <strong>{WORD}</strong> to confirm
       </label>
       <input
-        id="confirm-deletion"
+        id={id}
         autoComplete="off"
         value={typed}
         onInput={(event) => setTyped(event.currentTarget.value)}

@@ -5,10 +5,12 @@ import { href } from '../router.ts';
 import type { Note, VoiceMatch } from '../types.ts';
 import { ActionFeedback } from './action-feedback.tsx';
 
-/** A speaker just named, whose voice could be kept. */
+/** A speaker just named, whose voice could be kept (or added to the kept voice of that name). */
 export interface RememberOffer {
   label: string;
   name: string;
+  /** The account's profile of that name, if it has one: taught this voice rather than a second one made. */
+  profileId: string | null;
 }
 
 /**
@@ -29,7 +31,8 @@ export function KnownVoices({
   /** The labels the transcript has now: a match of a label corrected away is not shown. */
   labels: readonly string[];
   offer: RememberOffer | null;
-  onOfferDone(): void;
+  /** `kept`: a profile was made or taught. */
+  onOfferDone(kept: boolean): void;
   onSaved(saved: Saved): void;
 }) {
   const { api, announce } = useApp();
@@ -46,10 +49,15 @@ export function KnownVoices({
   const remember = useAction(async (wanted: RememberOffer) => {
     await api.request(`/v1/account/voice-profiles`, {
       method: 'POST',
-      body: { note_id: noteId, speaker: wanted.label, name: wanted.name },
+      body: {
+        note_id: noteId,
+        speaker: wanted.label,
+        ...(wanted.profileId ? { profile_id: wanted.profileId } : { name: wanted.name }),
+      },
     });
     announce(`${wanted.name}'s voice is kept: later recordings will name ${wanted.name}`);
-    onOfferDone();
+    onOfferDone(true);
+    focusSpeaker(wanted.label);
     const { data, etag } = await api.request<Note>(`/v1/notes/${noteId}`);
     onSaved({ note: { note: data, etag } });
   });
@@ -88,14 +96,29 @@ export function KnownVoices({
       {offer && (
         <section class="suggestion" aria-label="Keep this voice">
           <p>
-            Keep {offer.name}'s voice? Later recordings will name {offer.name} where this voice is heard. Only
-            numbers describing the voice are kept, never audio (<a href={href('account')}>voice profiles</a>).
+            {offer.profileId
+              ? `Add this voice to ${offer.name}'s kept voice? Later recordings will name ${offer.name} more surely.`
+              : `Keep ${offer.name}'s voice? Later recordings will name ${offer.name} where this voice is heard.`}{' '}
+            Only numbers describing the voice are kept, never audio (
+            <a href={href('account')}>voice profiles</a>
+            ).
           </p>
           <div class="actions">
             <button type="button" disabled={remember.pending} onClick={() => void remember.run(offer)}>
-              {remember.pending ? 'Keeping…' : `Keep ${offer.name}'s voice`}
+              {remember.pending
+                ? 'Keeping…'
+                : offer.profileId
+                  ? `Add to ${offer.name}'s voice`
+                  : `Keep ${offer.name}'s voice`}
             </button>
-            <button type="button" class="quiet" onClick={onOfferDone}>
+            <button
+              type="button"
+              class="quiet"
+              onClick={() => {
+                onOfferDone(false);
+                focusSpeaker(offer.label);
+              }}
+            >
               Not now
             </button>
           </div>
@@ -104,4 +127,13 @@ export function KnownVoices({
       )}
     </>
   );
+}
+
+/** Focus back on the speaker's name when the control that held it goes. */
+function focusSpeaker(label: string): void {
+  document
+    .querySelector<HTMLButtonElement>(
+      `.transcript .section-head button[data-speaker-label="${CSS.escape(label)}"]`,
+    )
+    ?.focus();
 }

@@ -230,8 +230,12 @@ export function TranscriptView({
                 const done = await corrections.rename(speaker.label, name);
                 if (!done) return false;
                 // A speaker just named: their voice to keep, unless it is kept already.
-                if (voiceProfiles.data?.enabled && voiceMatches[speaker.label]?.status !== 'confirmed')
-                  setRememberOffer({ label: speaker.label, name });
+                if (voiceProfiles.data?.enabled && voiceMatches[speaker.label]?.status !== 'confirmed') {
+                  const same = voiceProfiles.data.profiles.find(
+                    (profile) => profile.name.toLowerCase() === name.toLowerCase(),
+                  );
+                  setRememberOffer({ label: speaker.label, name, profileId: same?.profile_id ?? null });
+                }
                 // And the segments other speakers have in a voice like theirs.
                 setSuggestion(await similarTo(current.current, speaker.label, undefined));
                 return true;
@@ -246,7 +250,16 @@ export function TranscriptView({
             />
           ))}
           {(canUndo || segments.length > 0) && (
-            <button type="button" class="quiet" disabled={!canUndo} onClick={() => corrections.undo()}>
+            <button
+              type="button"
+              class="quiet"
+              disabled={!canUndo}
+              onClick={() => {
+                // What an undone rename offered to keep goes with it.
+                setRememberOffer(null);
+                void corrections.undo();
+              }}
+            >
               Undo last correction
             </button>
           )}
@@ -278,7 +291,10 @@ export function TranscriptView({
         matches={voiceMatches}
         labels={labels}
         offer={rememberOffer}
-        onOfferDone={() => setRememberOffer(null)}
+        onOfferDone={(kept) => {
+          setRememberOffer(null);
+          if (kept) voiceProfiles.reload();
+        }}
         onSaved={onSaved}
       />
       {transcription.notice && (

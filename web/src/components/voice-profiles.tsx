@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
 import { useApp } from '../context.ts';
 import { when } from '../format.ts';
@@ -24,6 +24,8 @@ export function VoiceProfiles() {
   const [renaming, setRenaming] = useState<string | null>(null);
   // What the person just ticked, shown while the service is asked (the box would jump back otherwise).
   const [ticked, setTicked] = useState<boolean | null>(null);
+  // Where focus goes when the control that held it goes (a profile renamed or deleted).
+  const heading = useRef<HTMLHeadingElement>(null);
 
   const choose = useAction(async (enabled: boolean) => {
     setTicked(enabled);
@@ -44,6 +46,7 @@ export function VoiceProfiles() {
     announce(`${profile.name}'s voice deleted`);
     setDeleting(null);
     loaded.reload();
+    heading.current?.focus();
   });
   const rename = useAction(async (profile: VoiceProfile, name: string) => {
     await api.request(`/v1/account/voice-profiles/${profile.profile_id}`, {
@@ -53,13 +56,16 @@ export function VoiceProfiles() {
     announce(`Renamed to ${name}`);
     setRenaming(null);
     loaded.reload();
+    heading.current?.focus();
   });
 
   const settings = loaded.data;
   const profiles = settings?.profiles ?? [];
   return (
     <section aria-labelledby="voice-profiles-title" class="voice-profiles">
-      <h2 id="voice-profiles-title">Voice profiles</h2>
+      <h2 id="voice-profiles-title" ref={heading} tabIndex={-1}>
+        Voice profiles
+      </h2>
       <p>
         With voice profiles on, a voice you keep is recognised in later recordings: the speaker is named for
         you to confirm or correct. A profile holds numbers a voice model computed from a person's speech,
@@ -104,7 +110,7 @@ export function VoiceProfiles() {
       )}
       {settings?.enabled && profiles.length === 0 && (
         <p class="empty">
-          No voices kept yet. Name a speaker in a note's transcript, then choose “Keep their voice”.
+          No voices kept yet. Name a speaker in a note's transcript: the app then offers to keep their voice.
         </p>
       )}
       <ul class="keys">
