@@ -3,7 +3,6 @@ import type { SpeakerVoice } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, NotFoundError, UnprocessableError } from './errors.ts';
 import type { Note, NoteChanges } from './note.ts';
-import { requireNoteWithItems } from './note-lookup.ts';
 import { getNote } from './notes.ts';
 import { labelForSpeaker } from './speaker-labels.ts';
 import type { Transcription } from './transcript.ts';
