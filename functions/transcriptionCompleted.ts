@@ -33,6 +33,7 @@ export const handler = middy<unknown, void>()
         succeeded: change.status === 'COMPLETED',
         ...(change.failureReason ? { failureReason: change.failureReason } : {}),
         permanent: TranscribeJobs.failureIsPermanent(change.failureReason),
+        transient: TranscribeJobs.failureIsTransient(change.failureReason),
       },
     );
     await countOutcome('transcription', outcome);

@@ -34,6 +34,10 @@ export function requireModelsServedInRegion(
   profileRegions?: string[],
   knownRegion: string | undefined = process.env.CDK_DEFAULT_REGION,
 ): void {
+  for (const modelId of modelIds) {
+    const problem = onDemandProblem(modelId);
+    if (problem) throw new Error(problem);
+  }
   const stackRegion = Stack.of(scope).region;
   const region = Token.isUnresolved(stackRegion) ? knownRegion : stackRegion;
   modelIds.forEach((modelId, index) => {
@@ -49,4 +53,24 @@ export function requireModelsServedInRegion(
       ],
     });
   });
+}
+
+/**
+ * Anthropic's Claude models from 3.7 on (Claude 3.7 Sonnet, the Claude 4 family and later) cannot be
+ * invoked by their bare model ID with on-demand throughput: Bedrock answers ValidationException
+ * ("Retry your request with the ID or ARN of an inference profile") on every call, so every Insights,
+ * artifact and Ask request would fail after a deployment that looked fine. Older Claude models
+ * (3 Haiku, 3.5 Sonnet) still take their bare IDs in the Regions that serve them.
+ */
+const PROFILE_ONLY_MODEL =
+  /^anthropic\.claude-(?:3-7-|(?:sonnet|opus|haiku)-(?:[4-9]|\d{2,})|[4-9]-|\d{2,}-)/;
+
+/** Why `modelId` cannot be invoked as configured, or undefined when it can (as far as is known here). */
+export function onDemandProblem(modelId: string): string | undefined {
+  if (parseModelId(modelId).profile || !PROFILE_ONLY_MODEL.test(modelId)) return undefined;
+  return (
+    `Bedrock model "${modelId}" cannot be invoked on demand by its model ID: Anthropic's models from ` +
+    `Claude 3.7 on are invoked through an inference profile. Use "us.${modelId}" (or eu., apac., ` +
+    `global.: the geography of the deploy Region) in -c bedrockModelIds.`
+  );
 }

@@ -2,6 +2,7 @@ import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags }
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { WEB_APP_CLIENT_ID } from '../src/oauth/first-party.ts';
+import { METRICS_NAMESPACE, METRICS_SERVICE } from '../src/outcome-metrics.ts';
 import { requireModelsServedInRegion } from './bedrock-region-check.ts';
 import { handlerNodeOptions, STACK_TEXT_ENGINE } from './bundling.ts';
 import type { NotesStackConfig } from './config.ts';
@@ -84,8 +85,8 @@ export class NotesStack extends Stack {
         NOTES_SPEECH_SYNTHESIZER: 'polly',
         NOTES_TRANSCRIBE_JOB_PREFIX: prefix,
         NOTES_TRANSCRIBE_LANGUAGE_CODE: config.transcribeLanguageCode,
-        POWERTOOLS_SERVICE_NAME: 'notes',
-        POWERTOOLS_METRICS_NAMESPACE: 'Notes',
+        POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
+        POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: handlerNodeOptions,
       },
       grantTargets: {

@@ -1,5 +1,6 @@
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { MiddlewareObj } from '@middy/core';
+import { METRICS_NAMESPACE, METRICS_SERVICE, outcomeMetric } from './outcome-metrics.ts';
 
 /**
  * X-Ray tracing and CloudWatch metrics (embedded metric format), from Powertools.
@@ -55,11 +56,12 @@ export function traced<T>(client: T): T {
   return tracing ? tracing.tracer.captureAWSv3Client(client) : client;
 }
 
+/** Counts one outcome of a piece of work (src/outcome-metrics.ts names the metric). */
 export async function countOutcome(name: string, outcome: string): Promise<void> {
   const { Metrics, MetricUnit } = await import('@aws-lambda-powertools/metrics');
   metrics ??= new Metrics({
-    serviceName: 'notes',
-    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Notes',
+    serviceName: METRICS_SERVICE,
+    namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
   });
-  metrics.addMetric(`${name}_${outcome}`, MetricUnit.Count, 1);
+  metrics.addMetric(outcomeMetric(name, outcome), MetricUnit.Count, 1);
 }

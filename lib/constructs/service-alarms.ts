@@ -1,7 +1,15 @@
 import { Duration } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
-import { Alarm, ComparisonOperator, type Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
+import { failedJobMetrics, METRICS_NAMESPACE, METRICS_SERVICE } from '../../src/outcome-metrics.ts';
 import type { Alerts } from './alerts.ts';
 import type { NotesFunction } from './notes-function.ts';
 
@@ -18,9 +26,18 @@ export interface ServiceAlarmsProps {
   backgroundFunctions: Record<string, NotesFunction>;
 }
 
+/** What each failed-jobs alarm says, by the workers whose jobs it counts. */
+const FAILED_JOBS: Record<keyof typeof failedJobMetrics, { id: string; what: string }> = {
+  transcription: { id: 'TranscriptionJobsFailed', what: 'transcriptions' },
+  generation: { id: 'GenerationJobsFailed', what: 'Insights or artifacts' },
+  recovery: { id: 'RecoveredJobsFailed', what: 'jobs the reconciler recovered' },
+};
+
 /**
- * The alarms besides the queues' own: a background function that fails or is throttled, and the API
- * answering 5xx (which covers the API's functions: an error or a throttle there is a 5xx).
+ * The alarms besides the queues' own: jobs that ended failed, a background function that fails or is
+ * throttled, and the API answering 5xx (which covers the API's functions: an error or a throttle
+ * there is a 5xx). A job that fails is not a function error: the workers catch what ends a job
+ * (a provider refusing, a permission missing, retries spent) and count it; those counts are alarmed.
  */
 export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
@@ -28,7 +45,7 @@ export class ServiceAlarms extends Construct {
   constructor(scope: Construct, id: string, props: ServiceAlarmsProps) {
     super(scope, id);
     const every = { period: Duration.minutes(5), statistic: 'Sum' } as const;
-    const add = (alarmId: string, description: string, metric: Metric, threshold = 0) => {
+    const add = (alarmId: string, description: string, metric: IMetric, threshold = 0) => {
       this.alarms.push(
         props.alerts.notify(
           new Alarm(this, alarmId, {
@@ -46,6 +63,14 @@ export class ServiceAlarms extends Construct {
       );
     };
 
+    for (const [group, names] of Object.entries(failedJobMetrics)) {
+      const { id, what } = FAILED_JOBS[group as keyof typeof failedJobMetrics];
+      add(
+        id,
+        `One or more ${what} ended failed in five minutes (the job's detail in the API says why: model access, permissions, throttling past the retries, a result that could not be saved)`,
+        failedJobs(names),
+      );
+    }
     for (const [name, fn] of Object.entries(props.backgroundFunctions)) {
       add(
         `${name}Errors`,
@@ -65,4 +90,28 @@ export class ServiceAlarms extends Construct {
       API_SERVER_ERRORS_THRESHOLD,
     );
   }
+}
+
+/** The sum over five minutes of the failure counts `names` (a name nothing emitted counts 0). */
+function failedJobs(names: readonly string[]): MathExpression {
+  const usingMetrics = Object.fromEntries(
+    names.map((metricName, i) => [
+      `m${i}`,
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: METRICS_SERVICE },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+    ]),
+  );
+  return new MathExpression({
+    expression: Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    period: Duration.minutes(5),
+    label: 'jobs failed',
+  });
 }

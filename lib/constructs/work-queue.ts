@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { Alerts } from './alerts.ts';
@@ -62,7 +62,13 @@ export class WorkQueue extends Construct {
       retentionPeriod: QUEUE_RETENTION,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
-    this.deadLetterAlarm = alarmOnDeadLetters(this, 'DeadLetterAlarm', this.deadLetterQueue, props.alerts);
+    this.deadLetterAlarm = alarmOnDeadLetters(
+      this,
+      'DeadLetterAlarm',
+      this.deadLetterQueue,
+      props.alerts,
+      props.deadLetterConsumerTimeout ? 'consumed' : 'kept',
+    );
     this.backlogAlarm = props.alerts.notify(
       new Alarm(this, 'BacklogAlarm', {
         alarmDescription: `The oldest message in ${props.queueName} has waited over ${props.maxMessageAge.toHumanString()}: its worker is failing, throttled or behind`,
@@ -79,19 +85,47 @@ export class WorkQueue extends Construct {
   }
 }
 
-/** Any message in a dead-letter queue is work that failed for good (or is about to): someone should look. */
+/**
+ * How messages reach a dead-letter queue and leave it, which decides what its alarm can watch:
+ * `consumed`: moved there by the source queue's redrive and taken at once by a dead-letter worker
+ * (which ends the job failed), so its depth is almost always 0; `kept`: sent there by a service (a
+ * Lambda on-failure destination, an EventBridge rule) and left for a person to read.
+ */
+export type DeadLetterFlow = 'consumed' | 'kept';
+
+/**
+ * Any message reaching a dead-letter queue is work that failed for good (or is about to): someone
+ * should look. The alarm counts arrivals, not what stays: for a consumed queue, the consumer's
+ * receives (a redrive is not a send: SQS does not count it in NumberOfMessagesSent) plus any message
+ * still waiting; for a kept queue, the sends. Either way it clears once five minutes pass without
+ * one, so it never sits in ALARM for the 14 days a kept message stays, hiding the next failure.
+ */
 export function alarmOnDeadLetters(
   scope: Construct,
   id: string,
   deadLetterQueue: Queue,
   alerts: Alerts,
+  flow: DeadLetterFlow,
 ): Alarm {
+  const every = { period: Duration.minutes(5) };
+  const metric =
+    flow === 'consumed'
+      ? new MathExpression({
+          expression: 'FILL(received, 0) + FILL(waiting, 0)',
+          usingMetrics: {
+            received: deadLetterQueue.metricNumberOfMessagesReceived({ ...every, statistic: 'Sum' }),
+            waiting: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+              ...every,
+              statistic: 'Maximum',
+            }),
+          },
+          ...every,
+          label: 'dead letters received or waiting',
+        })
+      : deadLetterQueue.metricNumberOfMessagesSent({ ...every, statistic: 'Sum' });
   const alarm = new Alarm(scope, id, {
-    alarmDescription: `Messages in ${deadLetterQueue.node.path}: work failed after every retry`,
-    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-      period: Duration.minutes(1),
-      statistic: 'Maximum',
-    }),
+    alarmDescription: `Messages reached ${deadLetterQueue.node.path}: work failed after every retry`,
+    metric,
     threshold: 0,
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     evaluationPeriods: 1,

@@ -126,6 +126,7 @@ export class Workers extends Construct {
       'TranscribeEventsDeadLetterAlarm',
       this.transcribeEventsDeadLetterQueue,
       props.alerts,
+      'kept',
     );
 
     const subscribe: Record<EventName, (fn: NotesFunction) => void> = {

@@ -1,7 +1,7 @@
 import { type BatchSpeechToText, isBatchEngine } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { isHeld, type Job, runNumber, TRANSCRIPTION_STAGES } from './job.ts';
-import { type Resumed, resumeJob } from './job-recovery.ts';
+import { giveUp, type Resumed, resumeJob } from './job-recovery.ts';
 import { releaseJob } from './job-transitions.ts';
 import { finishBatchTranscription, type WorkerDeps } from './transcription-worker.ts';
 
@@ -32,6 +32,15 @@ export const RECOGNITION_CHECK_AFTER_MS = 10 * 60 * 1000;
  */
 export const QUEUED_RESEND_AFTER_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * On AWS, a job still processing this long after it was requested, and held by no worker, is given
+ * up rather than run again: the longest work (a 4-hour recording in Transcribe, a podcast) takes well
+ * under an hour, so its runs keep failing. Without it a Transcribe job its service does not know
+ * would be started again after each 6-hour lease, up to five times (30 hours, five times the cost).
+ * Not locally: a machine switched off for a week resumes its work when it starts.
+ */
+export const MAX_LIVE_JOB_AGE_MS = 12 * 60 * 60 * 1000;
+
 export async function reconcileJob(
   deps: DomainDeps | WorkerDeps,
   job: Job,
@@ -51,6 +60,13 @@ export async function reconcileJob(
   }
   if (mode === 'live') {
     if (job.status === 'processing' && isHeld(job, now)) return 'left';
+    if (job.status === 'processing' && now - job.created_at >= MAX_LIVE_JOB_AGE_MS) {
+      return giveUp(
+        deps,
+        job,
+        `The work did not finish within ${MAX_LIVE_JOB_AGE_MS / 3_600_000} hours of the request and was given up. Request it again to retry.`,
+      );
+    }
     if (job.status === 'queued') {
       if (job.stage === TRANSCRIPTION_STAGES.awaitingUpload) return 'left';
       if (now - job.updated_at < QUEUED_RESEND_AFTER_MS) return 'left';
@@ -63,6 +79,14 @@ export async function reconcileJob(
   return resumeJob(deps, job);
 }
 
+/**
+ * The reconciler's tries at finishing a note from a recognition that ended: each run of the
+ * reconciler (every 15 minutes on AWS) makes one, so four span about an hour. A completion that fails
+ * every time (an output document that cannot be read, a transcript that cannot be saved) then ends
+ * the job failed, rather than leaving the note processing until Transcribe forgets the job (90 days).
+ */
+export const MAX_FINISH_TRIES = 4;
+
 /** null: the provider does not know the job (never started): it is resumed like any other. */
 async function askEngine(
   deps: WorkerDeps & { speech: BatchSpeechToText },
@@ -72,11 +96,22 @@ async function askEngine(
   const status = await deps.speech.status(run);
   if (status.state === 'running') return 'recognition_running';
   if (status.state === 'unknown') return null;
+  const tries = job.finish_tries ?? 0;
+  if (tries >= MAX_FINISH_TRIES) {
+    return giveUp(
+      deps,
+      job,
+      `The transcript could not be saved: finishing it failed ${tries} times over about an hour. Submit the recording again to retry.`,
+    );
+  }
+  // Counted before the try: a try that throws (or never returns) counts too.
+  if (!(await deps.notes.replaceJob(job, { ...job, finish_tries: tries + 1 }))) return 'changed';
   await finishBatchTranscription(deps, {
     job: run,
     succeeded: status.succeeded,
     ...(status.failureReason === undefined ? {} : { failureReason: status.failureReason }),
     permanent: status.permanent,
+    ...(status.transient ? { transient: true } : {}),
   });
   return 'recognition_finished';
 }

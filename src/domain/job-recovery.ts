@@ -20,10 +20,11 @@ export async function resumeJob(deps: DomainDeps, job: Job): Promise<Resumed> {
   if (job.status === 'processing') {
     const interruptions = (job.interruptions ?? 0) + 1;
     if (interruptions >= MAX_INTERRUPTIONS) {
-      const detail = `The work was interrupted ${interruptions} times and was given up. Request it again to retry.`;
-      return (await failJob(deps, job.account_id, job.note_id, job.kind, detail, job)) === 'failed'
-        ? 'failed'
-        : 'changed';
+      return giveUp(
+        deps,
+        job,
+        `The work was interrupted ${interruptions} times and was given up. Request it again to retry.`,
+      );
     }
     const stage = job.kind === 'transcription' ? TRANSCRIPTION_STAGES.queued : GENERATION_STAGES.queued;
     const queued = await releaseJob(deps, job, stage, { interruptions });
@@ -39,6 +40,13 @@ export async function resumeJob(deps: DomainDeps, job: Job): Promise<Resumed> {
   }
   await requestRun(deps, job);
   return 'requeued';
+}
+
+/** Ends the job failed with `detail`, unless it changed since it was read (then left to what changed it). */
+export async function giveUp(deps: DomainDeps, job: Job, detail: string): Promise<'failed' | 'changed'> {
+  return (await failJob(deps, job.account_id, job.note_id, job.kind, detail, job)) === 'failed'
+    ? 'failed'
+    : 'changed';
 }
 
 /** Artifact jobs written before jobs recorded their language take the transcript's. */

@@ -10,7 +10,7 @@ import { isHeld, isSameAttempt, type Job, type JobKind } from './job.ts';
 
 /** The job without what belongs to a run in progress (its lease, its progress in a stage). */
 function withoutRun(job: Job): Job {
-  const { lease_expires_at: _lease, progress: _progress, ...rest } = job;
+  const { lease_expires_at: _lease, progress: _progress, finish_tries: _tries, ...rest } = job;
   return rest;
 }
 

@@ -52,6 +52,11 @@ export interface Job {
   lease_expires_at?: number;
   /** How many times start-up recovery found this run's worker gone (a new request starts from 0). */
   interruptions?: number;
+  /**
+   * Batch transcriptions: how many times the reconciler found this run's recognition ended and tried
+   * to finish the note from it (a new run starts from 0). Bounded: see job-reconciliation.ts.
+   */
+  finish_tries?: number;
   /** Artifact jobs: the resolved language the artifact is written in (what a re-sent request needs). */
   language?: string;
   /**

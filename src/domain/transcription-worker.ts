@@ -12,6 +12,7 @@ import type { DomainDeps } from './deps.ts';
 import { UnreadableAudioError } from './errors.ts';
 import { isRun, type Job, runNumber, TRANSCRIPTION_STAGES } from './job.ts';
 import { holdJob } from './job-hold.ts';
+import { requestJobRun } from './job-requests.ts';
 import { claimJob, completeJob, failJob, releaseJob } from './job-transitions.ts';
 import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
@@ -37,8 +38,13 @@ export interface TranscriptionTrigger {
   noteId: string;
 }
 
-/** `started`: a batch recognition job was started; its completion event finishes the work. */
-export type TranscriptionOutcome = 'completed' | 'failed' | 'skipped' | 'started';
+/**
+ * `started`: a batch recognition job was started; its completion event finishes the work.
+ * `rejected`: failed because of the recording itself (not audio): the person's to fix, no operator's;
+ * `failed` is every other end in failure, which an operator is told about (the metrics' alarms).
+ * `retried`: the provider failed the run on its side; the job is queued for a new one.
+ */
+export type TranscriptionOutcome = 'completed' | 'failed' | 'rejected' | 'retried' | 'skipped' | 'started';
 
 /**
  * Runs one transcription job. Safe to run again for the same trigger (queues deliver at least once):
@@ -142,7 +148,15 @@ export interface BatchJobEnded {
   failureReason?: string;
   /** The provider says retrying the same recording cannot help (e.g. not a supported media format). */
   permanent?: boolean;
+  /** The provider failed the job on its side (an internal failure): a new run may succeed. */
+  transient?: boolean;
 }
+
+/**
+ * Runs of a transcription that a batch provider may fail on its side before the job ends failed:
+ * each is a new recognition job (a new cost), so few; together they span minutes, not a quota window.
+ */
+export const MAX_TRANSIENT_RUNS = 3;
 
 /**
  * Finishes a note's job when its batch recognition ends. Events can arrive twice or late: an event of
@@ -175,6 +189,7 @@ async function settleBatchJob(
   if (!ended.succeeded) {
     const reason = `Speech recognition failed: ${ended.failureReason ?? 'no reason given'}.`;
     if (ended.permanent) return failUnreadable(deps, note, job, reason);
+    if (ended.transient && job.attempts < MAX_TRANSIENT_RUNS) return recognizeAgain(deps, job);
     return fail(deps, job, `${reason} Submit the note again to retry.`);
   }
   // The event names the run only; the note's hints go with it (a one-speaker hint shapes the result).
@@ -227,6 +242,14 @@ async function saveTranscript(
   return outcome;
 }
 
+/** Queues the job for a new run (a new recognition job), as a lost worker's job is queued again. */
+async function recognizeAgain(deps: WorkerDeps, job: Job): Promise<TranscriptionOutcome> {
+  const queued = await releaseJob(deps, job, TRANSCRIPTION_STAGES.queued);
+  if (!queued) return 'skipped';
+  await requestJobRun(deps, queued);
+  return 'retried';
+}
+
 /** Keeping bytes that are not audio helps nobody; a new attempt asks for a new upload. */
 async function failUnreadable(
   deps: WorkerDeps,
@@ -246,7 +269,7 @@ async function failUnreadable(
       deps.now(),
     );
   }
-  return outcome;
+  return 'rejected';
 }
 
 /** Ends this attempt's transcription as failed with a detail the user can act on. */

@@ -100,7 +100,7 @@ export interface BatchSpeechToText {
 export type BatchJobStatus =
   | { state: 'running' }
   | { state: 'unknown' }
-  | { state: 'ended'; succeeded: boolean; failureReason?: string; permanent: boolean };
+  | { state: 'ended'; succeeded: boolean; failureReason?: string; permanent: boolean; transient?: boolean };
 
 export interface BatchRecognitionJob {
   accountId: string;

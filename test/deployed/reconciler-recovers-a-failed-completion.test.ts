@@ -14,6 +14,7 @@ import { localAwsClientConfig } from '../../src/adapters/aws-client-config.ts';
 import { createDocumentClient } from '../../src/adapters/dynamodb/client.ts';
 import { DynamoNoteStore } from '../../src/adapters/dynamodb/note-store.ts';
 import type { Job } from '../../src/domain/job.ts';
+import { MAX_FINISH_TRIES } from '../../src/domain/job-reconciliation.ts';
 import { scheduledEvent, transcribeJobStateChange } from './support/aws-events.ts';
 import { bodyOf, Deployment, rest } from './support/deployment.ts';
 
@@ -111,5 +112,35 @@ describe('a Transcribe completion that the completion handler fails', () => {
     );
     // The job Transcribe is still running is left to its event.
     expect(await jobOf(stillRunning)).toEqual(runningBefore);
+  });
+});
+
+describe('a Transcribe completion that fails every time', () => {
+  it(`ends the note failed after ${MAX_FINISH_TRIES} runs of the reconciler's bundle, with a reason the person sees`, async () => {
+    // Transcribe says the second job COMPLETED, but its output document never appears: finishing
+    // throws on every run, as a completion that cannot be saved would.
+    const name = String(deployment.transcribeJobOf(stillRunning).TranscriptionJobName);
+    deployment.transcribe.ended.set(name, 'COMPLETED');
+    const reconciler = await deployment.bundle('reconcileJobs');
+    const schedule = scheduledEvent('notes-dev-ReconcileJobsSchedule');
+    for (let run = 1; run <= MAX_FINISH_TRIES; run++) {
+      await waitedHalfAnHour(stillRunning);
+      const outcome = await reconciler.invoke(schedule, deployment.environmentOf('reconcileJobs'));
+      expect(outcome).toMatchObject({
+        ok: false,
+        error: { message: expect.stringMatching(/could not be reconciled/) },
+      });
+      expect(await jobOf(stillRunning)).toMatchObject({ status: 'processing', finish_tries: run });
+    }
+    await waitedHalfAnHour(stillRunning);
+    expect(await deployment.viaBundle('reconcileJobs', schedule)).toBeNull();
+    const failed = await deployment.viaBundle(
+      'getTranscription',
+      rest(apiKey, 'getTranscription', stillRunning),
+    );
+    expect(bodyOf(failed)).toMatchObject({
+      status: 'failed',
+      detail: expect.stringMatching(/could not be saved: finishing it failed 4 times/),
+    });
   });
 });

@@ -56,6 +56,59 @@ describe('on AWS, every failure lands where a person sees it', () => {
     }
   });
 
+  it('alarms when any job ends failed, per worker, on the counts the workers publish (a recording that is not audio is not counted)', () => {
+    const watched = Object.fromEntries(
+      alarms.flatMap((alarm) => {
+        const metrics = (alarm.Properties.Metrics ?? []) as Array<{
+          Expression?: string;
+          MetricStat?: {
+            Metric: { Namespace: string; MetricName: string; Dimensions: unknown };
+            Stat: string;
+            Period: number;
+          };
+        }>;
+        const counted = metrics.filter((m) => m.MetricStat?.Metric.Namespace === 'Notes');
+        if (counted.length === 0) return [];
+        for (const { MetricStat } of counted) {
+          expect(MetricStat).toMatchObject({
+            Stat: 'Sum',
+            Period: 300,
+            Metric: { Dimensions: [{ Name: 'service', Value: 'notes' }] },
+          });
+        }
+        expect(metrics.find((m) => m.Expression)?.Expression).toBe(
+          counted.map((_, i) => `FILL(m${i}, 0)`).join(' + '),
+        );
+        expect(alarm.Properties).toMatchObject({
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+          EvaluationPeriods: 1,
+          TreatMissingData: 'notBreaching',
+        });
+        return [
+          [
+            String(alarm.Properties.AlarmDescription).split(' ended')[0],
+            counted.map((m) => m.MetricStat?.Metric.MetricName),
+          ],
+        ];
+      }),
+    );
+    expect(watched).toEqual({
+      'One or more transcriptions': ['transcription_failed', 'transcription_dead_letter_failed'],
+      'One or more Insights or artifacts': [
+        'insights_failed',
+        'insights_dead_letter_failed',
+        'artifact:epiphany_failed',
+        'artifact:epiphany_dead_letter_failed',
+        'artifact:deep_research_failed',
+        'artifact:deep_research_dead_letter_failed',
+        'artifact:podcast_failed',
+        'artifact:podcast_dead_letter_failed',
+      ],
+      'One or more jobs the reconciler recovered': ['reconciled_failed'],
+    });
+  });
+
   it(`alarms when the API answers ${API_SERVER_ERRORS_THRESHOLD} or more 5xx in five minutes`, () => {
     const [alarm, ...others] = alarmsOn('5xx');
     expect(others).toHaveLength(0);
@@ -147,5 +200,28 @@ describe('the Bedrock model and the deploy Region', () => {
         ['ca-central-1'],
       ),
     ).not.toThrow();
+  });
+
+  it('refuses at synth the bare ID of a Claude model that only an inference profile invokes, naming the profile to use', () => {
+    for (const modelId of [
+      'anthropic.claude-sonnet-4-6',
+      'anthropic.claude-3-7-sonnet-20250219-v1:0',
+      'anthropic.claude-opus-4-1-20250805-v1:0',
+    ]) {
+      expect(() => requireModelsServedInRegion(stackIn('us-east-1'), [modelId])).toThrow(
+        new RegExp(
+          `"${modelId.replaceAll('.', '\\.')}" cannot be invoked on demand.*"us\\.${modelId.replaceAll('.', '\\.')}"`,
+        ),
+      );
+    }
+    // Older Claude models, other providers and every profile are invoked as given.
+    for (const modelId of [
+      'anthropic.claude-3-haiku-20240307-v1:0',
+      'anthropic.claude-3-5-sonnet-20240620-v1:0',
+      'amazon.nova-pro-v1:0',
+      'us.anthropic.claude-sonnet-4-6',
+    ]) {
+      expect(() => requireModelsServedInRegion(stackIn('us-east-1'), [modelId])).not.toThrow();
+    }
   });
 });

@@ -131,19 +131,50 @@ describe('the queues', () => {
     expect(asList(fromS3[0]?.Action as string | string[])).toContain('sqs:SendMessage');
   });
 
-  it('raise an alarm, emailed, as soon as any dead-letter queue holds a message', () => {
-    const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).filter(
-      (alarm) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible',
-    );
-    const watched = alarms.map((alarm) => {
-      expect(alarm.Properties.Threshold).toBe(0);
-      expect(alarm.Properties.ComparisonOperator).toBe('GreaterThanThreshold');
-      expect(alarm.Properties.AlarmActions).toHaveLength(1);
-      const [dimension] = alarm.Properties.Dimensions as Array<{ Value: unknown }>;
+  it('raise an alarm, emailed, when a message reaches any dead-letter queue, and clear it when none has for five minutes', () => {
+    const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm'));
+    const queueOf = (dimensions: unknown) =>
       // The QueueName dimension: { 'Fn::GetAtt': [queue, 'QueueName'] }.
-      return getAttLogicalId(dimension?.Value);
+      getAttLogicalId((dimensions as Array<{ Value: unknown }>)[0]?.Value);
+    // A queue a dead-letter worker empties at once: its receives, and whatever still waits.
+    const consumed = alarms.flatMap((alarm) => {
+      const metrics = (alarm.Properties.Metrics ?? []) as Array<{
+        Id: string;
+        Expression?: string;
+        MetricStat?: { Metric: { MetricName: string; Dimensions: unknown }; Stat: string; Period: number };
+      }>;
+      const received = metrics.find((m) => m.MetricStat?.Metric.MetricName === 'NumberOfMessagesReceived');
+      if (!received) return [];
+      const waiting = metrics.find(
+        (m) => m.MetricStat?.Metric.MetricName === 'ApproximateNumberOfMessagesVisible',
+      );
+      expect(metrics.find((m) => m.Expression)?.Expression).toBe('FILL(received, 0) + FILL(waiting, 0)');
+      expect(received.MetricStat).toMatchObject({ Stat: 'Sum', Period: 300 });
+      expect(waiting?.MetricStat).toMatchObject({ Stat: 'Maximum', Period: 300 });
+      expect(queueOf(waiting?.MetricStat?.Metric.Dimensions)).toBe(
+        queueOf(received.MetricStat?.Metric.Dimensions),
+      );
+      expect(alarm.Properties).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+      expect(alarm.Properties.AlarmActions).toHaveLength(1);
+      return [queueOf(received.MetricStat?.Metric.Dimensions)];
     });
-    expect(watched.sort()).toEqual([...redriveTargets, ...ruleDeadLetterQueues].sort());
+    expect(consumed.sort()).toEqual([...redriveTargets].sort());
+    // A queue services send to and nothing empties (the Transcribe events'): its sends, not its depth.
+    const kept = alarms
+      .filter((alarm) => alarm.Properties.MetricName === 'NumberOfMessagesSent')
+      .map((alarm) => {
+        expect(alarm.Properties).toMatchObject({
+          Statistic: 'Sum',
+          Period: 300,
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+        });
+        return queueOf(alarm.Properties.Dimensions);
+      });
+    expect(kept.sort()).toEqual([...ruleDeadLetterQueues].sort());
+    expect(
+      alarms.filter((alarm) => alarm.Properties.MetricName === 'ApproximateNumberOfMessagesVisible'),
+    ).toEqual([]);
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'ops@example.com',

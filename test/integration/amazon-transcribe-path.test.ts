@@ -8,7 +8,7 @@ import { handler as transcriptionCompleted } from '../../functions/transcription
 import { TranscribeSpeechToText } from '../../src/adapters/transcribe/transcribe-speech-to-text.ts';
 import { recordArrivedUpload } from '../../src/domain/arrived-uploads.ts';
 import { runNumber } from '../../src/domain/job.ts';
-import { runTranscription } from '../../src/domain/transcription-worker.ts';
+import { MAX_TRANSIENT_RUNS, runTranscription } from '../../src/domain/transcription-worker.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { getWorkerServices } from '../../src/wiring/worker-services.ts';
 import type { Api } from '../support/api.ts';
@@ -232,6 +232,34 @@ describe('transcription through Amazon Transcribe', () => {
       body: { title: 'x', content_type: 'audio/wav', size_bytes: 10 },
     });
     expect(retry.body).toMatchObject({ stage: 'awaiting_upload' });
+  });
+
+  it('runs a job Transcribe failed on its side again, up to three runs, then fails it with the reason and keeps the recording', async () => {
+    const { accountId, noteId } = await uploadedNote();
+    for (let run = 1; run <= MAX_TRANSIENT_RUNS; run++) {
+      expect(await runTranscription(getWorkerServices(), { accountId, noteId })).toBe('started');
+      const event = (await fixtureEvent('event-failed.json', await jobName(accountId, noteId))) as {
+        detail: Record<string, unknown>;
+      };
+      event.detail.FailureReason = 'Internal failure';
+      await invoke(event);
+      if (run < MAX_TRANSIENT_RUNS) {
+        expect(await getWorkerServices().notes.getJob(accountId, noteId, 'transcription')).toMatchObject({
+          status: 'queued',
+          stage: 'queued',
+          attempts: run,
+        });
+      }
+    }
+    const failed = await api('GET', `/v1/notes/${noteId}/transcription`);
+    expect(failed.body).toMatchObject({ status: 'failed' });
+    expect((await getWorkerServices().notes.getJob(accountId, noteId, 'transcription'))?.attempts).toBe(
+      MAX_TRANSIENT_RUNS,
+    );
+    expect(failed.body.detail).toMatch(/Internal failure/);
+    expect(await getWorkerServices().blobs.listKeys(`accounts/${accountId}/notes/${noteId}/`)).toEqual([
+      `accounts/${accountId}/notes/${noteId}/audio`,
+    ]);
   });
 
   it('ignores events of jobs that are not this deployment’s', async () => {

@@ -13,6 +13,7 @@ import { handler as reconcileJobs } from '../../functions/reconcileJobs.ts';
 import { TranscribeSpeechToText } from '../../src/adapters/transcribe/transcribe-speech-to-text.ts';
 import { recordArrivedUpload } from '../../src/domain/arrived-uploads.ts';
 import { type Job, runNumber } from '../../src/domain/job.ts';
+import { MAX_FINISH_TRIES, MAX_LIVE_JOB_AGE_MS } from '../../src/domain/job-reconciliation.ts';
 import { runTranscription } from '../../src/domain/transcription-worker.ts';
 import type { LocalRuntime } from '../../src/local/runtime.ts';
 import { getWorkerServices } from '../../src/wiring/worker-services.ts';
@@ -219,5 +220,46 @@ describe('the scheduled reconciler', () => {
     const failed = await api('GET', `/v1/notes/${noteId}/transcription`);
     expect(failed.body).toMatchObject({ status: 'failed' });
     expect(String(failed.body.detail)).toMatch(/media format provided does not match/);
+  });
+
+  it(`ends failed a transcription whose completion fails every time, after ${MAX_FINISH_TRIES} tries`, async () => {
+    const { accountId, noteId } = await recognizingNote();
+    const job = await age(accountId, noteId, 30, Date.now() + 5 * 60 * MINUTE);
+    // Transcribe says it completed, but its output document is not where it says: finishing throws.
+    transcribeJobs.set(transcribeJobName(accountId, noteId, job), 'get-job-completed.json');
+    for (let run = 1; run <= MAX_FINISH_TRIES; run++) {
+      await expect(reconcile()).rejects.toThrow(/could not be reconciled/);
+      expect(await transcriptionJob(accountId, noteId)).toMatchObject({
+        status: 'processing',
+        finish_tries: run,
+      });
+    }
+    await reconcile();
+    const failed = await api('GET', `/v1/notes/${noteId}/transcription`);
+    expect(failed.body).toMatchObject({ status: 'failed' });
+    expect(String(failed.body.detail)).toMatch(/could not be saved: finishing it failed 4 times/);
+    // Ended: no later run asks about it again.
+    asked.length = 0;
+    await reconcile();
+    expect(asked.filter((name) => name.includes(noteId))).toEqual([]);
+  });
+
+  it('gives up a job still processing 12 hours after it was requested, held by no worker, instead of running it again', async () => {
+    const { accountId, noteId } = await recognizingNote();
+    const job = await transcriptionJob(accountId, noteId);
+    const old = {
+      ...job,
+      created_at: Date.now() - MAX_LIVE_JOB_AGE_MS - MINUTE,
+      updated_at: Date.now() - 30 * MINUTE,
+      lease_expires_at: Date.now() - 1,
+    };
+    expect(await notes().replaceJob(job, old)).toBe(true);
+    await reconcile();
+    expect(await transcriptionJob(accountId, noteId)).toMatchObject({
+      status: 'failed',
+      detail:
+        'The work did not finish within 12 hours of the request and was given up. Request it again to retry.',
+    });
+    expect(await takeTranscriptionMessages()).not.toContain(noteId);
   });
 });

@@ -297,7 +297,12 @@ describe('TranscribeJobs.status (the reconciler asks about a job whose event may
 
   it('asks GetTranscriptionJob by the job name, and reads COMPLETED as a success', async () => {
     const { jobs, send } = answering(async () => fixture('get-job-completed.json'));
-    expect(await jobs.status(jobName)).toEqual({ state: 'ended', succeeded: true, permanent: false });
+    expect(await jobs.status(jobName)).toEqual({
+      state: 'ended',
+      succeeded: true,
+      permanent: false,
+      transient: false,
+    });
     const command = send.mock.calls[0]?.[0];
     expect(command).toBeInstanceOf(GetTranscriptionJobCommand);
     expect(command?.input).toEqual({ TranscriptionJobName: jobName });
@@ -310,7 +315,20 @@ describe('TranscribeJobs.status (the reconciler asks about a job whose event may
       succeeded: false,
       failureReason: expect.stringMatching(/^The media format provided does not match/),
       permanent: true,
+      transient: false,
     });
+  });
+
+  it("reads Transcribe's own failure as transient, a media problem never so", () => {
+    expect(TranscribeJobs.failureIsTransient('Internal failure')).toBe(true);
+    expect(TranscribeJobs.failureIsTransient('The service is temporarily unavailable')).toBe(true);
+    expect(
+      TranscribeJobs.failureIsTransient(
+        'The input media file length is too small. Minimum audio duration is 0.500000 milliseconds. Check the length of the file and try your request again.',
+      ),
+    ).toBe(false);
+    expect(TranscribeJobs.failureIsTransient('Access denied to the output bucket')).toBe(false);
+    expect(TranscribeJobs.failureIsTransient(undefined)).toBe(false);
   });
 
   it.each(['IN_PROGRESS', 'QUEUED'])('reads %s as still running', async (status) => {

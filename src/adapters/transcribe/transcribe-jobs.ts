@@ -76,6 +76,18 @@ const PERMANENT_FAILURES = [
   /speech segment long enough/i,
 ];
 
+/**
+ * Failure reasons of Transcribe's own making (its documentation lists "Internal failure" among
+ * FAILED jobs' reasons): the same media in a new job may well succeed, so the job runs again.
+ */
+const TRANSIENT_FAILURES = [
+  /internal failure/i,
+  /internal (server )?error/i,
+  /service (is )?(temporarily )?unavailable/i,
+  /throttl/i,
+  /rate exceeded/i,
+];
+
 /** The EventBridge event Transcribe emits when a job reaches COMPLETED or FAILED (fields we read). */
 const jobStateChangeEvent = z.object({
   source: z.literal('aws.transcribe'),
@@ -173,6 +185,7 @@ export class TranscribeJobs {
       succeeded: status === 'COMPLETED',
       ...(failureReason === undefined ? {} : { failureReason }),
       permanent: TranscribeJobs.failureIsPermanent(failureReason),
+      transient: TranscribeJobs.failureIsTransient(failureReason),
     };
   }
 
@@ -215,6 +228,15 @@ export class TranscribeJobs {
   /** True when the media is the problem (format, sample rate, size, length, no speech): do not retry. */
   static failureIsPermanent(reason: string | undefined): boolean {
     return reason !== undefined && PERMANENT_FAILURES.some((pattern) => pattern.test(reason));
+  }
+
+  /** True when Transcribe failed the job on its side (an internal failure): a new job may succeed. */
+  static failureIsTransient(reason: string | undefined): boolean {
+    return (
+      reason !== undefined &&
+      !TranscribeJobs.failureIsPermanent(reason) &&
+      TRANSIENT_FAILURES.some((pattern) => pattern.test(reason))
+    );
   }
 }
 
