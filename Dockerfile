@@ -10,7 +10,7 @@
 # Build stage: the npm packages (from the lockfile) and the start-up bundle, so that the container
 # starts from prepared files and never runs npm or apt-get. Its packages (1 GB with the development
 # tools) stay here; the image gets the few the bundle loads at run time.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund && npm cache clean --force
@@ -37,14 +37,28 @@ RUN if [ -n "$VOICE_MODEL" ]; then \
 # development tools stay in this stage (scripts/container/runtime-files.mjs).
 RUN node scripts/container/runtime-files.mjs /release
 
-# Run stage: Node 20, the Debian speech packages (and libgomp1, which whisper.cpp's prebuilt binding
-# links), the app, and a user of its own.
-FROM node:20-bookworm-slim
+# Run stage: Node 22 (what Lambda runs; Node 20 ended in April 2026), the Debian speech packages (and
+# libgomp1, which whisper.cpp's prebuilt binding links), tini as PID 1, the app, and a user of its own.
+FROM node:22-bookworm-slim
 ARG WHISPER_MODEL=
+# Debian's ffmpeg depends, through its video and display libraries, on Mesa's OpenGL, Vulkan and video
+# drivers and the LLVM they are compiled with (about 160 MB). No binary links them: they are drivers,
+# loaded (dlopen) only to draw or to decode video on a GPU, which audio never does, so they are
+# removed (dpkg --force-depends: nothing in the image installs packages afterwards), and ffmpeg is
+# run once to show it still decodes. The .deb files apt downloaded go too (the official base images
+# clean them by configuration; a stand-in base may not).
 RUN apt-get update \
   && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-    ffmpeg pocketsphinx pocketsphinx-en-us flite libgomp1 \
-  && rm -rf /var/lib/apt/lists/*
+    ffmpeg pocketsphinx pocketsphinx-en-us flite libgomp1 tini \
+  && for unused in libgl1-mesa-dri libglx-mesa0 mesa-vulkan-drivers mesa-va-drivers mesa-vdpau-drivers \
+      libllvm15 libz3-4; do \
+      if dpkg-query -W -f='${Status}' "$unused" 2>/dev/null | grep -q 'ok installed'; then \
+        dpkg --purge --force-depends "$unused" >/dev/null; \
+      fi; \
+    done \
+  && ffmpeg -hide_banner -loglevel error -f lavfi -i sine=frequency=440:duration=1 -ac 1 -ar 16000 -f s16le - >/dev/null \
+  && apt-get clean \
+  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*
 # A fixed UID, so a bind-mounted data directory can be given to it (chown 10001).
 RUN groupadd --gid 10001 notes \
   && useradd --uid 10001 --gid notes --no-create-home --home-dir /data --shell /usr/sbin/nologin notes \
@@ -73,6 +87,9 @@ STOPSIGNAL SIGTERM
 # itself makes the request: the image has no curl.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# Exec form: node is PID 1 and receives SIGTERM itself (it drains, then exits 0). The same Node
-# flags as package.json's `start` script (scripts/start.mjs says why).
+# tini is PID 1: it passes SIGTERM to Node (which drains, then exits 0; tini exits with its code) and
+# reaps every orphaned process (a recogniser's child whose parent was killed), which Node as PID 1
+# would leave as zombies. The same Node flags as package.json's `start` script (scripts/start.mjs
+# says why).
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--max-semi-space-size=4", "scripts/start.mjs"]

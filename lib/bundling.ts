@@ -131,10 +131,23 @@ export function esbuildOptions(entry: string, outfile: string, wiring: BundleWir
     sourcesContent: handlerBundle.sourcesContent,
     mainFields: [...handlerBundle.mainFields],
     banner: { js: handlerBundle.banner },
-    external: [...handlerBundle.externalModules],
+    external: [...handlerBundle.externalModules, ...unusedModules(wiring)],
     define: { ...jsonSchemaDefines(), ...wiringDefines(wiring) },
     logLevel: 'warning',
   };
+}
+
+/**
+ * The NLP library and its 3.5 MB English model, which only the local (extractive) text engine loads,
+ * with a dynamic import. A bundle wired for another engine compiles out the branch that would make
+ * that engine, but esbuild still emits a chunk for every dynamic import of a module it keeps (it keeps
+ * modules that may have side effects), so the model rode along unused; left external, nothing is
+ * emitted for it, and nothing could import it.
+ */
+const LOCAL_TEXT_ENGINE_MODULES = ['wink-nlp', 'wink-eng-lite-web-model'];
+
+function unusedModules({ textEngine }: BundleWiring): string[] {
+  return textEngine && textEngine !== 'local' ? LOCAL_TEXT_ENGINE_MODULES : [];
 }
 
 /**

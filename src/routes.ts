@@ -286,10 +286,17 @@ export const queueWorkers = {
     needs: { table: 'write', objects: ['read', 'write', 'delete'] },
   },
   transcriptionDeadLetter: { queue: 'transcriptionDlq', needs: { table: 'write' } },
-  // Reads transcripts, writes Insights and artifacts, calls the text engine and the speech synthesizer.
+  // Reads transcripts, writes Insights and artifacts, calls the text engine and the speech synthesizer;
+  // work a provider throttled is sent again to its own queue to wait for the quota (throttle-wait.ts).
   generationWorker: {
     queue: 'generation',
-    needs: { table: 'write', objects: ['read', 'write', 'delete'], models: true, voices: true },
+    needs: {
+      table: 'write',
+      objects: ['read', 'write', 'delete'],
+      models: true,
+      voices: true,
+      queue: 'generation',
+    },
   },
   generationDeadLetter: { queue: 'generationDlq', needs: { table: 'write' } },
 } as const satisfies Record<string, { queue: string; needs: Needs }>;
@@ -302,9 +309,10 @@ export type QueueWorkerName = keyof typeof queueWorkers;
  * the reconciler, which does what the local runtime's start-up recovery does.
  */
 export const eventWorkers = {
+  // A job Transcribe failed on its side is queued for a new run (transcription queue).
   transcriptionCompleted: {
     event: 'transcribeJobStateChange',
-    needs: { table: 'write', objects: ['read', 'write', 'delete'] },
+    needs: { table: 'write', objects: ['read', 'write', 'delete'], queue: 'transcription' },
   },
   // Reads the in-flight index, re-queues work (either queue) and finishes a missed Transcribe job as
   // transcriptionCompleted would (its object access); looks for an upload that came (objects read).

@@ -5,14 +5,15 @@
  * (it installs what it needs with apt-get). Prints one line per step with its measurements; exits 1
  * at the first failed step, leaving the container for inspection (`podman logs notes-check`).
  *
- *  1. the base image: docker.io/library/node:20-bookworm-slim if podman has it; else the stand-in
+ *  1. the base image: docker.io/library/node:22-bookworm-slim if podman has it; else the stand-in
  *     scripts/container/stand-in-base.sh makes (this project's machines reach no container registry)
  *  2. `podman build --pull=never --format docker` (the docker format keeps HEALTHCHECK), timed; size
  *  3. run with a fresh volume at /data, both ports published on free ports of this machine, and the
  *     public URLs set to http://localhost:<published port>; start-to-healthy measured with the image's
  *     own HEALTHCHECK (`podman healthcheck run`: podman schedules health checks with systemd timers,
  *     which a machine without systemd lacks, so this script runs them)
- *  4. the service runs as UID 10001; the OAuth metadata names the public URL as the issuer; whisper.cpp's
+ *  4. the service runs as UID 10001 under tini (PID 1, which reaps an orphan: no zombie is left); the
+ *     OAuth metadata names the public URL as the issuer; whisper.cpp's
  *     binding loads in the image, and /readyz says which speech engine transcribes
  *  5. a real recording (LibriVox, from pocketsphinx-testdata) transcribed with the CLI
  *     (`notes transcribe FILE --wait`, key from the volume's api-key file): the words are checked
@@ -32,7 +33,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const IMAGE = 'localhost/notes-service:check';
-const BASE_IMAGE = 'docker.io/library/node:20-bookworm-slim';
+const BASE_IMAGE = 'docker.io/library/node:22-bookworm-slim';
 const NAME = 'notes-check';
 const VOLUME = 'notes-check-data';
 const STOP_TIMEOUT_S = 30;
@@ -261,6 +262,23 @@ async function main() {
       fail(`expected every process to run as UID 10001: id -u ${uid}; ${pid1.join('; ')}`);
     }
     say(`user: every process runs as UID 10001 (${pid1.length} processes)`);
+
+    // 4a. An init: PID 1 is tini, Node its child, and an orphan is reaped. A process whose parent
+    // exits is handed to PID 1 (as a recogniser's child is when the recogniser is killed); an init
+    // reaps it when it ends, where Node as PID 1 would leave a zombie until the container stops.
+    const init = run('podman', ['exec', NAME, 'cat', '/proc/1/comm']).stdout.trim();
+    if (init !== 'tini') fail(`PID 1 is ${init}, expected tini`);
+    run('podman', ['exec', NAME, 'sh', '-c', '(sleep 1 &) ; exit 0']);
+    await sleep(2500);
+    const zombies = run('podman', [
+      'exec',
+      NAME,
+      'sh',
+      '-c',
+      'grep -l "^State:[[:space:]]*Z" /proc/[0-9]*/status 2>/dev/null | wc -l',
+    ]).stdout.trim();
+    if (zombies !== '0') fail(`${zombies} zombie process(es) after an orphan ended: PID 1 does not reap`);
+    say('init: PID 1 is tini; an orphaned process that ended was reaped (no zombie)');
     const metadata = await (await fetch(`${baseUrl}/.well-known/oauth-authorization-server`)).json();
     if (metadata.issuer !== baseUrl) fail(`OAuth issuer ${metadata.issuer}, expected ${baseUrl}`);
     say(`public URL: the OAuth issuer is ${metadata.issuer}`);

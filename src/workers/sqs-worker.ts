@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../logging.ts';
 import { observed } from '../observability.ts';
+import { ProviderThrottledError } from '../ports/generation-errors.ts';
 import { storageFaultOf } from '../ports/storage-faults.ts';
 import { configuredMessageRetry, type MessageRetry } from './message-retry.ts';
 
@@ -32,6 +33,7 @@ export function sqsWorker<S>(
           await processRecord(record, services);
         } catch (error) {
           if (await waitedForStorage(name, getRetry, record, error)) continue;
+          if (await waitedForQuota(name, getRetry, record, error)) continue;
           const retryInSeconds = await returnLater(getRetry, record);
           logger.warn(`${name}: attempt failed; the queue will retry`, {
             messageId: record.messageId,
@@ -71,6 +73,36 @@ async function waitedForStorage(
     return true;
   } catch (sendError) {
     logger.warn('could not put the message back to wait for storage', {
+      messageId: record.messageId,
+      error: errorFields(sendError),
+    });
+    return false;
+  }
+}
+
+/**
+ * A provider throttled the work: the message was sent again to wait for the quota and this one is
+ * reported handled, so the wait spends none of its receives. False when it has waited enough, or
+ * could not be sent again: the ordinary retry applies.
+ */
+async function waitedForQuota(
+  name: string,
+  getRetry: () => MessageRetry,
+  record: SQSRecord,
+  error: unknown,
+): Promise<boolean> {
+  if (!(error instanceof ProviderThrottledError)) return false;
+  try {
+    const retryInSeconds = await getRetry().waitForThrottle?.(record);
+    if (retryInSeconds === undefined || retryInSeconds === null) return false;
+    logger.warn(`${name}: the provider is throttling; the work waits for its quota`, {
+      messageId: record.messageId,
+      retryInSeconds,
+      error: errorFields(error),
+    });
+    return true;
+  } catch (sendError) {
+    logger.warn('could not put the message back to wait for the quota', {
       messageId: record.messageId,
       error: errorFields(sendError),
     });

@@ -34,8 +34,7 @@ export interface StorageWaitOptions {
 
 /** How many times the message waited for storage already (0 for a message that never did). */
 export function storageWaitsOf(record: SQSRecord): number {
-  const waits = Number(record.messageAttributes[STORAGE_WAITS_ATTRIBUTE]?.stringValue ?? 0);
-  return Number.isInteger(waits) && waits >= 0 ? waits : 0;
+  return countAttributeOf(record, STORAGE_WAITS_ATTRIBUTE);
 }
 
 /** The delay before the next attempt of a message that waited `waits` times already. */
@@ -53,18 +52,40 @@ export async function sendAgainAfterStorageFault(
 ): Promise<number> {
   const waits = storageWaitsOf(record);
   const delay = storageWaitSeconds(waits, options);
+  await sendAgainDelayed(sqs, queueUrl, record, delay, { [STORAGE_WAITS_ATTRIBUTE]: waits + 1 });
+  return delay;
+}
+
+/**
+ * Sends the record's message again as a new message, delayed `delay` seconds (at most SQS's 900),
+ * with its attributes and `counts` (numbers) set: the received one can then be deleted as handled,
+ * so the wait spends none of its receives.
+ */
+export async function sendAgainDelayed(
+  sqs: SQSClient,
+  queueUrl: string,
+  record: SQSRecord,
+  delay: number,
+  counts: Record<string, number>,
+): Promise<void> {
+  const attributes = stringAttributesOf(record);
+  for (const [name, count] of Object.entries(counts)) {
+    attributes[name] = { DataType: 'Number', StringValue: String(count) };
+  }
   await sqs.send(
     new SendMessageCommand({
       QueueUrl: queueUrl,
       MessageBody: record.body,
-      DelaySeconds: delay,
-      MessageAttributes: {
-        ...stringAttributesOf(record),
-        [STORAGE_WAITS_ATTRIBUTE]: { DataType: 'Number', StringValue: String(waits + 1) },
-      },
+      DelaySeconds: Math.min(MAX_DELAY_SECONDS, delay),
+      MessageAttributes: attributes,
     }),
   );
-  return delay;
+}
+
+/** A whole, non-negative count kept in a message attribute (0 when absent or not one). */
+export function countAttributeOf(record: SQSRecord, name: string): number {
+  const count = Number(record.messageAttributes[name]?.stringValue ?? 0);
+  return Number.isInteger(count) && count >= 0 ? count : 0;
 }
 
 /** The message's own string and number attributes, as SendMessage takes them. */

@@ -92,6 +92,20 @@ describe('Lambda bundles wired for the text engine', () => {
     });
   }, 60_000);
 
+  it("a bundle built for Bedrock leaves out the local engine's NLP model, which the local engine's own bundle carries", async () => {
+    const files = async (textEngine: TextEngine) => {
+      const outfile = join(outDir, `model-${textEngine}`, 'index.mjs');
+      const { metafile } = await build({
+        ...esbuildOptions(join(repositoryRoot, 'functions/generationWorker.ts'), outfile, { textEngine }),
+        metafile: true,
+      });
+      return Object.values(metafile.outputs).flatMap((output) => Object.keys(output.inputs));
+    };
+    const model = (inputs: string[]) => inputs.filter((input) => input.includes('wink-eng-lite-web-model'));
+    expect(model(await files('bedrock'))).toEqual([]);
+    expect(model(await files('local')).length).toBeGreaterThan(0);
+  });
+
   it('a bundle carries the JSON schemas the providers are given exactly as the sources derive them', async () => {
     const url = await bundled('src/adapters/llm/schema.ts', 'schemas', STACK_TEXT_ENGINE);
     const script = `const s = await import(${JSON.stringify(url)});

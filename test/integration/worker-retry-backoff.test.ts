@@ -13,8 +13,10 @@ import type { SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Emulators, startEmulators } from '../../src/local/emulators.ts';
 import { startSqsEventSource } from '../../src/local/sqs-event-source.ts';
+import { ProviderThrottledError } from '../../src/ports/generation-errors.ts';
 import { SqsMessageRetry } from '../../src/workers/message-retry.ts';
 import { sqsWorker } from '../../src/workers/sqs-worker.ts';
+import { MAX_THROTTLE_WAITS, THROTTLE_WAITS_ATTRIBUTE } from '../../src/workers/throttle-wait.ts';
 import { emulatorClientConfig } from '../support/emulator-clients.ts';
 
 /**
@@ -46,15 +48,19 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-/** A worker over the transcription queue whose work fails while `fails` says so. */
-function runWorker(fails: (record: SQSRecord) => boolean, retry: SqsMessageRetry) {
+/** A worker over the transcription queue whose work fails (with `failure`) while `fails` says so. */
+function runWorker(
+  fails: (record: SQSRecord) => boolean,
+  retry: SqsMessageRetry,
+  failure: () => Error = () => new Error('ThrottlingException: Rate exceeded'),
+) {
   const seen: SQSRecord[] = [];
   const handler = sqsWorker(
     'retryTestWorker',
     () => ({}),
     async (record) => {
       seen.push(record);
-      if (fails(record)) throw new Error('ThrottlingException: Rate exceeded');
+      if (fails(record)) throw failure();
     },
     () => retry,
   );
@@ -145,4 +151,73 @@ describe('a worker whose work failed', () => {
     // The queue's own timeout, without a ChangeMessageVisibility call (which this receipt handle would fail).
     await expect(retry.returnLater(record)).resolves.toBe(QUEUE_VISIBILITY_SECONDS);
   });
+
+  it('that a provider throttles waits for the quota as new messages, spending no receive, then completes', async () => {
+    const retry = new SqsMessageRetry(
+      sqs,
+      [emulators.queueUrls.transcription],
+      SHORT_BACKOFF,
+      undefined,
+      SHORT_BACKOFF,
+    );
+    const body = JSON.stringify({ id: randomUUID() });
+    const waitsOf = (record: SQSRecord) =>
+      record.messageAttributes[THROTTLE_WAITS_ATTRIBUTE]?.stringValue ?? '0';
+    const { seen, source } = runWorker((record) => Number(waitsOf(record)) < 3, retry, throttled);
+    try {
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: emulators.queueUrls.transcription, MessageBody: body }),
+      );
+      await waitFor(() => seen.length >= 4, 30_000);
+    } finally {
+      await source.stop();
+    }
+    expect(seen.map((r) => [r.body, r.attributes.ApproximateReceiveCount, waitsOf(r)])).toEqual([
+      [body, '1', '0'],
+      [body, '1', '1'],
+      [body, '1', '2'],
+      [body, '1', '3'],
+    ]);
+  });
+
+  it(`that a provider throttles for good waits ${MAX_THROTTLE_WAITS} times, then spends its receives and is dead-lettered`, async () => {
+    const retry = new SqsMessageRetry(
+      sqs,
+      [emulators.queueUrls.transcription],
+      SHORT_BACKOFF,
+      undefined,
+      SHORT_BACKOFF,
+    );
+    const body = JSON.stringify({ id: randomUUID() });
+    const { seen, source } = runWorker(() => true, retry, throttled);
+    try {
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: emulators.queueUrls.transcription, MessageBody: body }),
+      );
+      await waitFor(() => seen.length >= MAX_THROTTLE_WAITS + 3, 60_000);
+      await sleep(5_000);
+    } finally {
+      await source.stop();
+    }
+    expect(seen.map((r) => r.attributes.ApproximateReceiveCount)).toEqual([
+      ...Array.from({ length: MAX_THROTTLE_WAITS }, () => '1'),
+      '1',
+      '2',
+      '3',
+    ]);
+    const { Messages = [] } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: emulators.queueUrls.transcriptionDlq, WaitTimeSeconds: 1 }),
+    );
+    expect(Messages.map((m) => m.Body)).toEqual([body]);
+    for (const message of Messages) {
+      await sqs.send(
+        new DeleteMessageCommand({
+          QueueUrl: emulators.queueUrls.transcriptionDlq,
+          ReceiptHandle: message.ReceiptHandle,
+        }),
+      );
+    }
+  });
 });
+
+const throttled = () => new ProviderThrottledError('Bedrock throttled the request (ThrottlingException)');
