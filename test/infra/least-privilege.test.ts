@@ -86,15 +86,18 @@ describe('each function may do only what its operation needs', () => {
   });
 
   it('only the operations that start work can send to a work queue: exactly the ones their needs name', () => {
-    // transcriptionCompleted sends only its own failed events to a dead-letter queue (transcribe-events.test.ts).
+    // transcriptionCompleted also sends its own failed events to a dead-letter queue (transcribe-events.test.ts);
+    // the generation worker sends throttled work back to its own queue to wait for the quota.
     const senders = allHandlers
-      .filter(([name]) => name !== 'transcriptionCompleted' && actions(name).includes('sqs:SendMessage'))
+      .filter(([name]) => actions(name).includes('sqs:SendMessage'))
       .map(([name]) => name);
     expect(senders.sort()).toEqual([
       'generateInsights',
       'generateNoteArtifact',
+      'generationWorker',
       'reconcileJobs',
       'submitTranscription',
+      'transcriptionCompleted',
       'uploadReceived',
     ]);
     expect(

@@ -39,7 +39,7 @@ describe('a Transcribe job state change event that transcriptionCompleted fails'
     expect(getAttLogicalId(onFailure)).toBe(deadLetterQueue);
   });
 
-  it('the completion function may send to that queue, and to no other', () => {
+  it('the completion function may send to that queue, and to the transcription queue (a job Transcribe failed on its side runs again), to no other', () => {
     const roleId = (completion.resource.Properties.Role as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     const sends = Object.values(resourcesOfType(template, 'AWS::IAM::Policy'))
       .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(JSON.stringify({ Ref: roleId })))
@@ -49,6 +49,12 @@ describe('a Transcribe job state change event that transcriptionCompleted fails'
             .Statement,
       )
       .filter((s) => JSON.stringify(s.Action).includes('sqs:SendMessage'));
-    expect(sends.map((s) => getAttLogicalId(s.Resource))).toEqual([deadLetterQueue]);
+    const transcriptionQueue = Object.entries(queues).find(
+      ([, queue]) => queue.Properties.QueueName === `notes-${STAGE}-transcription`,
+    )?.[0];
+    const resources = sends.flatMap((s) => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]));
+    expect(resources.map((resource) => getAttLogicalId(resource)).sort()).toEqual(
+      [deadLetterQueue, transcriptionQueue].sort(),
+    );
   });
 });
