@@ -53,7 +53,7 @@ RUN apt-get update \
   && for unused in libgl1-mesa-dri libglx-mesa0 mesa-vulkan-drivers mesa-va-drivers mesa-vdpau-drivers \
       libllvm15 libz3-4; do \
       if dpkg-query -W -f='${Status}' "$unused" 2>/dev/null | grep -q 'ok installed'; then \
-        dpkg --purge --force-depends "$unused" >/dev/null; \
+        dpkg --purge --force-depends "$unused" >/dev/null || exit 1; \
       fi; \
     done \
   && ffmpeg -hide_banner -loglevel error -f lavfi -i sine=frequency=440:duration=1 -ac 1 -ar 16000 -f s16le - >/dev/null \
@@ -65,9 +65,12 @@ RUN groupadd --gid 10001 notes \
   && mkdir -p /data && chown notes:notes /data && chmod 0700 /data
 WORKDIR /app
 # The app stays root's (the service cannot change its own code); only the bundle's in-use/
-# directory is the user's, where each running process marks the build it uses (in-use/<pid>).
+# directory is the user's, where each running process marks the build it uses (in-use/<pid>). The
+# build's own marks are removed: a process of the container with the same PID as the build had (with
+# tini as PID 1, Node is a small PID too) could not write over a mark root left.
 COPY --from=build /release /app
-RUN find /app/node_modules/.cache/notes-local-server -type d -name in-use -exec chown notes:notes {} +
+RUN find /app/node_modules/.cache/notes-local-server -type d -name in-use \
+      -exec sh -c 'rm -f "$1"/* && chown notes:notes "$1"' marks {} \;
 
 # The baked model is the one used (else the service's default, base.en, fetched into /data/models).
 ENV NOTES_WHISPER_MODEL=${WHISPER_MODEL:-base.en}

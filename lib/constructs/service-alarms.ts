@@ -94,6 +94,8 @@ export class ServiceAlarms extends Construct {
 
 /** The sum over five minutes of the failure counts `names` (a name nothing emitted counts 0). */
 function failedJobs(names: readonly string[]): MathExpression {
+  // CloudWatch refuses an alarm on more than 10 metrics: split the group before it grows past that.
+  if (names.length > 10) throw new Error(`A failed-jobs alarm can watch 10 metrics, not ${names.length}`);
   const usingMetrics = Object.fromEntries(
     names.map((metricName, i) => [
       `m${i}`,

@@ -67,7 +67,8 @@ export class WorkQueue extends Construct {
       'DeadLetterAlarm',
       this.deadLetterQueue,
       props.alerts,
-      props.deadLetterConsumerTimeout ? 'consumed' : 'kept',
+      // Redrive fills it, which NumberOfMessagesSent does not count: receives and depth do.
+      'redriven',
     );
     this.backlogAlarm = props.alerts.notify(
       new Alarm(this, 'BacklogAlarm', {
@@ -86,16 +87,16 @@ export class WorkQueue extends Construct {
 }
 
 /**
- * How messages reach a dead-letter queue and leave it, which decides what its alarm can watch:
- * `consumed`: moved there by the source queue's redrive and taken at once by a dead-letter worker
- * (which ends the job failed), so its depth is almost always 0; `kept`: sent there by a service (a
- * Lambda on-failure destination, an EventBridge rule) and left for a person to read.
+ * How messages reach a dead-letter queue, which decides what its alarm can watch: `redriven`: moved
+ * there by the source queue's redrive (not counted as sent) and, here, taken at once by a dead-letter
+ * worker (which ends the job failed), so its depth is almost always 0; `kept`: sent there by a service
+ * (a Lambda on-failure destination, an EventBridge rule) and left for a person to read.
  */
-export type DeadLetterFlow = 'consumed' | 'kept';
+export type DeadLetterFlow = 'redriven' | 'kept';
 
 /**
  * Any message reaching a dead-letter queue is work that failed for good (or is about to): someone
- * should look. The alarm counts arrivals, not what stays: for a consumed queue, the consumer's
+ * should look. The alarm counts arrivals, not what stays: for a redriven queue, its consumer's
  * receives (a redrive is not a send: SQS does not count it in NumberOfMessagesSent) plus any message
  * still waiting; for a kept queue, the sends. Either way it clears once five minutes pass without
  * one, so it never sits in ALARM for the 14 days a kept message stays, hiding the next failure.
@@ -109,7 +110,7 @@ export function alarmOnDeadLetters(
 ): Alarm {
   const every = { period: Duration.minutes(5) };
   const metric =
-    flow === 'consumed'
+    flow === 'redriven'
       ? new MathExpression({
           expression: 'FILL(received, 0) + FILL(waiting, 0)',
           usingMetrics: {

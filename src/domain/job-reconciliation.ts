@@ -1,6 +1,6 @@
 import { type BatchSpeechToText, isBatchEngine } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
-import { isHeld, type Job, runNumber, TRANSCRIPTION_STAGES } from './job.ts';
+import { isHeld, isRun, type Job, runNumber, TRANSCRIPTION_STAGES } from './job.ts';
 import { giveUp, type Resumed, resumeJob } from './job-recovery.ts';
 import { releaseJob } from './job-transitions.ts';
 import { finishBatchTranscription, type WorkerDeps } from './transcription-worker.ts';
@@ -33,8 +33,8 @@ export const RECOGNITION_CHECK_AFTER_MS = 10 * 60 * 1000;
 export const QUEUED_RESEND_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /**
- * On AWS, a job still processing this long after it was requested, and held by no worker, is given
- * up rather than run again: the longest work (a 4-hour recording in Transcribe, a podcast) takes well
+ * On AWS, a job still processing this long after its work first started (its first claim, kept across
+ * runs of one request), and held by no worker, is given up rather than run again: the longest work (a 4-hour recording in Transcribe, a podcast) takes well
  * under an hour, so its runs keep failing. Without it a Transcribe job its service does not know
  * would be started again after each 6-hour lease, up to five times (30 hours, five times the cost).
  * Not locally: a machine switched off for a week resumes its work when it starts.
@@ -52,7 +52,8 @@ export async function reconcileJob(
     engine &&
     job.kind === 'transcription' &&
     job.status === 'processing' &&
-    job.stage === TRANSCRIPTION_STAGES.recognizing &&
+    // Saving too: a completion that failed after it started saving leaves the job there.
+    (job.stage === TRANSCRIPTION_STAGES.recognizing || job.stage === TRANSCRIPTION_STAGES.saving) &&
     (mode === 'dead-run' || now - job.updated_at >= RECOGNITION_CHECK_AFTER_MS)
   ) {
     const asked = await askEngine({ ...(deps as WorkerDeps), speech: engine }, job);
@@ -60,12 +61,18 @@ export async function reconcileJob(
   }
   if (mode === 'live') {
     if (job.status === 'processing' && isHeld(job, now)) return 'left';
-    if (job.status === 'processing' && now - job.created_at >= MAX_LIVE_JOB_AGE_MS) {
-      return giveUp(
+    if (
+      job.status === 'processing' &&
+      now - (job.first_claimed_at ?? job.created_at) >= MAX_LIVE_JOB_AGE_MS
+    ) {
+      const outcome = await giveUp(
         deps,
         job,
-        `The work did not finish within ${MAX_LIVE_JOB_AGE_MS / 3_600_000} hours of the request and was given up. Request it again to retry.`,
+        `The work did not finish within ${MAX_LIVE_JOB_AGE_MS / 3_600_000} hours of its start and was given up. Request it again to retry.`,
       );
+      // A recognition job's output, if it left one, goes with it.
+      if (engine && job.kind === 'transcription') await engine.cleanUp(runOf(job));
+      return outcome;
     }
     if (job.status === 'queued') {
       if (job.stage === TRANSCRIPTION_STAGES.awaitingUpload) return 'left';
@@ -90,30 +97,42 @@ export const MAX_FINISH_TRIES = 4;
 /** null: the provider does not know the job (never started): it is resumed like any other. */
 async function askEngine(
   deps: WorkerDeps & { speech: BatchSpeechToText },
-  job: Job,
+  found: Job,
 ): Promise<Reconciled | null> {
-  const run = { accountId: job.account_id, noteId: job.note_id, attempt: runNumber(job) };
+  const run = runOf(found);
   const status = await deps.speech.status(run);
   if (status.state === 'running') return 'recognition_running';
   if (status.state === 'unknown') return null;
+  // Read again, consistently: the in-flight index the reconciler found the job in lags behind.
+  const job = await deps.notes.getJob(found.account_id, found.note_id, found.kind);
+  if (job?.status !== 'processing' || !isRun(job, run.attempt)) return 'changed';
   const tries = job.finish_tries ?? 0;
   if (tries >= MAX_FINISH_TRIES) {
-    return giveUp(
+    const outcome = await giveUp(
       deps,
       job,
       `The transcript could not be saved: finishing it failed ${tries} times over about an hour. Submit the recording again to retry.`,
     );
+    await deps.speech.cleanUp(run);
+    return outcome;
   }
   // Counted before the try: a try that throws (or never returns) counts too.
   if (!(await deps.notes.replaceJob(job, { ...job, finish_tries: tries + 1 }))) return 'changed';
-  await finishBatchTranscription(deps, {
+  const finished = await finishBatchTranscription(deps, {
     job: run,
     succeeded: status.succeeded,
     ...(status.failureReason === undefined ? {} : { failureReason: status.failureReason }),
     permanent: status.permanent,
     ...(status.transient ? { transient: true } : {}),
   });
+  // Counted as the reconciler's (reconciled_failed): a failure it settles reaches the same alarm.
+  if (finished === 'failed') return 'failed';
+  if (finished === 'retried') return 'requeued';
   return 'recognition_finished';
+}
+
+function runOf(job: Job) {
+  return { accountId: job.account_id, noteId: job.note_id, attempt: runNumber(job) };
 }
 
 export type ReconcileCounts = Record<Reconciled, number>;

@@ -98,6 +98,7 @@ export async function claimJob(
     status: 'processing',
     stage,
     attempts: job.attempts + 1,
+    first_claimed_at: job.first_claimed_at ?? now,
     updated_at: now,
     lease_expires_at: now + leaseMs(deps),
   };
@@ -113,7 +114,7 @@ export async function releaseJob(
   deps: DomainDeps,
   job: Job,
   stage: string,
-  changes: Partial<Pick<Job, 'interruptions'>> = {},
+  changes: Partial<Pick<Job, 'interruptions' | 'transient_reruns'>> = {},
 ): Promise<Job | null> {
   for (;;) {
     const current = await deps.notes.getJob(job.account_id, job.note_id, job.kind);

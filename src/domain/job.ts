@@ -57,6 +57,13 @@ export interface Job {
    * to finish the note from it (a new run starts from 0). Bounded: see job-reconciliation.ts.
    */
   finish_tries?: number;
+  /**
+   * When a worker first claimed this request's work (epoch ms): kept across its runs, absent on a new
+   * request. What the reconciler's give-up after 12 hours counts from (job-reconciliation.ts).
+   */
+  first_claimed_at?: number;
+  /** Batch transcriptions: runs started again because the provider failed one on its side (per request). */
+  transient_reruns?: number;
   /** Artifact jobs: the resolved language the artifact is written in (what a re-sent request needs). */
   language?: string;
   /**

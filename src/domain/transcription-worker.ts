@@ -153,8 +153,8 @@ export interface BatchJobEnded {
 }
 
 /**
- * Runs of a transcription that a batch provider may fail on its side before the job ends failed:
- * each is a new recognition job (a new cost), so few; together they span minutes, not a quota window.
+ * Runs of a transcription (per request) that a batch provider may fail on its side before the job ends
+ * failed: each is a new recognition job (a new cost), so few.
  */
 export const MAX_TRANSIENT_RUNS = 3;
 
@@ -185,11 +185,20 @@ async function settleBatchJob(
     deps.notes.getNote(accountId, noteId),
     deps.notes.getJob(accountId, noteId, 'transcription'),
   ]);
-  if (!note || !job || job.status !== 'processing' || !isRun(job, attempt)) return 'skipped';
+  if (!note || !job || !isRun(job, attempt)) return 'skipped';
+  // This run's failure was settled already by queuing a new run, but the queue may not have heard:
+  // the event came again (a retry after the send failed), so the run is asked for again (a duplicate
+  // is dropped by the claim).
+  if (job.status === 'queued' && !ended.succeeded && ended.transient && (job.transient_reruns ?? 0) > 0) {
+    await requestJobRun(deps, job);
+    return 'retried';
+  }
+  if (job.status !== 'processing') return 'skipped';
   if (!ended.succeeded) {
     const reason = `Speech recognition failed: ${ended.failureReason ?? 'no reason given'}.`;
     if (ended.permanent) return failUnreadable(deps, note, job, reason);
-    if (ended.transient && job.attempts < MAX_TRANSIENT_RUNS) return recognizeAgain(deps, job);
+    if (ended.transient && (job.transient_reruns ?? 0) < MAX_TRANSIENT_RUNS - 1)
+      return recognizeAgain(deps, job);
     return fail(deps, job, `${reason} Submit the note again to retry.`);
   }
   // The event names the run only; the note's hints go with it (a one-speaker hint shapes the result).
@@ -244,7 +253,9 @@ async function saveTranscript(
 
 /** Queues the job for a new run (a new recognition job), as a lost worker's job is queued again. */
 async function recognizeAgain(deps: WorkerDeps, job: Job): Promise<TranscriptionOutcome> {
-  const queued = await releaseJob(deps, job, TRANSCRIPTION_STAGES.queued);
+  const queued = await releaseJob(deps, job, TRANSCRIPTION_STAGES.queued, {
+    transient_reruns: (job.transient_reruns ?? 0) + 1,
+  });
   if (!queued) return 'skipped';
   await requestJobRun(deps, queued);
   return 'retried';

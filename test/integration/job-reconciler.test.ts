@@ -244,12 +244,12 @@ describe('the scheduled reconciler', () => {
     expect(asked.filter((name) => name.includes(noteId))).toEqual([]);
   });
 
-  it('gives up a job still processing 12 hours after it was requested, held by no worker, instead of running it again', async () => {
+  it('gives up a job still processing 12 hours after its work first started, held by no worker, instead of running it again', async () => {
     const { accountId, noteId } = await recognizingNote();
     const job = await transcriptionJob(accountId, noteId);
     const old = {
       ...job,
-      created_at: Date.now() - MAX_LIVE_JOB_AGE_MS - MINUTE,
+      first_claimed_at: Date.now() - MAX_LIVE_JOB_AGE_MS - MINUTE,
       updated_at: Date.now() - 30 * MINUTE,
       lease_expires_at: Date.now() - 1,
     };
@@ -258,7 +258,7 @@ describe('the scheduled reconciler', () => {
     expect(await transcriptionJob(accountId, noteId)).toMatchObject({
       status: 'failed',
       detail:
-        'The work did not finish within 12 hours of the request and was given up. Request it again to retry.',
+        'The work did not finish within 12 hours of its start and was given up. Request it again to retry.',
     });
     expect(await takeTranscriptionMessages()).not.toContain(noteId);
   });

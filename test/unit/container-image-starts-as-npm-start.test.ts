@@ -14,10 +14,11 @@ function execForm(name: 'CMD' | 'ENTRYPOINT'): string[] | undefined {
 }
 
 describe('the container image', () => {
-  it("runs node with npm start's flags and launcher, in exec form, with no entrypoint in between", () => {
+  it("runs node with npm start's flags and launcher, in exec form, under tini and nothing else", () => {
     const [launcher, ...flagsReversed] = npmStartNodeArgs(REPO_ROOT).reverse();
     const expected = ['node', ...flagsReversed.reverse(), relative(REPO_ROOT, launcher as string)];
     expect(execForm('CMD')).toEqual(expected);
-    expect(execForm('ENTRYPOINT')).toBeUndefined();
+    // An init as PID 1 that passes signals on and reaps orphans; no shell that would swallow SIGTERM.
+    expect(execForm('ENTRYPOINT')).toEqual(['/usr/bin/tini', '--']);
   });
 });
