@@ -32,8 +32,7 @@ export function sqsWorker<S>(
         try {
           await processRecord(record, services);
         } catch (error) {
-          if (await waitedForStorage(name, getRetry, record, error)) continue;
-          if (await waitedForQuota(name, getRetry, record, error)) continue;
+          if (await waitedWithoutAReceive(name, getRetry, record, error)) continue;
           const retryInSeconds = await returnLater(getRetry, record);
           logger.warn(`${name}: attempt failed; the queue will retry`, {
             messageId: record.messageId,
@@ -49,30 +48,30 @@ export function sqsWorker<S>(
 }
 
 /**
- * A storage fault, where storage waits for space: the message was sent again and this one is
- * reported handled, so the wait spends none of its receives. False when it could not be sent again:
- * the ordinary retry applies.
+ * Work that only needs time: a storage fault, where storage waits for space (storage-wait.ts), or a
+ * provider throttling (throttle-wait.ts). The message was sent again, delayed, and this one is
+ * reported handled, so the wait spends none of its receives. False when there is no such wait (or it
+ * has waited enough), or the message could not be sent again: the ordinary retry applies.
  */
-async function waitedForStorage(
+async function waitedWithoutAReceive(
   name: string,
   getRetry: () => MessageRetry,
   record: SQSRecord,
   error: unknown,
 ): Promise<boolean> {
-  const fault = storageFaultOf(error);
-  if (!fault) return false;
+  const wait = waitFor(error, getRetry);
+  if (!wait) return false;
   try {
-    const retry = getRetry();
-    if (!retry.waitForStorage) return false;
-    const retryInSeconds = await retry.waitForStorage(record);
-    logger.warn(`${name}: storage is ${fault}; the work waits for space`, {
+    const retryInSeconds = await wait.send(record);
+    if (retryInSeconds === undefined || retryInSeconds === null) return false;
+    logger.warn(`${name}: ${wait.why}`, {
       messageId: record.messageId,
       retryInSeconds,
       error: errorFields(error),
     });
     return true;
   } catch (sendError) {
-    logger.warn('could not put the message back to wait for storage', {
+    logger.warn(`could not put the message back to wait for ${wait.forWhat}`, {
       messageId: record.messageId,
       error: errorFields(sendError),
     });
@@ -80,34 +79,29 @@ async function waitedForStorage(
   }
 }
 
-/**
- * A provider throttled the work: the message was sent again to wait for the quota and this one is
- * reported handled, so the wait spends none of its receives. False when it has waited enough, or
- * could not be sent again: the ordinary retry applies.
- */
-async function waitedForQuota(
-  name: string,
-  getRetry: () => MessageRetry,
-  record: SQSRecord,
-  error: unknown,
-): Promise<boolean> {
-  if (!(error instanceof ProviderThrottledError)) return false;
-  try {
-    const retryInSeconds = await getRetry().waitForThrottle?.(record);
-    if (retryInSeconds === undefined || retryInSeconds === null) return false;
-    logger.warn(`${name}: the provider is throttling; the work waits for its quota`, {
-      messageId: record.messageId,
-      retryInSeconds,
-      error: errorFields(error),
-    });
-    return true;
-  } catch (sendError) {
-    logger.warn('could not put the message back to wait for the quota', {
-      messageId: record.messageId,
-      error: errorFields(sendError),
-    });
-    return false;
+interface Wait {
+  send(record: SQSRecord): Promise<number | null | undefined> | undefined;
+  why: string;
+  forWhat: string;
+}
+
+function waitFor(error: unknown, getRetry: () => MessageRetry): Wait | undefined {
+  const fault = storageFaultOf(error);
+  if (fault) {
+    return {
+      send: (record) => getRetry().waitForStorage?.(record),
+      why: `storage is ${fault}; the work waits for space`,
+      forWhat: 'storage',
+    };
   }
+  if (error instanceof ProviderThrottledError) {
+    return {
+      send: (record) => getRetry().waitForThrottle?.(record),
+      why: 'the provider is throttling; the work waits for its quota',
+      forWhat: 'the quota',
+    };
+  }
+  return undefined;
 }
 
 /** Without the visibility change the message still comes back, after the queue's visibility timeout. */
