@@ -99,11 +99,9 @@ export async function renameVoiceProfile(
   profileId: string,
   name: string,
 ): Promise<VoiceProfileView> {
-  for (;;) {
-    const profile = await requireProfile(deps, accountId, profileId);
-    const next = { ...profile, name, updated_at: Math.max(deps.now(), profile.updated_at + 1) };
-    if (await deps.voiceProfiles.replaceProfile(profile, next)) return voiceProfileView(next);
-  }
+  return voiceProfileView(
+    await changeProfile(deps, await requireProfile(deps, accountId, profileId), () => ({ name })),
+  );
 }
 
 /** New transcripts stop naming the voice at once; names it already gave in notes stay. */
@@ -237,7 +235,7 @@ export function knownVoices(
     matches.set(label, {
       profile_id: profile.profile_id,
       name: profile.name,
-      similarity: Math.min(1, Math.round(similarity * 1000) / 1000),
+      similarity: shownSimilarity(similarity),
       status: 'suggested',
     });
   }
@@ -323,8 +321,7 @@ async function newProfile(
 
 /** The profile with the speaker's voice added, weighted by how much speech each side has heard. */
 async function teach(deps: DomainDeps, found: VoiceProfile, heard: HeardSpeaker): Promise<VoiceProfile> {
-  let profile = found;
-  for (;;) {
+  return changeProfile(deps, found, (profile) => {
     if (profile.voices_by !== heard.voices_by) {
       throw new ConflictError(
         `The profile "${profile.name}" was made by ${profile.voices_by} and this transcript by ${heard.voices_by}: their voices cannot be compared. Make a new profile from this note`,
@@ -338,11 +335,28 @@ async function teach(deps: DomainDeps, found: VoiceProfile, heard: HeardSpeaker)
         weight,
       ),
     );
-    const next: VoiceProfile = {
-      ...profile,
+    return {
       vector: stored(vector ?? profile.vector),
       speech_ms: Math.round(profile.speech_ms + weight),
       taught: profile.taught + 1,
+    };
+  });
+}
+
+/**
+ * The profile with what `change` works out from it as it is now, written only if nobody changed it
+ * since it was read (read again and worked out again otherwise); NotFoundError once it is gone.
+ */
+async function changeProfile(
+  deps: DomainDeps,
+  found: VoiceProfile,
+  change: (profile: VoiceProfile) => Partial<VoiceProfile>,
+): Promise<VoiceProfile> {
+  let profile = found;
+  for (;;) {
+    const next: VoiceProfile = {
+      ...profile,
+      ...change(profile),
       updated_at: Math.max(deps.now(), profile.updated_at + 1),
     };
     if (await deps.voiceProfiles.replaceProfile(profile, next)) return next;
@@ -364,7 +378,7 @@ async function markKnown(
   const match: VoiceMatch = {
     profile_id: profile.profile_id,
     name: profile.name,
-    similarity: Math.min(1, Math.round(similarity * 1000) / 1000),
+    similarity: shownSimilarity(similarity),
     status: 'confirmed',
   };
   await changeNote(deps, note.account_id, note.note_id, (current) => {
@@ -415,4 +429,9 @@ async function requireProfile(deps: DomainDeps, accountId: string, profileId: st
   const profile = await deps.voiceProfiles.getProfile(accountId, profileId);
   if (!profile) throw new NotFoundError(`No voice profile with ID ${profileId}`);
   return profile;
+}
+
+/** A cosine as a match shows it: 3 decimals, at most 1 (rounding of unit vectors can pass it). */
+function shownSimilarity(cosine: number): number {
+  return Math.min(1, Math.round(cosine * 1000) / 1000);
 }
