@@ -201,8 +201,10 @@ function Page({ route }: { route: Route }) {
     case 'trash':
       return <NotesPage state="trashed" collectionId={null} />;
     case 'notes':
+      // Keyed by the note: another note is another page, with its own player, scroll, editors and
+      // panels; without the key Preact would keep the one page and only change its note.
       return id ? (
-        <NotePage noteId={id} startAt={Number(route.query.get('t') ?? Number.NaN)} />
+        <NotePage key={id} noteId={id} startAt={Number(route.query.get('t') ?? Number.NaN)} />
       ) : (
         <NotFound />
       );

@@ -8,6 +8,7 @@ import type { Segment, TimedWord } from '../types.ts';
 import { moveInRow } from './row-keys.ts';
 import { type SpeakerChoice, SpeakerChooser, SplitPicker, TextEditor } from './segment-editors.tsx';
 import { PlayingText, SegmentText } from './segment-text.tsx';
+import { useSingleClick } from './single-click.ts';
 import { wordAt } from './word-at.ts';
 
 export type SegmentMode = 'text' | 'speaker' | 'split';
@@ -69,6 +70,7 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
   const words = useMemo(() => wordsOf(segment), [segment]);
   const timed = segment.words?.length === words.length ? segment.words : undefined;
   const [caret, setCaret] = useState<number | null>(null);
+  const singleClick = useSingleClick();
   const openText = (at: number | null) => {
     setCaret(at);
     actions.open(rowKey, 'text');
@@ -192,16 +194,19 @@ export const SegmentRow = memo(function SegmentRow(props: Props) {
         />
       ) : (
         // Plays from the word clicked, and nothing more: the keys stay the player's (Space pauses).
-        // A double click, Enter on the row or its Edit control opens the words for correction.
+        // A double click (which plays nothing), Enter on the row or its Edit control opens the words
+        // for correction.
         // biome-ignore lint/a11y/noStaticElementInteractions: the row (focusable) and its Edit button give the keyboard the same
         // biome-ignore lint/a11y/useKeyWithClickEvents: idem
         <div
           class="text"
           onClick={(event) => {
-            // A drag that selects words (to copy them) plays nothing.
-            if (!window.getSelection()?.isCollapsed) return;
+            // A drag that selects words (to copy them) plays nothing, nor does a double click.
             const hit = wordAt(event.currentTarget, event.clientX, event.clientY);
-            if (hit) playback.playFrom(startOf(segment, timed, hit.word, words.length));
+            const collapsed = window.getSelection()?.isCollapsed ?? true;
+            singleClick(event, () => {
+              if (hit && collapsed) playback.playFrom(startOf(segment, timed, hit.word, words.length));
+            });
           }}
           onDblClick={(event) => {
             window.getSelection()?.removeAllRanges();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { Exports } from '../components/note/exports.tsx';
 import { Filing } from '../components/note/filing.tsx';
 import { JobState } from '../components/note/job-state.tsx';
@@ -28,11 +28,14 @@ interface NoteView {
  * A note, built around listening to it: the player stays in view at the top; the summary, chapters
  * and artifacts sit beside the transcript (above it on a phone); the transcript follows playback and
  * is corrected in place. Where the recording is lives in `Playback`, not in this page's state, so
- * playing re-renders only the player and the playing segment.
+ * playing re-renders only the player and the playing segment. The router gives every note a page of
+ * its own (keyed by its ID): nothing here carries over from one note to the next.
  */
 export function NotePage({ noteId, startAt }: { noteId: string; startAt: number }) {
   const { api } = useApp();
   const [playback] = useState(() => new Playback());
+  // A note opens at its top: a hash change keeps the window's scroll, the page before's.
+  useLayoutEffect(() => window.scrollTo(0, 0), []);
   const view = useLoad<NoteView>(noteId, async () => {
     const { data: note, etag } = await api.request<Note>(`/v1/notes/${noteId}`);
     if (note.transcription_job?.status !== 'completed') return { note, etag, transcript: null };

@@ -1,3 +1,5 @@
+import { probeDuration } from './duration-probe.ts';
+
 /**
  * Where the recording is, kept outside every component's state: during playback only what listens
  * re-renders (the player's clock, the playing segment and its word), never the whole note page.
@@ -26,6 +28,8 @@ export class Playback implements Player {
   private positionNow = 0;
   private playingNow = -1;
   private followingNow = true;
+  /** Finding the length of a recording whose header does not say it: its seeks are not the person's. */
+  private probing = false;
   private readonly detach: Array<() => void> = [];
 
   get positionMs(): number {
@@ -43,8 +47,9 @@ export class Playback implements Player {
     return this.media?.paused ?? true;
   }
   get ready(): boolean {
-    return (this.media?.readyState ?? 0) >= HTMLMediaElement.HAVE_METADATA;
+    return !this.probing && (this.media?.readyState ?? 0) >= HTMLMediaElement.HAVE_METADATA;
   }
+  /** The recording's length, or 0 while it is not known. */
   get durationMs(): number {
     const seconds = this.media?.duration ?? Number.NaN;
     return Number.isFinite(seconds) ? Math.round(seconds * 1000) : 0;
@@ -56,10 +61,27 @@ export class Playback implements Player {
   /** The media element now playing the note (null when it goes); a waiting moment is played on it. */
   attach(media: HTMLMediaElement | null): void {
     for (const undo of this.detach.splice(0)) undo();
+    this.probing = false;
     this.media = media;
     if (!media) return;
-    const update = () => this.moveTo(Math.round(media.currentTime * 1000));
+    const update = () => {
+      if (!this.probing) this.moveTo(Math.round(media.currentTime * 1000));
+    };
+    let probed = false;
     const metadata = () => {
+      if (this.probing) return;
+      // Once: a browser that learnt no length from the probe shows none, and plays all the same.
+      if (media.duration === Number.POSITIVE_INFINITY && !probed) {
+        probed = true;
+        this.probing = true;
+        this.detach.push(
+          probeDuration(media, () => {
+            this.probing = false;
+            metadata();
+          }),
+        );
+        return;
+      }
       const waiting = this.waiting;
       this.waiting = null;
       if (waiting) this.seekMedia(media, waiting.ms, waiting.play);
@@ -91,7 +113,7 @@ export class Playback implements Player {
   seek(ms: number, play = false): void {
     this.setFollowing(true);
     const media = this.media;
-    if (media && media.readyState >= HTMLMediaElement.HAVE_METADATA) this.seekMedia(media, ms, play);
+    if (media && this.ready) this.seekMedia(media, ms, play);
     else this.waiting = { ms, play };
     this.moveTo(ms);
   }
@@ -104,7 +126,9 @@ export class Playback implements Player {
   toggle(): void {
     const media = this.media;
     if (!media) return;
-    if (media.paused) void media.play().catch(() => undefined);
+    // While the length is being found, a press of Play is kept for when the recording is back at its place.
+    if (this.probing) this.waiting = { ms: this.waiting?.ms ?? this.positionNow, play: !this.waiting?.play };
+    else if (media.paused) void media.play().catch(() => undefined);
     else media.pause();
   }
 

@@ -24,7 +24,7 @@ export function PlayerBar({
   src: string | null;
   /** The recording is a video file: its picture is shown above the controls, which stay the same. */
   video?: boolean;
-  /** The transcript's length: shown before the recording's own metadata arrives. */
+  /** The transcript's length: shown before the recording's own metadata arrives (0: not known). */
   fallbackDurationMs: number;
   onSourceError(): void;
 }) {
@@ -151,13 +151,16 @@ function Clock({ playback, fallbackDurationMs }: { playback: Playback; fallbackD
   const second = usePlayback(playback, (p) => Math.floor(p.positionMs / 1000));
   const duration = usePlayback(playback, (p) => p.durationMs) || fallbackDurationMs;
   const ready = usePlayback(playback, (p) => p.ready);
+  // A length not known yet (a browser recording not transcribed, until the player has found it) is
+  // left unsaid rather than shown as 0:00.
+  const of = duration > 0 ? ` / ${clock(duration)}` : '';
   return (
     <>
       <input
         type="range"
         class="position"
         aria-label="Position in the recording"
-        aria-valuetext={`${clock(second * 1000)} of ${clock(duration)}`}
+        aria-valuetext={`${clock(second * 1000)}${duration > 0 ? ` of ${clock(duration)}` : ''}`}
         min={0}
         max={Math.max(1, Math.round(duration / 1000))}
         step={1}
@@ -166,7 +169,8 @@ function Clock({ playback, fallbackDurationMs }: { playback: Playback; fallbackD
         onInput={(event) => playback.seek(Number(event.currentTarget.value) * 1000, !playback.paused)}
       />
       <span class="time-shown">
-        {clock(second * 1000)} / {clock(duration)}
+        {clock(second * 1000)}
+        {of}
       </span>
     </>
   );
