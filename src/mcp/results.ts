@@ -3,9 +3,10 @@ import type { JobStatusView } from '../domain/job.ts';
 import { toErrorResponse } from '../http/error-mapper.ts';
 
 /**
- * Tool results. `structuredContent` is the JSON body REST answers with, and a text block carries the
- * same JSON for clients that read text only. Errors use the REST error mapping, so a tool reports the
- * same status and detail as the REST operation, and never a stack trace.
+ * Tool results. `structuredContent` is the JSON body REST answers with (and, for a note or a
+ * transcript, its `etag`), and a text block carries the same JSON for clients that read text only.
+ * Errors use the REST error mapping, so a tool reports the same status and detail as the REST
+ * operation, and never a stack trace.
  */
 export type ToolResult = CallToolResult;
 
@@ -18,6 +19,15 @@ export function resultOf(body: object, notes: string[] = []): ToolResult {
     ],
     structuredContent: body as Record<string, unknown>,
   };
+}
+
+/**
+ * A completed result that can be changed conditionally: the REST body with its entity tag (REST's
+ * `ETag` header) as `etag`, so that a client that reads only structuredContent can pass it as
+ * `if_match` (src/mcp/output-schemas.ts, EditableResult).
+ */
+export function editableResultOf(body: object, etag: string, notes: string[] = []): ToolResult {
+  return resultOf({ ...body, etag }, notes);
 }
 
 /** Plain text (a transcript export), REST `200` with a text body. */

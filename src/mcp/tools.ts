@@ -45,8 +45,15 @@ import {
 import type { AccessGrant } from '../ports/access-tokens.ts';
 import type { AskServices } from '../wiring/ask-services.ts';
 import type { Services } from '../wiring/services.ts';
-import { accountResult, deletionResult, outputOf, transcriptTextResult } from './output-schemas.ts';
-import { failure, notYet, resultOf, type ToolResult, textOf } from './results.ts';
+import {
+  accountResult,
+  deletionResult,
+  editableNote,
+  editableTranscript,
+  outputOf,
+  transcriptTextResult,
+} from './output-schemas.ts';
+import { editableResultOf, failure, notYet, resultOf, type ToolResult, textOf } from './results.ts';
 
 /**
  * The MCP tools: the REST operations by operationId, minus submitTranscription (local audio goes
@@ -152,7 +159,7 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   state:
     "'active' or 'trashed'. listNotes: which notes to list (default active). updateNote: 'trashed' moves the note to the trash, 'active' restores it.",
   if_match:
-    'updateNote: optional, recommended: the etag of the note as you last read it (from getNote or updateNote). editTranscription and undoTranscriptionEdit: required: the etag of the transcript as you last read it (from getTranscription with format json, or an earlier correction); renaming speakers does not make it stale, unless a set_speaker gives a speaker by name. When it has changed since, nothing is changed and the tool answers 412: read it again, reapply your change, retry with the new etag.',
+    'updateNote: optional, recommended: the etag of the note as you last read it (the etag of a getNote or updateNote result). editTranscription and undoTranscriptionEdit: required: the etag of the transcript as you last read it (the etag of a getTranscription result with format json, or of an earlier correction); renaming speakers does not make it stale, unless a set_speaker gives a speaker by name. When it has changed since, nothing is changed and the tool answers 412: read it again, reapply your change, retry with the new etag.',
   edits:
     'Corrections applied in order, all or none (1 to 50): {op:"replace_text",segment,text}, {op:"set_speaker",segment,speaker}, {op:"merge",segment} (with the next segment), {op:"split",segment,at_word} (before that word, counted from 0 in the text) or {op:"split",segment,at_ms}. segment is the position in conversation_segments (from 0) of the transcript if_match names; each edit sees the result of the ones before it.',
   to: "'previous' (default: undo the last correction) or 'original' (back to the recogniser's transcript).",
@@ -223,15 +230,17 @@ function tagConditionOf(ifMatch: string | undefined): TagCondition | undefined {
 
 /** A note's result with its etag, which agents need to update it without overwriting others. */
 function noteResult(note: NoteView) {
-  return resultOf(note, [
-    `etag of this note: ${noteEntityTag(note)} (pass it as if_match to updateNote so that a change made meanwhile is not overwritten).`,
+  const etag = noteEntityTag(note);
+  return editableResultOf(note, etag, [
+    `etag of this note: ${etag} (pass it as if_match to updateNote so that a change made meanwhile is not overwritten).`,
   ]);
 }
 
 /** A transcript with the etag a correction must name (getTranscription's JSON representation). */
 function transcriptResult(transcription: TranscriptionView) {
-  return resultOf(transcription, [
-    `etag of this transcript: ${transcriptEntityTag(transcription)} (pass it as if_match to editTranscription or undoTranscriptionEdit).`,
+  const etag = transcriptEntityTag(transcription);
+  return editableResultOf(transcription, etag, [
+    `etag of this transcript: ${etag} (pass it as if_match to editTranscription or undoTranscriptionEdit).`,
   ]);
 }
 
@@ -289,9 +298,9 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'getNote',
     title: 'Get a note',
     description:
-      'Returns one note: title, state, audio metadata, the collections it is filed in, its transcription job and, once completed, its transcription and Insights. transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. Read-only. Errors: 404 when the account has no note with this ID.',
+      'Returns one note: title, state, audio metadata, the collections it is filed in, its transcription job and, once completed, its transcription and Insights. transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. The result carries the etag of the note: pass it as if_match to updateNote. Read-only. Errors: 404 when the account has no note with this ID.',
     inputSchema: noteInput,
-    outputSchema: outputOf('Note'),
+    outputSchema: outputOf(editableNote),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -301,9 +310,9 @@ export const MCP_TOOLS: readonly McpTool[] = [
   defineTool({
     name: 'getTranscription',
     title: "Get a note's transcription (poll)",
-    description: `Returns the note's transcription once it is ready: full_text, timestamped_full_text and speaker-labelled conversation_segments, each with its words (text, start_ms, end_ms) and a confidence from 0 to 1 (null when the engine reports none; low values mark words worth checking) (format json, the default), or the transcript as SubRip (srt), WebVTT (vtt) or Markdown (md) text. notice is null, or says that no speech was heard (code no_speech: no segments, nothing was invented) or that the recogniser could not follow the speech (code low_confidence, e.g. another language); show its detail to the user. While the job is waiting for its upload, queued or processing, the result is a job status, NOT a transcript: call this tool again no sooner than 2 seconds later. ${POLL_RULE} Read-only. Errors: 404 when there is no such note or it has no transcription; 409 with status 'failed' when the transcription failed (terminal: stop polling). Audio cannot be submitted through MCP: local files are transcribed with the notes CLI.`,
+    description: `Returns the note's transcription once it is ready: full_text, timestamped_full_text and speaker-labelled conversation_segments, each with its words (text, start_ms, end_ms) and a confidence from 0 to 1 (null when the engine reports none; low values mark words worth checking) (format json, the default), or the transcript as SubRip (srt), WebVTT (vtt) or Markdown (md) text. notice is null, or says that no speech was heard (code no_speech: no segments, nothing was invented) or that the recogniser could not follow the speech (code low_confidence, e.g. another language); show its detail to the user. A transcript carries its etag: the json one is what editTranscription and undoTranscriptionEdit take as if_match (each text format has its own). While the job is waiting for its upload, queued or processing, the result is a job status, NOT a transcript: call this tool again no sooner than 2 seconds later. ${POLL_RULE} Read-only. Errors: 404 when there is no such note or it has no transcription; 409 with status 'failed' when the transcription failed (terminal: stop polling). Audio cannot be submitted through MCP: local files are transcribed with the notes CLI.`,
     inputSchema: inputOf(noteParams, transcriptionQuery),
-    outputSchema: outputOf('Transcription', 'JobStatus', transcriptTextResult),
+    outputSchema: outputOf(editableTranscript, 'JobStatus', transcriptTextResult),
     annotations: READ_ONLY,
     scopes: ['notes:read'],
     async run(context, input) {
@@ -438,7 +447,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), and/or names its transcript's speakers (speaker_names). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Send if_match (the etag from getNote or an earlier updateNote) so that a change someone else made since you read the note is not overwritten; the result carries the note's new etag. Errors: 400 for invalid input; 404 when there is no such note; 412 when if_match is given and the note has changed since (nothing was changed: read it again, reapply, retry with the new etag).",
     inputSchema: inputOf(noteParams, updateNoteBody, { if_match: z.string().min(1).max(1024).optional() }),
-    outputSchema: outputOf('Note'),
+    outputSchema: outputOf(editableNote),
     annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -454,7 +463,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Corrects a note's completed transcript: replace a segment's text, set its speaker (a label such as 'Speaker 2', one not used yet for a new speaker, or a name given with updateNote; anything else is 422), set_speakers (several segments, e.g. a range or the ones findSimilarSegments proposed, given to one speaker at once), merge a segment with the next one, split one in two at a word or a time, or merge_speakers (every segment of one speaker given to another: one person heard as two). Read the transcript first with getTranscription (format json) and pass its etag as if_match (required): segments are numbered from 0 in that revision. Returns the corrected transcript (revision, edited_at) and its new etag; full_text, the exports, askWorkspace and search follow at once, and Insights or artifacts made before say outdated: true until generated again. The recogniser's transcript is kept: undoTranscriptionEdit goes back. Errors: 400 for invalid input; 404 when there is no such note; 409 when it has no completed transcription; 412 when the transcript changed since you read it (nothing was changed: read it again, reapply, retry with the new etag); 422 when an edit cannot apply (no such segment, merge of the last one, split outside the segment, merge_speakers of a speaker with no segment or into itself); 428 without if_match.",
     inputSchema: inputOf(noteParams, editTranscriptionBody, requiredIfMatch),
-    outputSchema: outputOf('Transcription'),
+    outputSchema: outputOf(editableTranscript),
     annotations: ADDS,
     scopes: ['notes:write'],
     async run(context, input) {
@@ -475,7 +484,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     description:
       "Goes back to the transcript as it was before the last correction (to 'previous', the default; call again to go further back) or to the recogniser's transcript (to 'original', revision 0). Pass the transcript's current etag as if_match (required). Returns the transcript now current and its etag. Errors: 404 when there is no such note; 409 when there is nothing to undo or no completed transcription; 412 when the transcript changed since you read it; 428 without if_match.",
     inputSchema: inputOf(noteParams, undoTranscriptionEditBody, requiredIfMatch),
-    outputSchema: outputOf('Transcription'),
+    outputSchema: outputOf(editableTranscript),
     annotations: ADDS,
     scopes: ['notes:write'],
     async run(context, input) {

@@ -14,8 +14,8 @@ import { accessTokenFor } from '../support/oauth-flow.ts';
  * against the local runtime's /mcp. It needs Node 22 and sends no Authorization header, so it runs
  * on the registry's Node 22 through a loopback proxy that adds a real access token from the OAuth
  * flow (sign-in and consent). Which scenarios apply is the README's table: those must pass, and the
- * ones the table calls not applicable must be exactly the rest, so a scenario added by a new version
- * of the suite fails here until it is classified.
+ * ones the table calls not applicable must be exactly the rest, each failing as its reason says, so
+ * a scenario added by a new version of the suite fails here until it is classified.
  */
 
 const SUITE = join(repositoryRoot, 'node_modules', '@modelcontextprotocol', 'conformance');
@@ -95,6 +95,27 @@ function notPassed(checks: Check[]): string[] {
     .map((check) => `${check.id}: ${check.status} ${check.errorMessage ?? ''}`.trim());
 }
 
+/**
+ * Why a scenario that does not apply fails, when its README reason does not say so: the reasons
+ * name the suite's reference tool a scenario calls (the server has none of them: an unknown tool is
+ * a JSON-RPC error), say `Method not found` for a method the server does not offer, or `SSE` for
+ * the streams and sessions a scenario looks for (the suite warns). Undefined when the reason holds.
+ */
+function unexplainedFailure(scenario: Scenario, checks: Check[]): string | undefined {
+  const failing = checks.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING');
+  if (failing.length === 0) return 'it passes: it applies';
+  const said = failing.map((check) => `${check.status} ${check.errorMessage ?? ''}`).join('; ');
+  const tool = /Tool '?(\w+)'? not found/.exec(said)?.[1];
+  if (tool !== undefined) {
+    return scenario.why.includes(tool) ? undefined : `${said}: the reason does not name ${tool}`;
+  }
+  if (said.includes('Method not found')) {
+    return scenario.why.includes('Method not found') ? undefined : `${said}: the reason does not say so`;
+  }
+  if (failing.every((check) => check.status === 'WARNING') && scenario.why.includes('SSE')) return undefined;
+  return `${said}: not what the reason says`;
+}
+
 let service: InProcessService;
 let proxy: BearerProxy;
 let node: string;
@@ -153,6 +174,16 @@ describe('the official MCP conformance suite against the local /mcp with a real 
     const notApplicable = scenarios.filter((scenario) => !scenario.applies);
     expect(notApplicable.map((scenario) => scenario.name).sort()).toEqual(skipped);
     for (const scenario of notApplicable) expect(scenario.why, scenario.name).toMatch(/\w{3,}.*\w{3,}/);
+  });
+
+  it('fails each scenario that does not apply the way its README reason says', () => {
+    const unexplained = scenarios
+      .filter((scenario) => !scenario.applies)
+      .flatMap((scenario) => {
+        const why = unexplainedFailure(scenario, run.checks.get(scenario.name) ?? []);
+        return why === undefined ? [] : [`${scenario.name}: ${why}`];
+      });
+    expect(unexplained).toEqual([]);
   });
 
   it('fails server-initialize without the proxy: the suite alone gets 401, so the token is what lets it in', async () => {

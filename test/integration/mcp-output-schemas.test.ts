@@ -88,14 +88,11 @@ async function check(name: string, args: Record<string, unknown> = {}): Promise<
   return content;
 }
 
-/** The etag getTranscription's text gives for the transcript as it is now. */
-async function transcriptEtag(): Promise<string | undefined> {
-  const transcript = (await client.callTool({
-    name: 'getTranscription',
-    arguments: { note_id: noteId },
-  })) as CallToolResult;
-  const text = transcript.content.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-  return /etag of this transcript: (\S+)/.exec(text)?.[1];
+/** The etag getTranscription's structuredContent gives for the transcript as it is now (validated). */
+async function transcriptEtag(): Promise<unknown> {
+  const { etag } = await check('getTranscription', { note_id: noteId });
+  expect(etag).toEqual(expect.stringMatching(/^"/));
+  return etag;
 }
 
 function isJobStatus(content: Record<string, unknown>): boolean {
@@ -148,8 +145,15 @@ describe('every tool answers with structuredContent its advertised outputSchema 
     await check('searchNotes', { q: 'meeting' });
   });
 
-  it('renames a note, corrects and restores its transcript', async () => {
-    await check('updateNote', { note_id: noteId, title: 'Planning meeting (reviewed)' });
+  it('renames a note, corrects and restores its transcript, each with the etag of the structuredContent before', async () => {
+    const { etag: noteEtag } = await check('getNote', { note_id: noteId });
+    const renamed = await check('updateNote', {
+      note_id: noteId,
+      title: 'Planning meeting (reviewed)',
+      if_match: noteEtag,
+    });
+    expect(renamed.etag).toEqual(expect.stringMatching(/^"/));
+    expect(renamed.etag).not.toBe(noteEtag);
     const etag = await transcriptEtag();
     const corrected = await check('editTranscription', {
       note_id: noteId,
@@ -157,6 +161,7 @@ describe('every tool answers with structuredContent its advertised outputSchema 
       edits: [{ op: 'replace_text', segment: 0, text: 'Corrected opening.' }],
     });
     expect(corrected.revision).toBe(1);
+    expect(corrected.etag).toBe(await transcriptEtag());
     // The diarizer kept the recording's voices: segments like Speaker 1's can be looked for.
     const similar = await check('findSimilarSegments', { note_id: noteId, speaker: 'Speaker 1' });
     expect(similar.speaker_label).toBe('Speaker 1');

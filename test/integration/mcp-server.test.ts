@@ -417,6 +417,59 @@ describe('the MCP server over Streamable HTTP with the SDK client', () => {
     expect(back.structuredContent).toMatchObject({ revision: 0 });
   });
 
+  it('lets a client that reads only structuredContent edit conditionally: the etag is there, and a stale one gets Error 412', async () => {
+    const { api } = service;
+    const writer = await connect(tokens.mint(accountId, ['notes:read', 'notes:write']));
+    // What a host that hands the model structured results only sees of each call.
+    const structured = async (name: string, args: Record<string, unknown>) => {
+      const result = await call(writer, name, args);
+      return { isError: result.isError === true, content: result.structuredContent ?? {} };
+    };
+
+    const note = await structured('getNote', { note_id: noteId });
+    expect(note.content.etag).toBe((await api('GET', `/v1/notes/${noteId}`)).headers.get('etag'));
+    const renamed = await structured('updateNote', {
+      note_id: noteId,
+      title: 'Renamed from structuredContent',
+      if_match: note.content.etag,
+    });
+    expect(renamed).toMatchObject({ isError: false, content: { title: 'Renamed from structuredContent' } });
+    expect(renamed.content.etag).toBe((await api('GET', `/v1/notes/${noteId}`)).headers.get('etag'));
+    const lostNote = await structured('updateNote', {
+      note_id: noteId,
+      title: 'Lost',
+      if_match: note.content.etag,
+    });
+    expect(lostNote).toMatchObject({ isError: true, content: { status_code: 412 } });
+
+    const transcriptUrl = `/v1/notes/${noteId}/transcription`;
+    const read = await structured('getTranscription', { note_id: noteId });
+    expect(read.content.etag).toBe((await api('GET', transcriptUrl)).headers.get('etag'));
+    const edit = (ifMatch: unknown, text: string) =>
+      structured('editTranscription', {
+        note_id: noteId,
+        if_match: ifMatch,
+        edits: [{ op: 'replace_text', segment: 0, text }],
+      });
+    const corrected = await edit(read.content.etag, 'Corrected from structuredContent.');
+    expect(corrected.isError).toBe(false);
+    expect(corrected.content.etag).toBe((await api('GET', transcriptUrl)).headers.get('etag'));
+    const lost = await edit(read.content.etag, 'Lost correction.');
+    expect(lost).toMatchObject({ isError: true, content: { status_code: 412 } });
+    const segmentText = async () =>
+      (await api<{ conversation_segments: { text: string }[] }>('GET', transcriptUrl)).body
+        .conversation_segments[0]?.text;
+    expect(await segmentText()).toBe('Corrected from structuredContent.');
+
+    const undone = await structured('undoTranscriptionEdit', {
+      note_id: noteId,
+      if_match: corrected.content.etag,
+    });
+    expect(undone.isError).toBe(false);
+    expect(undone.content.etag).toBe((await api('GET', transcriptUrl)).headers.get('etag'));
+    expect(await segmentText()).not.toBe('Corrected from structuredContent.');
+  });
+
   it("shows each segment's speaker_label beside its speaker; a rename through updateNote leaves the transcript's etag good for a correction", async () => {
     const writer = await connect(tokens.mint(accountId, ['notes:read', 'notes:write']));
     const etagIn = (result: CallToolResult) =>

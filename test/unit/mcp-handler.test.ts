@@ -13,6 +13,7 @@ import {
   InvalidAccessTokenError,
 } from '../../src/ports/access-tokens.ts';
 import type { AskServices } from '../../src/wiring/ask-services.ts';
+import type { Services } from '../../src/wiring/services.ts';
 
 const PUBLIC_URL = 'https://notes.example.com';
 const METADATA = `${PUBLIC_URL}/.well-known/oauth-protected-resource/mcp`;
@@ -286,6 +287,30 @@ describe('the MCP HTTP endpoint', () => {
     };
     expect(result.capabilities.tools).toBeDefined();
     expect(result.capabilities.tools?.listChanged).not.toBe(true);
+  });
+
+  it('does not send a result its outputSchema refuses: the call answers a tool error saying so', async () => {
+    const verifier = new MintingVerifier();
+    // An account record of the wrong shape (a numeric name) makes getCurrentAccount's result invalid.
+    const account = { account_id: randomUUID(), name: 42, created_at: 1767000000000 };
+    const handler = createMcpHandler({
+      verifier,
+      publicUrl: PUBLIC_URL,
+      allowedOrigins: [],
+      services: () => ({ accounts: { getAccount: async () => account } }) as unknown as Services,
+      askServices: () => ({}) as AskServices,
+    });
+    const response = await handler(
+      rpc(callTool('getCurrentAccount', {}), { authorization: `Bearer ${verifier.mint(['notes:read'])}` }),
+    );
+    const text = await response.text();
+    expect(text).not.toContain(account.account_id);
+    const { result } = JSON.parse(text) as {
+      result: { isError?: boolean; structuredContent?: unknown; content: { text: string }[] };
+    };
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toBeUndefined();
+    expect(result.content[0]?.text).toMatch(/^Output validation error: .*getCurrentAccount/);
   });
 });
 
