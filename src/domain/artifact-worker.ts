@@ -13,6 +13,7 @@ import {
   type PodcastScript,
 } from './artifacts.ts';
 import type { DomainDeps } from './deps.ts';
+import { distinctDraft } from './distinct-artifacts.ts';
 import type { GenerationOutcome } from './insights-worker.ts';
 import { GENERATION_STAGES, type Job } from './job.ts';
 import { holdJob, JobLostError } from './job-hold.ts';
@@ -65,15 +66,19 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
     }
     let content: ArtifactContents[ArtifactKind];
     try {
-      const draft = artifactDraftSchemas[kind].parse(
-        await deps.artifacts.generateArtifact({
-          kind,
-          transcription,
-          ...(note.speaker_names ? { speaker_names: note.speaker_names } : {}),
-          title: note.title,
-          language: task.language,
-          reference_time: note.audio?.uploaded_at ?? note.created_at,
-        }),
+      // Any engine's lists, each item once: a looped recording or a model can repeat itself.
+      const draft = distinctDraft(
+        kind,
+        artifactDraftSchemas[kind].parse(
+          await deps.artifacts.generateArtifact({
+            kind,
+            transcription,
+            ...(note.speaker_names ? { speaker_names: note.speaker_names } : {}),
+            title: note.title,
+            language: task.language,
+            reference_time: note.audio?.uploaded_at ?? note.created_at,
+          }),
+        ),
       );
       signal.throwIfAborted();
       content =

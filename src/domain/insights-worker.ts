@@ -1,6 +1,7 @@
 import { GenerationFailedError } from '../ports/generation-errors.ts';
 import type { InsightsEngine } from '../ports/insights-engine.ts';
 import type { DomainDeps } from './deps.ts';
+import { distinctInsights } from './distinct-insights.ts';
 import { type Insights, insightsContent } from './insights.ts';
 import { GENERATION_STAGES } from './job.ts';
 import { holdJob, JobLostError } from './job-hold.ts';
@@ -56,7 +57,8 @@ export async function runInsights(
           engine: deps.insights.name,
           generated_at: deps.now(),
           ...madeFrom(transcription),
-          ...insightsContent.parse(generated),
+          // Any engine's lists, each item once: a looped recording or a model can repeat itself.
+          ...distinctInsights(insightsContent.parse(generated)),
         };
       } catch (error) {
         // Throttling and a full disk pass with time: the queue retries. Anything else the engine could not recover

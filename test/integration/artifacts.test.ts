@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ArtifactKind,
+  type DeepResearchContent,
   deepResearchContent,
   type Evidence,
   epiphanyContent,
@@ -44,8 +45,8 @@ afterAll(() => service?.stop());
 
 const artifactPath = (kind: ArtifactKind, id = noteId) => `/v1/notes/${id}/artifacts/${kind}`;
 
-async function generate(kind: ArtifactKind): Promise<Record<string, unknown>> {
-  const accepted = await api('POST', artifactPath(kind), { body: { language: 'auto', regenerate: false } });
+async function generate(kind: ArtifactKind, regenerate = false): Promise<Record<string, unknown>> {
+  const accepted = await api('POST', artifactPath(kind), { body: { language: 'auto', regenerate } });
   expect(accepted.status, JSON.stringify(accepted.body)).toBe(202);
   expect(accepted.body).toMatchObject({ note_id: noteId, kind: `artifact:${kind}`, status: 'queued' });
   const { final } = await pollUntilDone(api, artifactPath(kind));
@@ -209,6 +210,33 @@ describe('artifacts over HTTP on the local runtime', () => {
     }
     expect((await api('POST', artifactPath('deep_research'))).status).toBe(202);
     expect((await pollUntilDone(api, artifactPath('deep_research'))).final.status).toBe(200);
+  });
+
+  it('stores each claim once when the engine repeats itself, as a model can (issue 39)', async () => {
+    const services = getGenerationServices();
+    const working = services.artifacts;
+    const first = segments[0] as ConversationSegment;
+    const quote = first.text.split(/\s+/).slice(0, 6).join(' ');
+    const claim = { claim: `${quote}.`, evidence: [{ start_ms: first.start_ms, quote }] };
+    const repeating: ArtifactEngine = {
+      name: 'repeating',
+      generateArtifact: async (request) => {
+        const draft = (await working.generateArtifact(request)) as DeepResearchContent;
+        const again = { claim: claim.claim.toUpperCase(), evidence: claim.evidence };
+        return { ...draft, claims: [claim, ...draft.claims, again, claim] } as never;
+      },
+    };
+    Object.assign(services, { artifacts: repeating });
+    try {
+      const artifact = await generate('deep_research', true);
+      const { claims } = deepResearchContent.parse(artifact.content);
+      expect(claims.filter((item) => item.claim.toLowerCase() === claim.claim.toLowerCase())).toEqual([
+        claim,
+      ]);
+      expect(new Set(claims.map((item) => item.claim.toLowerCase())).size).toBe(claims.length);
+    } finally {
+      Object.assign(services, { artifacts: working });
+    }
   });
 
   it('removes every artifact, audio included, with the transcription', async () => {

@@ -102,6 +102,43 @@ describe('Insights over HTTP on the local runtime', () => {
     expect((await pollUntilDone(api, `/v1/notes/${noteId}/insights`)).final.status).toBe(200);
   });
 
+  it('stores each action item once when the engine repeats itself, as a model can (issue 39)', async () => {
+    const services = getGenerationServices();
+    const working = services.insights;
+    const transcription = await api('GET', `/v1/notes/${noteId}/transcription`);
+    const [first, second] = (transcription.body.conversation_segments as Array<{ start_ms: number }>).map(
+      (segment) => segment.start_ms,
+    );
+    const task = { text: 'Send the budget spreadsheet to finance.', owner: null, due_date: null };
+    const repeating: InsightsEngine = {
+      name: 'repeating',
+      generateInsights: async (request) => ({
+        ...(await working.generateInsights(request)),
+        action_items: [
+          { ...task, citations: [first ?? 0] },
+          {
+            ...task,
+            text: 'send the budget spreadsheet to finance',
+            owner: 'Priya',
+            citations: [second ?? 0],
+          },
+          { ...task, text: 'Send the budget spreadsheet to finance!', citations: [second ?? 0] },
+        ],
+      }),
+    };
+    Object.assign(services, { insights: repeating });
+    try {
+      expect((await api('POST', `/v1/notes/${noteId}/insights`)).status).toBe(202);
+      const { final } = await pollUntilDone(api, `/v1/notes/${noteId}/insights`);
+      expect(final.status).toBe(200);
+      expect(insightsContent.parse(final.body).action_items).toEqual([
+        { ...task, owner: 'Priya', citations: [first ?? 0] },
+      ]);
+    } finally {
+      Object.assign(services, { insights: working });
+    }
+  });
+
   it('fails the job with what the operator must fix when Bedrock retired the model', async () => {
     const services = getGenerationServices();
     const working = services.insights;

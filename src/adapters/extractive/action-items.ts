@@ -1,3 +1,4 @@
+import { distinctBy } from '../../domain/distinct-items.ts';
 import { statedDeadlines } from './dates.ts';
 import { addressee, namedSubject } from './owners.ts';
 import type { SentenceUnit } from './sentences.ts';
@@ -29,6 +30,8 @@ export interface ActionItemOptions {
 /**
  * Sentences that commit someone to do something. One item per sentence; the owner is a named
  * subject ("Priya will"), else the speaker for "I will", else the addressee of a request, else null.
+ * A sentence said again (a looped recording, a recap) is the same task: the first time it was said
+ * is kept, with an owner or date only a repeat states.
  */
 export function findActionItems(
   units: readonly SentenceUnit[],
@@ -55,5 +58,13 @@ export function findActionItems(
       named ?? (firstPerson ? unit.speaker : request ? addressee(unit.tokens, options.punctuated) : null);
     items.push({ unit, owner, due_date: deadlines[0]?.date ?? null });
   }
-  return items;
+  return distinctBy(
+    items,
+    (item) => item.unit.text,
+    (kept, repeat) => ({
+      ...kept,
+      owner: kept.owner ?? repeat.owner,
+      due_date: kept.due_date ?? repeat.due_date,
+    }),
+  );
 }

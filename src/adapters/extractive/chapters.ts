@@ -21,7 +21,9 @@ const MAX_TITLE_CANDIDATES = 5;
  * before and just after it; a boundary whose similarity is a deep valley (depth above the mean
  * depth plus half its standard deviation) is a topic shift. The deepest valleys win, each chapter lasting at least a minute (or a
  * tenth of the recording). Chapters cover [0, end of recording] in order without gaps; the title is
- * the chapter's most distinctive keyphrase (TF-IDF with chapters as documents).
+ * the chapter's most distinctive keyphrase (TF-IDF with chapters as documents). A chapter whose
+ * subjects all titled earlier chapters (a looped recording, a topic coming back) has nothing new to
+ * name: it continues the chapter before, so no two chapters share a title.
  */
 export function chapters(
   segments: readonly ConversationSegment[],
@@ -39,15 +41,21 @@ export function chapters(
   const result: Chapter[] = [];
   starts.forEach((first, k) => {
     const next = starts[k + 1];
-    result.push({
-      title: titleOf(
-        phrases,
-        k,
-        result.map((chapter) => chapter.title),
-      ),
-      start_ms: k === 0 ? 0 : (segments[first] as ConversationSegment).start_ms,
-      end_ms: next === undefined ? endMs : (segments[next] as ConversationSegment).start_ms,
-    });
+    const end_ms = next === undefined ? endMs : (segments[next] as ConversationSegment).start_ms;
+    const title = titleOf(
+      phrases,
+      k,
+      result.map((chapter) => chapter.title),
+    );
+    const previous = result.at(-1);
+    if (title === null && previous) previous.end_ms = end_ms;
+    else {
+      result.push({
+        title: title ?? 'Chapter 1',
+        start_ms: k === 0 ? 0 : (segments[first] as ConversationSegment).start_ms,
+        end_ms,
+      });
+    }
   });
   return result;
 }
@@ -97,16 +105,17 @@ function boundaries(
 }
 
 /**
- * The chapter's most distinctive keyphrase not already used by an earlier chapter; "Chapter N" if
- * none. Distinctive = said often here (count) and mostly here (count here / count in the whole
- * recording): a plain chapter-level IDF over a handful of chapters is too coarse and lets a phrase
- * said three times beat the chapter's real subject mentioned once elsewhere.
+ * The chapter's most distinctive keyphrase not already used by an earlier chapter; null when its
+ * best ones all are, "Chapter N" when it has none. Distinctive = said often here (count) and mostly
+ * here (count here / count in the whole recording): a plain chapter-level IDF over a handful of
+ * chapters is too coarse and lets a phrase said three times beat the chapter's real subject
+ * mentioned once elsewhere.
  */
 function titleOf(
   perChapter: readonly Map<string, PhraseStats>[],
   k: number,
   taken: readonly string[],
-): string {
+): string | null {
   const own = perChapter[k];
   if (own) {
     const total = (key: string) =>
@@ -116,8 +125,7 @@ function titleOf(
       (stats) => (stats.count * stats.count) / Math.max(1, total(stats.key)),
       MAX_TITLE_CANDIDATES,
     );
-    const title = ranked.find((phrase) => !taken.includes(phrase.label)) ?? ranked[0];
-    if (title) return title.label;
+    if (ranked.length > 0) return ranked.find((phrase) => !taken.includes(phrase.label))?.label ?? null;
   }
-  return `Chapter ${k + 1}`;
+  return `Chapter ${taken.length + 1}`;
 }

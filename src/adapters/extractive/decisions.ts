@@ -1,3 +1,4 @@
+import { distinctBy } from '../../domain/distinct-items.ts';
 import type { SentenceUnit } from './sentences.ts';
 
 const DECISION =
@@ -9,4 +10,12 @@ const NEGATED =
 /** Sentences that state a decision; questions about a decision ("did we agree?") are not one. */
 export function isDecision(unit: SentenceUnit, isQuestion: (unit: SentenceUnit) => boolean): boolean {
   return DECISION.test(unit.lower) && !NEGATED.test(unit.lower) && !isQuestion(unit);
+}
+
+/** The sentences that state a decision, each once: a decision said again is not a new one. */
+export function decisionsIn(
+  units: readonly SentenceUnit[],
+  isDecisionUnit: (unit: SentenceUnit) => boolean,
+): SentenceUnit[] {
+  return distinctBy(units.filter(isDecisionUnit), (unit) => unit.text);
 }

@@ -1,8 +1,9 @@
+import { distinctBy } from '../../domain/distinct-items.ts';
 import type { InsightsContent } from '../../domain/insights.ts';
 import type { InsightsEngine, InsightsRequest } from '../../ports/insights-engine.ts';
 import { findActionItems } from './action-items.ts';
 import { chapters } from './chapters.ts';
-import { isDecision } from './decisions.ts';
+import { decisionsIn, isDecision } from './decisions.ts';
 import { collectPhrases, rankPhrases } from './keyphrases.ts';
 import { loadNlp } from './nlp.ts';
 import { isQuestion, openQuestions } from './questions.ts';
@@ -46,7 +47,7 @@ export function extractInsights({ transcription, reference_time }: InsightsReque
   const summaryUnits =
     ranked.order.length > 0
       ? pick(ranked, ranked.order.length >= 9 ? 3 : 2, new Set())
-      : [...units]
+      : distinctBy(units, (unit) => unit.text)
           .sort((a, b) => wordCount(b) - wordCount(a) || a.index - b.index)
           .slice(0, 2)
           .sort((a, b) => a.index - b.index);
@@ -87,7 +88,7 @@ export function extractInsights({ transcription, reference_time }: InsightsReque
       due_date: item.due_date,
       citations: [item.unit.start_ms],
     })),
-    decisions: units.filter(decision).map(cited),
+    decisions: decisionsIn(units, decision).map(cited),
     open_questions: openQuestions(units, question, (unit) => REQUEST.test(unit.lower)).map(cited),
     chapters: chapters(segments, units, transcription.duration_ms),
     speakers,

@@ -1,3 +1,4 @@
+import { distinctBy } from '../../domain/distinct-items.ts';
 import type { SentenceUnit } from './sentences.ts';
 import { wordCount } from './sentences.ts';
 import { DISCOURSE_MARKERS } from './words.ts';
@@ -85,6 +86,7 @@ export function isQuestion(unit: SentenceUnit, punctuated: boolean): boolean {
  * recording ends) or the reply admits uncertainty ("not sure", "no idea", "we need to check");
  * otherwise it counts as answered, which is generous: any substantive reply closes it.
  * Requests ("can you send...?") are tasks, not open questions: `isRequest` filters them out.
+ * A question asked again is listed once, where it was first left open.
  */
 export function openQuestions(
   units: readonly SentenceUnit[],
@@ -110,5 +112,5 @@ export function openQuestions(
     }
     if (reply.length === 0 || reply.some((sentence) => UNCERTAIN.test(sentence.lower))) open.push(unit);
   });
-  return open;
+  return distinctBy(open, (unit) => unit.text);
 }

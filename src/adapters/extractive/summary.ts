@@ -1,3 +1,4 @@
+import { type SentenceKey, sameSentence, sentenceKey } from '../../domain/same-sentence.ts';
 import type { SentenceUnit } from './sentences.ts';
 import { wordCount } from './sentences.ts';
 import { textRank } from './text-rank.ts';
@@ -41,13 +42,21 @@ export function rankSentences(
 
 /**
  * The next `count` best-ranked sentences not in `exclude` and not near-duplicates of each other
- * (a light maximal-marginal-relevance pass), returned in time order.
+ * (a light maximal-marginal-relevance pass), returned in time order. A repeat of an excluded
+ * sentence said at another time (a looped recording) is excluded too.
  */
 export function pick(ranked: RankedSentences, count: number, exclude: ReadonlySet<number>): SentenceUnit[] {
+  const excluded: SentenceKey[] = ranked.order
+    .filter((unit) => exclude.has(unit.index))
+    .map((unit) => sentenceKey(unit.text));
   const chosen: SentenceUnit[] = [];
   for (const unit of ranked.order) {
     if (chosen.length >= count) break;
     if (exclude.has(unit.index)) continue;
+    if (excluded.length > 0) {
+      const key = sentenceKey(unit.text);
+      if (excluded.some((other) => sameSentence(other, key))) continue;
+    }
     const vector = ranked.vectors.get(unit.index);
     const redundant = chosen.some((other) => {
       const otherVector = ranked.vectors.get(other.index);

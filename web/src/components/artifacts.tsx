@@ -1,6 +1,7 @@
 import { madeBy } from '../engine-words.ts';
 import { clock } from '../format.ts';
 import type { Player } from '../player/playback.ts';
+import { textSaysQuote } from '../quote-in-text.ts';
 import { Citations } from './citations.tsx';
 
 interface Evidence {
@@ -99,13 +100,35 @@ function DeepResearchView({ content, player }: { content: DeepResearch; player: 
             <ul>
               {items.map((item) => (
                 <li key={item.text}>
-                  {item.text}
-                  <EvidenceList evidence={item.evidence} player={player} />
+                  <ItemWithEvidence text={item.text} evidence={item.evidence} player={player} />
                 </li>
               ))}
             </ul>
           </div>
         ))}
+    </>
+  );
+}
+
+/**
+ * An item and its evidence, each quote once: evidence the text already says is only its citation,
+ * after the text; the rest is quoted below it.
+ */
+function ItemWithEvidence({
+  text,
+  evidence,
+  player,
+}: {
+  text: string;
+  evidence: Evidence[];
+  player: Player;
+}) {
+  const said = evidence.filter((item) => textSaysQuote(text, item.quote));
+  const quoted = evidence.filter((item) => !said.includes(item));
+  return (
+    <>
+      {text} <Citations at={[...new Set(said.map((item) => item.start_ms))]} player={player} />
+      {quoted.length > 0 && <EvidenceList evidence={quoted} player={player} />}
     </>
   );
 }

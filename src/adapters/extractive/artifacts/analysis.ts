@@ -1,10 +1,11 @@
 import { type Evidence, isQuoteOf } from '../../../domain/artifacts.ts';
+import { distinctBy } from '../../../domain/distinct-items.ts';
 import { primaryLanguage } from '../../../domain/languages.ts';
 import { type ConversationSegment, formatTimestamp, type Transcription } from '../../../domain/transcript.ts';
 import { GenerationFailedError } from '../../../ports/generation-errors.ts';
 import { type FoundActionItem, findActionItems } from '../action-items.ts';
 import { type Chapter, chapters } from '../chapters.ts';
-import { isDecision } from '../decisions.ts';
+import { decisionsIn, isDecision } from '../decisions.ts';
 import { collectPhrases, type Keyphrase, type PhraseStats, rankPhrases } from '../keyphrases.ts';
 import { isQuestion, openQuestions } from '../questions.ts';
 import { isPunctuated, type SentenceUnit, toSentenceUnits, wordCount } from '../sentences.ts';
@@ -85,7 +86,7 @@ export function analyse(transcription: Transcription, referenceTime: number): An
       isDecision: decision,
       isQuestion: question,
     }),
-    decisions: units.filter(decision),
+    decisions: decisionsIn(units, decision),
     openQuestions: openQuestions(units, question, request),
     chapters: chapters(segments, units, transcription.duration_ms),
   };
@@ -97,8 +98,10 @@ export function analyse(transcription: Transcription, referenceTime: number): An
  */
 export function centralUnits(analysis: Analysis, count: number, exclude = new Set<number>()): SentenceUnit[] {
   if (analysis.ranked.order.length > 0) return pick(analysis.ranked, count, exclude);
-  return analysis.units
-    .filter((unit) => !exclude.has(unit.index))
+  return distinctBy(
+    analysis.units.filter((unit) => !exclude.has(unit.index)),
+    (unit) => unit.text,
+  )
     .sort((a, b) => wordCount(b) - wordCount(a) || a.index - b.index)
     .slice(0, count)
     .sort((a, b) => a.index - b.index);

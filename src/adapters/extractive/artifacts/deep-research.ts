@@ -1,4 +1,6 @@
 import type { DeepResearchContent } from '../../../domain/artifacts.ts';
+import { distinctBy } from '../../../domain/distinct-items.ts';
+import { sameSentence, sentenceKey } from '../../../domain/same-sentence.ts';
 import { statedDates } from '../dates.ts';
 import { type SentenceUnit, wordCount } from '../sentences.ts';
 import {
@@ -35,6 +37,7 @@ const MAX_NEXT_STEPS = 15;
  * A research brief from the conversation alone: what it says (quoted summary), what it asks, what it
  * asserts that can be checked, what it leaves open and what people committed to. Every item quotes
  * the transcript; rationales and gap texts are templates stating where and how something came up.
+ * A sentence said more than once (a looped recording, a recap) is one item, at its first time.
  */
 export function deepResearch(analysis: Analysis): DeepResearchContent {
   return {
@@ -62,12 +65,15 @@ function isOpen(analysis: Analysis, unit: SentenceUnit): boolean {
 }
 
 function researchQuestions(analysis: Analysis): DeepResearchContent['research_questions'] {
-  const asked = analysis.units.filter(
-    (unit) =>
-      analysis.isQuestion(unit) &&
-      !analysis.isRequest(unit) &&
-      !META_QUESTION.test(unit.lower) &&
-      unit.terms.length > 0,
+  const asked = distinctBy(
+    analysis.units.filter(
+      (unit) =>
+        analysis.isQuestion(unit) &&
+        !analysis.isRequest(unit) &&
+        !META_QUESTION.test(unit.lower) &&
+        unit.terms.length > 0,
+    ),
+    (unit) => unit.text,
   );
   const chosen = [
     ...asked.filter((unit) => isOpen(analysis, unit)),
@@ -103,7 +109,9 @@ function checkable(analysis: Analysis, unit: SentenceUnit): string[] {
 
 function claims(analysis: Analysis): DeepResearchContent['claims'] {
   const tasks = new Set(analysis.actionItems.map((item) => item.unit.index));
-  const scored = analysis.units
+  // Repeats dropped first, in time order: a kept claim cites its first time, and a task said again
+  // is still the task (its first time is the action item).
+  const scored = distinctBy(analysis.units, (unit) => unit.text)
     .filter(
       (unit) =>
         wordCount(unit) >= 5 &&
@@ -140,9 +148,14 @@ function gaps(analysis: Analysis): DeepResearchContent['gaps'] {
       evidence: evidenceFor(analysis, [unit, ...replies]),
     });
   }
-  for (const unit of analysis.units) {
-    if (used.has(unit.index) || analysis.isQuestion(unit) || !UNKNOWN.test(unit.lower)) continue;
-    used.add(unit.index);
+  // The open questions and their replies, by their words: their repeats at other times are no new gap.
+  const quoted = analysis.units.filter((unit) => used.has(unit.index)).map((unit) => sentenceKey(unit.text));
+  const unknown = analysis.units.filter(
+    (unit) => !used.has(unit.index) && !analysis.isQuestion(unit) && UNKNOWN.test(unit.lower),
+  );
+  for (const unit of distinctBy(unknown, (candidate) => candidate.text)) {
+    const key = sentenceKey(unit.text);
+    if (quoted.some((other) => sameSentence(other, key))) continue;
     result.push({
       gap: `Not known yet (${timestamp(unit.start_ms)}, ${speakerName(unit)}): ${unit.text}`,
       evidence: evidenceFor(analysis, [unit]),
@@ -196,12 +209,9 @@ function onceMentioned(analysis: Analysis): DeepResearchContent['gaps'] {
 }
 
 function nextSteps(analysis: Analysis): DeepResearchContent['next_steps'] {
-  const seen = new Set<string>();
   const steps: DeepResearchContent['next_steps'] = [];
+  // Action items are listed once each already (findActionItems).
   for (const item of analysis.actionItems) {
-    const key = item.unit.lower.replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
-    if (seen.has(key)) continue;
-    seen.add(key);
     const details = [item.owner ? `owner: ${item.owner}` : 'no owner named'];
     if (item.due_date) details.push(`due ${item.due_date}`);
     steps.push({
