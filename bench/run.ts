@@ -5,7 +5,8 @@
  * held-out material, which `confidence` runs alone; `recogniser`: the decoder-settings sweep on real speech, about 15 minutes; `long`: a 60-minute
  * recording with 1 and 2 recognisers; `under-work`: getNote latency while a 30-minute recording is processed;
  * `throughput`: one 60 s recording alone, then four at once (three rounds, `--rounds N`), then a 30-minute one
- * against its CPU limit, with getNote latency and peak memory (`--minutes N`, `--quick` for a smoke run of a minute or two);
+ * against its CPU limit, with getNote latency and peak memory (`--minutes N`, `--quick` for a smoke run of a minute or two),
+ * then a 20 s recording alone and submitted while a 10-minute one is recognised (`--only-turns` for that alone);
  * `whisper`: the same, one alone then four at once (`--rounds N`, `--quick`), through pocketsphinx and then the embedded
  * Whisper on a random-weight test model, side by side: the plumbing's overhead, not a real model's compute;
  * `start`: `npm start`'s second start to its first answer next to a bare Node server's (`--runs N`);

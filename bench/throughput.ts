@@ -4,6 +4,9 @@
  * `--rounds` times (default 3), alternating, the ratio taken within each round and its median reported;
  * a `--minutes` (default 30) two-voice recording's wall time against its CPU limit, and the peak RSS
  * of the service's process tree meanwhile; getNote p99 idle and while each of these is transcribed.
+ * Then a 20 s clip alone and the same clip submitted while a 10-minute recording is recognised
+ * (bench/short-behind-long.ts: recordings take turns chunk by chunk, issue 39); `--only-turns` runs
+ * that phase alone.
  * `--quick`: 20 s clips, one round and a 3-minute recording, a smoke run of a minute or two.
  * Why rounds: on this class of VM one recogniser's CPU for the same 60 s moves 9.3-12.6 s from run to
  * run (measured with pocketsphinx alone, by hand), so a single "one alone" can be 35 % off the next.
@@ -18,6 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { probeDurationMs } from '../src/adapters/speech/ffmpeg.ts';
 import { getNoteProbe, type LatencySummary, sampleUntil, summarize } from './get-note-latency.ts';
 import { machineCpuSeconds, sampleProcessTree, type TreePeaks } from './process-tree.ts';
+import { type ShortBehindLongResult, shortBehindLong, shortBehindLongTable } from './short-behind-long.ts';
 import {
   cliOption,
   loopRecording,
@@ -31,6 +35,9 @@ import {
 } from './support.ts';
 import { sixtySecondsOfSpeech } from './transcription-rtf.ts';
 
+/** The long recording a short one is submitted behind: several chunks for each core. */
+const TURNS_LONG_MINUTES = 10;
+const TURNS_SHORT_SECONDS = 20;
 /** Completion is seen at most this late; small next to a job of several seconds. */
 const POLL_MS = 500;
 /** /proc sampling: a process's CPU after its last sample is missed, at most this per process. */
@@ -99,10 +106,14 @@ export interface ThroughputResult {
   };
   /** All getNote samples while any recording was transcribed, against idle. */
   get_note_while_transcribing: LatencySummary & { p99_ratio: number };
+  short_behind_long: ShortBehindLongResult;
 }
 
-export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<ThroughputResult> {
+export async function main(
+  argv: readonly string[] = process.argv.slice(2),
+): Promise<ThroughputResult | ShortBehindLongResult> {
   const quick = argv.includes('--quick');
+  if (argv.includes('--only-turns')) return turnsOnly(quick);
   const minutes = Number(cliOption(argv, '--minutes') ?? (quick ? 3 : 30));
   if (!(minutes > 0)) throw new Error('bad --minutes');
   const rounds = Number(cliOption(argv, '--rounds') ?? (quick ? 1 : 3));
@@ -156,6 +167,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     const longRun = await measure(async () => {
       words = await transcribe(service, long, `Benchmark: ${minutes} min, two voices`);
     });
+    const turns = await shortBehindLong(
+      service,
+      ...(await turnsRecordings(quick ? minutes : TURNS_LONG_MINUTES)),
+    );
 
     const idleSummary = summarize(idle.map((sample) => sample.ms));
     const busy = summarize([
@@ -209,8 +224,36 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
         words,
       },
       get_note_while_transcribing: { ...busy, p99_ratio: round(busy.p99_ms / idleSummary.p99_ms, 2) },
+      short_behind_long: turns,
     };
     console.log(throughputTable(result));
+    return result;
+  } finally {
+    await service.stop();
+  }
+}
+
+/** The short clip and the long recording of the turns phase, and the long one's length in seconds. */
+async function turnsRecordings(longMinutes: number): Promise<[string, string, number]> {
+  const speech = await sixtySecondsOfSpeech();
+  const short = await loopRecording(
+    speech.file,
+    TURNS_SHORT_SECONDS / 60,
+    join(OUT_DIR, `clip-${TURNS_SHORT_SECONDS}s.wav`),
+  );
+  const long = await twoVoiceRecording(longMinutes);
+  return [short, long, ((await probeDurationMs(long)) ?? 0) / 1000];
+}
+
+/** `--only-turns`: the short recording alone and behind a long one, in a service of its own. */
+async function turnsOnly(quick: boolean): Promise<ShortBehindLongResult> {
+  const recordings = await turnsRecordings(quick ? 3 : TURNS_LONG_MINUTES);
+  const service = await startService('throughput-turns');
+  try {
+    process.stderr.write('  warm-up: one recording, not measured\n');
+    await transcribe(service, recordings[0], 'Benchmark: warm-up');
+    const result = await shortBehindLong(service, ...recordings);
+    console.log(shortBehindLongTable(result));
     return result;
   } finally {
     await service.stop();
@@ -335,6 +378,7 @@ export function throughputTable(r: ThroughputResult): string {
     latency('long', r.long.get_note),
     latency('while transcribing', r.get_note_while_transcribing),
     `  getNote p99 while transcribing ÷ idle ${r.get_note_while_transcribing.p99_ratio}×  (target <= 2)`,
+    shortBehindLongTable(r.short_behind_long),
   ].join('\n');
 }
 

@@ -123,9 +123,10 @@ const schema = z.object({
   /**
    * The local engine cuts a recording at least 1.5 times this long into chunks of about this length,
    * recognised on several cores at once (speakers come from one diarization of the whole file).
-   * Shorter chunks spread a medium recording over more cores, at the cost of more boundaries.
+   * Shorter chunks spread a medium recording over more cores, at the cost of more boundaries; chunks
+   * are also the turns recordings take at the recognisers, so a short recording waits for one at most.
    */
-  NOTES_RECOGNIZER_CHUNK_SECONDS: integerBetween(30, 3600, 300),
+  NOTES_RECOGNIZER_CHUNK_SECONDS: integerBetween(30, 3600, 60),
   /**
    * `on` (the local runtime sets it): a queue worker whose storage is full or cannot be written puts
    * its message back to wait for space, without spending one of its bounded receives

@@ -79,12 +79,24 @@ export async function pollUntilDone(options) {
 
 /**
  * @param {Partial<import('./types.mjs').JobStatus>} job
- * @returns {string} e.g. `processing, stage recognizing, 45%`
+ * @param {number} [now]
+ * @returns {string} e.g. `processing, stage recognizing, 45%` or
+ *   `processing, stage waiting, 1 recording ahead, starts in about 3 min`
  */
-export function describeJob(job) {
+export function describeJob(job, now = Date.now()) {
   const parts = [job.status ?? 'pending'];
   if (job.stage && job.stage !== job.status) parts.push(`stage ${job.stage}`);
   if (typeof job.progress === 'number') parts.push(`${Math.round(job.progress * 100)}%`);
+  if (job.stage === 'waiting' && job.waiting) {
+    const ahead = job.waiting.recordings_ahead;
+    parts.push(`${ahead} ${ahead === 1 ? 'recording' : 'recordings'} ahead`);
+    const startsAt = job.waiting.estimated_start_at;
+    // Whole minutes, so that the line (printed on every change) does not change at every poll.
+    if (typeof startsAt === 'number') {
+      const minutes = Math.round((startsAt - now) / 60_000);
+      parts.push(minutes < 1 ? 'starts within a minute' : `starts in about ${minutes} min`);
+    }
+  }
   return parts.join(', ');
 }
 

@@ -41,6 +41,7 @@
  * @property {string} status
  * @property {string} stage
  * @property {number} [progress]
+ * @property {{ recordings_ahead: number, estimated_start_at?: number }} [waiting] stage `waiting`
  * @property {string} [detail]
  * @property {UploadTarget} [upload]
  *

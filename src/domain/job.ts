@@ -25,6 +25,8 @@ export const TRANSCRIPTION_STAGES = {
   awaitingUpload: 'awaiting_upload',
   queued: 'queued',
   decoding: 'decoding',
+  /** Decoded, waiting for a recogniser that other recordings hold (`waiting` says what for). */
+  waiting: 'waiting',
   recognizing: 'recognizing',
   /** The local engine's model is still being fetched (self-hosted, just after the start). */
   fetchingModel: 'fetching_model',
@@ -45,6 +47,8 @@ export interface Job {
   detail: string | null;
   /** 0..1 within the current stage, when the engine reports it. */
   progress?: number;
+  /** Stage `waiting`: what the recording waits for (the local engines share their recognisers). */
+  waiting?: JobWait;
   /**
    * While `processing`: until when the worker that claimed it holds it (epoch ms). The worker renews
    * it while it works; once it has passed, no worker holds the job and it may be claimed or restarted.
@@ -84,6 +88,14 @@ export interface Job {
   no_speech?: true;
 }
 
+/** A recording ready to be recognised that waits for a recogniser other recordings hold. */
+export interface JobWait {
+  /** Other recordings being recognised now or served before this one. */
+  recordings_ahead: number;
+  /** Epoch ms: when its recognition should start, by the speed of the chunks recognised lately. */
+  estimated_start_at?: number;
+}
+
 /** The current revision of a corrected transcript (src/domain/transcript-revisions.ts). */
 export interface TranscriptPointer {
   /** The current revision: 0 is the recogniser's output. */
@@ -107,6 +119,7 @@ export interface JobStatusView {
   updated_at: number;
   attempts: number;
   progress?: number;
+  waiting?: JobWait;
   detail?: string;
 }
 
@@ -122,6 +135,7 @@ export function jobStatusView(job: Job, title: string): JobStatusView {
     attempts: job.attempts,
   };
   if (job.progress !== undefined && job.status === 'processing') view.progress = job.progress;
+  if (job.waiting && job.status === 'processing') view.waiting = job.waiting;
   if (job.detail !== null) view.detail = job.detail;
   return view;
 }

@@ -6,11 +6,12 @@ import {
   isBatchEngine,
   type RecognitionHints,
   type RecognitionResult,
+  type RecognitionWait,
   type SpeechToText,
 } from '../ports/speech-to-text.ts';
 import type { DomainDeps } from './deps.ts';
 import { UnreadableAudioError } from './errors.ts';
-import { isRun, type Job, runNumber, TRANSCRIPTION_STAGES } from './job.ts';
+import { isRun, type Job, type JobWait, runNumber, TRANSCRIPTION_STAGES } from './job.ts';
 import { holdJob } from './job-hold.ts';
 import { requestJobRun } from './job-requests.ts';
 import { claimJob, completeJob, failJob, releaseJob } from './job-transitions.ts';
@@ -93,6 +94,14 @@ export async function runTranscription(
   );
 }
 
+function jobWait(waiting: RecognitionWait): JobWait {
+  const { recordingsAhead, startsAt } = waiting;
+  return {
+    recordings_ahead: recordingsAhead,
+    ...(startsAt === undefined ? {} : { estimated_start_at: startsAt }),
+  };
+}
+
 function hintsOf(note: Note): RecognitionHints {
   return note.speakers_expected ? { speakersExpected: note.speakers_expected } : {};
 }
@@ -113,16 +122,18 @@ async function recognizeHere(
       if (!(await deps.blobs.downloadToFile(audioKey, audioPath))) {
         return fail(deps, job, 'The recording was not found in storage: submit it again');
       }
-      let last = { stage: job.stage, at: 0 };
+      let last: { stage: string; at: number; ahead?: number } = { stage: job.stage, at: 0 };
       const result = await engine.transcribe(
         audioPath,
-        async ({ stage, fraction }) => {
-          // A write per stage change, and progress within a stage at most every few seconds.
+        async ({ stage, fraction, waiting }) => {
+          // A write per stage change or change of the recordings ahead, and figures within a stage
+          // (progress, the estimated start) at most every few seconds.
           const now = deps.now();
-          if (stage === last.stage && (fraction === undefined || now - last.at < PROGRESS_WRITE_INTERVAL_MS))
-            return;
-          last = { stage, at: now };
-          await deps.notes.updateJobStage(job, stage, now, fraction);
+          const news = stage !== last.stage || waiting?.recordingsAhead !== last.ahead;
+          const figures = fraction !== undefined || waiting?.startsAt !== undefined;
+          if (!news && (!figures || now - last.at < PROGRESS_WRITE_INTERVAL_MS)) return;
+          last = { stage, at: now, ...(waiting ? { ahead: waiting.recordingsAhead } : {}) };
+          await deps.notes.updateJobStage(job, stage, now, fraction, waiting && jobWait(waiting));
         },
         hintsOf(note),
         signal,

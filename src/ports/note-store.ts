@@ -1,4 +1,4 @@
-import type { Job, JobKind } from '../domain/job.ts';
+import type { Job, JobKind, JobWait } from '../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../domain/note.ts';
 
 /** A note with the items that share its key prefix, read together. */
@@ -65,7 +65,13 @@ export interface NoteStore {
    * Updates the stage, and the progress (0..1) within it when known, of a job still processing in the
    * attempt `held` claimed; false when it is not (deleted, finished, or taken over by a later attempt).
    */
-  updateJobStage(held: Job, stage: string, now: number, progress?: number): Promise<boolean>;
+  updateJobStage(
+    held: Job,
+    stage: string,
+    now: number,
+    progress?: number,
+    waiting?: JobWait,
+  ): Promise<boolean>;
   /** Extends the lease of a job still processing in the attempt `held` claimed; false when it is not. */
   renewLease(held: Job, until: number): Promise<boolean>;
   /** Every job queued or processing, across accounts, without reading the rest of the store. */

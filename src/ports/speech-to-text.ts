@@ -19,6 +19,16 @@ export interface RecognitionProgress {
   stage: string;
   /** 0..1 when the engine knows how far it is. */
   fraction?: number;
+  /** Stage `waiting`: the recording is ready and waits for a recogniser other recordings hold. */
+  waiting?: RecognitionWait;
+}
+
+/** Why a recording waits for a recogniser, and until about when. */
+export interface RecognitionWait {
+  /** Other recordings being recognised now or served before this one. */
+  recordingsAhead: number;
+  /** Epoch ms: when its recognition should start, once the speed of recent chunks is known. */
+  startsAt?: number;
 }
 
 /** What the submitter told us about the recording. */

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { madeBy } from '../../web/src/engine-words.ts';
+import { jobStageLabel } from '../../web/src/job-stage.ts';
 import { permissionWords } from '../../web/src/permission-words.ts';
 import { type AccountSession, browserWords, signedInWords, whereWords } from '../../web/src/session-words.ts';
-import { timeLeft } from '../../web/src/time-left.ts';
+import { roughly, timeLeft } from '../../web/src/time-left.ts';
 
 describe('the web app says things in plain words', () => {
   it('says who made a result instead of the engine’s name', () => {
@@ -32,6 +33,34 @@ describe('the web app says things in plain words', () => {
     expect(timeLeft({ progress: 0.1, created_at: started }, started + 3_600_000)).toBe('9 hours');
     expect(timeLeft({ progress: 1, created_at: started }, started + 1000)).toBeNull();
     expect(timeLeft({ created_at: started }, started + 1000)).toBeNull();
+  });
+
+  it('says a wait of about one minute as "a minute", never "1 minutes", and an hour as "an hour"', () => {
+    expect(roughly(30_000)).toBe('a minute');
+    expect(roughly(89_000)).toBe('a minute');
+    expect(roughly(91_000)).toBe('2 minutes');
+    expect(roughly(3_600_000)).toBe('an hour');
+    expect(roughly(5_400_000)).toBe('1.5 hours');
+  });
+
+  it('says what a waiting transcription waits for: the recordings ahead, and how long while that is known', () => {
+    const job = { note_id: 'n', kind: 'transcription', status: 'processing' as const, updated_at: 0 };
+    const now = 1_000_000;
+    expect(jobStageLabel({ ...job, stage: 'waiting', waiting: { recordings_ahead: 1 } }, now)).toBe(
+      'Waiting: 1 recording ahead',
+    );
+    expect(
+      jobStageLabel(
+        { ...job, stage: 'waiting', waiting: { recordings_ahead: 2, estimated_start_at: now + 150_000 } },
+        now,
+      ),
+    ).toBe('Waiting: 2 recordings ahead, about 3 minutes');
+    expect(
+      jobStageLabel(
+        { ...job, stage: 'waiting', waiting: { recordings_ahead: 1, estimated_start_at: now - 5_000 } },
+        now,
+      ),
+    ).toBe('Waiting: 1 recording ahead, starting any moment');
   });
 
   it('names a browser and its system from real User-Agent strings, and keeps an unknown one short', () => {

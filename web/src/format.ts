@@ -43,6 +43,7 @@ const STAGES: Record<string, string> = {
   awaiting_upload: 'Waiting for the upload',
   queued: 'Queued',
   decoding: 'Reading the audio',
+  waiting: 'Waiting for a free recogniser',
   recognizing: 'Transcribing',
   fetching_model: 'Fetching the speech model',
   generating: 'Writing',

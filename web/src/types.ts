@@ -8,8 +8,15 @@ export interface Job {
   status: JobState;
   stage: string;
   progress?: number;
+  /** Stage `waiting`: what the recording waits for (a self-hosted service's recognisers). */
+  waiting?: JobWait;
   detail?: string;
   updated_at: number;
+}
+
+export interface JobWait {
+  recordings_ahead: number;
+  estimated_start_at?: number;
 }
 
 export interface CollectionRef {

@@ -7,7 +7,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { isInFlight, type Job, type JobKind } from '../../domain/job.ts';
+import { isInFlight, type Job, type JobKind, type JobWait } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
 import type { NotePage, NoteStore, NoteWithItems } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
@@ -258,15 +258,29 @@ export class DynamoNoteStore implements NoteStore {
     );
   }
 
-  async updateJobStage(held: Job, stage: string, now: number, progress?: number): Promise<boolean> {
+  async updateJobStage(
+    held: Job,
+    stage: string,
+    now: number,
+    progress?: number,
+    waiting?: JobWait,
+  ): Promise<boolean> {
     const values: Record<string, unknown> = { ':stage': stage, ':now': now };
-    if (progress !== undefined) values[':progress'] = Math.round(progress * 1000) / 1000;
-    // A stage without a known progress must not keep the previous stage's figure.
-    const update =
-      progress === undefined
-        ? 'SET stage = :stage, updated_at = :now REMOVE progress'
-        : 'SET stage = :stage, updated_at = :now, progress = :progress';
-    return this.updateHeldJob(held, update, values);
+    const set = ['stage = :stage', 'updated_at = :now'];
+    const remove: string[] = [];
+    // A stage without a known progress (or wait) must not keep the previous stage's figure.
+    if (progress === undefined) remove.push('progress');
+    else {
+      set.push('progress = :progress');
+      values[':progress'] = Math.round(progress * 1000) / 1000;
+    }
+    if (waiting === undefined) remove.push('waiting');
+    else {
+      set.push('waiting = :waiting');
+      values[':waiting'] = waiting;
+    }
+    const removed = remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : '';
+    return this.updateHeldJob(held, `SET ${set.join(', ')}${removed}`, values);
   }
 
   async renewLease(held: Job, until: number): Promise<boolean> {

@@ -17,13 +17,20 @@ export interface Chunk {
 }
 
 export interface ChunkPlanOptions {
-  /** Target length of a kept span. Default 5 minutes. */
+  /** Target length of a kept span. Default 1 minute. */
   chunkMs?: number;
   /** Extra audio read on each side of a kept span. Default 2 s (longer than nearly all words). */
   overlapMs?: number;
 }
 
-export const DEFAULT_CHUNK_MS = 300_000;
+/**
+ * A minute: a recording's chunks are also the turns in which recordings share the recognisers
+ * (cpu-slots.ts), so a short recording submitted during a long one waits for one such chunk at most.
+ * Measured on 10 minutes of two voices with pocketsphinx: 1-minute chunks cost the same CPU as
+ * 5-minute ones (66-72 s either way) and heard 1,817 words against 1,820 (docs/benchmarks.md,
+ * "A short recording behind a long one").
+ */
+export const DEFAULT_CHUNK_MS = 60_000;
 export const DEFAULT_OVERLAP_MS = 2_000;
 
 /**

@@ -6,10 +6,15 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline } from 'node:stream/promises';
 import { readableWords } from '../../domain/readable-words.ts';
-import type { RecognitionHints, RecognitionResult, RecognizedWord } from '../../ports/speech-to-text.ts';
+import type {
+  RecognitionHints,
+  RecognitionProgress,
+  RecognitionResult,
+  RecognizedWord,
+} from '../../ports/speech-to-text.ts';
 import { throwIfAborted } from './abort.ts';
 import { inIdleClass, runInBackground } from './background-priority.ts';
-import { chunkRange, mergeChunkWords, type PcmRange, planChunks, runPool } from './chunking.ts';
+import { chunkRange, mergeChunkWords, type PcmRange, planChunks } from './chunking.ts';
 import { type CpuSlots, recognizerSlots } from './cpu-slots.ts';
 import {
   type DecodedPcmSpeechToText,
@@ -29,6 +34,7 @@ import {
 import { dictionaryForModel } from './model-dictionary.ts';
 import { killProgramTree, OWN_PROCESS_GROUP } from './program-tree.ts';
 import { type ProgressCallback, ProgressReporter } from './progress-reporter.ts';
+import { recognizeInSlots } from './recognition-in-slots.ts';
 import { recordingNotice } from './recognition-notice.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from './speech-presence.ts';
 import { UtteranceLimiter } from './utterance-limiter.ts';
@@ -46,7 +52,7 @@ export interface PocketsphinxOptions extends DecodeOptions {
   maxUtteranceMs?: number;
   /**
    * Recordings at least 1.5 x this long (by the decoded duration) are cut into chunks of about this
-   * length, recognised in parallel. Default 5 minutes; see `planChunks`.
+   * length, recognised in parallel. Default 1 minute; see `planChunks`.
    */
   chunkMs?: number;
   /** Audio read past each side of a chunk, so boundary words are heard whole. Default 2 s. */
@@ -135,7 +141,6 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     signal: AbortSignal | undefined,
   ): Promise<RecognitionResult> {
     throwIfAborted(signal);
-    await progress.report({ stage: 'recognizing', fraction: 0 });
     // The decoded length is exact, so even a recording that states no duration (a browser's streamed
     // WebM) is cut into chunks for every core.
     const chunks = planChunks(recording.durationMs, {
@@ -144,35 +149,35 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     });
     const fed = chunks.map(() => 0);
     const totalMs = chunks.reduce((sum, chunk) => sum + chunk.endMs - chunk.startMs, 0);
-    const report = () => {
-      // The fed position runs ahead of the recogniser by what the socket and pipe buffers hold (~10 s of
-      // audio): coarse for short clips, accurate enough for the long ones where progress matters.
+    // The fed position runs ahead of the recogniser by what the socket and pipe buffers hold (~10 s of
+    // audio): coarse for short clips, accurate enough for the long ones where progress matters.
+    const recognizing = (): RecognitionProgress => {
       const fedMs = fed.reduce((sum, ms) => sum + ms, 0);
-      progress.tick(
-        totalMs > 0
-          ? { stage: 'recognizing', fraction: Math.min(0.99, fedMs / totalMs) }
-          : { stage: 'recognizing' },
-      );
+      return totalMs > 0
+        ? { stage: 'recognizing', fraction: Math.min(0.99, fedMs / totalMs) }
+        : { stage: 'recognizing' };
     };
-    const concurrency = this.options.concurrency ?? Math.max(1, availableParallelism());
-    const slots = this.options.slots ?? recognizerSlots;
-    const results = await runPool(
+    const results = await recognizeInSlots({
       chunks,
-      concurrency,
-      (chunk, signal) =>
-        slots.run(async () => {
-          const lengthMs = chunk.endMs - chunk.startMs;
-          // A lone chunk gets `{ startMs: 0 }`: the whole file, read exactly as before chunking.
-          const range = chunkRange(chunk, chunks.length);
-          const result = await this.recognize(recording.path, modelArgs, range, signal, (positionMs) => {
-            fed[chunk.index] = Math.min(positionMs, lengthMs);
-            report();
-          });
-          fed[chunk.index] = lengthMs;
-          return { chunk, ...result };
-        }, signal),
+      audioMs: recording.durationMs,
+      engine: 'pocketsphinx',
+      slots: this.options.slots ?? recognizerSlots,
+      concurrency: this.options.concurrency ?? Math.max(1, availableParallelism()),
+      progress,
+      recognizing,
       signal,
-    );
+      hear: async (chunk, chunkSignal) => {
+        const lengthMs = chunk.endMs - chunk.startMs;
+        // A lone chunk gets `{ startMs: 0 }`: the whole file, read exactly as before chunking.
+        const range = chunkRange(chunk, chunks.length);
+        const result = await this.recognize(recording.path, modelArgs, range, chunkSignal, (positionMs) => {
+          fed[chunk.index] = Math.min(positionMs, lengthMs);
+          progress.tick(recognizing());
+        });
+        fed[chunk.index] = lengthMs;
+        return { chunk, ...result };
+      },
+    });
     const duration_ms = Math.round(recording.durationMs);
     const words = mergeChunkWords(results);
     throwIfAborted(signal);

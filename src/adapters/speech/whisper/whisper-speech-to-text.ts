@@ -6,18 +6,16 @@ import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
-import type { RecognitionHints, RecognitionResult, RecognizedWord } from '../../../ports/speech-to-text.ts';
+import type {
+  RecognitionHints,
+  RecognitionProgress,
+  RecognitionResult,
+  RecognizedWord,
+} from '../../../ports/speech-to-text.ts';
 import { recognitionFromVerboseJson } from '../../openai/verbose-json.ts';
 import { throwIfAborted } from '../abort.ts';
 import { inIdleClass, runInBackground } from '../background-priority.ts';
-import {
-  type Chunk,
-  chunkRange,
-  DEFAULT_OVERLAP_MS,
-  mergeChunkWords,
-  planChunks,
-  runPool,
-} from '../chunking.ts';
+import { type Chunk, chunkRange, DEFAULT_OVERLAP_MS, mergeChunkWords, planChunks } from '../chunking.ts';
 import { type CpuSlots, recognizerSlots } from '../cpu-slots.ts';
 import {
   type DecodedPcmSpeechToText,
@@ -30,6 +28,7 @@ import { childExit, collectTail, PCM_BYTES_PER_MS } from '../ffmpeg.ts';
 import { boundariesAtPauses } from '../pause-boundaries.ts';
 import { killProgramTree, OWN_PROCESS_GROUP } from '../program-tree.ts';
 import { type ProgressCallback, ProgressReporter } from '../progress-reporter.ts';
+import { recognizeInSlots } from '../recognition-in-slots.ts';
 import { combinePresence, type SpeechPresence, SpeechPresenceMeter } from '../speech-presence.ts';
 import { runnableEntry, threadEntry } from '../threads/thread-entry.ts';
 import { loadWhisperApi } from './whisper-c-api.ts';
@@ -40,7 +39,7 @@ export interface WhisperOptions extends DecodeOptions {
   modelPath: string;
   /** Multilingual models detect the language (`auto`) unless one is named; `.en` models hear `en`. */
   language: string;
-  /** Recordings at least 1.5 x this long are cut into chunks heard in parallel. Default 5 minutes. */
+  /** Recordings at least 1.5 x this long are cut into chunks heard in parallel. Default 1 minute. */
   chunkMs?: number;
   /** Audio read past each side of a chunk, so boundary words are heard whole. Default 2 s. */
   chunkOverlapMs?: number;
@@ -141,37 +140,32 @@ export class WhisperSpeechToText implements DecodedPcmSpeechToText {
   ): Promise<RecognitionResult> {
     throwIfAborted(signal);
     const binding = bindingOrThrow();
-    await progress.report({ stage: 'recognizing', fraction: 0 });
     const overlapMs = this.options.chunkOverlapMs ?? DEFAULT_OVERLAP_MS;
     const planned = planChunks(recording.durationMs, { chunkMs: this.options.chunkMs, overlapMs });
     const chunks = await boundariesAtPauses(recording.path, planned, overlapMs);
     const heard = chunks.map(() => 0);
-    const report = () => {
+    const recognizing = (): RecognitionProgress => {
       const fraction = heard.reduce((sum, part) => sum + part, 0) / chunks.length;
-      progress.tick({ stage: 'recognizing', fraction: Math.min(0.99, fraction) });
+      return { stage: 'recognizing', fraction: Math.min(0.99, fraction) };
     };
-    const slots = this.options.slots ?? recognizerSlots;
-    const results = await runPool(
+    const results = await recognizeInSlots({
       chunks,
-      this.options.concurrency ?? Math.max(1, availableParallelism()),
-      (chunk, chunkSignal) =>
-        slots.run(async () => {
-          const result = await this.hearChunk(
-            recording,
-            chunk,
-            chunks.length,
-            binding,
-            chunkSignal,
-            (part) => {
-              heard[chunk.index] = part;
-              report();
-            },
-          );
-          heard[chunk.index] = 1;
-          return { chunk, ...result };
-        }, chunkSignal),
+      audioMs: recording.durationMs,
+      engine: 'whisper',
+      slots: this.options.slots ?? recognizerSlots,
+      concurrency: this.options.concurrency ?? Math.max(1, availableParallelism()),
+      progress,
+      recognizing,
       signal,
-    );
+      hear: async (chunk, chunkSignal) => {
+        const result = await this.hearChunk(recording, chunk, chunks.length, binding, chunkSignal, (part) => {
+          heard[chunk.index] = part;
+          progress.tick(recognizing());
+        });
+        heard[chunk.index] = 1;
+        return { chunk, ...result };
+      },
+    });
     throwIfAborted(signal);
     await progress.report({ stage: 'recognizing', fraction: 1 });
     const duration_ms = Math.round(recording.durationMs);
