@@ -128,7 +128,9 @@ function oneSpaced(text: string): string {
 function withText(segment: ConversationSegment, text: string): ConversationSegment {
   const { words, ...rest } = segment;
   const updated = { ...rest, text };
-  return words ? { ...updated, words: retime(timedWordsOf(segment), tokensOf(text), segment) } : updated;
+  return words
+    ? { ...updated, words: retime(timedWordsOf(segment), tokensOf(text), segment, tokensOf(segment.text)) }
+    : updated;
 }
 
 function merged(first: ConversationSegment, second: ConversationSegment): ConversationSegment {

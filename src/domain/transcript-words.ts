@@ -27,13 +27,17 @@ export function timedWordsOf(segment: ConversationSegment): TimedWord[] {
  * Times for the tokens of a new text given the timed words of the old one. Tokens matched to an old
  * word by a longest common subsequence (compared without case or punctuation, so "paris" corrected
  * to "Paris." still matches) keep its times; each run of unmatched tokens shares the gap between its
- * matched neighbours, or the segment's bounds at either end. Matched tokens keep the recogniser's
- * confidence; the person typed the unmatched ones, so those are confirmed (confidence 1).
+ * matched neighbours, or the segment's bounds at either end. Tokens left exactly as they were keep
+ * the recogniser's confidence; the person typed the others (new words, and words whose case or
+ * punctuation they changed, which keep their times), so those are confirmed (confidence 1): a word
+ * a person corrected is no longer one to check. `oldTokens`: the old text's tokens, one per old word
+ * (the recogniser's word may read "friday" where the text shows "friday.").
  */
 export function retime(
   oldWords: readonly TimedWord[],
   newTokens: readonly string[],
   bounds: { start_ms: number; end_ms: number },
+  oldTokens: readonly string[] = oldWords.map((word) => word.text),
 ): TimedWord[] {
   const matches = matchedPairs(
     oldWords.map((word) => comparable(word.text)),
@@ -55,7 +59,8 @@ export function retime(
       return;
     }
     flush(old.start_ms);
-    timed.push({ ...old, text: token });
+    const touched = oldIndex !== undefined && token !== oldTokens[oldIndex];
+    timed.push(touched ? { ...old, text: token, confidence: CONFIRMED_BY_PERSON } : { ...old, text: token });
     anchorEnd = old.end_ms;
   });
   flush(bounds.end_ms);

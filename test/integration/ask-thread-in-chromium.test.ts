@@ -12,13 +12,17 @@ import { storeTranscribedNote } from '../support/stored-notes.ts';
 /**
  * The Ask thread as a person keeps it (review of issue 22, findings 4 and 5): it survives opening a
  * citation and pressing Back, the citation opens the quoted sentence at its known time (one word per
- * 400 ms in the stored transcript), and the answer names that same time; signing out forgets it.
+ * 400 ms in the stored transcript), and the answer names that same time, its first quote's, written as
+ * the link writes it (issue 39); signing out forgets it.
  */
 const TITLE = 'Lighthouse maintenance';
 const FIRST = 'Good morning everyone and welcome to the weekly call.';
-const QUOTED = 'The keeper repaired the lantern before the storm arrived.';
-/** The quoted sentence starts at its first word: word index 9 at 400 ms each. */
+const QUOTED = 'The keeper fixed the lantern.';
+/** Quoted second: longer, so it shares more words with the answer than the first quote does. */
+const ALSO_QUOTED = 'The keeper repaired the lantern and painted the whole tower before the storm arrived.';
+/** The first quoted sentence starts at its first word: word index 9 at 400 ms each. */
 const QUOTED_MS = FIRST.split(' ').length * 400;
+const ALSO_QUOTED_MS = QUOTED_MS + QUOTED.split(' ').length * 400;
 
 let service: InProcessService;
 let base: string;
@@ -35,7 +39,11 @@ beforeAll(async () => {
   const accountId = String((await service.api('GET', '/v1/account')).body.account_id);
   noteId = randomUUID();
   const services = getServices();
-  await storeTranscribedNote(services, accountId, { id: noteId, title: TITLE, text: `${FIRST} ${QUOTED}` });
+  await storeTranscribedNote(services, accountId, {
+    id: noteId,
+    title: TITLE,
+    text: `${FIRST} ${QUOTED} ${ALSO_QUOTED}`,
+  });
   await syncNoteIndex(services, accountId, noteId);
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -60,15 +68,20 @@ async function askAbout(question: string, by: 'button' | 'enter' = 'button'): Pr
 }
 
 describe('the Ask thread of a visit', () => {
-  it('opens the quoted sentence at its known time, and the answer names that time', async () => {
+  it('opens the first quoted sentence at its known time, and the answer names that time as the link does', async () => {
     await page.goto(`${base}/#/ask`);
-    await askAbout('Who repaired the lantern before the storm?');
-    const thread = page.locator('.thread');
-    expect(await thread.textContent()).toContain(`(00:00:0${Math.floor(QUOTED_MS / 1000)})`);
-    await page
-      .getByRole('link', { name: `Open “${TITLE}” at` })
-      .first()
-      .click();
+    await askAbout('Who fixed and repaired the lantern before the storm?');
+    const answer = (await page.locator('.thread .answer > p').first().textContent()) ?? '';
+    // Both sentences are quoted, the shorter first: the answer's time is the first quote's.
+    expect(answer.indexOf(QUOTED)).toBeGreaterThan(-1);
+    expect(answer.indexOf(ALSO_QUOTED.slice(0, 30))).toBeGreaterThan(answer.indexOf(QUOTED));
+    expect(answer).toContain(`(0:0${Math.floor(QUOTED_MS / 1000)})`);
+    expect(answer).not.toContain(`0:0${Math.floor(ALSO_QUOTED_MS / 1000)}`);
+    // Written as the link writes it (m:ss), never hh:mm:ss beside it.
+    expect(answer).not.toMatch(/\d\d:\d\d:\d\d/);
+    const link = page.getByRole('link', { name: `Open “${TITLE}” at` }).first();
+    expect(await link.textContent()).toBe(`Open “${TITLE}” at 0:0${Math.floor(QUOTED_MS / 1000)}`);
+    await link.click();
     await page.waitForURL(new RegExp(`#/notes/${noteId}\\?t=${QUOTED_MS}$`));
   });
 
@@ -77,7 +90,7 @@ describe('the Ask thread of a visit', () => {
     await page.getByRole('heading', { name: 'Ask your notes', level: 1 }).waitFor();
     await expect.poll(() => page.locator('.thread .exchange').count()).toBe(1);
     expect(await page.locator('.thread .question').first().textContent()).toContain(
-      'Who repaired the lantern',
+      'Who fixed and repaired the lantern',
     );
     // As in a chat: Shift+Enter is a new line of the question, Enter asks it.
     await page.fill('#question', 'When was');

@@ -11,14 +11,16 @@ import {
   signIn,
 } from '../support/chromium.ts';
 import { microphoneFixture } from '../support/fixtures.ts';
+import { holdRequests } from '../support/held-requests.ts';
 import { type InProcessService, startInProcess } from '../support/in-process-runtime.ts';
 
 /**
  * Issue 23, build 3, as a person in Chromium whose microphone (Chromium's fake capture device) says
  * a known sentence over and over: record with a pause, stop and save into the collection being
- * viewed, and read what was said in the note's transcript; a recording cut short by a closed page is
+ * viewed (told in order: uploading, then queued; issue 39), and read what was said in the note's
+ * transcript; a recording cut short by a closed page is
  * offered on the next visit; a blocked microphone is said plainly. NOTES_SCREENSHOTS_DIR=<dir> keeps
- * pictures of the recorder (desktop and 375 px wide, light and dark).
+ * pictures of the recorder (desktop and 390 px wide, light and dark).
  */
 const SCREENSHOTS = process.env.NOTES_SCREENSHOTS_DIR;
 const TRANSCRIBED_MS = 240_000;
@@ -74,7 +76,7 @@ async function pictures(of: Page, name: string): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   for (const [width, size] of [
     [1280, 'desktop'],
-    [375, 'phone'],
+    [390, 'phone'],
   ] as const) {
     await of.setViewportSize({ width, height: 900 });
     for (const scheme of ['light', 'dark'] as const) {
@@ -134,7 +136,7 @@ function noteIdOf(url: string): string {
 }
 
 describe('recording from the microphone in the web app', () => {
-  it('records with a pause, shows time and level, saves into the collection in view, and the transcript has what was said', async () => {
+  it('records with a pause, shows time and level, saves into the collection in view saying uploading then queued, and the transcript has what was said', async () => {
     const created = await service.api<{ collection_id: string }>('POST', '/v1/collections', {
       body: { name: 'Voice memos' },
     });
@@ -173,9 +175,49 @@ describe('recording from the microphone in the web app', () => {
     await recordUntil(whilePaused + 14);
     const recordedSeconds = await shownSeconds();
 
-    await page.getByRole('button', { name: 'Stop and save' }).click();
+    // Everything the page says from here on: the recorder's line, the toast, the note's job status.
+    await page.evaluate(`(() => {
+      window.said = [];
+      const note = () => {
+        const now = ['.recorder-panel label', '.toast', '.job[role="status"]']
+          .map((selector) => document.querySelector(selector)?.textContent?.trim() ?? '')
+          .filter(Boolean);
+        for (const text of now) if (window.said.at(-1) !== text && !window.said.includes(text)) window.said.push(text);
+      };
+      new MutationObserver(note).observe(document.body, { childList: true, characterData: true, subtree: true });
+    })()`);
+    // The service's answers on the new note's transcription held a moment: the recorder shows the
+    // step after the upload (the recording is the service's; it is being queued).
+    const queueReads = await holdRequests(
+      page,
+      (url) => /^\/v1\/notes\/[^/]+\/transcription$/.test(url.pathname),
+      (request) => request.method() === 'GET',
+    );
+    try {
+      await page.getByRole('button', { name: 'Stop and save' }).click();
+      await page.getByText(/^Recording uploaded \(\d\d:\d\d\); queuing it for transcription…$/).waitFor();
+      const queuing = accessibilityChecks(page);
+      await queuing.check('recording-queuing', false);
+      expect(queuing.findings['recording-queuing']).toEqual([]);
+      await pictures(page, 'recording-queuing');
+    } finally {
+      await queueReads.end();
+    }
     await page.waitForURL(/#\/notes\//, { timeout: 60_000 });
     const noteId = noteIdOf(page.url());
+    await page.getByRole('heading', { name: 'Transcript' }).waitFor({ timeout: TRANSCRIBED_MS });
+    // In the order it happens, never contradicting itself: this browser uploads, then the service
+    // queues; no "waiting for the upload" once this browser has made it.
+    const said = await page.evaluate<string[]>('window.said');
+    expect(said.join('\n')).not.toMatch(/waiting for the upload/i);
+    const uploading = said.findIndex((text) => text.startsWith('Uploading the recording'));
+    const queuing = said.findIndex((text) =>
+      /^Recording uploaded \(\d\d:\d\d\); queuing it for transcription…$/.test(text),
+    );
+    const told = said.indexOf('Recording uploaded and queued for transcription');
+    expect(queuing).toBeGreaterThan(-1);
+    expect(told).toBeGreaterThan(queuing);
+    if (uploading > -1) expect(uploading).toBeLessThan(queuing);
     const answer = await transcribed(noteId);
     expect(answer.status).not.toBe('failed');
     expect(wordOverlap(CONTENT_WORDS, answer.full_text ?? '')).toBeGreaterThan(0.5);

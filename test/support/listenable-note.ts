@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { objectKeys } from '../../src/domain/object-keys.ts';
 import { buildTranscription } from '../../src/domain/transcript.ts';
+import type { RecognitionNotice } from '../../src/ports/speech-to-text.ts';
 import type { Services } from '../../src/wiring/services.ts';
 import { storeCompletedTranscription } from './stored-notes.ts';
 
@@ -82,7 +83,8 @@ async function recordingOf(durationMs: number): Promise<string> {
 export async function storeListenableNote(
   services: Pick<Services, 'notes' | 'blobs'>,
   account: string,
-  note: { id: string; title: string; segments: number; video?: boolean },
+  /** `notice`: what the recogniser found about the recording as a whole (a low-confidence warning). */
+  note: { id: string; title: string; segments: number; video?: boolean; notice?: RecognitionNotice },
 ): Promise<{ durationMs: number }> {
   const words = [];
   for (let segment = 0; segment < note.segments; segment++) {
@@ -103,6 +105,7 @@ export async function storeListenableNote(
     duration_ms: durationMs,
     engine: 'bench',
     language: 'en-US',
+    notice: note.notice,
   });
   const audio = note.video ? await videoOf(durationMs) : await recordingOf(durationMs);
   const contentType = note.video ? 'video/webm' : 'audio/mpeg';

@@ -38,13 +38,19 @@ describe('the recogniser output keeps its words', () => {
 
 describe('retiming corrected words', () => {
   it('keeps the times of unchanged words, ignoring case and punctuation, and places new words in the gap, confirmed by the person', () => {
-    const timed = retime(WORDS, ['We', 'ship', 'it', 'on', 'Friday.'], { start_ms: 1000, end_ms: 2500 });
+    // The text read "We ship on friday.": "Friday." is the person's (its case), "We" is as it was.
+    const timed = retime(WORDS, ['We', 'ship', 'it', 'on', 'Friday.'], { start_ms: 1000, end_ms: 2500 }, [
+      'We',
+      'ship',
+      'on',
+      'friday.',
+    ]);
     expect(timed).toEqual([
       { text: 'We', start_ms: 1000, end_ms: 1300 },
       { text: 'ship', start_ms: 1400, end_ms: 1700 },
       { text: 'it', start_ms: 1700, end_ms: 1800, confidence: 1 },
       { text: 'on', start_ms: 1800, end_ms: 1900 },
-      { text: 'Friday.', start_ms: 2000, end_ms: 2500 },
+      { text: 'Friday.', start_ms: 2000, end_ms: 2500, confidence: 1 },
     ]);
   });
 
@@ -83,12 +89,27 @@ describe('confidence across corrections', () => {
   it("keeps the recogniser's confidence for unchanged words and gives words the person typed 1", () => {
     const [fixed] = applyEdits(
       [segment as ConversationSegment],
-      [{ op: 'replace_text', segment: 0, text: 'We sail on Friday.' }],
+      [{ op: 'replace_text', segment: 0, text: 'We sail on friday.' }],
       sameLabel,
     );
     expect(fixed?.words?.map((word) => word.confidence)).toEqual([0.9, 1, 0.8, 0.6]);
     // (0.9*300 + 1*500 + 0.8*100 + 0.6*500) / 1400: "sail" spans the gap "ship" left.
     expect(fixed?.confidence).toBe(0.821);
+  });
+
+  it('confirms a word the person corrected only in case or punctuation, keeping its time', () => {
+    // The text reads "We ship on friday."; the person writes "Ship" and "Friday!".
+    const [fixed] = applyEdits(
+      [segment as ConversationSegment],
+      [{ op: 'replace_text', segment: 0, text: 'We Ship on Friday!' }],
+      sameLabel,
+    );
+    expect(fixed?.words?.map((word) => [word.text, word.start_ms, word.confidence])).toEqual([
+      ['We', 1000, 0.9],
+      ['Ship', 1400, 1],
+      ['on', 1800, 0.8],
+      ['Friday!', 2000, 1],
+    ]);
   });
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { withAppTimes } from '../../web/src/answer-times.ts';
 import { madeBy } from '../../web/src/engine-words.ts';
 import { jobStageLabel } from '../../web/src/job-stage.ts';
+import { noticeWords } from '../../web/src/notice-words.ts';
 import { permissionWords } from '../../web/src/permission-words.ts';
 import { type AccountSession, browserWords, signedInWords, whereWords } from '../../web/src/session-words.ts';
 import { roughly, timeLeft } from '../../web/src/time-left.ts';
@@ -16,6 +18,38 @@ describe('the web app says things in plain words', () => {
     );
     expect(madeBy('openai-compatible:llama3')).toBe('Written by your own AI model server');
     expect(madeBy('something-new')).toBe('Made by something-new');
+  });
+
+  it('explains a transcript’s notice by what the person can do in the app, never by operator settings or API operations', () => {
+    const operatorWords = /NOTES_|=|deleteTranscription|submitTranscription|pocketsphinx|Whisper/;
+    const serviceDetail =
+      'The recogniser could not follow this recording. … NOTES_SPEECH_ENGINE=transcribe … then transcribe the note again (deleteTranscription, then submitTranscription).';
+    const guessed = noticeWords({ code: 'low_confidence', detail: serviceDetail }, 0.31);
+    expect(guessed).toMatch(/^The recogniser could not follow this recording \(confidence 31 %\)/);
+    expect(guessed).toContain('Edit on a segment');
+    expect(guessed).not.toMatch(operatorWords);
+    const fallback = noticeWords(
+      {
+        code: 'engine_fallback',
+        detail: 'Whisper could not run. This transcript was made by pocketsphinx …',
+      },
+      null,
+    );
+    expect(fallback).toContain('simpler recogniser');
+    expect(fallback).not.toMatch(operatorWords);
+    expect(noticeWords({ code: 'no_speech', detail: 'x' }, null)).toMatch(/^No speech was heard/);
+    expect(noticeWords({ code: 'something_new', detail: 'As the service says it.' }, null)).toBe(
+      'As the service says it.',
+    );
+  });
+
+  it('writes the moments an answer names as the links and the player do (m:ss, h:mm:ss past an hour)', () => {
+    expect(withAppTimes('From "Standup" (00:00:05): Ana: "We ship." From "Plan" (01:02:03): "Go."')).toBe(
+      'From "Standup" (0:05): Ana: "We ship." From "Plan" (1:02:03): "Go."',
+    );
+    expect(withAppTimes('From "Review" (00:12:40): "Yes."')).toBe('From "Review" (12:40): "Yes."');
+    // A time of day in the prose is not a moment of a recording.
+    expect(withAppTimes('We meet at 09:30:00 on Friday.')).toBe('We meet at 09:30:00 on Friday.');
   });
 
   it('says what a permission allows, one or several', () => {

@@ -41,10 +41,19 @@ describe('the web app’s microphone recorder, as a state machine', () => {
     expect(elapsedMs(run([{ type: 'resume', at: 20_000 }], state), 21_500)).toBe(4500);
   });
 
-  it('saves with the time recorded until Stop, and is idle again once saved', () => {
+  it('saves with the time recorded until Stop, uploads, is stored while the service queues it, and is idle again once saved', () => {
     const saving = run([...RECORDING, { type: 'pause', at: 2000 }, { type: 'stop', at: 9000 }]);
     expect(saving).toEqual({ kind: 'saving', elapsedMs: 1000, sent: 0, total: 0 });
-    expect(run([{ type: 'progress', sent: 10, total: 40 }], saving)).toMatchObject({ sent: 10, total: 40 });
+    const uploading = run([{ type: 'progress', sent: 10, total: 40 }], saving);
+    expect(uploading).toMatchObject({ sent: 10, total: 40 });
+    expect(run([{ type: 'stored' }], uploading)).toEqual({
+      kind: 'saving',
+      elapsedMs: 1000,
+      sent: 40,
+      total: 40,
+      stored: true,
+    });
+    expect(run([{ type: 'stored' }], IDLE)).toBe(IDLE);
     expect(run([{ type: 'saved' }], saving)).toBe(IDLE);
   });
 

@@ -1,5 +1,10 @@
 import type { Api } from './api.ts';
-import type { CollectionRef } from './types.ts';
+import type { CollectionRef, Job } from './types.ts';
+
+/** How long the app waits, once the bytes are stored, for the service to queue the transcription. */
+const QUEUED_WITHIN_MS = 15_000;
+/** The spec's polling rule for clients: at least 2 s apart. */
+const QUEUED_POLL_MS = 2_000;
 
 interface Upload {
   upload: { url: string; method: string; headers: Record<string, string> };
@@ -18,13 +23,23 @@ export interface RecordingUpload {
   /** The note exists (the list can show it) before its bytes are sent. */
   onCreated: (noteId: string) => void;
   onProgress: (sent: number) => void;
+  /** The bytes are stored; the service is about to queue the transcription. */
+  onStored?: () => void;
+}
+
+export interface UploadedRecording {
+  noteId: string;
+  /** The service has queued the transcription (false: it had not yet when the app stopped waiting). */
+  queued: boolean;
 }
 
 /**
  * One recording becomes one note: the note is created (and filed in the collection), then the bytes
- * go straight to the presigned URL (never through the API). Resolves to the note's ID once stored.
+ * go straight to the presigned URL (never through the API). Resolves once the service has queued
+ * the transcription, so the note's page opens on "queued", not on a wait for the upload the browser
+ * has just finished (the service notices a stored upload a moment after it lands).
  */
-export async function uploadRecording(api: Api, recording: RecordingUpload): Promise<string> {
+export async function uploadRecording(api: Api, recording: RecordingUpload): Promise<UploadedRecording> {
   const { file } = recording;
   const noteId = recording.noteId ?? crypto.randomUUID();
   const title = (recording.title ?? file.name.replace(/\.[^.]+$/, '')).slice(0, 200) || 'Recording';
@@ -45,7 +60,25 @@ export async function uploadRecording(api: Api, recording: RecordingUpload): Pro
   }
   recording.onCreated(noteId);
   await put(data.upload, file, recording.onProgress);
-  return noteId;
+  recording.onStored?.();
+  return { noteId, queued: await queued(api, noteId) };
+}
+
+/** Whether the service has taken the stored recording (its job is past `awaiting_upload`), within a short wait. */
+async function queued(api: Api, noteId: string): Promise<boolean> {
+  const until = Date.now() + QUEUED_WITHIN_MS;
+  for (;;) {
+    try {
+      const { status, data } = await api.request<Job>(`/v1/notes/${noteId}/transcription`);
+      // 200: transcribed already; 202: the job, with its stage.
+      if (status !== 202 || data.stage !== 'awaiting_upload') return true;
+    } catch {
+      // The upload is stored: the note page says what became of it.
+      return false;
+    }
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, QUEUED_POLL_MS));
+  }
 }
 
 /** XMLHttpRequest, because fetch reports no upload progress. */

@@ -1,3 +1,4 @@
+import { withAppTimes } from '../answer-times.ts';
 import { clock } from '../format.ts';
 import { href } from '../router.ts';
 import type { AskAnswer } from '../types.ts';
@@ -34,7 +35,7 @@ export function AskExchange({
         {exchange.scope && <span class="meta"> ({exchange.scope})</span>}
       </p>
       <div class="answer">
-        <p>{answer.answer}</p>
+        <p>{withAppTimes(answer.answer)}</p>
         {answer.citations.length > 0 && (
           <>
             <h2 class="small">Supported by</h2>

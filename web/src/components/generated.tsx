@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks';
 import { useAction } from '../action.ts';
 import { ApiError } from '../api.ts';
 import { useApp } from '../context.ts';
@@ -37,10 +38,13 @@ export function GeneratedPanel({
   noteId,
   kind,
   player,
+  transcriptVersion,
 }: {
   noteId: string;
   kind: GeneratedKind;
   player: Playback;
+  /** Changes with every correction (the transcript's ETag): the result is read again, to say whether it is outdated. */
+  transcriptVersion: string;
 }) {
   const { api, announce } = useApp();
   const state = useLoad<Outcome>(`${noteId}:${kind}`, async () => {
@@ -57,6 +61,14 @@ export function GeneratedPanel({
   });
   const outcome = state.data;
   useInterval(outcome?.kind === 'working', POLL_MS, state.reload);
+  // After a correction, at once: the service says whether the result still matches the transcript
+  // (read again in place: what is shown stays until the answer comes, so nothing jumps).
+  const seenVersion = useRef(transcriptVersion);
+  useEffect(() => {
+    if (seenVersion.current === transcriptVersion) return;
+    seenVersion.current = transcriptVersion;
+    state.reload();
+  }, [transcriptVersion, state.reload]);
 
   // The failure (a missing permission, a refusal) shows beside the button, where it was pressed.
   const generate = useAction(async () => {
@@ -81,7 +93,7 @@ export function GeneratedPanel({
             pendingLabel="Asking…"
             working={outcome.kind === 'working' ? 'Generating…' : null}
           >
-            {outcome.kind === 'none' ? `Generate ${TITLES[kind].toLowerCase()}` : 'Regenerate'}
+            {buttonLabel(kind, outcome)}
           </ActionButton>
         )}
       </div>
@@ -107,7 +119,12 @@ export function GeneratedPanel({
           {outcome.detail}
         </p>
       )}
-      {outcome?.kind === 'ready' && <Outdated result={outcome.result} />}
+      {outcome?.kind === 'ready' && isOutdated(outcome.result) && (
+        <p class="notice">
+          Made from the transcript as it was before your latest correction: it may quote words that have
+          changed since. <strong>Regenerate with the corrections</strong> brings it up to date.
+        </p>
+      )}
       {outcome?.kind === 'ready' &&
         (kind === 'insights' ? (
           <InsightsView insights={outcome.result as Insights} player={player} />
@@ -118,11 +135,14 @@ export function GeneratedPanel({
   );
 }
 
-function Outdated({ result }: { result: object }) {
-  if (!('outdated' in result) || result.outdated !== true) return null;
-  return (
-    <p class="notice">
-      The transcript was corrected after this was made: regenerate it to include the corrections.
-    </p>
-  );
+/** Made from the transcript as it was before a correction (the service says so). */
+function isOutdated(result: object): boolean {
+  return 'outdated' in result && result.outdated === true;
+}
+
+function buttonLabel(kind: GeneratedKind, outcome: Outcome): string {
+  if (outcome.kind === 'none') return `Generate ${TITLES[kind].toLowerCase()}`;
+  return outcome.kind === 'ready' && isOutdated(outcome.result)
+    ? 'Regenerate with the corrections'
+    : 'Regenerate';
 }

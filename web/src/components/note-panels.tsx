@@ -11,7 +11,16 @@ const KINDS: GeneratedKind[] = ['insights', 'epiphany', 'deep_research', 'podcas
  * mostly do not exist yet, each a 404), then stays mounted (hidden when not chosen), so it keeps its
  * state and follows its job while another shows.
  */
-export function NotePanels({ noteId, player }: { noteId: string; player: Playback }) {
+export function NotePanels({
+  noteId,
+  player,
+  transcriptVersion,
+}: {
+  noteId: string;
+  player: Playback;
+  /** The transcript's version (its ETag): each panel reads its result again when it changes. */
+  transcriptVersion: string;
+}) {
   const [chosen, setChosen] = useState<GeneratedKind>('insights');
   const [opened, setOpened] = useState<ReadonlySet<GeneratedKind>>(() => new Set(['insights']));
   if (!opened.has(chosen)) setOpened(new Set([...opened, chosen]));
@@ -64,7 +73,14 @@ export function NotePanels({ noteId, player }: { noteId: string; player: Playbac
           // biome-ignore lint/a11y/noNoninteractiveTabindex: a tab panel takes focus (ARIA tabs pattern)
           tabIndex={0}
         >
-          {opened.has(kind) && <GeneratedPanel noteId={noteId} kind={kind} player={player} />}
+          {opened.has(kind) && (
+            <GeneratedPanel
+              noteId={noteId}
+              kind={kind}
+              player={player}
+              transcriptVersion={transcriptVersion}
+            />
+          )}
         </div>
       ))}
     </aside>

@@ -15,7 +15,7 @@ function spoken(state: RecorderState): string {
     case 'paused':
       return 'Recording paused';
     case 'saving':
-      return 'Saving the recording';
+      return state.stored ? 'Recording uploaded, queuing it for transcription' : 'Uploading the recording';
     default:
       return '';
   }
@@ -152,11 +152,7 @@ export function Recorder({ destination }: { destination: () => Destination | nul
       )}
       {state.kind === 'saving' && (
         <div class="recorder-panel progress-line">
-          <label for="recording-upload">
-            {state.total > 0
-              ? `Saving the recording (${elapsed}): ${bytes(state.sent)} of ${bytes(state.total)}`
-              : `Saving the recording (${elapsed})…`}
-          </label>
+          <label for="recording-upload">{savingWords(state, elapsed)}</label>
           <progress
             id="recording-upload"
             max={state.total || 1}
@@ -183,4 +179,15 @@ export function Recorder({ destination }: { destination: () => Destination | nul
       )}
     </div>
   );
+}
+
+/**
+ * Where the saving is, in the order it happens: the file is uploaded by this browser, then queued by
+ * the service. (Nothing here waits for an upload: this browser is the one making it.)
+ */
+function savingWords(state: Extract<RecorderState, { kind: 'saving' }>, elapsed: string): string {
+  if (state.stored) return `Recording uploaded (${elapsed}); queuing it for transcription…`;
+  if (state.total > 0)
+    return `Uploading the recording (${elapsed}): ${bytes(state.sent)} of ${bytes(state.total)}`;
+  return `Preparing the recording (${elapsed})…`;
 }

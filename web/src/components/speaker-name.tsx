@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useFocusOnMount } from '../hooks.ts';
 
 /** Another speaker of the transcript, one this one may turn out to be. */
@@ -31,20 +31,47 @@ export function SpeakerName({
   const [editing, setEditing] = useState(false);
   const [value, setValue] = useState(name);
   const button = useRef<HTMLButtonElement>(null);
+  const wrapper = useRef<HTMLSpanElement>(null);
   const wasEditing = useRef(false);
-  // Back from the field, focus returns to the name it renamed, in the same task (a layout effect).
+  // Back from the field, focus returns to the name it renamed, in the same task (a layout effect),
+  // unless the person has put it elsewhere meanwhile (a segment opened while the rename was saved).
   useLayoutEffect(() => {
-    if (!editing && wasEditing.current) button.current?.focus();
+    const focused = document.activeElement;
+    const lost = !focused || focused === document.body || wrapper.current?.contains(focused);
+    if (!editing && wasEditing.current && lost) button.current?.focus();
     wasEditing.current = editing;
   }, [editing]);
-  if (!editing) {
-    return (
+  // A click elsewhere closes a field nothing was typed in (it lies over the transcript); a name typed
+  // waits for Rename or Escape.
+  const untouched = useRef(true);
+  untouched.current = value === name;
+  useEffect(() => {
+    if (!editing) return;
+    const away = (event: PointerEvent) => {
+      if (event.target instanceof Node && !wrapper.current?.contains(event.target) && untouched.current) {
+        setEditing(false);
+      }
+    };
+    document.addEventListener('pointerdown', away, true);
+    return () => document.removeEventListener('pointerdown', away, true);
+  }, [editing]);
+  const id = `speaker-name-${label.replace(/\W+/g, '-')}`;
+  // The name stays in place while its field is open (over the transcript, below the names), so
+  // nothing on the page moves as the field opens, saves or closes.
+  return (
+    <span class="speaker-name" ref={wrapper}>
       <button
         ref={button}
         type="button"
         class={`quiet speaker-${colour}`}
         data-speaker-label={label}
+        aria-expanded={editing}
+        aria-controls={editing ? id : undefined}
         onClick={() => {
+          if (editing) {
+            setEditing(false);
+            return;
+          }
           setValue(name);
           setEditing(true);
         }}
@@ -55,27 +82,27 @@ export function SpeakerName({
         </span>
         <span class="visually-hidden"> (rename)</span>
       </button>
-    );
-  }
-  return (
-    <SpeakerNameForm
-      id={`speaker-name-${label.replace(/\W+/g, '-')}`}
-      name={name}
-      value={value}
-      others={others}
-      onChange={setValue}
-      onMerge={async (into) => {
-        if (await onMerge(into)) setEditing(false);
-      }}
-      onDone={async (renamed) => {
-        if (renamed === null || renamed === '' || renamed === name) {
-          setEditing(false);
-          return;
-        }
-        // The field stays, with what was typed, when the rename did not go through.
-        if (await onRename(renamed)) setEditing(false);
-      }}
-    />
+      {editing && (
+        <SpeakerNameForm
+          id={id}
+          name={name}
+          value={value}
+          others={others}
+          onChange={setValue}
+          onMerge={async (into) => {
+            if (await onMerge(into)) setEditing(false);
+          }}
+          onDone={async (renamed) => {
+            if (renamed === null || renamed === '' || renamed === name) {
+              setEditing(false);
+              return;
+            }
+            // The field stays, with what was typed, when the rename did not go through.
+            if (await onRename(renamed)) setEditing(false);
+          }}
+        />
+      )}
+    </span>
   );
 }
 
@@ -93,34 +120,46 @@ function SpeakerNameForm({
   value: string;
   others: OtherSpeaker[];
   onChange(value: string): void;
-  /** The new name, or null when cancelled. */
-  onDone(renamed: string | null): void;
-  onMerge(into: string): void;
+  /** The new name, or null when cancelled; resolves once saved (or refused). */
+  onDone(renamed: string | null): Promise<void>;
+  onMerge(into: string): Promise<void>;
 }) {
   const focus = useFocusOnMount<HTMLInputElement>();
   const [into, setInto] = useState(others[0]?.label ?? '');
+  // What is being saved, said on its own button: the field lies over the line that says it too.
+  const [busy, setBusy] = useState<'rename' | 'merge' | null>(null);
+  const run = async (what: 'rename' | 'merge', save: () => Promise<void>) => {
+    if (busy) return;
+    setBusy(what);
+    await save();
+    setBusy(null);
+  };
   return (
     <form
-      class="inline"
+      id={id}
+      class="inline speaker-rename"
+      aria-label={`Rename ${name}`}
+      aria-busy={busy !== null}
       onSubmit={(event) => {
         event.preventDefault();
-        onDone(value.trim());
+        void run('rename', () => onDone(value.trim()));
       }}
-      onKeyDown={(event) => event.key === 'Escape' && onDone(null)}
+      onKeyDown={(event) => event.key === 'Escape' && !busy && void onDone(null)}
     >
-      <label for={id} class="visually-hidden">
+      <label for={`${id}-field`} class="visually-hidden">
         New name for {name}
       </label>
       <input
-        id={id}
+        id={`${id}-field`}
         value={value}
         maxLength={100}
         required
+        readOnly={busy !== null}
         onInput={(event) => onChange(event.currentTarget.value)}
         ref={focus}
       />
-      <button type="submit" class="primary">
-        Rename
+      <button type="submit" class="primary" aria-disabled={busy !== null ? 'true' : undefined}>
+        {busy === 'rename' ? 'Renaming…' : 'Rename'}
       </button>
       {others.length > 0 && (
         <span class="same-person">
@@ -132,8 +171,12 @@ function SpeakerNameForm({
               </option>
             ))}
           </select>
-          <button type="button" onClick={() => into && onMerge(into)}>
-            Merge
+          <button
+            type="button"
+            aria-disabled={busy !== null ? 'true' : undefined}
+            onClick={() => into && void run('merge', () => onMerge(into))}
+          >
+            {busy === 'merge' ? 'Merging…' : 'Merge'}
           </button>
         </span>
       )}

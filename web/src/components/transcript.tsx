@@ -3,6 +3,7 @@ import { useApp } from '../context.ts';
 import { type Saved, type TranscriptEdit, type TranscriptState, useCorrections } from '../corrections.ts';
 import { clock } from '../format.ts';
 import { useLoad } from '../hooks.ts';
+import { noticeWords } from '../notice-words.ts';
 import type { Playback } from '../player/playback.ts';
 import {
   colourOf,
@@ -249,25 +250,28 @@ export function TranscriptView({
               }
             />
           ))}
-          {(canUndo || segments.length > 0) && (
-            <button
-              type="button"
-              class="quiet"
-              disabled={!canUndo}
-              onClick={() => {
-                // What an undone rename offered to keep goes with it.
-                setRememberOffer(null);
-                void corrections.undo();
-              }}
-            >
-              Undo last correction
-            </button>
-          )}
         </div>
       </div>
-      <p class="pending" role="status">
-        {corrections.pending}
-      </p>
+      {/* A line of its own, always there: "Saving…" appears beside Undo without moving the words below. */}
+      {(canUndo || segments.length > 0) && (
+        <div class="corrections-line">
+          <button
+            type="button"
+            class="quiet"
+            disabled={!canUndo}
+            onClick={() => {
+              // What an undone rename offered to keep goes with it.
+              setRememberOffer(null);
+              void corrections.undo();
+            }}
+          >
+            Undo last correction
+          </button>
+          <p class="pending" role="status">
+            {corrections.pending}
+          </p>
+        </div>
+      )}
       {suggestion && suggestion.etag === transcript.etag && (
         <SimilarSuggestion
           suggestion={suggestion}
@@ -299,7 +303,7 @@ export function TranscriptView({
       />
       {transcription.notice && (
         <p class="notice" id="transcript-notice">
-          {transcription.notice.detail}
+          {noticeWords(transcription.notice, transcription.confidence)}
         </p>
       )}
       {segments.length === 0 && !transcription.notice && <p class="empty">No words were recognised.</p>}

@@ -46,8 +46,10 @@ interface FileUpload {
   name: string;
   sent: number;
   total: number;
-  state: 'waiting' | 'uploading' | 'uploaded' | 'failed';
+  /** `queuing`: stored; the service is queuing its transcription. */
+  state: 'waiting' | 'uploading' | 'queuing' | 'uploaded' | 'failed';
   noteId?: string;
+  /** Why it failed, as a sentence that names the file once. */
   error?: string;
 }
 
@@ -78,7 +80,9 @@ export function UploadArea({
   const [uploads, setUploads] = useState<FileUpload[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [speakers, setSpeakers] = useState('');
-  const busy = uploads.some((upload) => upload.state === 'waiting' || upload.state === 'uploading');
+  const busy = uploads.some(
+    (upload) => upload.state === 'waiting' || upload.state === 'uploading' || upload.state === 'queuing',
+  );
 
   const update = (key: number, change: Partial<FileUpload>) =>
     setUploads((previous) =>
@@ -134,13 +138,13 @@ export function UploadArea({
     if (!contentType) {
       update(key, {
         state: 'failed',
-        error: `${file.name} is not a recording the service reads (WAV, MP3, M4A, AAC, OGG, Opus, WebM, FLAC, or a video: MP4, WebM, MOV, MKV).`,
+        error: `${file.name} is not a recording. Choose audio (WAV, MP3, M4A, AAC, OGG, Opus, WebM or FLAC) or a video (MP4, WebM, MOV or MKV).`,
       });
       return null;
     }
     update(key, { state: 'uploading' });
     try {
-      const noteId = await uploadRecording(api, {
+      const { noteId } = await uploadRecording(api, {
         file,
         contentType,
         speakersExpected,
@@ -150,11 +154,12 @@ export function UploadArea({
           onNoteCreated?.();
         },
         onProgress: (sent) => update(key, { sent }),
+        onStored: () => update(key, { state: 'queuing', sent: file.size }),
       });
       update(key, { state: 'uploaded', sent: file.size });
       return noteId;
     } catch (reason) {
-      update(key, { state: 'failed', error: messageOf(reason) });
+      update(key, { state: 'failed', error: `${file.name}: ${messageOf(reason)}` });
       return null;
     }
   }
@@ -242,7 +247,7 @@ function FileUploadLine({ upload }: { upload: FileUpload }) {
     return (
       <li class="progress-line">
         <p role="alert" class="error">
-          {upload.name}: {upload.error}
+          {upload.error}
         </p>
       </li>
     );
@@ -261,7 +266,9 @@ function FileUploadLine({ upload }: { upload: FileUpload }) {
       <label for={id}>
         {upload.state === 'waiting'
           ? `Waiting to upload ${upload.name}`
-          : `Uploading ${upload.name}: ${bytes(upload.sent)} of ${bytes(upload.total)}`}
+          : upload.state === 'queuing'
+            ? `Uploaded ${upload.name}; queuing it for transcription…`
+            : `Uploading ${upload.name}: ${bytes(upload.sent)} of ${bytes(upload.total)}`}
       </label>
       <progress id={id} max={upload.total} value={upload.sent} />
     </li>

@@ -92,6 +92,12 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
 
   return (
     <article class="note" aria-labelledby="note-title">
+      {/* First in the page's Tab order: Insights and their citations, beside the transcript, come before it. */}
+      {transcript && (
+        <button type="button" class="skip" onClick={skipToTranscript}>
+          Skip to transcript
+        </button>
+      )}
       <TitleEditor note={note} etag={view.data.etag} onChanged={view.reload} />
       <p class="meta">
         {when(note.created_at)} {note.audio && `· ${bytes(note.audio.size_bytes)}`}{' '}
@@ -111,7 +117,11 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
       <JobState note={note} onChanged={view.reload} />
       {transcript && (
         <div class="note-body">
-          <NotePanels noteId={noteId} player={playback} />
+          <NotePanels
+            noteId={noteId}
+            player={playback}
+            transcriptVersion={transcript.etag ?? String(transcript.data.revision ?? 0)}
+          />
           <TranscriptView
             noteId={noteId}
             transcript={transcript}
@@ -127,4 +137,12 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
       <NoteActions note={note} etag={view.data.etag} onChanged={view.reload} />
     </article>
   );
+}
+
+/** To the transcript past the summary and its citations (the hash is the router's: a button, not a link). */
+function skipToTranscript() {
+  const heading = document.getElementById('transcript-title');
+  if (!heading) return;
+  heading.tabIndex = -1;
+  heading.focus();
 }

@@ -116,7 +116,7 @@ export function RecorderProvider({ children }: { children: ComponentChildren }) 
   const upload = useCallback(
     async (current: Take, audio: Blob, to: Destination) => {
       try {
-        const noteId = await uploadRecording(api, {
+        const { noteId, queued } = await uploadRecording(api, {
           file: new File([audio], `${current.kept.title}.${fileExtension(current.contentType)}`, {
             type: current.contentType,
           }),
@@ -127,13 +127,15 @@ export function RecorderProvider({ children }: { children: ComponentChildren }) 
           collection: to.collection,
           onCreated: () => {},
           onProgress: (sent) => dispatch({ type: 'progress', sent, total: audio.size }),
+          onStored: () => dispatch({ type: 'stored' }),
         });
         await forgetRecording(current.kept.id).catch(() => undefined);
         current.release();
         take.current = null;
         setKeptVersion((version) => version + 1);
         dispatch({ type: 'saved' });
-        announce('Recording saved. It is being transcribed.');
+        // What is true now: the browser's part is done; the service has queued it (or is about to).
+        announce(queued ? 'Recording uploaded and queued for transcription' : 'Recording uploaded');
         navigate(href(`notes/${noteId}`));
       } catch (error) {
         dispatch({ type: 'save-failed', message: messageOf(error) });

@@ -16,8 +16,11 @@ export type RecorderState =
   | { kind: 'asking' }
   | { kind: 'recording'; clock: Clock }
   | { kind: 'paused'; clock: Clock }
-  /** Finishing the file and sending it; `total` is 0 until the upload starts. */
-  | { kind: 'saving'; elapsedMs: number; sent: number; total: number }
+  /**
+   * Finishing the file and uploading it; `total` is 0 until the upload starts; `stored` once the
+   * service has the bytes (it queues the transcription a moment later).
+   */
+  | { kind: 'saving'; elapsedMs: number; sent: number; total: number; stored?: boolean }
   /**
    * The microphone could not be opened (`kept` false), or the recording could not be saved and is
    * kept in this browser to try again (`kept` true).
@@ -35,6 +38,8 @@ export type RecorderEvent =
   /** A kept recording (this one after a failure, or one found from an earlier visit) is sent. */
   | { type: 'save-kept'; elapsedMs: number }
   | { type: 'progress'; sent: number; total: number }
+  /** The upload is stored; the app waits for the service to queue the transcription. */
+  | { type: 'stored' }
   | { type: 'saved' }
   | { type: 'save-failed'; message: string }
   | { type: 'discard' }
@@ -70,6 +75,8 @@ export function next(state: RecorderState, event: RecorderEvent): RecorderState 
         : state;
     case 'progress':
       return state.kind === 'saving' ? { ...state, sent: event.sent, total: event.total } : state;
+    case 'stored':
+      return state.kind === 'saving' ? { ...state, sent: state.total, stored: true } : state;
     case 'saved':
       return state.kind === 'saving' ? IDLE : state;
     case 'save-failed':
