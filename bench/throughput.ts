@@ -11,7 +11,8 @@
  * Why rounds: on this class of VM one recogniser's CPU for the same 60 s moves 9.3-12.6 s from run to
  * run (measured with pocketsphinx alone, by hand), so a single "one alone" can be 35 % off the next.
  * The service inherits this environment, so its settings (NOTES_TRANSCRIPTION_CONCURRENCY) apply.
- * Run: npx tsx bench/throughput.ts [--quick] [--minutes N] [--rounds N]
+ * `--root <checkout>` measures another checkout's service with this harness (a before and after).
+ * Run: npx tsx bench/throughput.ts [--quick] [--minutes N] [--rounds N] [--root DIR] [--only-turns]
  */
 import { randomUUID } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
@@ -28,6 +29,7 @@ import {
   median,
   OUT_DIR,
   pollTranscription,
+  REPO_ROOT,
   type Service,
   startService,
   submitAndUpload,
@@ -113,7 +115,8 @@ export async function main(
   argv: readonly string[] = process.argv.slice(2),
 ): Promise<ThroughputResult | ShortBehindLongResult> {
   const quick = argv.includes('--quick');
-  if (argv.includes('--only-turns')) return turnsOnly(quick);
+  const root = cliOption(argv, '--root') ?? REPO_ROOT;
+  if (argv.includes('--only-turns')) return turnsOnly(quick, root);
   const minutes = Number(cliOption(argv, '--minutes') ?? (quick ? 3 : 30));
   if (!(minutes > 0)) throw new Error('bad --minutes');
   const rounds = Number(cliOption(argv, '--rounds') ?? (quick ? 1 : 3));
@@ -123,6 +126,7 @@ export async function main(
   const cores = availableParallelism();
   const settings = {
     quick,
+    service_checkout: root,
     cores,
     clip_seconds: clipSeconds,
     long_minutes: minutes,
@@ -137,7 +141,7 @@ export async function main(
   const longSeconds = ((await probeDurationMs(long)) ?? 0) / 1000;
 
   const loadAverageStart = loadavg().map((value) => round(value, 2));
-  const service = await startService('throughput');
+  const service = await startService('throughput', root);
   try {
     const getNote = await getNoteProbe(service);
     const measure = (work: () => Promise<unknown>) => measurePhase(service, getNote, work);
@@ -246,9 +250,9 @@ async function turnsRecordings(longMinutes: number): Promise<[string, string, nu
 }
 
 /** `--only-turns`: the short recording alone and behind a long one, in a service of its own. */
-async function turnsOnly(quick: boolean): Promise<ShortBehindLongResult> {
+async function turnsOnly(quick: boolean, root: string): Promise<ShortBehindLongResult> {
   const recordings = await turnsRecordings(quick ? 3 : TURNS_LONG_MINUTES);
-  const service = await startService('throughput-turns');
+  const service = await startService('throughput-turns', root);
   try {
     process.stderr.write('  warm-up: one recording, not measured\n');
     await transcribe(service, recordings[0], 'Benchmark: warm-up');
