@@ -123,10 +123,11 @@ const schema = z.object({
   /**
    * The local engine cuts a recording at least 1.5 times this long into chunks of about this length,
    * recognised on several cores at once (speakers come from one diarization of the whole file).
-   * Shorter chunks spread a medium recording over more cores, at the cost of more boundaries; chunks
-   * are also the turns recordings take at the recognisers, so a short recording waits for one at most.
+   * Chunks are also the turns recordings take at the recognisers, so a short recording waits for one
+   * at most; shorter chunks cost more boundaries. Unset: each engine's own (pocketsphinx 60 s,
+   * Whisper 120 s: a Whisper chunk loads the model and pads its last 30 s window).
    */
-  NOTES_RECOGNIZER_CHUNK_SECONDS: integerBetween(30, 3600, 60),
+  NOTES_RECOGNIZER_CHUNK_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(30), z.lte(3600))),
   /**
    * `on` (the local runtime sets it): a queue worker whose storage is full or cannot be written puts
    * its message back to wait for space, without spending one of its bounded receives

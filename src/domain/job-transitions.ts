@@ -8,9 +8,15 @@ import { isHeld, isSameAttempt, type Job, type JobKind } from './job.ts';
  * the job.
  */
 
-/** The job without what belongs to a run in progress (its lease, its progress in a stage). */
+/** The job without what belongs to a run in progress (its lease, its progress or wait in a stage). */
 function withoutRun(job: Job): Job {
-  const { lease_expires_at: _lease, progress: _progress, finish_tries: _tries, ...rest } = job;
+  const {
+    lease_expires_at: _lease,
+    progress: _progress,
+    waiting: _waiting,
+    finish_tries: _tries,
+    ...rest
+  } = job;
   return rest;
 }
 

@@ -135,7 +135,8 @@ export function jobStatusView(job: Job, title: string): JobStatusView {
     attempts: job.attempts,
   };
   if (job.progress !== undefined && job.status === 'processing') view.progress = job.progress;
-  if (job.waiting && job.status === 'processing') view.waiting = job.waiting;
+  if (job.waiting && job.status === 'processing' && job.stage === TRANSCRIPTION_STAGES.waiting)
+    view.waiting = job.waiting;
   if (job.detail !== null) view.detail = job.detail;
   return view;
 }

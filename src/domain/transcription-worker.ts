@@ -122,17 +122,22 @@ async function recognizeHere(
       if (!(await deps.blobs.downloadToFile(audioKey, audioPath))) {
         return fail(deps, job, 'The recording was not found in storage: submit it again');
       }
-      let last: { stage: string; at: number; ahead?: number } = { stage: job.stage, at: 0 };
+      let last: { stage: string; at: number; ahead?: number; estimated?: boolean } = {
+        stage: job.stage,
+        at: 0,
+      };
       const result = await engine.transcribe(
         audioPath,
         async ({ stage, fraction, waiting }) => {
           // A write per stage change or change of the recordings ahead, and figures within a stage
           // (progress, the estimated start) at most every few seconds.
           const now = deps.now();
-          const news = stage !== last.stage || waiting?.recordingsAhead !== last.ahead;
-          const figures = fraction !== undefined || waiting?.startsAt !== undefined;
+          const estimated = waiting?.startsAt !== undefined;
+          const news =
+            stage !== last.stage || waiting?.recordingsAhead !== last.ahead || (estimated && !last.estimated); // a first estimate is news, not a figure to rate-limit
+          const figures = fraction !== undefined || estimated;
           if (!news && (!figures || now - last.at < PROGRESS_WRITE_INTERVAL_MS)) return;
-          last = { stage, at: now, ...(waiting ? { ahead: waiting.recordingsAhead } : {}) };
+          last = { stage, at: now, estimated, ...(waiting ? { ahead: waiting.recordingsAhead } : {}) };
           await deps.notes.updateJobStage(job, stage, now, fraction, waiting && jobWait(waiting));
         },
         hintsOf(note),

@@ -72,7 +72,7 @@ function speechEngine(
   const pocketsphinx = new PocketsphinxSpeechToText({
     ffmpegPath: config.NOTES_FFMPEG_PATH,
     pocketsphinxPath: config.NOTES_POCKETSPHINX_PATH,
-    chunkMs: config.NOTES_RECOGNIZER_CHUNK_SECONDS * 1000,
+    ...chunkSetting(config),
     ...(config.NOTES_WORK_DIR ? { scratchDir: config.NOTES_WORK_DIR } : {}),
   });
   if (config.NOTES_SPEECH_ENGINE === 'auto' || config.NOTES_SPEECH_ENGINE === 'whisper') {
@@ -86,7 +86,7 @@ function speechEngine(
           ...(config.NOTES_WHISPER_LANGUAGE ? { language: config.NOTES_WHISPER_LANGUAGE } : {}),
           whisper: {
             ffmpegPath: config.NOTES_FFMPEG_PATH,
-            chunkMs: config.NOTES_RECOGNIZER_CHUNK_SECONDS * 1000,
+            ...chunkSetting(config),
             ...(config.NOTES_WORK_DIR ? { scratchDir: config.NOTES_WORK_DIR } : {}),
           },
           fallback: pocketsphinx,
@@ -121,4 +121,10 @@ async function readyVoiceModel(modelDir: string): Promise<VoiceModel | undefined
   if (state?.state !== 'ready') return undefined;
   // A model given by path is named by its file alone: no path of this machine goes into the data.
   return { path: state.path, name: basename(state.model), binding: state.binding };
+}
+
+/** The chunk length the operator set, else none: each local engine has its own default. */
+function chunkSetting(config: Config): { chunkMs?: number } {
+  const seconds = config.NOTES_RECOGNIZER_CHUNK_SECONDS;
+  return seconds === undefined ? {} : { chunkMs: seconds * 1000 };
 }

@@ -55,6 +55,24 @@ describe('telling a repeated sentence from a different one', () => {
     expect(same('Yes.', 'No.')).toBe(false);
   });
 
+  it('keeps apart sentences that swap a word of order or amount, swap any word, or ask what the other says', () => {
+    expect(
+      same('Launch the beta before the security review.', 'Launch the beta after the security review.'),
+    ).toBe(false);
+    expect(
+      same('We need more testers on the mobile app.', 'We need fewer testers on the mobile app.'),
+    ).toBe(false);
+    expect(
+      same(
+        'The board will approve the new hiring plan for the design team.',
+        'The board will reject the new hiring plan for the design team.',
+      ),
+    ).toBe(false);
+    expect(
+      same('Did we ship 200 units to Berlin last March?', 'We shipped 200 units to Berlin last March.'),
+    ).toBe(false);
+  });
+
   it('keeps the first of a repeated item and lets a repeat add what the first left out', () => {
     const items = [
       { text: 'Send the budget spreadsheet to finance.', owner: null as string | null, at: 1 },

@@ -25,19 +25,24 @@ export interface RecordingUpload {
   onProgress: (sent: number) => void;
   /** The bytes are stored; the service is about to queue the transcription. */
   onStored?: () => void;
+  /**
+   * Wait (15 s at most) for the service to queue the transcription before resolving: for a note page
+   * about to open, so that it opens on "queued". A batch that opens no page does not wait.
+   */
+  untilQueued?: boolean;
 }
 
 export interface UploadedRecording {
   noteId: string;
-  /** The service has queued the transcription (false: it had not yet when the app stopped waiting). */
+  /** The service has queued the transcription (false: not asked to wait, or it had not yet when the app stopped waiting). */
   queued: boolean;
 }
 
 /**
  * One recording becomes one note: the note is created (and filed in the collection), then the bytes
- * go straight to the presigned URL (never through the API). Resolves once the service has queued
- * the transcription, so the note's page opens on "queued", not on a wait for the upload the browser
- * has just finished (the service notices a stored upload a moment after it lands).
+ * go straight to the presigned URL (never through the API). With `untilQueued`, resolves once the
+ * service has queued the transcription, so the note's page opens on "queued", not on a wait for the
+ * upload the browser has just finished (the service notices a stored upload a moment after it lands).
  */
 export async function uploadRecording(api: Api, recording: RecordingUpload): Promise<UploadedRecording> {
   const { file } = recording;
@@ -61,7 +66,7 @@ export async function uploadRecording(api: Api, recording: RecordingUpload): Pro
   recording.onCreated(noteId);
   await put(data.upload, file, recording.onProgress);
   recording.onStored?.();
-  return { noteId, queued: await queued(api, noteId) };
+  return { noteId, queued: recording.untilQueued ? await queued(api, noteId) : false };
 }
 
 /** Whether the service has taken the stored recording (its job is past `awaiting_upload`), within a short wait. */

@@ -56,7 +56,10 @@ export class CpuSlots {
     return new RecordingShare(this, options);
   }
 
-  /** Resolves with a release function once a slot is free: a request of no recording, served in turn. */
+  /**
+   * Resolves with a release function once a slot is free: a request of no recording, which ranks as
+   * a recording with no audio (ahead of recordings holding as many slots); FIFO among its kind.
+   */
   acquire(signal?: AbortSignal): Promise<() => void> {
     return this.request(this.recording({ audioMs: 0, engine: '' }), 0, signal);
   }
@@ -150,8 +153,12 @@ export class CpuSlots {
     const now = Date.now();
     for (const share of this.shares) {
       const position = ordered.findIndex((waiter) => waiter.share === share);
-      if (share.held > 0 || position < 0) {
-        if (share.held === 0) this.shares.delete(share); // nothing held, nothing asked: done
+      if (share.held === 0 && position < 0) {
+        // Nothing held, nothing asked: between two chunks, done, or given up (said nothing more).
+        this.shares.delete(share);
+        continue;
+      }
+      if (share.held > 0) {
         share.tell(null);
         continue;
       }

@@ -159,7 +159,6 @@ export class PocketsphinxSpeechToText implements DecodedPcmSpeechToText {
     };
     const results = await recognizeInSlots({
       chunks,
-      audioMs: recording.durationMs,
       engine: 'pocketsphinx',
       slots: this.options.slots ?? recognizerSlots,
       concurrency: this.options.concurrency ?? Math.max(1, availableParallelism()),

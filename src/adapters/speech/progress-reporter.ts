@@ -3,12 +3,13 @@ import type { RecognitionProgress } from '../../ports/speech-to-text.ts';
 export type ProgressCallback = (progress: RecognitionProgress) => Promise<void> | void;
 
 /**
- * Serialises progress reports, in the order they were made, and limits the rate of ticks. Stage
- * changes are awaited (their errors propagate); the ticks while audio streams are best-effort and
- * dropped while another report is on its way, because a failed progress write should not throw away
- * minutes of recognition, and a slow one must not stall the audio pipeline. Posts (a recording that
- * starts or stops waiting for a recogniser) come from callbacks that cannot wait: best-effort too,
- * but never dropped, only replaced by a newer post not yet sent.
+ * Serialises progress reports, in the order they were made, and limits the rate of ticks. Reports
+ * (the engine's own stage changes) are awaited and their errors propagate; the ticks while audio
+ * streams are best-effort and dropped while another report is on its way, because a failed progress
+ * write should not throw away minutes of recognition, and a slow one must not stall the audio
+ * pipeline. Posts (a recording that starts or stops waiting for a recogniser) come from callbacks
+ * that cannot wait: best-effort too (errors swallowed), never dropped, only replaced by a newer post
+ * not yet sent.
  */
 export class ProgressReporter {
   private lastAt = 0;

@@ -5,8 +5,6 @@ import type { ProgressReporter } from './progress-reporter.ts';
 
 export interface RecognitionInSlots<R> {
   chunks: readonly Chunk[];
-  /** The whole recording's audio, ms. */
-  audioMs: number;
   /** The engine's name, whose speed on this machine estimates the waits of recordings behind it. */
   engine: string;
   slots: CpuSlots;
@@ -26,15 +24,19 @@ export interface RecognitionInSlots<R> {
  */
 export function recognizeInSlots<R>(options: RecognitionInSlots<R>): Promise<R[]> {
   const { progress } = options;
+  // What the chunks read (overlaps included), so that what is left to start reaches 0 at the last one.
+  const audioMs = options.chunks.reduce((sum, chunk) => sum + lengthOf(chunk), 0);
   const share = options.slots.recording({
-    audioMs: options.audioMs,
+    audioMs,
     engine: options.engine,
     onWait: (wait) => progress.post(wait ? { stage: 'waiting', waiting: wait } : options.recognizing()),
   });
   return runPool(
     options.chunks,
     options.concurrency,
-    (chunk, signal) => share.run(chunk.endMs - chunk.startMs, () => options.hear(chunk, signal), signal),
+    (chunk, signal) => share.run(lengthOf(chunk), () => options.hear(chunk, signal), signal),
     options.signal,
   );
 }
+
+const lengthOf = (chunk: Chunk) => chunk.endMs - chunk.startMs;

@@ -124,7 +124,7 @@ export function UploadArea({
       while (next < batch.length) {
         const item = batch[next++];
         if (!item) return;
-        const noteId = await uploadOne(item.file, item.key, speakersExpected);
+        const noteId = await uploadOne(item.file, item.key, speakersExpected, batch.length === 1);
         if (noteId) stored = noteId;
       }
     };
@@ -133,7 +133,7 @@ export function UploadArea({
     if (batch.length === 1 && stored) navigate(href(`notes/${stored}`));
   }
 
-  async function uploadOne(file: File, key: number, speakersExpected: number | undefined) {
+  async function uploadOne(file: File, key: number, speakersExpected: number | undefined, alone: boolean) {
     const contentType = contentTypeOf(file);
     if (!contentType) {
       update(key, {
@@ -155,6 +155,8 @@ export function UploadArea({
         },
         onProgress: (sent) => update(key, { sent }),
         onStored: () => update(key, { state: 'queuing', sent: file.size }),
+        // Only a lone recording opens its note page afterwards; a batch goes on to its next file.
+        untilQueued: alone,
       });
       update(key, { state: 'uploaded', sent: file.size });
       return noteId;

@@ -127,9 +127,13 @@ export function RecorderProvider({ children }: { children: ComponentChildren }) 
           collection: to.collection,
           onCreated: () => {},
           onProgress: (sent) => dispatch({ type: 'progress', sent, total: audio.size }),
-          onStored: () => dispatch({ type: 'stored' }),
+          onStored: () => {
+            dispatch({ type: 'stored' });
+            // The service has the bytes: a tab closed while it queues them must not offer them again.
+            void forgetRecording(current.kept.id).catch(() => undefined);
+          },
+          untilQueued: true,
         });
-        await forgetRecording(current.kept.id).catch(() => undefined);
         current.release();
         take.current = null;
         setKeptVersion((version) => version + 1);

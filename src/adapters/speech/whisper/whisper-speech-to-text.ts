@@ -39,7 +39,7 @@ export interface WhisperOptions extends DecodeOptions {
   modelPath: string;
   /** Multilingual models detect the language (`auto`) unless one is named; `.en` models hear `en`. */
   language: string;
-  /** Recordings at least 1.5 x this long are cut into chunks heard in parallel. Default 1 minute. */
+  /** Recordings at least 1.5 x this long are cut into chunks heard in parallel. Default 2 minutes. */
   chunkMs?: number;
   /** Audio read past each side of a chunk, so boundary words are heard whole. Default 2 s. */
   chunkOverlapMs?: number;
@@ -51,6 +51,13 @@ export interface WhisperOptions extends DecodeOptions {
   threads?: number;
   progressIntervalMs?: number;
 }
+
+/**
+ * Two minutes: chunks are the turns recordings take at the recognisers (cpu-slots.ts), so shorter
+ * is fairer, but each Whisper chunk loads the model in its own process and pads its last 30 s
+ * window, a cost pocketsphinx's one-minute chunks do not have (not measured: no real weights here).
+ */
+export const WHISPER_CHUNK_MS = 120_000;
 
 /** Where the whisper.cpp process loads whisper.cpp from, and the FFI it calls its C API with. */
 export interface WhisperBinding {
@@ -141,7 +148,10 @@ export class WhisperSpeechToText implements DecodedPcmSpeechToText {
     throwIfAborted(signal);
     const binding = bindingOrThrow();
     const overlapMs = this.options.chunkOverlapMs ?? DEFAULT_OVERLAP_MS;
-    const planned = planChunks(recording.durationMs, { chunkMs: this.options.chunkMs, overlapMs });
+    const planned = planChunks(recording.durationMs, {
+      chunkMs: this.options.chunkMs ?? WHISPER_CHUNK_MS,
+      overlapMs,
+    });
     const chunks = await boundariesAtPauses(recording.path, planned, overlapMs);
     const heard = chunks.map(() => 0);
     const recognizing = (): RecognitionProgress => {
@@ -150,7 +160,6 @@ export class WhisperSpeechToText implements DecodedPcmSpeechToText {
     };
     const results = await recognizeInSlots({
       chunks,
-      audioMs: recording.durationMs,
       engine: 'whisper',
       slots: this.options.slots ?? recognizerSlots,
       concurrency: this.options.concurrency ?? Math.max(1, availableParallelism()),
