@@ -59,9 +59,9 @@ describe('telling a repeated sentence from a different one', () => {
     expect(
       same('Launch the beta before the security review.', 'Launch the beta after the security review.'),
     ).toBe(false);
-    expect(
-      same('We need more testers on the mobile app.', 'We need fewer testers on the mobile app.'),
-    ).toBe(false);
+    expect(same('We need more testers on the mobile app.', 'We need fewer testers on the mobile app.')).toBe(
+      false,
+    );
     expect(
       same(
         'The board will approve the new hiring plan for the design team.',
