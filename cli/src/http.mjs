@@ -29,6 +29,8 @@ const REQUEST_TIMEOUT_MS = 90_000;
  * @property {number} [deadline] epoch ms: no retry waits past it
  * @property {string} [what] what the request does, for messages ("get note X")
  * @property {Record<string, string>} [headers] extra request headers (e.g. If-Match)
+ * @property {number} [retries] retries of transient failures (default RETRY_POLICY.retries); 0 leaves
+ *   them to the caller (`notes watch` waits out an outage itself, saying so once)
  */
 
 /**
@@ -76,7 +78,7 @@ async function request(config, method, path, options) {
     headers['content-type'] = 'application/json';
   }
   const what = options.what ?? `${method} ${path}`;
-  const attempts = RETRY_POLICY.retries + 1;
+  const attempts = (options.retries ?? RETRY_POLICY.retries) + 1;
 
   for (let attempt = 1; ; attempt++) {
     /** @type {ApiResponse | undefined} */

@@ -118,7 +118,7 @@ async function fileSize(file) {
  * @param {string} file
  * @returns {string}
  */
-function defaultTitle(file) {
+export function defaultTitle(file) {
   const name = basename(file);
   const stem = basename(file, extname(file)).trim() || name;
   return [...stem].slice(0, TITLE_MAX).join('');
