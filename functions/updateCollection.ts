@@ -1,14 +1,14 @@
-import { renameCollection } from '#src/domain/collections.ts';
+import { updateCollection } from '#src/domain/collections.ts';
 import { apiHandler } from '#src/http/api-handler.ts';
 import { jsonResponse } from '#src/http/response.ts';
-import { collectionBody, collectionParams } from '#src/http/schemas.ts';
+import { collectionParams, updateCollectionBody } from '#src/http/schemas.ts';
 
 export const handler = apiHandler(
   'updateCollection',
-  { params: collectionParams, body: collectionBody },
+  { params: collectionParams, body: updateCollectionBody },
   async ({ caller, params, body, services }) =>
     jsonResponse(
       200,
-      await renameCollection(services, caller.account.account_id, params.collection_id, body),
+      await updateCollection(services, caller.account.account_id, params.collection_id, body),
     ),
 );

@@ -113,17 +113,25 @@ export const CLI = {
     {
       usage: 'notes collections list',
       operationId: 'listCollections',
-      description: 'Every collection (ID and name), by name.',
+      description: 'Every collection (ID, name and instructions), by name.',
     },
     {
-      usage: 'notes collections create <name>',
+      usage: 'notes collections create <name> [--instructions <text> | --instructions-file <path>]',
       operationId: 'createCollection',
-      description: 'Create a collection (names are unique regardless of case).',
+      description:
+        "Create a collection (names are unique regardless of case), with instructions for its notes' Insights and artifacts if given.",
     },
     {
       usage: 'notes collections rename <collection> <name>',
       operationId: 'updateCollection',
       description: 'Rename a collection (given by ID or name); its notes stay in it.',
+    },
+    {
+      usage:
+        'notes collections update <collection> [--name <name>] [--instructions <text> | --instructions-file <path> | --clear-instructions]',
+      operationId: 'updateCollection',
+      description:
+        'Rename a collection and/or set or clear its instructions; results made with other instructions then say outdated.',
     },
     {
       usage: 'notes collections delete <collection>',
@@ -145,6 +153,12 @@ export const CLI = {
       operationId: 'submitTranscription',
       description:
         'Create a note from each local audio file and upload it; --wait waits for the transcripts (several files: one JSON line each).',
+    },
+    {
+      usage: 'notes watch <folder> [--collection <collection>] [--after leave|move] [--wait] [--once]',
+      operationId: 'submitTranscription',
+      description:
+        'Transcribe every recording that appears in a folder once it stops growing, exactly once (by content hash: restarts, renames and copies never make a second note); one JSON line per file; waits out outages; --once for cron.',
     },
     {
       usage: 'notes transcription get <id> [--format json|srt|vtt|md]',
@@ -229,6 +243,12 @@ export const CLI = {
       operationId: 'searchNotes',
       description:
         "Find notes by words said in them or in their titles, best first, with the matching segments' times and snippets; words in double quotes must be adjacent.",
+    },
+    {
+      usage: 'notes export <folder> [--watch] [--collection <collection>] [--with-insights]',
+      operationId: 'getNote',
+      description:
+        'Write each transcribed note as a Markdown file (front matter, Insights that exist, transcript) into a folder such as an Obsidian vault; files the user edited are never overwritten; --watch keeps it in step.',
     },
   ],
   exitCodes: [

@@ -1,5 +1,6 @@
 import { ARTIFACT_KINDS, type ArtifactKind } from './artifact-kinds.ts';
 import type { Artifact, PodcastContent } from './artifacts.ts';
+import { filedCollections } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
@@ -19,13 +20,13 @@ import { transcriptLost } from './lost-results.ts';
 import { artifactWithNames } from './named-results.ts';
 import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
+import { type Shown, withFreshness } from './result-freshness.ts';
 import {
   failLostResult,
   readArtifactObject,
   readTranscriptionOfJob,
   type StoredRead,
 } from './stored-results.ts';
-import { withRevisionState } from './transcript-freshness.ts';
 
 export interface ArtifactDeps extends DomainDeps {
   languages: LanguageSupport;
@@ -37,7 +38,9 @@ export interface ArtifactOptions {
   regenerate: boolean;
 }
 
-export type ArtifactResult = { kind: 'ready'; artifact: Artifact } | { kind: 'pending'; job: JobStatusView };
+export type ArtifactResult =
+  | { kind: 'ready'; artifact: Shown<Artifact> }
+  | { kind: 'pending'; job: JobStatusView };
 
 /**
  * generateNoteArtifact. An artifact that exists is returned (200) unless `regenerate` is set or an
@@ -51,7 +54,7 @@ export async function requestArtifact(
   kind: ArtifactKind,
   options: ArtifactOptions,
 ): Promise<ArtifactResult> {
-  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const { note, jobs, collectionIds } = await requireNoteWithItems(deps, accountId, noteId);
   if (note.state === 'trashed') throw new ConflictError('This note is in the trash: restore it first');
   const transcriptionJob = jobs.get('transcription') ?? null;
   requireSpeechToGenerateFrom(transcriptionJob, 'Artifacts');
@@ -78,10 +81,13 @@ export async function requestArtifact(
     return { kind: 'pending', job: jobStatusView(existing, note.title) };
   }
   if (existing?.status === 'completed' && !options.regenerate) {
-    const artifact = await readArtifact(deps, existing, kind);
+    const [artifact, filed] = await Promise.all([
+      readArtifact(deps, existing, kind),
+      filedCollections(deps, accountId, collectionIds),
+    ]);
     if (artifact !== 'unreadable' && satisfiesLanguage(options.language, artifact.language)) {
-      const shown = withRevisionState(artifact, transcriptionJob);
-      return { kind: 'ready', artifact: artifactWithNames(shown, note.speaker_names) };
+      const named = artifactWithNames(artifact, note.speaker_names);
+      return { kind: 'ready', artifact: withFreshness(named, transcriptionJob, filed) };
     }
   }
 
@@ -112,18 +118,22 @@ export async function getArtifact(
   noteId: string,
   kind: ArtifactKind,
 ): Promise<ArtifactResult> {
-  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const { note, jobs, collectionIds } = await requireNoteWithItems(deps, accountId, noteId);
   const job = jobs.get(`artifact:${kind}`);
   if (!job)
     throw new NotFoundError(`This note has no ${kind} artifact: generate it with generateNoteArtifact`);
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
-  const artifact = await readArtifact(deps, job, kind);
+  // The note's collections, for the instructions the artifact is compared with.
+  const [artifact, filed] = await Promise.all([
+    readArtifact(deps, job, kind),
+    filedCollections(deps, accountId, collectionIds),
+  ]);
   if (artifact === 'unreadable') {
     throw new FailedJobError(jobStatusView(await artifactLost(deps, job), note.title));
   }
-  const shown = withRevisionState(artifact, jobs.get('transcription') ?? null);
-  return { kind: 'ready', artifact: artifactWithNames(shown, note.speaker_names) };
+  const named = artifactWithNames(artifact, note.speaker_names);
+  return { kind: 'ready', artifact: withFreshness(named, jobs.get('transcription') ?? null, filed) };
 }
 
 /**

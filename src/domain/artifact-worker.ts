@@ -12,8 +12,10 @@ import {
   type PodcastContent,
   type PodcastScript,
 } from './artifacts.ts';
+import { forEngine, madeWith } from './collection-instructions.ts';
 import type { DomainDeps } from './deps.ts';
 import { distinctDraft } from './distinct-artifacts.ts';
+import { generationSubject } from './generation-source.ts';
 import type { GenerationOutcome } from './insights-worker.ts';
 import { GENERATION_STAGES, type Job } from './job.ts';
 import { holdJob, JobLostError } from './job-hold.ts';
@@ -53,8 +55,9 @@ const RETRY_HINT = 'Request the artifact again to retry.';
 export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask): Promise<GenerationOutcome> {
   const { accountId, noteId, kind } = task;
   const jobKind = `artifact:${kind}` as const;
-  const note = await deps.notes.getNote(accountId, noteId);
-  if (!note) return 'skipped';
+  const subject = await generationSubject(deps, accountId, noteId);
+  if (!subject) return 'skipped';
+  const { note, instructions } = subject;
   const claimed = await claimJob(deps, accountId, noteId, jobKind, GENERATION_STAGES.generating);
   if (!claimed) return 'skipped';
   const key = objectKeys.artifact(accountId, noteId, kind);
@@ -77,6 +80,7 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
             title: note.title,
             language: task.language,
             reference_time: note.audio?.uploaded_at ?? note.created_at,
+            ...(instructions.length > 0 ? { instructions: forEngine(instructions) } : {}),
           }),
         ),
       );
@@ -99,6 +103,7 @@ export async function runArtifact(deps: ArtifactWorkerDeps, task: ArtifactTask):
     await deps.blobs.putJson(key, {
       ...artifactOf(deps, note, task, content),
       ...madeFrom(transcription),
+      ...madeWith(instructions, deps.artifacts.followsInstructions),
     });
     return completeJob(deps, claimed, outputs);
   });

@@ -1,3 +1,4 @@
+import type { MadeWithInstructions } from './collection-instructions.ts';
 import type { MadeFromTranscript } from './transcript-freshness.ts';
 import * as z from './zod-mini.ts';
 
@@ -102,7 +103,9 @@ export interface ArtifactContents {
 }
 
 /** Records the transcript it was generated from (src/domain/transcript-freshness.ts). */
-export interface Artifact<K extends ArtifactKind = ArtifactKind> extends MadeFromTranscript {
+export interface Artifact<K extends ArtifactKind = ArtifactKind>
+  extends MadeFromTranscript,
+    MadeWithInstructions {
   note_id: string;
   kind: K;
   schema_version: 1;

@@ -6,16 +6,28 @@ export interface Collection {
   account_id: string;
   collection_id: string;
   name: string;
+  /**
+   * What the person wants the Insights and artifacts of the collection's notes to do (content and
+   * emphasis), given to the text engines (src/domain/collection-instructions.ts). Absent when none.
+   */
+  instructions?: string;
   created_at: number;
   updated_at: number;
 }
 
-/** The contract's limits (openapi.yaml, Collection and CollectionRequest). */
+/** The contract's limits (openapi.yaml, Collection, CreateCollectionRequest and UpdateCollectionRequest). */
 export const COLLECTION_LIMITS = {
   nameCharacters: 100,
+  instructionsCharacters: 1000,
   perAccount: 100,
   perNote: 20,
 } as const;
+
+/** A change of a collection (updateCollection): a new name, new instructions, or `null` to clear them. */
+export interface CollectionChanges {
+  name?: string;
+  instructions?: string | null;
+}
 
 /** Collection names are unique per account whatever their case or Unicode form ("Q3" and "q3" clash). */
 export function nameKey(name: string): string {
@@ -26,6 +38,8 @@ export function nameKey(name: string): string {
 export interface CollectionView {
   collection_id: string;
   name: string;
+  /** Null when the collection has none. */
+  instructions: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -34,6 +48,7 @@ export function collectionView(collection: Collection): CollectionView {
   return {
     collection_id: collection.collection_id,
     name: collection.name,
+    instructions: collection.instructions ?? null,
     created_at: collection.created_at,
     updated_at: collection.updated_at,
   };

@@ -3,6 +3,7 @@ import {
   byName,
   COLLECTION_LIMITS,
   type Collection,
+  type CollectionChanges,
   type CollectionRef,
   type CollectionView,
   collectionView,
@@ -31,7 +32,7 @@ export async function requireCollection(
 export async function createCollection(
   deps: DomainDeps,
   accountId: string,
-  request: { name: string },
+  request: { name: string; instructions?: string | null | undefined },
 ): Promise<CollectionView> {
   const existing = await deps.collections.listCollections(accountId);
   if (existing.length >= COLLECTION_LIMITS.perAccount) {
@@ -44,6 +45,7 @@ export async function createCollection(
     account_id: accountId,
     collection_id: randomUUID(),
     name: request.name,
+    ...(request.instructions ? { instructions: request.instructions } : {}),
     created_at: now,
     updated_at: now,
   };
@@ -59,15 +61,27 @@ export async function listCollections(
   return { collections: collections.sort(byName).map(collectionView) };
 }
 
-export async function renameCollection(
+/**
+ * Renames the collection and/or sets or clears its instructions (`null` or an empty text: none).
+ * Insights and artifacts of its notes made with other instructions then say so (`outdated`).
+ */
+export async function updateCollection(
   deps: DomainDeps,
   accountId: string,
   collectionId: string,
-  changes: { name: string },
+  changes: CollectionChanges,
 ): Promise<CollectionView> {
-  const renamed = await deps.collections.renameCollection(accountId, collectionId, changes.name, deps.now());
-  if (!renamed) throw new NotFoundError(`No collection with ID ${collectionId}`);
-  return collectionView(renamed);
+  const updated = await deps.collections.updateCollection(
+    accountId,
+    collectionId,
+    {
+      ...(changes.name === undefined ? {} : { name: changes.name }),
+      ...(changes.instructions === undefined ? {} : { instructions: changes.instructions || null }),
+    },
+    deps.now(),
+  );
+  if (!updated) throw new NotFoundError(`No collection with ID ${collectionId}`);
+  return collectionView(updated);
 }
 
 /** Removes the collection and its filings; the notes themselves stay as they are. */
@@ -100,7 +114,7 @@ export async function addNoteToCollection(
   }
   if (already) return { note_id: noteId, collections: filed };
   await deps.collections.addNote(accountId, collectionId, note, deps.now());
-  const added = { collection_id: collection.collection_id, name: collection.name };
+  const added = collectionRef(collection);
   return { note_id: noteId, collections: [...filed, added].sort(byName) };
 }
 
@@ -121,16 +135,27 @@ export async function removeNoteFromCollection(
 }
 
 /** The collections of these IDs that still exist, by name: a filing whose collection is being deleted is not shown. */
+export async function filedCollections(
+  deps: DomainDeps,
+  accountId: string,
+  ids: readonly string[],
+): Promise<Collection[]> {
+  if (ids.length === 0) return [];
+  const found = await deps.collections.getCollections(accountId, [...ids]);
+  return [...found.values()].sort(byName);
+}
+
+export function collectionRef(collection: Collection): CollectionRef {
+  return { collection_id: collection.collection_id, name: collection.name };
+}
+
+/** As filedCollections, as references. */
 export async function namedCollections(
   deps: DomainDeps,
   accountId: string,
   ids: string[],
 ): Promise<CollectionRef[]> {
-  if (ids.length === 0) return [];
-  const found = await deps.collections.getCollections(accountId, ids);
-  return [...found.values()]
-    .map((collection) => ({ collection_id: collection.collection_id, name: collection.name }))
-    .sort(byName);
+  return (await filedCollections(deps, accountId, ids)).map(collectionRef);
 }
 
 /** Enough pages of filings are read to fill the page with notes in the requested state, at most this many. */

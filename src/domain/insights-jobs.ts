@@ -1,3 +1,4 @@
+import { filedCollections } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { ConflictError, FailedJobError, NotFoundError } from './errors.ts';
 import { requireSpeechToGenerateFrom } from './generation-source.ts';
@@ -8,8 +9,8 @@ import { insightsLost } from './lost-results.ts';
 import { type InsightsView, insightsWithNames } from './named-results.ts';
 import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
+import { type Shown, withFreshness } from './result-freshness.ts';
 import { readInsights } from './stored-results.ts';
-import { withRevisionState } from './transcript-freshness.ts';
 
 /**
  * generateInsights: one Insights job per note. A job a worker is running is returned as it is;
@@ -43,7 +44,7 @@ export async function requestInsights(
 }
 
 export type GetInsightsResult =
-  | { kind: 'ready'; insights: InsightsView }
+  | { kind: 'ready'; insights: Shown<InsightsView> }
   | { kind: 'pending'; job: JobStatusView };
 
 export async function getInsights(
@@ -51,17 +52,22 @@ export async function getInsights(
   accountId: string,
   noteId: string,
 ): Promise<GetInsightsResult> {
-  const { note, jobs } = await requireNoteWithItems(deps, accountId, noteId);
+  const { note, jobs, collectionIds } = await requireNoteWithItems(deps, accountId, noteId);
   const job = jobs.get('insights');
   if (!job) throw new NotFoundError('This note has no Insights: generate them with generateInsights');
   if (job.status === 'failed') throw new FailedJobError(jobStatusView(job, note.title));
   if (job.status !== 'completed') return { kind: 'pending', job: jobStatusView(job, note.title) };
-  const insights = await readInsights(deps, accountId, noteId);
+  // The note's collections, for the instructions the Insights are compared with.
+  const [insights, filed] = await Promise.all([
+    readInsights(deps, accountId, noteId),
+    filedCollections(deps, accountId, collectionIds),
+  ]);
   if (insights === 'unreadable') {
     throw new FailedJobError(jobStatusView(await insightsLost(deps, job), note.title));
   }
-  const shown = withRevisionState(insights, jobs.get('transcription') ?? null);
-  return { kind: 'ready', insights: insightsWithNames(shown, note.speaker_names) };
+  // Names first: they rewrite every text of the result, and the collections' names are not speakers'.
+  const named = insightsWithNames(insights, note.speaker_names);
+  return { kind: 'ready', insights: withFreshness(named, jobs.get('transcription') ?? null, filed) };
 }
 
 /** Removes a note's Insights (with its transcription: they are derived from it). */

@@ -1,7 +1,9 @@
 import { GenerationFailedError } from '../ports/generation-errors.ts';
 import type { InsightsEngine } from '../ports/insights-engine.ts';
+import { forEngine, madeWith } from './collection-instructions.ts';
 import type { DomainDeps } from './deps.ts';
 import { distinctInsights } from './distinct-insights.ts';
+import { generationSubject } from './generation-source.ts';
 import { type Insights, insightsContent } from './insights.ts';
 import { GENERATION_STAGES } from './job.ts';
 import { holdJob, JobLostError } from './job-hold.ts';
@@ -30,8 +32,9 @@ export async function runInsights(
   request: { accountId: string; noteId: string },
 ): Promise<GenerationOutcome> {
   const { accountId, noteId } = request;
-  const note = await deps.notes.getNote(accountId, noteId);
-  if (!note) return 'skipped';
+  const subject = await generationSubject(deps, accountId, noteId);
+  if (!subject) return 'skipped';
+  const { note, instructions } = subject;
   const claimed = await claimJob(deps, accountId, noteId, 'insights', GENERATION_STAGES.generating);
   if (!claimed) return 'skipped';
   const key = objectKeys.insights(accountId, noteId);
@@ -50,6 +53,7 @@ export async function runInsights(
           ...(note.speaker_names ? { speaker_names: note.speaker_names } : {}),
           title: note.title,
           reference_time: note.audio?.uploaded_at ?? note.created_at,
+          ...(instructions.length > 0 ? { instructions: forEngine(instructions) } : {}),
         });
         content = {
           note_id: noteId,
@@ -57,6 +61,7 @@ export async function runInsights(
           engine: deps.insights.name,
           generated_at: deps.now(),
           ...madeFrom(transcription),
+          ...madeWith(instructions, deps.insights.followsInstructions),
           // Any engine's lists, each item once: a looped recording or a model can repeat itself.
           ...distinctInsights(insightsContent.parse(generated)),
         };

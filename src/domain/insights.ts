@@ -1,3 +1,4 @@
+import type { MadeWithInstructions } from './collection-instructions.ts';
 import type { MadeFromTranscript } from './transcript-freshness.ts';
 import * as z from './zod-mini.ts';
 
@@ -47,8 +48,11 @@ export const insightsContent = z.object({
 
 export type InsightsContent = z.infer<typeof insightsContent>;
 
-/** Records the transcript it was generated from (src/domain/transcript-freshness.ts). */
-export interface Insights extends InsightsContent, MadeFromTranscript {
+/**
+ * Records the transcript it was generated from (src/domain/transcript-freshness.ts) and the
+ * collections' instructions it was given (src/domain/collection-instructions.ts).
+ */
+export interface Insights extends InsightsContent, MadeFromTranscript, MadeWithInstructions {
   note_id: string;
   schema_version: 1;
   /** e.g. `local-extractive`, `bedrock:<model>`, `openai-compatible:<model>`. */

@@ -1,5 +1,5 @@
 import type { NoteWithItems } from '../ports/note-store.ts';
-import { namedCollections, notesInCollection } from './collections.ts';
+import { filedCollections, notesInCollection } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
 import { matchesPartOf, type TagCondition } from './entity-tags.ts';
 import { NotFoundError, PreconditionFailedError } from './errors.ts';
@@ -11,7 +11,6 @@ import { syncNoteIndex } from './note-index.ts';
 import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
 import { readInsights, readTranscriptionAt } from './stored-results.ts';
-import { withRevisionState } from './transcript-freshness.ts';
 import { type NoteSummaryView, type NoteView, noteEntityTag, noteSummaryView, noteView } from './views.ts';
 import { matchesEndedByNames } from './voice-matches.ts';
 
@@ -48,12 +47,12 @@ async function viewOfNote(deps: DomainDeps, { note, jobs, collectionIds }: NoteW
   const { account_id: accountId, note_id: noteId } = note;
   const storedJob = jobs.get('transcription') ?? null;
   const insightsJob = jobs.get('insights') ?? null;
-  const [transcription, insights, collections] = await Promise.all([
+  const [transcription, insights, filed] = await Promise.all([
     storedJob?.status === 'completed'
       ? readTranscriptionAt(deps, accountId, noteId, storedJob.transcript)
       : null,
     insightsJob?.status === 'completed' ? readInsights(deps, accountId, noteId) : null,
-    namedCollections(deps, accountId, collectionIds),
+    filedCollections(deps, accountId, collectionIds),
   ]);
   // A result that can no longer be read shows as its job failed, with the way back in its detail.
   const job = storedJob && transcription === 'unreadable' ? await transcriptLost(deps, storedJob) : storedJob;
@@ -62,8 +61,8 @@ async function viewOfNote(deps: DomainDeps, { note, jobs, collectionIds }: NoteW
     note,
     job,
     transcription === 'unreadable' ? null : transcription,
-    insights === 'unreadable' || insights === null ? null : withRevisionState(insights, job),
-    collections,
+    insights === 'unreadable' || insights === null ? null : insights,
+    filed,
   );
 }
 

@@ -68,12 +68,21 @@ const transcriptionSchema = z.looseObject({
   speakers_by: z.optional(z.string()),
 });
 
+/** The collections' instructions a result was made with (src/domain/collection-instructions.ts). */
+const madeWithInstructions = {
+  instructions: z.optional(
+    z.array(z.object({ collection_id: z.string(), name: z.string(), text: z.string() })),
+  ),
+  instructions_followed: z.optional(z.boolean()),
+};
+
 const insightsSchema = z.looseObject({
   ...insightsContent.shape,
   note_id: z.string(),
   schema_version: z.literal(1),
   engine: z.string(),
   generated_at: z.number(),
+  ...madeWithInstructions,
 });
 
 const podcastContent = z.looseObject({
@@ -102,6 +111,7 @@ function artifactSchema(kind: ArtifactKind) {
     engine: z.string(),
     generated_at: z.number(),
     content: artifactContentSchemas[kind],
+    ...madeWithInstructions,
   });
 }
 

@@ -1,9 +1,11 @@
-import type { CollectionRef } from './collection.ts';
+import type { Collection, CollectionRef } from './collection.ts';
+import { collectionRef } from './collections.ts';
 import { partedEntityTag } from './entity-tags.ts';
 import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
 import { type InsightsView, insightsWithNames } from './named-results.ts';
 import type { AudioInfo, Note } from './note.ts';
+import { type Shown, withFreshness } from './result-freshness.ts';
 import type { Transcription } from './transcript.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
 import type { VoiceMatch } from './voice-profile.ts';
@@ -24,8 +26,11 @@ export interface NoteView extends NoteSummaryView {
   transcription_job: JobStatusView | null;
   /** Without the words of its segments: getTranscription has them. */
   transcription: TranscriptionView | null;
-  /** Present once generated (generateInsights); speakers named as the transcript names them. */
-  insights: InsightsView | null;
+  /**
+   * Present once generated (generateInsights); speakers named as the transcript names them, and
+   * whether it is older than the transcript or the collections' instructions.
+   */
+  insights: Shown<InsightsView> | null;
 }
 
 export function noteSummaryView(note: Note, transcriptionJob: Job | null): NoteSummaryView {
@@ -45,17 +50,20 @@ export function noteView(
   transcriptionJob: Job | null,
   transcription: Transcription | null,
   insights: Insights | null,
-  collections: CollectionRef[],
+  /** The collections the note is filed in, by name. */
+  filed: readonly Collection[],
 ): NoteView {
   return {
     ...noteSummaryView(note, transcriptionJob),
     audio: note.audio,
     speaker_names: note.speaker_names ?? {},
     voice_matches: note.voice_matches ?? {},
-    collections,
+    collections: filed.map(collectionRef),
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
     transcription: transcription && transcriptionView(transcription, note.speaker_names, { words: false }),
-    insights: insights && insightsWithNames(insights, note.speaker_names),
+    // Names first: they rewrite every text of the result, and the collections' names are not speakers'.
+    insights:
+      insights && withFreshness(insightsWithNames(insights, note.speaker_names), transcriptionJob, filed),
   };
 }
 

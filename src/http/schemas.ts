@@ -153,8 +153,44 @@ const collectionName = limitedText(COLLECTION_LIMITS.nameCharacters).check(
   z.minLength(1, 'must not be empty'),
 );
 
-/** createCollection and updateCollection (a rename) take the same body. */
-export const collectionBody = z.strictObject({ name: collectionName });
+/**
+ * Line breaks may separate the instructions' points; no other control characters (the contract's
+ * CollectionInstructions). Tabs count as control characters.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point.
+const LINES_OF_TEXT = /^[^\u0000-\u0009\u000B\u000C\u000E-\u001F\u007F-\u009F\u2028\u2029]*$/;
+
+/**
+ * A collection's instructions: at most 1,000 characters as sent; line breaks stored as LF; trimmed;
+ * an empty text (or spaces only) means none, as `null` does.
+ */
+const collectionInstructions = z.nullable(
+  z.pipe(
+    limitedText(COLLECTION_LIMITS.instructionsCharacters).check(
+      z.regex(LINES_OF_TEXT, 'must not contain control characters other than line breaks'),
+      z.overwrite((text: string) => text.replace(/\r\n?/g, '\n')),
+      z.trim(),
+    ),
+    z.transform((text: string) => (text === '' ? null : text)),
+  ),
+);
+
+export const createCollectionBody = z.strictObject({
+  name: collectionName,
+  instructions: z.optional(collectionInstructions),
+});
+
+/** A rename, new instructions (`null` clears them), or both. */
+export const updateCollectionBody = z
+  .strictObject({
+    name: z.optional(collectionName),
+    instructions: z.optional(collectionInstructions),
+  })
+  .check(
+    z.refine((body) => body.name !== undefined || body.instructions !== undefined, {
+      message: 'give at least one of name, instructions',
+    }),
+  );
 
 /** A label for an API key, shown in lists: one line, 1 to 100 characters. */
 const apiKeyName = limitedText(100).check(

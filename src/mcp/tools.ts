@@ -8,7 +8,7 @@ import {
   deleteCollection,
   listCollections,
   removeNoteFromCollection,
-  renameCollection,
+  updateCollection,
 } from '../domain/collections.ts';
 import { entityTagOf, parseTagCondition, type TagCondition } from '../domain/entity-tags.ts';
 import { UnauthorizedError } from '../domain/errors.ts';
@@ -27,9 +27,9 @@ import {
   addNoteToCollectionBody,
   artifactParams,
   askBody,
-  collectionBody,
   collectionNoteParams,
   collectionParams,
+  createCollectionBody,
   editTranscriptionBody,
   findSimilarSegmentsBody,
   generateArtifactBody,
@@ -39,6 +39,7 @@ import {
   searchNotesQuery,
   transcriptionQuery,
   undoTranscriptionEditBody,
+  updateCollectionBody,
   updateNoteBody,
   uuidAsSent,
 } from '../http/schemas.ts';
@@ -141,6 +142,8 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   collection_id:
     'The collection ID (a UUID, from listCollections or createCollection). listNotes, searchNotes and askWorkspace: only the notes filed in this collection.',
   name: 'The collection name, 1 to 100 characters on one line; unique in the account (case does not count).',
+  instructions:
+    "What the Insights and artifacts of the collection's notes should bring out, e.g. 'Action items only' or 'A recipe: ingredients, then steps' (at most 1,000 characters; line breaks allowed). Language models follow them as preferences for content and emphasis, never for format, citations or language; the local extractive engine cannot follow them. null (or an empty text) means none; updateCollection: null clears them.",
   note_id: 'The note ID (a UUID, from listNotes or an earlier result).',
   artifact_kind: 'epiphany, deep_research or podcast.',
   confirm_note_id:
@@ -332,7 +335,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   defineTool({
     name: 'generateInsights',
     title: 'Generate Insights for a note',
-    description: `Starts generating structured Insights (summary, key points, topics, action items, decisions, open questions, chapters, speakers) from the note's completed transcription. The result is ALWAYS a job status, never the Insights: keep the note ID and poll getInsights at intervals of at least 2 seconds until it returns the Insights or an error. While a job is queued or processing the same job is returned; otherwise a new generation starts and replaces earlier Insights when it completes. Runs inference in the background. Errors: 404 when there is no such note; 409 when the note has no completed transcription, no speech was heard in it (notice no_speech), or it is in the trash.`,
+    description: `Starts generating structured Insights (summary, key points, topics, action items, decisions, open questions, chapters, speakers) from the note's completed transcription. The result is ALWAYS a job status, never the Insights: keep the note ID and poll getInsights at intervals of at least 2 seconds until it returns the Insights or an error. While a job is queued or processing the same job is returned; otherwise a new generation starts and replaces earlier Insights when it completes. Runs inference in the background. The instructions of the collections the note is in (updateCollection) are given to the engine, by collection name; the result's collection_instructions names them and says whether the engine followed them. Errors: 404 when there is no such note; 409 when the note has no completed transcription, no speech was heard in it (notice no_speech), or it is in the trash.`,
     inputSchema: inputOf(noteParams, generateInsightsBody),
     outputSchema: outputOf('JobStatus'),
     annotations: REPLACES_RESULTS,
@@ -517,7 +520,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'listCollections',
     title: 'List collections',
     description:
-      "Lists every collection of the account by name (at most 100, no paging): collection_id, name, created_at, updated_at. A note can be in several collections; getNote shows a note's collections, listNotes with collection_id lists a collection's notes, askWorkspace with collection_id asks only about them. Read-only.",
+      "Lists every collection of the account by name (at most 100, no paging): collection_id, name, instructions (null when none), created_at, updated_at. A note can be in several collections; getNote shows a note's collections, listNotes with collection_id lists a collection's notes, askWorkspace with collection_id asks only about them. Read-only.",
     inputSchema: z.strictObject({}),
     outputSchema: outputOf('CollectionList'),
     annotations: READ_ONLY,
@@ -530,8 +533,8 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'createCollection',
     title: 'Create a collection',
     description:
-      'Creates an empty collection with this name and returns it with its collection_id; file notes in it with addNoteToCollection. Names are unique in the account regardless of case: call listCollections first and reuse an existing collection rather than creating a near-duplicate. Errors: 400 for an invalid name; 409 when another collection has the name (its collection_id is in detail) or the account has 100 collections.',
-    inputSchema: inputOf(collectionBody),
+      "Creates an empty collection with this name, and optionally instructions for its notes' Insights and artifacts, and returns it with its collection_id; file notes in it with addNoteToCollection. Names are unique in the account regardless of case: call listCollections first and reuse an existing collection rather than creating a near-duplicate. Errors: 400 for an invalid name or instructions (over 1,000 characters, control characters); 409 when another collection has the name (its collection_id is in detail) or the account has 100 collections.",
+    inputSchema: inputOf(createCollectionBody),
     outputSchema: outputOf('Collection'),
     annotations: ADDS,
     scopes: ['notes:write'],
@@ -541,16 +544,16 @@ export const MCP_TOOLS: readonly McpTool[] = [
   }),
   defineTool({
     name: 'updateCollection',
-    title: 'Rename a collection',
+    title: 'Rename a collection or change its instructions',
     description:
-      'Renames a collection and returns it; the notes filed in it stay filed. Idempotent. Errors: 400 for an invalid name; 404 when there is no such collection; 409 when another collection has the name.',
-    inputSchema: inputOf(collectionParams, collectionBody),
+      "Renames a collection and/or sets its instructions for its notes' Insights and artifacts (null clears them), and returns it; give at least one of name and instructions. The notes filed in it stay filed; their Insights and artifacts made with other instructions then say outdated: true (outdated_reasons instructions) until generated again. Idempotent. Errors: 400 for an invalid name or instructions, or neither given; 404 when there is no such collection; 409 when another collection has the name.",
+    inputSchema: inputOf(collectionParams, updateCollectionBody),
     outputSchema: outputOf('Collection'),
     annotations: OVERWRITES,
     scopes: ['notes:write'],
     async run(context, input) {
       const { collection_id, ...changes } = input;
-      return resultOf(await renameCollection(context.services(), accountOf(context), collection_id, changes));
+      return resultOf(await updateCollection(context.services(), accountOf(context), collection_id, changes));
     },
   }),
   defineTool({

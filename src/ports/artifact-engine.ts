@@ -1,4 +1,5 @@
 import type { ArtifactDrafts, ArtifactKind } from '../domain/artifacts.ts';
+import type { CollectionInstruction } from '../domain/collection-instructions.ts';
 import type { SpeakerNames } from '../domain/speaker-labels.ts';
 import type { Transcription } from '../domain/transcript.ts';
 
@@ -17,6 +18,11 @@ export interface ArtifactRequest<K extends ArtifactKind = ArtifactKind> {
   language: string;
   /** When the recording was made or uploaded (epoch ms). */
   reference_time: number;
+  /**
+   * The instructions of the note's collections, by collection name (the order listCollections
+   * gives): the user's preferences for content and emphasis. Absent or empty: none.
+   */
+  instructions?: CollectionInstruction[];
 }
 
 /**
@@ -27,5 +33,7 @@ export interface ArtifactRequest<K extends ArtifactKind = ArtifactKind> {
  */
 export interface ArtifactEngine {
   readonly name: string;
+  /** False for an engine that cannot follow the collections' instructions (the local extractive one). */
+  readonly followsInstructions: boolean;
   generateArtifact<K extends ArtifactKind>(request: ArtifactRequest<K>): Promise<ArtifactDrafts[K]>;
 }

@@ -20,11 +20,14 @@ export interface CollectionStore {
   getCollections(accountId: string, collectionIds: string[]): Promise<Map<string, Collection>>;
   /** Every collection of the account (at most COLLECTION_LIMITS.perAccount), in no particular order. */
   listCollections(accountId: string): Promise<Collection[]>;
-  /** Null when there is no such collection. */
-  renameCollection(
+  /**
+   * Renames the collection and/or sets its instructions (`null`: none), in one write; null when there
+   * is no such collection.
+   */
+  updateCollection(
     accountId: string,
     collectionId: string,
-    name: string,
+    changes: { name?: string; instructions?: string | null },
     now: number,
   ): Promise<Collection | null>;
   /** Removes the collection and its filings, never the notes; nothing happens when there is none. */

@@ -1,3 +1,4 @@
+import type { CollectionInstruction } from '../domain/collection-instructions.ts';
 import type { InsightsContent } from '../domain/insights.ts';
 import type { SpeakerNames } from '../domain/speaker-labels.ts';
 import type { Transcription } from '../domain/transcript.ts';
@@ -13,6 +14,11 @@ export interface InsightsRequest {
   title: string;
   /** When the recording was made or uploaded (epoch ms): relative dates ("next Friday") resolve against it. */
   reference_time: number;
+  /**
+   * The instructions of the note's collections, by collection name (the order listCollections
+   * gives): the user's preferences for content and emphasis. Absent or empty: none.
+   */
+  instructions?: CollectionInstruction[];
 }
 
 /**
@@ -24,5 +30,7 @@ export interface InsightsRequest {
  */
 export interface InsightsEngine {
   readonly name: string;
+  /** False for an engine that cannot follow the collections' instructions (the local extractive one). */
+  readonly followsInstructions: boolean;
   generateInsights(request: InsightsRequest): Promise<InsightsContent>;
 }

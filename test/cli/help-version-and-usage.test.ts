@@ -18,8 +18,9 @@ const COMMANDS: Record<string, string[]> = {
   'notes restore': [],
   'notes delete': ['--confirm'],
   'collections list': [],
-  'collections create': [],
+  'collections create': ['--instructions', '--instructions-file'],
   'collections rename': [],
+  'collections update': ['--name', '--instructions', '--instructions-file', '--clear-instructions'],
   'collections delete': [],
   'collections add': [],
   'collections remove': [],
@@ -167,6 +168,11 @@ describe('usage errors exit 2 and send nothing', () => {
       ['collections', 'add', NOTE, 'not-a-uuid'],
       ['collections', 'remove', NOTE, 'not-a-uuid'],
       ['collections', 'delete'],
+      ['collections', 'create', 'Recipes', '--instructions', 'x', '--instructions-file', 'x.txt'],
+      ['collections', 'create', 'Recipes', '--instructions-file', 'no-such-file.txt'],
+      ['collections', 'update', NOTE],
+      ['collections', 'update', NOTE, '--instructions', 'x', '--clear-instructions'],
+      ['collections', 'update', NOTE, '--name', ' '],
     ];
     const results = await Promise.all(cases.map((args) => runCli(args, env())));
     results.forEach((result, i) => {

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, client } from '../support/api.ts';
 import { notAudioFixture } from '../support/fixtures.ts';
@@ -184,6 +187,49 @@ describe('notes collections ...', () => {
     const kept = await runCli(['notes', 'get', first], env);
     expect(kept.code, describeRun(kept)).toBe(0);
     expect(stdoutJson(kept)).toMatchObject({ note_id: first, collections: [] });
+  });
+
+  it('creates a collection with instructions, changes them from a file, clears them and shows 400 for too long', async () => {
+    const created = await runCli(
+      ['collections', 'create', 'Recipes CLI', '--instructions', '  Ingredients first, then the steps.  '],
+      env,
+    );
+    expect(created.code, describeRun(created)).toBe(0);
+    const { collection_id } = stdoutJson<{ collection_id: string }>(created);
+    expect(stdoutJson(created)).toMatchObject({
+      name: 'Recipes CLI',
+      instructions: 'Ingredients first, then the steps.',
+    });
+
+    const folder = await mkdtemp(join(tmpdir(), 'notes-cli-instructions-'));
+    const file = join(folder, 'instructions.txt');
+    await writeFile(file, 'Treat each note as a recipe.\r\nAmounts with every ingredient.\n');
+    const fromFile = await runCli(['collections', 'update', 'recipes cli', '--instructions-file', file], env);
+    expect(fromFile.code, describeRun(fromFile)).toBe(0);
+    expect(stdoutJson(fromFile)).toMatchObject({
+      collection_id,
+      name: 'Recipes CLI',
+      instructions: 'Treat each note as a recipe.\nAmounts with every ingredient.',
+    });
+    const listed = await runCli(['collections', 'list'], env);
+    const found = stdoutJson<{ collections: { collection_id: string; instructions: string | null }[] }>(
+      listed,
+    ).collections.find((collection) => collection.collection_id === collection_id);
+    expect(found?.instructions).toBe('Treat each note as a recipe.\nAmounts with every ingredient.');
+
+    const renamedAndCleared = await runCli(
+      ['collections', 'update', collection_id, '--name', 'Cooking', '--clear-instructions'],
+      env,
+    );
+    expect(renamedAndCleared.code, describeRun(renamedAndCleared)).toBe(0);
+    expect(stdoutJson(renamedAndCleared)).toMatchObject({ name: 'Cooking', instructions: null });
+
+    await writeFile(file, 'x'.repeat(1001));
+    const tooLong = await runCli(['collections', 'update', 'Cooking', '--instructions-file', file], env);
+    expect(tooLong.code, describeRun(tooLong)).toBe(6);
+    expect(tooLong.stderr).toMatch(/HTTP 400.*instructions: must be at most 1000 characters/s);
+    expect(tooLong.stdout).toBe('');
+    await rm(folder, { recursive: true, force: true });
   });
 
   it('exits 2 for a collection name that does not exist and 4 for an unknown collection ID', async () => {

@@ -192,6 +192,7 @@ describe('artifacts over HTTP on the local runtime', () => {
     const working = services.artifacts;
     const broken: ArtifactEngine = {
       name: 'broken',
+      followsInstructions: false,
       generateArtifact: async () => {
         throw new GenerationFailedError('The text engine returned no usable output');
       },
@@ -220,6 +221,7 @@ describe('artifacts over HTTP on the local runtime', () => {
     const claim = { claim: `${quote}.`, evidence: [{ start_ms: first.start_ms, quote }] };
     const repeating: ArtifactEngine = {
       name: 'repeating',
+      followsInstructions: false,
       generateArtifact: async (request) => {
         const draft = (await working.generateArtifact(request)) as DeepResearchContent;
         const again = { claim: claim.claim.toUpperCase(), evidence: claim.evidence };

@@ -84,6 +84,7 @@ describe('Insights over HTTP on the local runtime', () => {
     const working = services.insights;
     const broken: InsightsEngine = {
       name: 'broken',
+      followsInstructions: false,
       generateInsights: async () => {
         throw new GenerationFailedError('The text engine returned no usable output');
       },
@@ -112,6 +113,7 @@ describe('Insights over HTTP on the local runtime', () => {
     const task = { text: 'Send the budget spreadsheet to finance.', owner: null, due_date: null };
     const repeating: InsightsEngine = {
       name: 'repeating',
+      followsInstructions: false,
       generateInsights: async (request) => ({
         ...(await working.generateInsights(request)),
         action_items: [

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { askBody, collectionBody, submitTranscriptionBody, updateNoteBody } from '../../src/http/schemas.ts';
+import {
+  askBody,
+  createCollectionBody,
+  submitTranscriptionBody,
+  updateCollectionBody,
+  updateNoteBody,
+} from '../../src/http/schemas.ts';
 import { satisfiesContract } from '../support/contract.ts';
 
 const EMOJI = '\u{1F600}';
@@ -46,6 +52,21 @@ const COLLECTION_NAMES = [
   'Line\u2028separator',
   '',
   '   ',
+];
+const INSTRUCTIONS = [
+  'Action items only.',
+  'Ingredients first,\nthen the steps.\r\nNo small talk.',
+  EMOJI.repeat(1000),
+  'x'.repeat(1000),
+  `${'x'.repeat(999)} `,
+  '',
+  '   ',
+  'x'.repeat(1001),
+  EMOJI.repeat(1001),
+  'Tab\there',
+  'Bell\u0007',
+  'Next\u0085line',
+  'Line\u2028separator',
 ];
 const QUESTIONS = ['Why?', EMOJI.repeat(2000), EMOJI.repeat(2001), 'x'.repeat(2001), '', '   '];
 
@@ -98,10 +119,48 @@ describe('request validation accepts exactly what the contract accepts', () => {
     expectAgreement(
       agreement(
         COLLECTION_NAMES,
-        (name) => collectionBody.safeParse({ name }).success,
-        (name) => satisfiesContract('/components/schemas/CollectionRequest', { name }),
+        (name) => createCollectionBody.safeParse({ name }).success,
+        (name) => satisfiesContract('/components/schemas/CreateCollectionRequest', { name }),
       ),
     );
+    expectAgreement(
+      agreement(
+        COLLECTION_NAMES,
+        (name) => updateCollectionBody.safeParse({ name }).success,
+        (name) => satisfiesContract('/components/schemas/UpdateCollectionRequest', { name }),
+      ),
+    );
+  });
+
+  it('for collection instructions: up to 1,000 characters, line breaks but no other control characters', () => {
+    expectAgreement(
+      agreement(
+        INSTRUCTIONS,
+        (instructions) => createCollectionBody.safeParse({ name: 'Recipes', instructions }).success,
+        (instructions) =>
+          satisfiesContract('/components/schemas/CreateCollectionRequest', { name: 'Recipes', instructions }),
+      ),
+    );
+    expectAgreement(
+      agreement(
+        INSTRUCTIONS,
+        (instructions) => updateCollectionBody.safeParse({ instructions }).success,
+        (instructions) => satisfiesContract('/components/schemas/UpdateCollectionRequest', { instructions }),
+      ),
+    );
+  });
+
+  it('for updateCollection: at least one of name and instructions, null clearing the instructions', () => {
+    for (const body of [{}, { instructions: null }, { name: 'Product', instructions: null }]) {
+      expect(updateCollectionBody.safeParse(body).success, JSON.stringify(body)).toBe(
+        satisfiesContract('/components/schemas/UpdateCollectionRequest', body),
+      );
+    }
+    expect(updateCollectionBody.safeParse({}).success).toBe(false);
+    expect(updateCollectionBody.parse({ instructions: '  \r\n  ' })).toEqual({ instructions: null });
+    expect(updateCollectionBody.parse({ instructions: ' One\r\nTwo\rThree ' })).toEqual({
+      instructions: 'One\nTwo\nThree',
+    });
   });
 
   it('for the Ask question', () => {

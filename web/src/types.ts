@@ -26,7 +26,27 @@ export interface CollectionRef {
 
 export interface Collection extends CollectionRef {
   note_count?: number;
+  /** For its notes' Insights and artifacts; null (older services: absent) when it has none. */
+  instructions?: string | null;
   created_at: number;
+}
+
+/** The limit of a collection's instructions (openapi.yaml CollectionInstructions). */
+export const INSTRUCTIONS_LIMIT = 1000;
+
+/** Which collections' instructions a result was made with, and whether its engine followed them. */
+export interface InstructionsUsed {
+  followed: boolean;
+  collections: CollectionRef[];
+}
+
+/** What the service says of a generated result (Insights, an artifact) beside its content. */
+export interface Freshness {
+  /** Made before a correction of the transcript or a change of the collections' instructions. */
+  outdated?: boolean;
+  /** Why (older services: absent, meaning the transcript). */
+  outdated_reasons?: Array<'transcript' | 'instructions'>;
+  collection_instructions?: InstructionsUsed | null;
 }
 
 export interface NoteSummary {
@@ -85,7 +105,7 @@ export interface CitedText {
   citations: number[];
 }
 
-export interface Insights {
+export interface Insights extends Freshness {
   engine: string;
   generated_at: number;
   summary: CitedText;

@@ -1,5 +1,6 @@
 // @ts-check
-import { isUuid, noteIdArg } from '../args.mjs';
+import { readFile } from 'node:fs/promises';
+import { isUuid, noteIdArg, stringOption } from '../args.mjs';
 import { UsageError } from '../errors.mjs';
 import { info, printJson } from '../output.mjs';
 
@@ -35,6 +36,46 @@ export async function collectionIdOf(api, value, command) {
   return found.collection_id;
 }
 
+/** @type {Record<string, import('../types.mjs').OptionSpec>} */
+const INSTRUCTIONS_OPTIONS = {
+  instructions: {
+    type: 'string',
+    value: 'text',
+    description: "What its notes' Insights and artifacts should bring out (at most 1,000 characters)",
+  },
+  'instructions-file': {
+    type: 'string',
+    value: 'path',
+    description: 'The instructions from a UTF-8 text file (line breaks kept)',
+  },
+};
+
+const INSTRUCTIONS_DETAILS =
+  "Instructions tell the AI engines what the Insights and artifacts of the collection's notes should\n" +
+  "bring out ('Action items only'); the local extractive engine cannot follow them, and its results\n" +
+  'say so. A note in several collections gets all their instructions, by collection name.';
+
+/**
+ * The instructions given with --instructions or --instructions-file; undefined when neither.
+ * @param {import('../types.mjs').OptionValues} values
+ * @param {string} command
+ * @returns {Promise<string | undefined>}
+ */
+async function instructionsOption(values, command) {
+  const text = stringOption(values, 'instructions');
+  const file = stringOption(values, 'instructions-file');
+  if (text !== undefined && file !== undefined) {
+    throw new UsageError('give --instructions or --instructions-file, not both', command);
+  }
+  if (file === undefined) return text;
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    const code = /** @type {{ code?: string }} */ (error).code;
+    throw new UsageError(`cannot read '${file}'${code ? ` (${code})` : ''}`, command);
+  }
+}
+
 /** @param {string} collectionId */
 function collectionPath(collectionId) {
   return `/v1/collections/${encodeURIComponent(collectionId)}`;
@@ -57,17 +98,24 @@ export const collectionsList = {
 /** @type {import('../types.mjs').CommandSpec} */
 export const collectionsCreate = {
   name: 'collections create',
-  summary: 'Create a collection (names are unique, 1 to 100 characters)',
+  summary: 'Create a collection (names are unique, 1 to 100 characters), with instructions if given',
   operation: 'createCollection',
   args: ['<name>'],
-  options: {},
-  examples: ["notes collections create 'Product'"],
-  async run({ positionals, client }) {
+  options: INSTRUCTIONS_OPTIONS,
+  details: INSTRUCTIONS_DETAILS,
+  examples: [
+    "notes collections create 'Product'",
+    "notes collections create Recipes --instructions 'Ingredients with amounts first, then the steps.'",
+    'notes collections create Study --instructions-file study-instructions.txt',
+  ],
+  async run({ positionals, values, client }) {
+    const command = 'collections create';
     const name = positionals[0] ?? '';
-    if (!name.trim()) throw new UsageError('the name must not be empty', 'collections create');
+    if (!name.trim()) throw new UsageError('the name must not be empty', command);
+    const instructions = await instructionsOption(values, command);
     const { body } = await client().request('POST', '/v1/collections', {
-      body: { name },
-      what: 'collections create',
+      body: instructions === undefined ? { name } : { name, instructions },
+      what: command,
     });
     printJson(body);
   },
@@ -93,6 +141,56 @@ export const collectionsRename = {
     const { body } = await api.request('PATCH', collectionPath(collectionId), {
       body: { name },
       what: `collections rename ${collectionId}`,
+    });
+    printJson(body);
+  },
+};
+
+/** @type {import('../types.mjs').CommandSpec} */
+export const collectionsUpdate = {
+  name: 'collections update',
+  summary: 'Rename a collection, or set or clear its instructions',
+  operation: 'updateCollection',
+  args: ['<collection>'],
+  options: {
+    name: { type: 'string', value: 'name', description: 'The new name' },
+    ...INSTRUCTIONS_OPTIONS,
+    'clear-instructions': { type: 'boolean', description: 'Remove the instructions' },
+  },
+  details:
+    '<collection> is the collection ID or its current name. Give at least one option; what is not\n' +
+    'given stays as it is. Insights and artifacts made with other instructions then say outdated.\n' +
+    INSTRUCTIONS_DETAILS,
+  examples: [
+    "notes collections update Recipes --instructions 'Ingredients with amounts first, then the steps.'",
+    'notes collections update Study --instructions-file study-instructions.txt',
+    `notes collections update ${EXAMPLE_ID} --name 'Product 2027' --clear-instructions`,
+  ],
+  async run({ positionals, values, client }) {
+    const command = 'collections update';
+    const name = stringOption(values, 'name');
+    if (name !== undefined && !name.trim()) throw new UsageError('the new name must not be empty', command);
+    const instructions = await instructionsOption(values, command);
+    const clear = values['clear-instructions'] === true;
+    if (clear && instructions !== undefined) {
+      throw new UsageError('give new instructions or --clear-instructions, not both', command);
+    }
+    /** @type {{ name?: string, instructions?: string | null }} */
+    const changes = {};
+    if (name !== undefined) changes.name = name;
+    if (instructions !== undefined) changes.instructions = instructions;
+    if (clear) changes.instructions = null;
+    if (Object.keys(changes).length === 0) {
+      throw new UsageError(
+        'give --name, --instructions, --instructions-file or --clear-instructions',
+        command,
+      );
+    }
+    const api = client();
+    const collectionId = await collectionIdOf(api, positionals[0], command);
+    const { body } = await api.request('PATCH', collectionPath(collectionId), {
+      body: changes,
+      what: `${command} ${collectionId}`,
     });
     printJson(body);
   },
@@ -173,11 +271,13 @@ export const collectionsRemove = {
 /** @type {import('../types.mjs').GroupSpec} */
 export const collectionsGroup = {
   name: 'collections',
-  summary: 'Organise notes in collections: list, create, rename, delete; add and remove notes.',
+  summary:
+    'Organise notes in collections: list, create, rename or update (instructions), delete; add and remove notes.',
   commands: [
     collectionsList,
     collectionsCreate,
     collectionsRename,
+    collectionsUpdate,
     collectionsDelete,
     collectionsAdd,
     collectionsRemove,

@@ -81,34 +81,60 @@ export class DynamoCollectionStore implements CollectionStore {
     return items.map((item) => withoutKeys<Collection>(item));
   }
 
-  async renameCollection(
+  async updateCollection(
     accountId: string,
     collectionId: string,
-    name: string,
+    changes: { name?: string; instructions?: string | null },
     now: number,
   ): Promise<Collection | null> {
     const current = await this.getCollection(accountId, collectionId);
     if (!current) return null;
-    const renamesKey = nameKey(name) !== nameKey(current.name);
+    const { name, instructions } = changes;
+    const renamesKey = name !== undefined && nameKey(name) !== nameKey(current.name);
     if (renamesKey) await this.reserveName(accountId, name, collectionId, now);
-    const renamed = await writeIf(
+    // The instructions live on the collection item, absent when there are none.
+    const set = ['updated_at = :now'];
+    const remove: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':now': now };
+    if (name !== undefined) {
+      set.push('#name = :name');
+      names['#name'] = 'name';
+      values[':name'] = name;
+    }
+    if (instructions !== undefined) {
+      names['#instructions'] = 'instructions';
+      if (instructions === null) remove.push('#instructions');
+      else {
+        set.push('#instructions = :instructions');
+        values[':instructions'] = instructions;
+      }
+    }
+    const updated = await writeIf(
       this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: keys.collection(accountId, collectionId),
-        UpdateExpression: 'SET #name = :name, updated_at = :now',
+        UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': name, ':now': now },
+        ...(Object.keys(names).length > 0 ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
       }),
     );
-    if (!renamed) {
+    if (!updated) {
       // Deleted meanwhile: give the new name back.
       if (renamesKey) await this.releaseName(accountId, name, collectionId);
       return null;
     }
     if (renamesKey) await this.releaseName(accountId, current.name, collectionId);
-    return { ...current, name, updated_at: now };
+    const { instructions: before, ...rest } = current;
+    const after = instructions === undefined ? before : instructions;
+    return {
+      ...rest,
+      ...(name === undefined ? {} : { name }),
+      ...(after ? { instructions: after } : {}),
+      updated_at: now,
+    };
   }
 
   /** Filings first, the collection next, its name last: an interrupted deletion can be repeated. */

@@ -41,7 +41,9 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * Collections (src/adapters/dynamodb/collection-store.ts): a filing puts one note in one collection. Its
  * sort key starts with the note's prefix, so deleting a note deletes its filings; gsi1 lists a
  * collection's notes newest first, like listNotes. A name item reserves a collection name (lower-cased)
- * for the collection that holds it, so two collections of one account never share a name.
+ * for the collection that holds it, so two collections of one account never share a name. A
+ * collection's instructions are an attribute of the collection item (no key of their own): the notes'
+ * Insights and artifacts record the instructions they were made with and compare them when read.
  *
  * Jobs in flight (queued or processing) carry gsi1 keys, removed when they end (every change of status
  * rewrites the whole item): the reconciler on AWS (src/domain/job-reconciliation.ts) reads them from

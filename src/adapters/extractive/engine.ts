@@ -24,6 +24,8 @@ const NO_SPEECH = 'No speech was recognised in this recording.';
  */
 export class ExtractiveInsightsEngine implements InsightsEngine {
   readonly name = 'local-extractive';
+  /** It picks sentences from the transcript: instructions cannot change what it picks (results say so). */
+  readonly followsInstructions = false;
 
   async generateInsights(request: InsightsRequest): Promise<InsightsContent> {
     await loadNlp();

@@ -2,11 +2,13 @@ import type { ArtifactKind } from '../../domain/artifacts.ts';
 import type { ConversationSegment } from '../../domain/transcript.ts';
 import type { ArtifactRequest } from '../../ports/artifact-engine.ts';
 import {
-  budgetChars,
   fitTranscript,
+  INSTRUCTIONS_RULE,
+  instructionsBlock,
   type PromptOptions,
   SPEAKER_LABEL_RULE,
   speakersBlock,
+  transcriptBudget,
 } from './prompt.ts';
 
 export interface ArtifactPrompt {
@@ -26,22 +28,23 @@ const NAMES: Record<ArtifactKind, string> = {
 
 export function buildArtifactPrompt(request: ArtifactRequest, options: PromptOptions = {}): ArtifactPrompt {
   const segments = request.transcription.conversation_segments;
-  const { lines, shown } = fitTranscript(segments, budgetChars(options));
+  const instructions = instructionsBlock(request.instructions);
+  const { lines, shown } = fitTranscript(segments, transcriptBudget(options, instructions));
   const truncated = shown.length < segments.length;
   const note = truncated
     ? `The transcript is long: only its first ${lines.length} of ${segments.length} lines are shown. ` +
       'Base the work on these lines only.\n'
     : '';
   return {
-    system: systemPrompt(request),
+    system: systemPrompt(request, instructions !== ''),
     // The title is user-supplied; it is context, not an instruction, and is quoted as data.
-    user: `Title: ${JSON.stringify(request.title)}\n${note}${speakersBlock(segments, request.speaker_names)}Transcript:\n${lines.join('\n')}`,
+    user: `Title: ${JSON.stringify(request.title)}\n${instructions}${note}${speakersBlock(segments, request.speaker_names)}Transcript:\n${lines.join('\n')}`,
     shown,
     truncated,
   };
 }
 
-function systemPrompt(request: ArtifactRequest): string {
+function systemPrompt(request: ArtifactRequest, instructed: boolean): string {
   const date = new Date(request.reference_time).toISOString().slice(0, 10);
   const spoken = request.transcription.language || 'unknown';
   return [
@@ -54,6 +57,7 @@ function systemPrompt(request: ArtifactRequest): string {
     SPEAKER_LABEL_RULE,
     ...(request.kind === 'podcast' ? citationRules : evidenceRules(spoken)),
     `- Write all text in the language with code ${request.language} (the transcript's language code is ${spoken}).`,
+    ...(instructed ? [INSTRUCTIONS_RULE] : []),
   ].join('\n');
 }
 

@@ -8,6 +8,8 @@ export type BedrockArtifactOptions = BedrockOptions;
 /** Artifacts through the Bedrock Converse API: a forced tool call per kind (see `bedrock-converse.ts`). */
 export class BedrockArtifactEngine implements ArtifactEngine {
   readonly name: string;
+  /** The collections' instructions go into the prompt (prompt.ts, artifact-prompt.ts). */
+  readonly followsInstructions = true;
   private readonly bedrock: BedrockConverse;
 
   constructor(

@@ -10,6 +10,8 @@ export type BedrockInsightsOptions = BedrockOptions;
 /** Insights through the Bedrock Converse API: a forced `record_insights` tool call (see `bedrock-converse.ts`). */
 export class BedrockInsightsEngine implements InsightsEngine {
   readonly name: string;
+  /** The collections' instructions go into the prompt (prompt.ts, artifact-prompt.ts). */
+  readonly followsInstructions = true;
   private readonly bedrock: BedrockConverse;
 
   constructor(

@@ -8,6 +8,8 @@ export type OpenAiChatArtifactOptions = OpenAiChatOptions;
 /** Artifacts through OpenAI-compatible chat completions with the kind's JSON schema (see `openai-chat.ts`). */
 export class OpenAiChatArtifactEngine implements ArtifactEngine {
   readonly name: string;
+  /** The collections' instructions go into the prompt (prompt.ts, artifact-prompt.ts). */
+  readonly followsInstructions = true;
   private readonly chat: OpenAiChat;
 
   constructor(private readonly options: OpenAiChatArtifactOptions) {

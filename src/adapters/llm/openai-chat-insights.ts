@@ -9,6 +9,8 @@ export type OpenAiChatInsightsOptions = OpenAiChatOptions;
 /** Insights through OpenAI-compatible chat completions with the Insights JSON schema (see `openai-chat.ts`). */
 export class OpenAiChatInsightsEngine implements InsightsEngine {
   readonly name: string;
+  /** The collections' instructions go into the prompt (prompt.ts, artifact-prompt.ts). */
+  readonly followsInstructions = true;
   private readonly chat: OpenAiChat;
 
   constructor(private readonly options: OpenAiChatInsightsOptions) {

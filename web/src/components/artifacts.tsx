@@ -2,6 +2,7 @@ import { madeBy } from '../engine-words.ts';
 import { clock } from '../format.ts';
 import type { Player } from '../player/playback.ts';
 import { textSaysQuote } from '../quote-in-text.ts';
+import type { Freshness } from '../types.ts';
 import { Citations } from './citations.tsx';
 
 interface Evidence {
@@ -9,7 +10,7 @@ interface Evidence {
   quote: string;
 }
 
-export interface Artifact {
+export interface Artifact extends Freshness {
   kind: 'epiphany' | 'deep_research' | 'podcast';
   title: string;
   engine: string;

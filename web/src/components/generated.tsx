@@ -5,10 +5,11 @@ import { useApp } from '../context.ts';
 import { stageLabel } from '../format.ts';
 import { useInterval, useLoad } from '../hooks.ts';
 import type { Playback } from '../player/playback.ts';
-import type { Insights, Job } from '../types.ts';
+import type { Freshness, Insights, Job } from '../types.ts';
 import { ActionButton } from './action-button.tsx';
 import { type Artifact, ArtifactView } from './artifacts.tsx';
 import { InsightsView } from './insights.tsx';
+import { InstructionsUsedNote } from './instructions-used.tsx';
 
 export type GeneratedKind = 'insights' | 'epiphany' | 'deep_research' | 'podcast';
 
@@ -32,19 +33,23 @@ function pathOf(noteId: string, kind: GeneratedKind): string {
 
 /**
  * One generated result of a note (Insights or an artifact): generate it, follow its job's stage, show
- * it with its citations, regenerate it. `outdated` says the transcript was corrected after it was made.
+ * it with its citations and the collections' instructions it was made with, regenerate it. `outdated`
+ * says the transcript was corrected, or the instructions changed, after it was made.
  */
 export function GeneratedPanel({
   noteId,
   kind,
   player,
   transcriptVersion,
+  filing,
 }: {
   noteId: string;
   kind: GeneratedKind;
   player: Playback;
   /** Changes with every correction (the transcript's ETag): the result is read again, to say whether it is outdated. */
   transcriptVersion: string;
+  /** The note's collections (their IDs): filed or taken out, the result is read again, as for a correction. */
+  filing: string;
 }) {
   const { api, announce } = useApp();
   const state = useLoad<Outcome>(`${noteId}:${kind}`, async () => {
@@ -63,12 +68,13 @@ export function GeneratedPanel({
   useInterval(outcome?.kind === 'working', POLL_MS, state.reload);
   // After a correction, at once: the service says whether the result still matches the transcript
   // (read again in place: what is shown stays until the answer comes, so nothing jumps).
-  const seenVersion = useRef(transcriptVersion);
+  const version = `${transcriptVersion}|${filing}`;
+  const seenVersion = useRef(version);
   useEffect(() => {
-    if (seenVersion.current === transcriptVersion) return;
-    seenVersion.current = transcriptVersion;
+    if (seenVersion.current === version) return;
+    seenVersion.current = version;
     state.reload();
-  }, [transcriptVersion, state.reload]);
+  }, [version, state.reload]);
 
   // The failure (a missing permission, a refusal) shows beside the button, where it was pressed.
   const generate = useAction(async () => {
@@ -119,12 +125,9 @@ export function GeneratedPanel({
           {outcome.detail}
         </p>
       )}
-      {outcome?.kind === 'ready' && isOutdated(outcome.result) && (
-        <p class="notice">
-          Made from the transcript as it was before your latest correction: it may quote words that have
-          changed since. <strong>Regenerate with the corrections</strong> brings it up to date.
-        </p>
-      )}
+      {outcome?.kind === 'ready' && <OutdatedNotice reasons={outdatedBy(outcome.result)} />}
+      {/* Before the content: whose instructions shaped it, or that they could not, is read first. */}
+      {outcome?.kind === 'ready' && <InstructionsUsedNote used={outcome.result.collection_instructions} />}
       {outcome?.kind === 'ready' &&
         (kind === 'insights' ? (
           <InsightsView insights={outcome.result as Insights} player={player} />
@@ -135,14 +138,33 @@ export function GeneratedPanel({
   );
 }
 
-/** Made from the transcript as it was before a correction (the service says so). */
-function isOutdated(result: object): boolean {
-  return 'outdated' in result && result.outdated === true;
+type OutdatedReason = NonNullable<Freshness['outdated_reasons']>[number];
+
+/** Why the result is older than what it is made from (the service says so); a service that gives no reason means the transcript. */
+function outdatedBy(result: Freshness): OutdatedReason[] {
+  if (result.outdated !== true) return [];
+  return result.outdated_reasons?.length ? result.outdated_reasons : ['transcript'];
+}
+
+function OutdatedNotice({ reasons }: { reasons: OutdatedReason[] }) {
+  if (reasons.length === 0) return null;
+  const transcript = reasons.includes('transcript');
+  const instructions = reasons.includes('instructions');
+  return (
+    <p class="notice">
+      {transcript &&
+        'Made from the transcript as it was before your latest correction: it may quote words that have changed since. '}
+      {instructions &&
+        `Made ${transcript ? 'also ' : ''}before the instructions of this note’s collections changed (edited, or the note filed in or taken out of a collection with instructions). `}
+      <strong>{transcript ? 'Regenerate with the corrections' : 'Regenerate with the instructions'}</strong>{' '}
+      brings it up to date.
+    </p>
+  );
 }
 
 function buttonLabel(kind: GeneratedKind, outcome: Outcome): string {
   if (outcome.kind === 'none') return `Generate ${TITLES[kind].toLowerCase()}`;
-  return outcome.kind === 'ready' && isOutdated(outcome.result)
-    ? 'Regenerate with the corrections'
-    : 'Regenerate';
+  const reasons = outcome.kind === 'ready' ? outdatedBy(outcome.result) : [];
+  if (reasons.includes('transcript')) return 'Regenerate with the corrections';
+  return reasons.includes('instructions') ? 'Regenerate with the instructions' : 'Regenerate';
 }

@@ -15,11 +15,14 @@ export function NotePanels({
   noteId,
   player,
   transcriptVersion,
+  filing,
 }: {
   noteId: string;
   player: Playback;
   /** The transcript's version (its ETag): each panel reads its result again when it changes. */
   transcriptVersion: string;
+  /** The note's collections, as IDs: their instructions bear on the results, read again when it changes. */
+  filing: string;
 }) {
   const [chosen, setChosen] = useState<GeneratedKind>('insights');
   const [opened, setOpened] = useState<ReadonlySet<GeneratedKind>>(() => new Set(['insights']));
@@ -79,6 +82,7 @@ export function NotePanels({
               kind={kind}
               player={player}
               transcriptVersion={transcriptVersion}
+              filing={filing}
             />
           )}
         </div>

@@ -121,6 +121,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
             noteId={noteId}
             player={playback}
             transcriptVersion={transcript.etag ?? String(transcript.data.revision ?? 0)}
+            filing={note.collections.map((collection) => collection.collection_id).join(' ')}
           />
           <TranscriptView
             noteId={noteId}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
 import { ActionFeedback } from '../components/action-feedback.tsx';
+import { CollectionInstructions } from '../components/collection-instructions.tsx';
 import { CollectionsPanel, useCollections } from '../components/collections.tsx';
 import { NoteRow } from '../components/note-row.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
@@ -74,6 +75,13 @@ export function NotesPage({
       <section aria-labelledby="notes-title" class="grow">
         <h1 id="notes-title">{heading}</h1>
         {collectionId && <p class="meta">A collection of your notes.</p>}
+        {state === 'active' && collection && (
+          <CollectionInstructions
+            key={collection.collection_id}
+            collection={collection}
+            onSaved={collections.reload}
+          />
+        )}
         {state === 'active' && <UploadArea collection={collection ?? null} onNoteCreated={first.reload} />}
         {first.error && (
           <p role="alert" class="error">

@@ -16,6 +16,8 @@ import { podcast } from './podcast.ts';
  */
 export class ExtractiveArtifactEngine implements ArtifactEngine {
   readonly name = 'local-extractive';
+  /** It picks sentences from the transcript: instructions cannot change what it picks (results say so). */
+  readonly followsInstructions = false;
 
   async generateArtifact<K extends ArtifactKind>(request: ArtifactRequest<K>): Promise<ArtifactDrafts[K]> {
     await loadNlp();
