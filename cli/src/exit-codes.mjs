@@ -24,6 +24,7 @@ export const EXIT_CODE_HELP = [
   [EXIT.REJECTED, 'request rejected (400, 413, 415, 422, other 4xx)'],
   [EXIT.TIMEOUT, '--wait deadline (--timeout) reached; the job is not cancelled'],
   [EXIT.UNAVAILABLE, 'service unavailable (429, 5xx or network error after retries)'],
+  [130, 'notes watch or export stopped by Ctrl-C (143: by SIGTERM); its state is saved'],
 ];
 
 /**

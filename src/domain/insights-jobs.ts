@@ -6,10 +6,11 @@ import { isHeld, type Job, type JobKind, type JobStatusView, jobStatusView, queu
 import { requestJobRun } from './job-requests.ts';
 import { deleteJobOfKind } from './job-transitions.ts';
 import { insightsLost } from './lost-results.ts';
-import { type InsightsView, insightsWithNames } from './named-results.ts';
+import type { InsightsView } from './named-results.ts';
 import { requireNoteWithItems } from './note-lookup.ts';
 import { objectKeys } from './object-keys.ts';
-import { type Shown, withFreshness } from './result-freshness.ts';
+import type { Shown } from './result-freshness.ts';
+import { shownInsights } from './shown-insights.ts';
 import { readInsights } from './stored-results.ts';
 
 /**
@@ -65,9 +66,10 @@ export async function getInsights(
   if (insights === 'unreadable') {
     throw new FailedJobError(jobStatusView(await insightsLost(deps, job), note.title));
   }
-  // Names first: they rewrite every text of the result, and the collections' names are not speakers'.
-  const named = insightsWithNames(insights, note.speaker_names);
-  return { kind: 'ready', insights: withFreshness(named, jobs.get('transcription') ?? null, filed) };
+  return {
+    kind: 'ready',
+    insights: shownInsights(insights, note.speaker_names, jobs.get('transcription') ?? null, filed),
+  };
 }
 
 /** Removes a note's Insights (with its transcription: they are derived from it). */

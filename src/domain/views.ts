@@ -3,9 +3,10 @@ import { collectionRef } from './collections.ts';
 import { partedEntityTag } from './entity-tags.ts';
 import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
-import { type InsightsView, insightsWithNames } from './named-results.ts';
+import type { InsightsView } from './named-results.ts';
 import type { AudioInfo, Note } from './note.ts';
-import { type Shown, withFreshness } from './result-freshness.ts';
+import type { Shown } from './result-freshness.ts';
+import { shownInsights } from './shown-insights.ts';
 import type { Transcription } from './transcript.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
 import type { VoiceMatch } from './voice-profile.ts';
@@ -61,9 +62,7 @@ export function noteView(
     collections: filed.map(collectionRef),
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
     transcription: transcription && transcriptionView(transcription, note.speaker_names, { words: false }),
-    // Names first: they rewrite every text of the result, and the collections' names are not speakers'.
-    insights:
-      insights && withFreshness(insightsWithNames(insights, note.speaker_names), transcriptionJob, filed),
+    insights: insights && shownInsights(insights, note.speaker_names, transcriptionJob, filed),
   };
 }
 

@@ -362,7 +362,8 @@ describe('file names of exported notes', () => {
     expect(safeBaseName('Line\none\ttab\u0000nul')).toBe('Line one tab nul');
     expect(safeBaseName('Plan <v2> | "final" [#3]^')).toBe('Plan v2 final 3');
     expect(safeBaseName('CON')).toBe('CON_');
-    expect(safeBaseName('lpt1.notes')).toBe('lpt1.notes_');
+    expect(safeBaseName('lpt1.notes')).toBe('lpt1_.notes');
+    expect(safeBaseName('con.md')).toBe('con_.md');
     expect(safeBaseName('Ends with dots... ')).toBe('Ends with dots');
     expect(safeBaseName(' /// ')).toBe('Untitled');
   });

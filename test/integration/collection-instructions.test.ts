@@ -231,4 +231,21 @@ describe('instructions per collection over HTTP', () => {
       outdated_reasons: ['instructions'],
     });
   });
+
+  it('keeps Insights current when the instructions name a speaker label that the note has given a name', async () => {
+    const noteId = await transcribedNote('Interview');
+    const collection = await create({ name: 'Interviews', instructions: 'Speaker 1 is the interviewer.' });
+    await file(collection.collection_id, noteId);
+    const named = await api('PATCH', `/v1/notes/${noteId}`, {
+      body: { speaker_names: { 'Speaker 1': 'Ada' } },
+    });
+    expect(named.status, JSON.stringify(named.body)).toBe(200);
+    await generated(noteId, 'insights');
+    const shown = await read(noteId, 'insights');
+    expect(shown).toMatchObject({ outdated: false, outdated_reasons: [] });
+    // The person's instructions are shown as written, not with the speaker's name put in.
+    expect(JSON.stringify(shown.collection_instructions)).not.toContain('Ada');
+    const note = await api('GET', `/v1/notes/${noteId}`);
+    expect(note.body.insights).toMatchObject({ outdated: false, outdated_reasons: [] });
+  });
 });

@@ -35,8 +35,9 @@ export function safeBaseName(title) {
   name = name.replace(/^[.\s]+/, '');
   name = truncateUtf8(name, MAX_NAME_BYTES).replace(/[.\s]+$/, '');
   if (!name) return 'Untitled';
-  const stem = name.split('.')[0] ?? name;
-  if (WINDOWS_DEVICE_NAMES.test(stem.trim())) name = `${name}_`;
+  const [stem = name, ...rest] = name.split('.');
+  // Windows reserves a device name before the first dot whatever follows: the mark goes on the stem.
+  if (WINDOWS_DEVICE_NAMES.test(stem.trim())) name = [`${stem}_`, ...rest].join('.');
   return name;
 }
 

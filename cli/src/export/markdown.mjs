@@ -7,7 +7,7 @@
 /**
  * Changes whenever the layout below does, so that files are rendered again (state.mjs `layout`).
  */
-export const LAYOUT = 'notes-export-1';
+export const LAYOUT = 'notes-export-2';
 
 /**
  * @typedef {object} Segment
@@ -24,6 +24,7 @@ export const LAYOUT = 'notes-export-1';
  * @property {number} generated_at
  * @property {number} [transcript_revision]
  * @property {boolean} [outdated]
+ * @property {string[]} [outdated_reasons] `transcript`, `instructions`
  * @property {CitedText} summary
  * @property {CitedText[]} key_points
  * @property {{ text: string, owner: string | null, due_date: string | null }[]} action_items
@@ -112,18 +113,30 @@ export function renderNote(note, { appUrl }) {
 }
 
 /**
+ * Why the Insights may no longer match, in the service's reasons (a correction, new instructions).
+ * @param {string[]} reasons
+ * @returns {string}
+ */
+function outdatedNote(reasons) {
+  const corrected = reasons.includes('transcript');
+  const instructed = reasons.includes('instructions');
+  if (corrected && instructed) {
+    return 'The transcript was corrected and the collections’ instructions changed after these Insights were generated.';
+  }
+  if (instructed) {
+    return 'The collections’ instructions changed after these Insights were generated: they follow the earlier ones.';
+  }
+  return 'The transcript was corrected after these Insights were generated: they may quote or miss what it says now.';
+}
+
+/**
  * The Insights' sections, each only when it has something.
  * @param {Insights} insights
  * @returns {string[]}
  */
 function insightSections(insights) {
   const lines = [];
-  if (insights.outdated) {
-    lines.push(
-      '',
-      '> [!note] The transcript was corrected after these Insights were generated: they may quote or miss what it says now.',
-    );
-  }
+  if (insights.outdated) lines.push('', `> [!note] ${outdatedNote(insights.outdated_reasons ?? [])}`);
   if (insights.summary?.text) lines.push('', '## Summary', '', inline(insights.summary.text));
   if (insights.action_items.length) {
     lines.push('', '## Action items', '');

@@ -159,6 +159,8 @@ export class FolderWatcher {
    */
   async #scanAndSend() {
     const entries = await this.#scan();
+    // Unreadable (a share that dropped out): what was handled stays handled until it can be read again.
+    if (entries === null) return [];
     const now = Date.now();
     const present = new Set(entries.map((entry) => entry.path));
     this.#tracker.keepOnly(present);
@@ -192,7 +194,7 @@ export class FolderWatcher {
     return settling;
   }
 
-  /** @returns {Promise<FolderEntry[]>} */
+  /** @returns {Promise<FolderEntry[] | null>} null: the folder cannot be read now */
   async #scan() {
     try {
       const entries = await scanFolder(this.#settings.folder);
@@ -206,7 +208,7 @@ export class FolderWatcher {
       // A network share that dropped out: keep trying, as for the service.
       if (!this.#unreadable) info(`${message}; trying again every ${this.#settings.pollMs / 1000} s.`);
       this.#unreadable = true;
-      return [];
+      return null;
     }
   }
 
@@ -307,7 +309,8 @@ export class FolderWatcher {
         });
       });
     } catch (error) {
-      if (this.#signal.aborted || isFatal(error)) throw error;
+      // A run of --once stops at an outage (exit 8), the file left `uploading`: the next run sends it.
+      if (this.#signal.aborted || isFatal(error) || (this.#settings.once && isOutage(error))) throw error;
       if (error instanceof FileGoneError) {
         info(`${entry.name} disappeared before it was sent; it is sent if it comes back.`);
         return;
@@ -329,7 +332,10 @@ export class FolderWatcher {
    * @param {Waiting} waiting
    */
   #await(sha256, waiting) {
-    this.#pending.set(sha256, [...(this.#pending.get(sha256) ?? []), waiting]);
+    const already = this.#pending.get(sha256) ?? [];
+    // The same file seen again while its transcription is awaited is finished once.
+    if (already.some((other) => other.entry.path === waiting.entry.path)) return;
+    this.#pending.set(sha256, [...already, waiting]);
   }
 
   /** Reads the transcription of every note awaited; finishes those that completed or failed. */
@@ -483,4 +489,12 @@ class FileGoneError extends Error {
  */
 function isFatal(error) {
   return error instanceof CliError && error.exitCode === EXIT.AUTH;
+}
+
+/**
+ * The service did not answer (network error, 429, 5xx after the client's retries): not the file's fault.
+ * @param {unknown} error
+ */
+function isOutage(error) {
+  return error instanceof CliError && error.exitCode === EXIT.UNAVAILABLE;
 }
