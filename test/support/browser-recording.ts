@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Job } from '../../src/domain/job.ts';
 import { objectKeys } from '../../src/domain/object-keys.ts';
 import type { Services } from '../../src/wiring/services.ts';
 
@@ -34,6 +35,8 @@ export async function storeUntranscribedBrowserRecording(
   services: Pick<Services, 'notes' | 'blobs'>,
   account: string,
   note: { id: string; title: string; seconds: number },
+  /** Where its transcription is instead of queued (e.g. waiting for a recogniser). */
+  job: Partial<Pick<Job, 'status' | 'stage' | 'waiting'>> = {},
 ): Promise<void> {
   const audio = await liveWebmOf(note.seconds);
   const now = Date.now();
@@ -47,6 +50,7 @@ export async function storeUntranscribedBrowserRecording(
     created_at: now,
     updated_at: now,
     detail: null,
+    ...job,
   });
   await services.notes.createNoteIfAbsent({
     account_id: account,

@@ -7,7 +7,9 @@ const LABELS: Record<JobState, string> = {
   failed: 'Failed',
 };
 
-export function StatusBadge({ status }: { status: JobState | null }) {
+/** `stage`, where known (a note's page): a recording waiting for a recogniser is not transcribing yet. */
+export function StatusBadge({ status, stage }: { status: JobState | null; stage?: string | undefined }) {
   if (!status) return <span class="badge">No recording</span>;
-  return <span class={`badge ${status}`}>{LABELS[status]}</span>;
+  const label = status === 'processing' && stage === 'waiting' ? 'Waiting' : LABELS[status];
+  return <span class={`badge ${status}`}>{label}</span>;
 }

@@ -101,7 +101,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
       <TitleEditor note={note} etag={view.data.etag} onChanged={view.reload} />
       <p class="meta">
         {when(note.created_at)} {note.audio && `· ${bytes(note.audio.size_bytes)}`}{' '}
-        <StatusBadge status={note.transcription_status} />
+        <StatusBadge status={note.transcription_status} stage={note.transcription_job?.stage} />
         {note.state === 'trashed' && <span class="badge failed">In the trash</span>}
       </p>
       <Filing note={note} onChanged={view.reload} />
