@@ -14,6 +14,9 @@ export const EXIT = Object.freeze({
 });
 
 /** One line per code, for `notes --help` and error messages. */
+/** The shell's convention for a process ended by a signal: 128 + the signal's number. */
+export const EXIT_BY_SIGNAL = Object.freeze({ SIGINT: 130, SIGTERM: 143 });
+
 export const EXIT_CODE_HELP = [
   [EXIT.OK, 'success'],
   [EXIT.UNEXPECTED, 'unexpected error'],
@@ -24,7 +27,7 @@ export const EXIT_CODE_HELP = [
   [EXIT.REJECTED, 'request rejected (400, 413, 415, 422, other 4xx)'],
   [EXIT.TIMEOUT, '--wait deadline (--timeout) reached; the job is not cancelled'],
   [EXIT.UNAVAILABLE, 'service unavailable (429, 5xx or network error after retries)'],
-  [130, 'notes watch or export stopped by Ctrl-C (143: by SIGTERM); its state is saved'],
+  [EXIT_BY_SIGNAL.SIGINT, 'notes watch or export stopped by Ctrl-C (143: by SIGTERM); its state is saved'],
 ];
 
 /**

@@ -198,3 +198,16 @@ function networkReason(error) {
   }
   return String(error);
 }
+
+/**
+ * The client without its own retries (one attempt per request): for a caller that waits out a
+ * service that is down itself, saying so once, instead of the client's line per retry and its exit 8.
+ * @param {ApiClient} direct
+ * @returns {ApiClient}
+ */
+export function withoutClientRetries(direct) {
+  return {
+    baseUrl: direct.baseUrl,
+    request: (method, path, options = {}) => direct.request(method, path, { retries: 0, ...options }),
+  };
+}

@@ -13,11 +13,11 @@ export function distinctDraft<K extends ArtifactKind>(kind: K, draft: ArtifactDr
   return draft;
 }
 
-export function distinctEpiphany(content: EpiphanyContent): EpiphanyContent {
+function distinctEpiphany(content: EpiphanyContent): EpiphanyContent {
   return { ideas: distinctBy(content.ideas, (idea) => idea.title) };
 }
 
-export function distinctDeepResearch(content: DeepResearchContent): DeepResearchContent {
+function distinctDeepResearch(content: DeepResearchContent): DeepResearchContent {
   return {
     summary: content.summary,
     research_questions: distinctBy(content.research_questions, (item) => item.question),

@@ -17,13 +17,15 @@ export function distinctBy<T>(
   const byTerm = new Map<string, number[]>();
   for (const item of items) {
     const key = sentenceKey(textOf(item));
-    const earlier = byText.get(key.normalised) ?? nearSame(key, kept, byTerm);
+    // Normalised text drops the "?": a question is looked up apart from its answer, as sameSentence says.
+    const exact = `${key.question ? '?' : '.'}${key.normalised}`;
+    const earlier = byText.get(exact) ?? nearSame(key, kept, byTerm);
     const entry = earlier === undefined ? undefined : kept[earlier];
     if (entry) {
       entry.item = merge(entry.item, item);
       continue;
     }
-    byText.set(key.normalised, kept.length);
+    byText.set(exact, kept.length);
     for (const term of key.terms.keys()) {
       const postings = byTerm.get(term);
       if (postings) postings.push(kept.length);

@@ -38,7 +38,7 @@ export function withFreshness<T extends Stored>(
   transcriptionJob: Job | null,
   filed: readonly Collection[],
 ): Shown<T> {
-  const { instructions, instructions_followed, ...rest } = result;
+  const { instructions, instructions_followed: _followed, ...rest } = result;
   const revision = withRevisionState(rest, transcriptionJob);
   const reasons: OutdatedReason[] = [];
   if (revision.outdated) reasons.push('transcript');
@@ -49,12 +49,6 @@ export function withFreshness<T extends Stored>(
       typeof revision),
     outdated: reasons.length > 0,
     outdated_reasons: reasons,
-    collection_instructions: instructionsUsed(
-      {
-        ...(instructions ? { instructions } : {}),
-        ...(instructions_followed === undefined ? {} : { instructions_followed }),
-      },
-      filed,
-    ),
+    collection_instructions: instructionsUsed(result, filed),
   };
 }

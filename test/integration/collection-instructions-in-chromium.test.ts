@@ -109,6 +109,16 @@ describe('instructions per collection, as a person uses them in Chromium', () =>
       .toBe('Edit instructions');
     await axe.check('collection-instructions-saved', false);
     await pictures('collection-instructions-saved');
+
+    // Opened again by keyboard: the box takes the focus again (not only on the page's first opening).
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(() => page.evaluate<string | undefined>('document.activeElement?.id'))
+      .toBe('collection-instructions');
+    await page.keyboard.press('Escape');
+    await expect
+      .poll(() => page.evaluate<string | null | undefined>('document.activeElement?.textContent'))
+      .toBe('Edit instructions');
   });
 
   it('says when the instructions are too long, keeps what was saved, and cancels with Escape', async () => {

@@ -55,6 +55,14 @@ describe('telling a repeated sentence from a different one', () => {
     expect(same('Yes.', 'No.')).toBe(false);
   });
 
+  it('lists a question and the same words said as an answer both, however short', () => {
+    const text = (item: string) => item;
+    expect(distinctBy(['We ship on Friday?', 'We ship on Friday.', 'we ship on friday'], text)).toEqual([
+      'We ship on Friday?',
+      'We ship on Friday.',
+    ]);
+  });
+
   it('keeps apart sentences that swap a word of order or amount, swap any word, or ask what the other says', () => {
     expect(
       same('Launch the beta before the security review.', 'Launch the beta after the security review.'),

@@ -4,6 +4,8 @@ import { resolve } from 'node:path';
 import { flag, integerOption, oneOf, stringOption } from '../args.mjs';
 import { CONTENT_TYPES } from '../content-types.mjs';
 import { UsageError } from '../errors.mjs';
+import { EXIT_BY_SIGNAL } from '../exit-codes.mjs';
+import { withoutClientRetries } from '../http.mjs';
 import { info } from '../output.mjs';
 import { FolderWatcher } from '../watch/folder-watcher.mjs';
 import { createOutageGuard } from '../watch/service-outage.mjs';
@@ -14,8 +16,6 @@ const COMMAND = 'watch';
 const AFTER = /** @type {const} */ (['leave', 'move']);
 const DEFAULT_POLL_SECONDS = 10;
 const DEFAULT_SETTLE_SECONDS = 5;
-/** The shell's convention for a process ended by a signal: 128 + the signal's number. */
-const STOPPED_BY = /** @type {const} */ ({ SIGINT: 130, SIGTERM: 143 });
 
 /** @type {import('../types.mjs').CommandSpec} */
 export const watchCommand = {
@@ -170,22 +170,9 @@ export const watchCommand = {
     work.catch(() => {});
     info(`Stopped. State saved in ${state.path}.`);
     await new Promise((flushed) => process.stdout.write('', flushed));
-    process.exit(STOPPED_BY[/** @type {'SIGINT' | 'SIGTERM'} */ (stop.signal.reason)]);
+    process.exit(EXIT_BY_SIGNAL[/** @type {'SIGINT' | 'SIGTERM'} */ (stop.signal.reason)]);
   },
 };
-
-/**
- * The client without its own retries: the outage guard waits out a service that is down, saying so
- * once, instead of the client's line per retry and its exit 8.
- * @param {import('../http.mjs').ApiClient} direct
- * @returns {import('../http.mjs').ApiClient}
- */
-function withoutClientRetries(direct) {
-  return {
-    baseUrl: direct.baseUrl,
-    request: (method, path, options = {}) => direct.request(method, path, { retries: 0, ...options }),
-  };
-}
 
 /**
  * Ctrl-C (SIGINT) and SIGTERM abort `signal` (its reason: the signal's name) and resolve `stopped`.

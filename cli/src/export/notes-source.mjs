@@ -3,7 +3,7 @@
 import { collectionIdOf } from '../commands/collections.mjs';
 import { notePath, shortId } from '../commands/shared.mjs';
 import { ApiError, JobFailedError, WaitTimeoutError } from '../errors.mjs';
-import { detailOf } from '../http.mjs';
+import { detailOf, withoutClientRetries } from '../http.mjs';
 import { info } from '../output.mjs';
 import { pollUntilDone } from '../poll.mjs';
 
@@ -27,13 +27,7 @@ const INSIGHTS_TIMEOUT_SECONDS = 600;
  */
 export function notesSource(client, { quick }) {
   /** @type {import('../http.mjs').ApiClient} */
-  const api = quick
-    ? {
-        baseUrl: client.baseUrl,
-        request: (method, path, options) =>
-          client.request(method, path, { ...options, deadline: Date.now() }),
-      }
-    : client;
+  const api = quick ? withoutClientRetries(client) : client;
 
   return {
     /**

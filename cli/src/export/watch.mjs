@@ -1,6 +1,7 @@
 // @ts-check
 import { formatSeconds } from '../backoff.mjs';
 import { UnavailableError } from '../errors.mjs';
+import { EXIT_BY_SIGNAL } from '../exit-codes.mjs';
 import { info } from '../output.mjs';
 
 /** Longest wait between two tries while the service is down. */
@@ -13,13 +14,12 @@ const OUTAGE_CAP_MS = 300_000;
  */
 export function stopOnSignals(stopNow) {
   let requested = false;
-  /** The shell's convention: 128 + the signal's number (SIGINT 2, SIGTERM 15). */
   let exitCode = 0;
   /** @type {() => void} */
   let wake = () => {};
   /** @param {NodeJS.Signals} signal */
   const onSignal = (signal) => {
-    exitCode = signal === 'SIGTERM' ? 143 : 130;
+    exitCode = signal === 'SIGTERM' ? EXIT_BY_SIGNAL.SIGTERM : EXIT_BY_SIGNAL.SIGINT;
     if (requested) {
       stopNow(exitCode);
       return;

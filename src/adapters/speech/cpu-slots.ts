@@ -29,10 +29,11 @@ interface Waiter {
 /**
  * The recogniser slots of a process, shared fairly between recordings: a slot that frees goes to the
  * recording holding the fewest slots, then to the one with the least audio still to start, then to
- * the earliest request. A short recording submitted during a long one so waits for one chunk of it at most, and
- * chunks of several recordings interleave. No request is overtaken more than `MAX_OVERTAKES` times,
- * so a long recording is never starved by a stream of short ones. Waiting ends early when the
- * waiter's signal aborts.
+ * the earliest request. A short recording submitted during a long one so gets the first slot one of
+ * the long one's chunks frees (unless a request passed over `MAX_OVERTAKES` times goes first, or other
+ * recordings hold fewer). No request is overtaken more than `MAX_OVERTAKES` times, so a long
+ * recording is never starved by a stream of short ones. Waiting ends early when the waiter's signal
+ * aborts.
  */
 export class CpuSlots {
   private readonly held = new Set<HeldSlot<RecordingShare>>();
@@ -178,7 +179,6 @@ export class CpuSlots {
 export class RecordingShare {
   held = 0;
   unstartedMs: number;
-  readonly audioMs: number;
   readonly engine: string;
   private told: string | undefined;
 
@@ -186,7 +186,6 @@ export class RecordingShare {
     private readonly slots: CpuSlots,
     private readonly options: RecordingShareOptions,
   ) {
-    this.audioMs = options.audioMs;
     this.unstartedMs = options.audioMs;
     this.engine = options.engine;
   }

@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
 import { useApp } from '../context.ts';
 import { type Collection, INSTRUCTIONS_LIMIT } from '../types.ts';
@@ -19,7 +19,12 @@ export function CollectionInstructions({ collection, onSaved }: { collection: Co
   const [draft, setDraft] = useState<string | null>(null);
   const [tooLong, setTooLong] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
+  const box = useRef<HTMLTextAreaElement>(null);
   const editing = draft !== null;
+  // The box takes the focus each time it opens (autofocus is honoured once per page load).
+  useLayoutEffect(() => {
+    if (editing) box.current?.focus();
+  }, [editing]);
   const used = length(draft ?? '');
 
   const close = () => {
@@ -87,8 +92,7 @@ export function CollectionInstructions({ collection, onSaved }: { collection: Co
             value={draft}
             aria-describedby={`${helpId} ${countId}`}
             aria-invalid={used > INSTRUCTIONS_LIMIT ? 'true' : undefined}
-            // biome-ignore lint/a11y/noAutofocus: the person asked to edit; the box is what they came for.
-            autoFocus
+            ref={box}
             onInput={(event) => {
               setDraft(event.currentTarget.value);
               setTooLong(false);
