@@ -30,6 +30,11 @@ export interface NotesStackConfig {
    * account's Lambda concurrency that the API needs.
    */
   workerMaxConcurrency: { transcription: number; generation: number };
+  /**
+   * Days a note the retention moved to the trash stays there before it is deleted for good
+   * (NOTES_TRASH_DAYS, src/domain/retention.ts).
+   */
+  trashDays: number;
   /** Subscribed by email to the alarm topic; without it the topic has no subscriber until one is added. */
   alarmEmail?: string;
   /** OAuth resource identifier of the MCP server; defaults to the HTTP API URL + `/mcp`. */
@@ -60,6 +65,7 @@ export const contextDefaults = {
   apiThrottleBurst: 100,
   transcriptionMaxConcurrency: 10,
   generationMaxConcurrency: 5,
+  trashDays: 30,
 } as const;
 
 export function readStackConfig(node: Node): NotesStackConfig {
@@ -115,6 +121,7 @@ export function readStackConfig(node: Node): NotesStackConfig {
         readNumber(context('apiThrottleBurst'), 'apiThrottleBurst') ?? contextDefaults.apiThrottleBurst,
     },
     mcpAllowedOrigins,
+    trashDays: readTrashDays(context('trashDays')),
     workerMaxConcurrency: {
       transcription: readMaxConcurrency(context, 'transcriptionMaxConcurrency'),
       generation: readMaxConcurrency(context, 'generationMaxConcurrency'),
@@ -125,6 +132,15 @@ export function readStackConfig(node: Node): NotesStackConfig {
     ...(webAppUrl ? { webAppUrl } : {}),
     ...(bedrockProfileRegions ? { bedrockProfileRegions } : {}),
   };
+}
+
+/** As NOTES_TRASH_DAYS accepts: a whole number of days from 1 to 3650. */
+function readTrashDays(raw: unknown): number {
+  const value = readNumber(raw, 'trashDays') ?? contextDefaults.trashDays;
+  if (!Number.isInteger(value) || value < 1 || value > 3650) {
+    throw new Error(`context trashDays: ${value} must be a whole number of days from 1 to 3650`);
+  }
+  return value;
 }
 
 /** Lambda accepts 2 to 1000 as an SQS event source's maximum concurrency. */

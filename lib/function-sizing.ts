@@ -42,4 +42,7 @@ export const workerSizing: Record<QueueWorkerName | EventWorkerName, FunctionSiz
   // Reads the jobs in flight and, for the few that need it, a Transcribe call and a transcript to
   // save (as transcriptionCompleted): minutes at most, well within its 15-minute schedule.
   reconcileJobs: { timeout: Duration.minutes(5), memorySize: 1024 },
+  // Reads the retaining collections' old notes and deletes what is due: table reads and writes, and
+  // for each note deleted its objects (as deleteNote). Minutes at most; the next run takes the rest.
+  applyRetention: { timeout: Duration.minutes(10), memorySize: 512 },
 };

@@ -85,6 +85,7 @@ export class NotesStack extends Stack {
         NOTES_SPEECH_SYNTHESIZER: 'polly',
         NOTES_TRANSCRIBE_JOB_PREFIX: prefix,
         NOTES_TRANSCRIBE_LANGUAGE_CODE: config.transcribeLanguageCode,
+        NOTES_TRASH_DAYS: String(config.trashDays),
         POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         NODE_OPTIONS: handlerNodeOptions,

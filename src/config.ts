@@ -141,6 +141,11 @@ const schema = z.object({
   NOTES_WORK_DIR: z.optional(nonEmpty()),
   NOTES_UPLOAD_URL_TTL_SECONDS: integerBetween(60, 604_800, 3600),
   /**
+   * Days a note the retention moved to the trash stays there before it is deleted for good
+   * (src/domain/retention.ts). Notes a person trashed stay until a person deletes them.
+   */
+  NOTES_TRASH_DAYS: integerBetween(1, 3650, 30),
+  /**
    * The MCP server's OAuth authorization server (src/oauth). Optional here so that the REST API runs
    * without them; the OAuth functions and the MCP verifier fail with a clear message when they need one.
    * NOTES_PUBLIC_URL: the service's external origin (the issuer; the MCP resource is `<it>/mcp`). No

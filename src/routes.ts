@@ -305,8 +305,9 @@ export type QueueWorkerName = keyof typeof queueWorkers;
 
 /**
  * Functions driven by EventBridge, on AWS only: with Amazon Transcribe the recognition runs as a
- * Transcribe job, and its "Transcribe Job State Change" event finishes the note's job; a schedule runs
- * the reconciler, which does what the local runtime's start-up recovery does.
+ * Transcribe job, and its "Transcribe Job State Change" event finishes the note's job; schedules run
+ * the reconciler, which does what the local runtime's start-up recovery does, and the retention,
+ * which the local runtime runs on its own timer.
  */
 export const eventWorkers = {
   // A job Transcribe failed on its side is queued for a new run (transcription queue).
@@ -323,6 +324,12 @@ export const eventWorkers = {
       objects: ['read', 'write', 'delete'],
       queue: ['transcription', 'generation'],
     },
+  },
+  // Collections' retention periods (src/domain/retention.ts): trashes notes (table) and deletes the
+  // ones it trashed once their trash period is over, as deleteNote does (table, objects delete).
+  applyRetention: {
+    event: 'schedule',
+    needs: { table: 'write', objects: ['delete'] },
   },
 } as const satisfies Record<string, { event: string; needs: Needs }>;
 

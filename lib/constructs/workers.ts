@@ -64,6 +64,30 @@ export const RECONCILE_EVERY = Duration.minutes(15);
 
 type EventName = (typeof eventWorkers)[EventWorkerName]['event'];
 
+/**
+ * How often the retention runs (src/domain/retention.ts): a note moves to the trash, and leaves it for
+ * good, at most this long after its day comes. The web app says "within the hour".
+ */
+export const RETENTION_EVERY = Duration.hours(1);
+
+type ScheduledName = {
+  [Name in EventWorkerName]: (typeof eventWorkers)[Name]['event'] extends 'schedule' ? Name : never;
+}[EventWorkerName];
+
+const schedules: Record<ScheduledName, { id: string; description: string; every: Duration }> = {
+  reconcileJobs: {
+    id: 'ReconcileJobsSchedule',
+    description: 'Reconciles jobs in flight: expired leases, missed Transcribe events, lost messages',
+    every: RECONCILE_EVERY,
+  },
+  applyRetention: {
+    id: 'ApplyRetentionSchedule',
+    description:
+      "Moves notes past their collections' retention period to the trash, and deletes the ones it trashed after the trash period",
+    every: RETENTION_EVERY,
+  },
+};
+
 function maxConcurrencyOf(queue: QueueName, configured: WorkersProps['maxConcurrency']): number {
   if (queue === 'transcription' || queue === 'generation') return configured[queue];
   return queue === 'uploads' ? UPLOADS_MAX_CONCURRENCY : DEAD_LETTER_MAX_CONCURRENCY;
@@ -129,7 +153,7 @@ export class Workers extends Construct {
       'kept',
     );
 
-    const subscribe: Record<EventName, (fn: NotesFunction) => void> = {
+    const subscribe: Record<EventName, (fn: NotesFunction, name: EventWorkerName) => void> = {
       // Transcribe reports the end of each job; no function polls for it.
       transcribeJobStateChange: (fn) => {
         const rule = new Rule(this, 'TranscribeJobStateChange', {
@@ -159,20 +183,21 @@ export class Workers extends Construct {
           onFailure: new SqsDestination(this.transcribeEventsDeadLetterQueue),
         });
       },
-      // The reconciler (functions/reconcileJobs.ts). A failed run is not retried: the next one comes
-      // within the quarter hour and reads the jobs afresh; the error alarm of background functions
-      // reports it. Runs do not overlap: one ends (its timeout is 5 minutes) before the next starts.
-      schedule: (fn) => {
-        new Rule(this, 'ReconcileJobsSchedule', {
-          description: 'Reconciles jobs in flight: expired leases, missed Transcribe events, lost messages',
-          schedule: Schedule.rate(RECONCILE_EVERY),
+      // The reconciler (functions/reconcileJobs.ts) and the retention (functions/applyRetention.ts). A
+      // failed run is not retried: the next one comes soon and reads afresh; the error alarm of
+      // background functions reports it. Runs do not overlap: each timeout is well under the period.
+      schedule: (fn, name) => {
+        const { id, description, every } = schedules[name as ScheduledName];
+        new Rule(this, id, {
+          description,
+          schedule: Schedule.rate(every),
           targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
         });
         fn.function.configureAsyncInvoke({ retryAttempts: 0 });
       },
     };
     for (const name of Object.keys(eventWorkers) as EventWorkerName[]) {
-      subscribe[eventWorkers[name].event](make(name));
+      subscribe[eventWorkers[name].event](make(name), name);
     }
 
     this.functions = functions as Record<QueueWorkerName | EventWorkerName, NotesFunction>;

@@ -11,6 +11,11 @@ export interface Collection {
    * emphasis), given to the text engines (src/domain/collection-instructions.ts). Absent when none.
    */
   instructions?: string;
+  /**
+   * Notes filed here move to the trash this many days after they were made (or last restored), unless
+   * protected (src/domain/retention.ts). Absent: kept until a person trashes them.
+   */
+  retention_days?: number;
   created_at: number;
   updated_at: number;
 }
@@ -19,14 +24,20 @@ export interface Collection {
 export const COLLECTION_LIMITS = {
   nameCharacters: 100,
   instructionsCharacters: 1000,
+  /** Ten years. */
+  retentionDays: 3650,
   perAccount: 100,
   perNote: 20,
 } as const;
 
-/** A change of a collection (updateCollection): a new name, new instructions, or `null` to clear them. */
+/**
+ * A change of a collection (updateCollection): a new name, new instructions or retention period, or
+ * `null` to clear them.
+ */
 export interface CollectionChanges {
   name?: string;
   instructions?: string | null;
+  retention_days?: number | null;
 }
 
 /** Collection names are unique per account whatever their case or Unicode form ("Q3" and "q3" clash). */
@@ -40,6 +51,8 @@ export interface CollectionView {
   name: string;
   /** Null when the collection has none. */
   instructions: string | null;
+  /** Null when its notes are kept until a person trashes them. */
+  retention_days: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -49,6 +62,7 @@ export function collectionView(collection: Collection): CollectionView {
     collection_id: collection.collection_id,
     name: collection.name,
     instructions: collection.instructions ?? null,
+    retention_days: collection.retention_days ?? null,
     created_at: collection.created_at,
     updated_at: collection.updated_at,
   };

@@ -32,7 +32,11 @@ export async function requireCollection(
 export async function createCollection(
   deps: DomainDeps,
   accountId: string,
-  request: { name: string; instructions?: string | null | undefined },
+  request: {
+    name: string;
+    instructions?: string | null | undefined;
+    retention_days?: number | null | undefined;
+  },
 ): Promise<CollectionView> {
   const existing = await deps.collections.listCollections(accountId);
   if (existing.length >= COLLECTION_LIMITS.perAccount) {
@@ -46,6 +50,7 @@ export async function createCollection(
     collection_id: randomUUID(),
     name: request.name,
     ...(request.instructions ? { instructions: request.instructions } : {}),
+    ...(request.retention_days ? { retention_days: request.retention_days } : {}),
     created_at: now,
     updated_at: now,
   };
@@ -62,8 +67,9 @@ export async function listCollections(
 }
 
 /**
- * Renames the collection and/or sets or clears its instructions (`null` or an empty text: none).
- * Insights and artifacts of its notes made with other instructions then say so (`outdated`).
+ * Renames the collection and/or sets or clears its instructions (`null` or an empty text: none) and
+ * its retention period (`null`: none). Insights and artifacts of its notes made with other
+ * instructions then say so (`outdated`); a new period applies from the next retention pass.
  */
 export async function updateCollection(
   deps: DomainDeps,
@@ -77,6 +83,7 @@ export async function updateCollection(
     {
       ...(changes.name === undefined ? {} : { name: changes.name }),
       ...(changes.instructions === undefined ? {} : { instructions: changes.instructions || null }),
+      ...(changes.retention_days === undefined ? {} : { retention_days: changes.retention_days }),
     },
     deps.now(),
   );

@@ -1,3 +1,4 @@
+import type { CollectionRef } from './collection.ts';
 import type { VoiceMatch } from './voice-profile.ts';
 
 /** A note: one recording and everything generated from it, owned by one account. */
@@ -25,6 +26,14 @@ export interface Note {
   speaker_names?: Record<string, string>;
   /** Speakers named after a known voice (voice profiles), by label; absent when none. */
   voice_matches?: Record<string, VoiceMatch>;
+  /** Kept by the person: no collection's retention period moves it to the trash. */
+  protected?: boolean;
+  /** When the note last came back from the trash: its retention period starts again there. */
+  restored_at?: number;
+  /** When a note the retention moved to the trash is deleted for good; absent otherwise. */
+  deletes_at?: number;
+  /** What happened to the note (trash, restore, protection), oldest first, the last NOTE_HISTORY_KEPT. */
+  history?: NoteEvent[];
   /**
    * Counts every write of the note (absent on notes stored before it existed: read as 0). Writes are
    * conditional on it, so two writers that read the same version cannot both succeed.
@@ -39,4 +48,25 @@ export interface NoteChanges {
   speaker_names?: Record<string, string | null> | undefined;
   /** Matches to set; `null` removes one. */
   voice_matches?: Record<string, VoiceMatch | null> | undefined;
+  protected?: boolean | undefined;
+  /**
+   * Set only by the retention (with `state: 'trashed'`): whose period ran out and when the note goes
+   * for good. Without it a change of state is the person's.
+   */
+  retention?: { collection: CollectionRef; deletes_at: number } | undefined;
 }
+
+/** One entry of a note's history. */
+export interface NoteEvent {
+  at: number;
+  event: 'trashed' | 'restored' | 'protected' | 'unprotected';
+  /** A person (through any interface) or a collection's retention period. */
+  by: 'person' | 'retention';
+  /** The collection whose retention period ran out (`by: retention`). */
+  collection?: CollectionRef;
+  /** When the note will be deleted for good (trashed by the retention). */
+  deletes_at?: number;
+}
+
+/** A note's history keeps its last this many events (it only grows by trashing, restoring, protecting). */
+export const NOTE_HISTORY_KEPT = 50;

@@ -4,8 +4,9 @@ import { partedEntityTag } from './entity-tags.ts';
 import type { Insights } from './insights.ts';
 import { type Job, type JobStatusValue, type JobStatusView, jobStatusView } from './job.ts';
 import type { InsightsView } from './named-results.ts';
-import type { AudioInfo, Note } from './note.ts';
+import type { AudioInfo, Note, NoteEvent } from './note.ts';
 import type { Shown } from './result-freshness.ts';
+import { retentionEnds } from './retention-period.ts';
 import { shownInsights } from './shown-insights.ts';
 import type { Transcription } from './transcript.ts';
 import { type TranscriptionView, transcriptionView } from './transcript-exports.ts';
@@ -15,6 +16,8 @@ import type { VoiceMatch } from './voice-profile.ts';
 export interface NoteSummaryView
   extends Pick<Note, 'note_id' | 'title' | 'state' | 'created_at' | 'updated_at' | 'trashed_at'> {
   transcription_status: JobStatusValue | 'none';
+  /** When the retention deletes this trashed note for good; null otherwise. */
+  deletes_at: number | null;
 }
 
 export interface NoteView extends NoteSummaryView {
@@ -32,6 +35,16 @@ export interface NoteView extends NoteSummaryView {
    * whether it is older than the transcript or the collections' instructions.
    */
   insights: Shown<InsightsView> | null;
+  /** Kept by the person: no retention period moves it to the trash. */
+  protected: boolean;
+  /** When a collection's retention period moves the note to the trash, and which; null when none does. */
+  expiry: NoteExpiry | null;
+  history: NoteEvent[];
+}
+
+export interface NoteExpiry extends CollectionRef {
+  trash_at: number;
+  retention_days: number;
 }
 
 export function noteSummaryView(note: Note, transcriptionJob: Job | null): NoteSummaryView {
@@ -43,6 +56,7 @@ export function noteSummaryView(note: Note, transcriptionJob: Job | null): NoteS
     updated_at: note.updated_at,
     trashed_at: note.trashed_at,
     transcription_status: transcriptionJob?.status ?? 'none',
+    deletes_at: note.deletes_at ?? null,
   };
 }
 
@@ -63,17 +77,36 @@ export function noteView(
     transcription_job: transcriptionJob ? jobStatusView(transcriptionJob, note.title) : null,
     transcription: transcription && transcriptionView(transcription, note.speaker_names, { words: false }),
     insights: insights && shownInsights(insights, note.speaker_names, transcriptionJob, filed),
+    protected: note.protected ?? false,
+    expiry: expiryOf(note, filed),
+    history: note.history ?? [],
   };
+}
+
+function expiryOf(note: Note, filed: readonly Collection[]): NoteExpiry | null {
+  const ends = retentionEnds(note, filed);
+  if (!ends) return null;
+  const { collection } = ends;
+  return { ...collectionRef(collection), retention_days: collection.retention_days ?? 0, trash_at: ends.at };
 }
 
 /**
  * The entity tag of a note's representation (getNote, updateNote): a parted tag (entity-tags.ts)
- * whose first part covers what updateNote changes (title, state, speaker names) and whose second
+ * whose first part covers what updateNote changes (title, state, speaker names, protection) and whose second
  * covers the whole view. updateNote's If-Match compares the first part, so a note read before its
  * transcript was corrected, or before a job moved on, can still be renamed; If-None-Match compares
  * the whole tag, so a read never gets 304 for a view that changed.
  */
 export function noteEntityTag(view: NoteView): string {
   const { note_id, title, state, trashed_at, speaker_names } = view;
-  return partedEntityTag({ note_id, title, state, trashed_at, speaker_names }, view);
+  // `protected` joined the first part later: absent while false, so earlier tags stay valid.
+  const changeable = {
+    note_id,
+    title,
+    state,
+    trashed_at,
+    speaker_names,
+    ...(view.protected ? { protected: true } : {}),
+  };
+  return partedEntityTag(changeable, view);
 }

@@ -100,19 +100,20 @@ const speakerNames = z
     ),
   );
 
+const UPDATE_NOTE_FIELDS = ['title', 'state', 'speaker_names', 'protected'] as const;
+
 export const updateNoteBody = z
   .strictObject({
     title: z.optional(title),
     state: z.optional(z.enum(['active', 'trashed'])),
     speaker_names: z.optional(speakerNames),
+    protected: z.optional(z.boolean()),
   })
   .check(
-    z.refine(
-      (body) => body.title !== undefined || body.state !== undefined || body.speaker_names !== undefined,
-      {
-        message: 'give at least one of title, state, speaker_names',
-      },
-    ),
+    // Named, not any property: the MCP tool's input holds this body beside note_id and if_match.
+    z.refine((body) => UPDATE_NOTE_FIELDS.some((field) => body[field] !== undefined), {
+      message: `give at least one of ${UPDATE_NOTE_FIELDS.join(', ')}`,
+    }),
   );
 
 /*
@@ -175,20 +176,35 @@ const collectionInstructions = z.nullable(
   ),
 );
 
+/** Whole days, one to ten years; `null`: notes are kept until a person trashes them. */
+const retentionDays = z.nullable(
+  z
+    .number()
+    .check(
+      z.int('must be a whole number of days'),
+      z.gte(1, 'must be at least 1 day'),
+      z.lte(COLLECTION_LIMITS.retentionDays, `must be at most ${COLLECTION_LIMITS.retentionDays} days`),
+    ),
+);
+
 export const createCollectionBody = z.strictObject({
   name: collectionName,
   instructions: z.optional(collectionInstructions),
+  retention_days: z.optional(retentionDays),
 });
 
-/** A rename, new instructions (`null` clears them), or both. */
+const UPDATE_COLLECTION_FIELDS = ['name', 'instructions', 'retention_days'] as const;
+
+/** A rename, new instructions or retention period (`null` clears them), or several at once. */
 export const updateCollectionBody = z
   .strictObject({
     name: z.optional(collectionName),
     instructions: z.optional(collectionInstructions),
+    retention_days: z.optional(retentionDays),
   })
   .check(
-    z.refine((body) => body.name !== undefined || body.instructions !== undefined, {
-      message: 'give at least one of name, instructions',
+    z.refine((body) => UPDATE_COLLECTION_FIELDS.some((field) => body[field] !== undefined), {
+      message: `give at least one of ${UPDATE_COLLECTION_FIELDS.join(', ')}`,
     }),
   );
 

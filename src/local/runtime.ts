@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { buildWebAppAsync } from '../../web/build.ts';
 import type { DynamoNoteStore } from '../adapters/dynamodb/note-store.ts';
+import { loadConfig } from '../config.ts';
 import { reconcileJobs } from '../domain/job-reconciliation.ts';
 import type { ApiLambdaHandler } from '../http/api-handler.ts';
 import { PUBLISHED_DOC_CONTENT_TYPES } from '../published-docs.ts';
@@ -23,6 +24,7 @@ import { DEFAULT_LISTEN_HOST, listenerUrl } from './public-addresses.ts';
 import { type QueueWorkerSettings, type QueueWorkers, startQueueWorkersHere } from './queue-workers.ts';
 import { startQueueWorkersInThread } from './queue-workers-in-thread.ts';
 import { healthProbes, localReadinessChecks } from './readiness.ts';
+import { startRetentionTimer } from './retention-timer.ts';
 import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
 import { type SpeechEngineStart, startSpeechEngine } from './speech-engine-start.ts';
@@ -216,6 +218,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // in the job records and queued again.
     await resumeInterruptedJobs(log);
     performance.mark('runtime:jobs-resumed');
+    // Collections' retention periods, as the hourly schedule on AWS applies them.
+    const retention = startRetentionTimer(getServices, loadConfig().NOTES_TRASH_DAYS, log);
+    undoOnFailure.push(() => retention.stop());
 
     const info: RuntimeInfo = {
       pid: process.pid,
@@ -247,7 +252,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           log(`Work still running after ${drainMs / 1000} s: returning it to the queue`);
           workers?.stopRunningWork();
         }, drainMs);
-        await workers?.stop();
+        await Promise.all([workers?.stop(), retention.stop()]);
         clearTimeout(deadline);
         server.closeAllConnections();
         await closed;

@@ -144,6 +144,10 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   name: 'The collection name, 1 to 100 characters on one line; unique in the account (case does not count).',
   instructions:
     "What the Insights and artifacts of the collection's notes should bring out, e.g. 'Action items only' or 'A recipe: ingredients, then steps' (at most 1,000 characters; line breaks allowed). Language models follow them as preferences for content and emphasis, never for format, citations or language; the local extractive engine cannot follow them. null (or an empty text) means none; updateCollection: null clears them.",
+  retention_days:
+    "Days after which the collection's notes move to the trash (1 to 3650), counted from when each note was made or last restored; protected notes stay. The trash keeps them 30 days (the operator's NOTES_TRASH_DAYS) before deleting them for good. null: keep notes until a person trashes them.",
+  protected:
+    "true keeps the note from every collection's retention period (it is never moved to the trash for its age); false lets the periods apply again.",
   note_id: 'The note ID (a UUID, from listNotes or an earlier result).',
   artifact_kind: 'epiphany, deep_research or podcast.',
   confirm_note_id:
@@ -448,7 +452,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'updateNote',
     title: 'Rename, trash or restore a note',
     description:
-      "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), and/or names its transcript's speakers (speaker_names). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Send if_match (the etag from getNote or an earlier updateNote) so that a change someone else made since you read the note is not overwritten; the result carries the note's new etag. Errors: 400 for invalid input; 404 when there is no such note; 412 when if_match is given and the note has changed since (nothing was changed: read it again, reapply, retry with the new etag).",
+      "Renames a note (title), moves it to the trash (state 'trashed') or restores it (state 'active'), names its transcript's speakers (speaker_names), and/or protects it from its collections' retention periods (protected). Give at least one of them. Returns the updated note. Moving a note to the trash is reversible and is not deletion; trashed notes are excluded from Ask and cannot be processed until restored. Idempotent. Send if_match (the etag from getNote or an earlier updateNote) so that a change someone else made since you read the note is not overwritten; the result carries the note's new etag. Errors: 400 for invalid input; 404 when there is no such note; 412 when if_match is given and the note has changed since (nothing was changed: read it again, reapply, retry with the new etag).",
     inputSchema: inputOf(noteParams, updateNoteBody, { if_match: z.string().min(1).max(1024).optional() }),
     outputSchema: outputOf(editableNote),
     annotations: OVERWRITES,
@@ -520,7 +524,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'listCollections',
     title: 'List collections',
     description:
-      "Lists every collection of the account by name (at most 100, no paging): collection_id, name, instructions (null when none), created_at, updated_at. A note can be in several collections; getNote shows a note's collections, listNotes with collection_id lists a collection's notes, askWorkspace with collection_id asks only about them. Read-only.",
+      "Lists every collection of the account by name (at most 100, no paging): collection_id, name, instructions (null when none), retention_days (null when notes are kept), created_at, updated_at. A note can be in several collections; getNote shows a note's collections, listNotes with collection_id lists a collection's notes, askWorkspace with collection_id asks only about them. Read-only.",
     inputSchema: z.strictObject({}),
     outputSchema: outputOf('CollectionList'),
     annotations: READ_ONLY,
@@ -533,7 +537,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'createCollection',
     title: 'Create a collection',
     description:
-      "Creates an empty collection with this name, and optionally instructions for its notes' Insights and artifacts, and returns it with its collection_id; file notes in it with addNoteToCollection. Names are unique in the account regardless of case: call listCollections first and reuse an existing collection rather than creating a near-duplicate. Errors: 400 for an invalid name or instructions (over 1,000 characters, control characters); 409 when another collection has the name (its collection_id is in detail) or the account has 100 collections.",
+      "Creates an empty collection with this name, and optionally instructions for its notes' Insights and artifacts and a retention period (retention_days) after which its notes move to the trash, and returns it with its collection_id; file notes in it with addNoteToCollection. Names are unique in the account regardless of case: call listCollections first and reuse an existing collection rather than creating a near-duplicate. Errors: 400 for an invalid name, instructions (over 1,000 characters, control characters) or retention_days; 409 when another collection has the name (its collection_id is in detail) or the account has 100 collections.",
     inputSchema: inputOf(createCollectionBody),
     outputSchema: outputOf('Collection'),
     annotations: ADDS,
@@ -544,9 +548,9 @@ export const MCP_TOOLS: readonly McpTool[] = [
   }),
   defineTool({
     name: 'updateCollection',
-    title: 'Rename a collection or change its instructions',
+    title: 'Rename a collection or change its instructions or retention',
     description:
-      "Renames a collection and/or sets its instructions for its notes' Insights and artifacts (null clears them), and returns it; give at least one of name and instructions. The notes filed in it stay filed; their Insights and artifacts made with other instructions then say outdated: true (outdated_reasons instructions) until generated again. Idempotent. Errors: 400 for an invalid name or instructions, or neither given; 404 when there is no such collection; 409 when another collection has the name.",
+      "Renames a collection and/or sets its instructions for its notes' Insights and artifacts and its retention period (retention_days; null clears either), and returns it; give at least one of name, instructions and retention_days. The notes filed in it stay filed; their Insights and artifacts made with other instructions then say outdated: true (outdated_reasons instructions) until generated again. A retention period applies at the next hourly run: notes already older move to the trash then, unless protected (updateNote). Idempotent. Errors: 400 for an invalid name, instructions or retention_days, or none given; 404 when there is no such collection; 409 when another collection has the name.",
     inputSchema: inputOf(collectionParams, updateCollectionBody),
     outputSchema: outputOf('Collection'),
     annotations: OVERWRITES,

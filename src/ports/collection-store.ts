@@ -1,4 +1,4 @@
-import type { Collection } from '../domain/collection.ts';
+import type { Collection, CollectionChanges } from '../domain/collection.ts';
 import type { Note } from '../domain/note.ts';
 
 export interface MemberPage {
@@ -21,13 +21,13 @@ export interface CollectionStore {
   /** Every collection of the account (at most COLLECTION_LIMITS.perAccount), in no particular order. */
   listCollections(accountId: string): Promise<Collection[]>;
   /**
-   * Renames the collection and/or sets its instructions (`null`: none), in one write; null when there
-   * is no such collection.
+   * Renames the collection and/or sets its instructions and retention period (`null`: none), in one
+   * write; null when there is no such collection.
    */
   updateCollection(
     accountId: string,
     collectionId: string,
-    changes: { name?: string; instructions?: string | null },
+    changes: CollectionChanges,
     now: number,
   ): Promise<Collection | null>;
   /** Removes the collection and its filings, never the notes; nothing happens when there is none. */
@@ -46,4 +46,12 @@ export interface CollectionStore {
   ): Promise<MemberPage>;
   /** Every note ID filed in the collection. */
   allNotesIn(accountId: string, collectionId: string): Promise<string[]>;
+
+  /**
+   * Across accounts, for the retention: every collection that has a retention period, and perhaps a
+   * few that no longer have (read each one before acting on it).
+   */
+  retainingCollections(): AsyncIterable<{ accountId: string; collectionId: string }>;
+  /** The IDs of the collection's notes made before `createdBefore` (epoch ms), oldest first. */
+  notesCreatedBefore(accountId: string, collectionId: string, createdBefore: number): AsyncIterable<string>;
 }

@@ -78,4 +78,17 @@ export interface NoteStore {
   inFlightJobs(): AsyncIterable<Job>;
   /** Deletes the job if it still matches `expected` (same updated_at); false otherwise. */
   deleteJob(expected: Job): Promise<boolean>;
+
+  /** Remembers, across accounts, that the retention will delete this note for good at `deletesAt`. */
+  scheduleDeletion(deletion: ScheduledDeletion): Promise<void>;
+  /** The deletions scheduled for `now` or earlier, soonest first. */
+  deletionsDue(now: number): AsyncIterable<ScheduledDeletion>;
+  /** Forgets a scheduled deletion (done, or its note restored or gone). */
+  forgetDeletion(deletion: ScheduledDeletion): Promise<void>;
+}
+
+export interface ScheduledDeletion {
+  accountId: string;
+  noteId: string;
+  deletesAt: number;
 }

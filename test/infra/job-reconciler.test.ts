@@ -19,7 +19,11 @@ const statements = statementsOfFunction(template, name);
 describe('the job reconciler on AWS', () => {
   it('runs every 15 minutes from an EventBridge schedule that invokes reconcileJobs', () => {
     const rules = Object.values(resourcesOfType(template, 'AWS::Events::Rule')).filter(
-      (rule) => rule.Properties.ScheduleExpression !== undefined,
+      (rule) =>
+        rule.Properties.ScheduleExpression !== undefined &&
+        (rule.Properties.Targets as Array<{ Arn: unknown }>).some(
+          (target) => getAttLogicalId(target.Arn) === reconciler.logicalId,
+        ),
     );
     expect(rules).toHaveLength(1);
     expect(rules[0]?.Properties).toMatchObject({ ScheduleExpression: 'rate(15 minutes)', State: 'ENABLED' });

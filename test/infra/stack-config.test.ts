@@ -16,6 +16,7 @@ describe('stack configuration from CDK context', () => {
       apiThrottle: { rateLimit: 50, burstLimit: 100 },
       workerMaxConcurrency: { transcription: 10, generation: 5 },
       mcpAllowedOrigins: [],
+      trashDays: 30,
     });
   });
 
@@ -30,6 +31,7 @@ describe('stack configuration from CDK context', () => {
       apiThrottleRate: '10',
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: 'http://localhost:6274, https://app.example.com',
+      trashDays: '14',
     });
     expect(config).toMatchObject({
       stage: 'prod',
@@ -41,6 +43,7 @@ describe('stack configuration from CDK context', () => {
       apiThrottle: { rateLimit: 10, burstLimit: 100 },
       alarmEmail: 'ops@example.com',
       mcpAllowedOrigins: ['http://localhost:6274', 'https://app.example.com'],
+      trashDays: 14,
     });
   });
 
@@ -59,5 +62,7 @@ describe('stack configuration from CDK context', () => {
     );
     expect(() => configOf({ generationMaxConcurrency: 1001 })).toThrow(/context generationMaxConcurrency/);
     expect(() => configOf({ generationMaxConcurrency: '2.5' })).toThrow(/context generationMaxConcurrency/);
+    expect(() => configOf({ trashDays: '0' })).toThrow(/context trashDays/);
+    expect(() => configOf({ trashDays: 3651 })).toThrow(/context trashDays/);
   });
 });

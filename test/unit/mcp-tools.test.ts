@@ -244,9 +244,13 @@ describe('the MCP tool registry', () => {
     const update = findTool('updateNote')?.inputSchema;
     const nothing = update?.safeParse({ note_id: NOTE });
     expect(nothing?.success).toBe(false);
-    expect(nothing?.error?.issues[0]?.message).toBe('give at least one of title, state, speaker_names');
+    expect(nothing?.error?.issues[0]?.message).toBe(
+      'give at least one of title, state, speaker_names, protected',
+    );
     expect(update?.safeParse({ note_id: NOTE, state: 'deleted' }).success).toBe(false);
     expect(update?.safeParse({ note_id: NOTE, speaker_names: { Alice: 'Bob' } }).success).toBe(false);
+    expect(update?.safeParse({ note_id: NOTE, protected: 'yes' }).success).toBe(false);
+    expect(update?.safeParse({ note_id: NOTE, protected: true }).success).toBe(true);
 
     const list = findTool('listNotes')?.inputSchema;
     expect(list?.parse({})).toEqual({ limit: 20, state: 'active' });

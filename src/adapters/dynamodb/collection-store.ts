@@ -6,12 +6,12 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { type Collection, nameKey } from '../../domain/collection.ts';
+import { type Collection, type CollectionChanges, nameKey } from '../../domain/collection.ts';
 import { ConflictError } from '../../domain/errors.ts';
 import type { Note } from '../../domain/note.ts';
 import type { CollectionStore, MemberPage } from '../../ports/collection-store.ts';
 import { batchGetAll, batchWriteAll } from './batch.ts';
-import { withoutKeys, writeIf } from './client.ts';
+import { queryAllItems, withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { collectionsOf, GSI1, keys, notesInCollection } from './keys.ts';
 
@@ -37,6 +37,7 @@ export class DynamoCollectionStore implements CollectionStore {
   async createCollection(collection: Collection): Promise<void> {
     const { account_id: accountId, collection_id: collectionId } = collection;
     await this.reserveName(accountId, collection.name, collectionId, collection.created_at);
+    if (collection.retention_days) await this.markRetaining(accountId, collectionId);
     await this.db.send(
       new PutCommand({
         TableName: this.tableName,
@@ -84,30 +85,29 @@ export class DynamoCollectionStore implements CollectionStore {
   async updateCollection(
     accountId: string,
     collectionId: string,
-    changes: { name?: string; instructions?: string | null },
+    changes: CollectionChanges,
     now: number,
   ): Promise<Collection | null> {
     const current = await this.getCollection(accountId, collectionId);
     if (!current) return null;
-    const { name, instructions } = changes;
+    const { name } = changes;
     const renamesKey = name !== undefined && nameKey(name) !== nameKey(current.name);
     if (renamesKey) await this.reserveName(accountId, name, collectionId, now);
-    // The instructions live on the collection item, absent when there are none.
+    // Marked before a period is set and unmarked after it is cleared: the mark is never missing.
+    if (changes.retention_days) await this.markRetaining(accountId, collectionId);
+    // The instructions and the period live on the collection item, absent when there are none.
     const set = ['updated_at = :now'];
     const remove: string[] = [];
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = { ':now': now };
-    if (name !== undefined) {
-      set.push('#name = :name');
-      names['#name'] = 'name';
-      values[':name'] = name;
-    }
-    if (instructions !== undefined) {
-      names['#instructions'] = 'instructions';
-      if (instructions === null) remove.push('#instructions');
+    for (const field of ['name', 'instructions', 'retention_days'] as const) {
+      const value = changes[field];
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      if (value === null) remove.push(`#${field}`);
       else {
-        set.push('#instructions = :instructions');
-        values[':instructions'] = instructions;
+        set.push(`#${field} = :${field}`);
+        values[`:${field}`] = value;
       }
     }
     const updated = await writeIf(
@@ -127,14 +127,14 @@ export class DynamoCollectionStore implements CollectionStore {
       return null;
     }
     if (renamesKey) await this.releaseName(accountId, current.name, collectionId);
-    const { instructions: before, ...rest } = current;
-    const after = instructions === undefined ? before : instructions;
-    return {
-      ...rest,
-      ...(name === undefined ? {} : { name }),
-      ...(after ? { instructions: after } : {}),
-      updated_at: now,
-    };
+    if (changes.retention_days === null) await this.unmarkRetaining(accountId, collectionId);
+    const next: Collection = { ...current, updated_at: now };
+    if (name !== undefined) next.name = name;
+    if (changes.instructions === null) delete next.instructions;
+    else if (changes.instructions !== undefined) next.instructions = changes.instructions;
+    if (changes.retention_days === null) delete next.retention_days;
+    else if (changes.retention_days !== undefined) next.retention_days = changes.retention_days;
+    return next;
   }
 
   /** Filings first, the collection next, its name last: an interrupted deletion can be repeated. */
@@ -156,6 +156,7 @@ export class DynamoCollectionStore implements CollectionStore {
       new DeleteCommand({ TableName: this.tableName, Key: keys.collection(accountId, collectionId) }),
     );
     await this.releaseName(accountId, current.name, collectionId);
+    await this.unmarkRetaining(accountId, collectionId);
   }
 
   async addNote(accountId: string, collectionId: string, note: Note, now: number): Promise<void> {
@@ -221,6 +222,55 @@ export class DynamoCollectionStore implements CollectionStore {
       ProjectionExpression: 'note_id',
     });
     return items.map((item) => String(item.note_id));
+  }
+
+  async *retainingCollections(): AsyncIterable<{ accountId: string; collectionId: string }> {
+    const items = queryAllItems<{ account_id: string; collection_id: string }>(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.retainingCollections().pk },
+    });
+    for await (const item of items) yield { accountId: item.account_id, collectionId: item.collection_id };
+  }
+
+  async *notesCreatedBefore(
+    accountId: string,
+    collectionId: string,
+    createdBefore: number,
+  ): AsyncIterable<string> {
+    const filings = queryAllItems<{ note_id: string }>(this.db, {
+      TableName: this.tableName,
+      IndexName: GSI1,
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk < :before',
+      ExpressionAttributeValues: {
+        ':pk': notesInCollection(accountId, collectionId),
+        ':before': keys.filingsCreatedBefore(createdBefore),
+      },
+      ProjectionExpression: 'note_id',
+    });
+    for await (const filing of filings) yield filing.note_id;
+  }
+
+  private async markRetaining(accountId: string, collectionId: string): Promise<void> {
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.retainingCollection(accountId, collectionId),
+          account_id: accountId,
+          collection_id: collectionId,
+        },
+      }),
+    );
+  }
+
+  private async unmarkRetaining(accountId: string, collectionId: string): Promise<void> {
+    await this.db.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.retainingCollection(accountId, collectionId),
+      }),
+    );
   }
 
   /**

@@ -30,6 +30,8 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * | oauth sign-in | ACCOUNT#<acc>               | OAUTHSIGNIN#<sign_in_id> |                            |                         |
  * | oauth regs    | OAUTHREGISTRATIONS#<source>#<hour> | OAUTHREGISTRATIONS |                           |                         |
  * | identity      | IDENTITY#<sha256(iss, sub)> | IDENTITY                |                             |                         |
+ * | retaining     | RETENTION#COLLECTIONS       | <acc>#<coll>            |                             |                         |
+ * | to delete     | RETENTION#DELETIONS         | <deletes_at 13d>#<acc>#<note> |                       |                         |
  *
  * Search index (src/adapters/dynamodb/search-index.ts): a posting says how often a term occurs in a
  * note; gsi1 orders a term's postings by their BM25 weight, so a question reads only the best few
@@ -61,6 +63,13 @@ import type { IndexPartition } from '../../ports/search-index.ts';
  * Voice profiles (src/adapters/dynamodb/voice-profile-store.ts) live in their account's partition:
  * one query by the `VOICEPROFILE#` prefix reads them all (a few hundred at most), and whatever
  * deletes the account's partition deletes them.
+ * Retention (src/domain/retention.ts) reads two small partitions across accounts, like the jobs in
+ * flight, and no user's request reads them: "retaining" lists the collections that have a retention
+ * period (written before a period is set, removed after it is cleared or the collection deleted, so
+ * it may name one that no longer retains, never miss one that does); "to delete" lists the notes
+ * the retention trashed, by the time they are deleted for good (a note restored meanwhile is left
+ * alone and its entry dropped). The notes of a collection older than its period are read from the
+ * filings' gsi1, whose sort key starts with the note's creation time.
  * An identity maps an upstream sign-in (OIDC issuer + subject, e.g. Cognito) to its account.
  */
 export const GSI1 = 'gsi1';
@@ -79,6 +88,10 @@ const OAUTH_SIGN_IN_SK_PREFIX = 'OAUTHSIGNIN#';
 const OAUTH_SESSION_SK_PREFIX = 'OAUTH';
 const COLLECTION_SK_PREFIX = 'COLLECTION#';
 const VOICE_PROFILE_SK_PREFIX = 'VOICEPROFILE#';
+const RETAINING_COLLECTIONS_PK = 'RETENTION#COLLECTIONS';
+const SCHEDULED_DELETIONS_PK = 'RETENTION#DELETIONS';
+/** Times in sort keys: 13 digits of epoch milliseconds sort as the times do. */
+const sortableTime = (at: number) => String(Math.max(0, Math.floor(at))).padStart(13, '0');
 const accountPk = (accountId: string) => `${ACCOUNT_PK_PREFIX}${accountId}`;
 const notePrefix = (noteId: string) => `NOTE#${noteId}`;
 /** Active keys are unmarked (as they were before trashed notes were indexed); terms never contain '#'. */
@@ -95,7 +108,7 @@ export const keys = {
   note: (accountId: string, noteId: string) => ({ pk: accountPk(accountId), sk: notePrefix(noteId) }),
   noteIndex: (accountId: string, state: NoteState, createdAt: number, noteId: string) => ({
     gsi1pk: notesByState(accountId, state),
-    gsi1sk: `${String(createdAt).padStart(13, '0')}#${noteId}`,
+    gsi1sk: `${sortableTime(createdAt)}#${noteId}`,
   }),
   job: (accountId: string, noteId: string, kind: JobKind) => ({
     pk: accountPk(accountId),
@@ -142,8 +155,21 @@ export const keys = {
   }),
   filingIndex: (accountId: string, collectionId: string, noteCreatedAt: number, noteId: string) => ({
     gsi1pk: notesInCollection(accountId, collectionId),
-    gsi1sk: `${String(noteCreatedAt).padStart(13, '0')}#${noteId}`,
+    gsi1sk: `${sortableTime(noteCreatedAt)}#${noteId}`,
   }),
+  /** The filings' gsi1 sort keys of notes created before `at` are below this. */
+  filingsCreatedBefore: (at: number) => sortableTime(at),
+  retainingCollection: (accountId: string, collectionId: string) => ({
+    pk: RETAINING_COLLECTIONS_PK,
+    sk: `${accountId}#${collectionId}`,
+  }),
+  retainingCollections: () => ({ pk: RETAINING_COLLECTIONS_PK }),
+  scheduledDeletion: (deletesAt: number, accountId: string, noteId: string) => ({
+    pk: SCHEDULED_DELETIONS_PK,
+    sk: `${sortableTime(deletesAt)}#${accountId}#${noteId}`,
+  }),
+  /** The deletions due at `at` or earlier have sort keys below this. */
+  scheduledDeletionsDue: (at: number) => ({ pk: SCHEDULED_DELETIONS_PK, skBelow: sortableTime(at + 1) }),
   oauthClient: (clientId: string) => ({ pk: `OAUTHCLIENT#${clientId}`, sk: 'OAUTHCLIENT' }),
   oauthRequest: (requestId: string) => ({ pk: `OAUTHREQUEST#${requestId}`, sk: 'OAUTHREQUEST' }),
   oauthCode: (codeHash: string) => ({ pk: `OAUTHCODE#${codeHash}`, sk: 'OAUTHCODE' }),

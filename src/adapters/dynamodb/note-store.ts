@@ -9,7 +9,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { isInFlight, type Job, type JobKind, type JobWait } from '../../domain/job.ts';
 import type { AudioInfo, Note, NoteChanges, NoteState } from '../../domain/note.ts';
-import type { NotePage, NoteStore, NoteWithItems } from '../../ports/note-store.ts';
+import { changedNote } from '../../domain/note-changes.ts';
+import type { NotePage, NoteStore, NoteWithItems, ScheduledDeletion } from '../../ports/note-store.ts';
 import { batchGetAll } from './batch.ts';
 import { isConditionalCheckFailed, queryAllItems, withoutKeys, writeIf } from './client.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
@@ -121,16 +122,7 @@ export class DynamoNoteStore implements NoteStore {
   }
 
   async updateNoteIf(expected: Note, changes: NoteChanges, now: number): Promise<Note | null> {
-    const next: Note = { ...expected, updated_at: now };
-    if (changes.title !== undefined) next.title = changes.title;
-    if (changes.speaker_names !== undefined)
-      next.speaker_names = merged(expected.speaker_names, changes.speaker_names);
-    if (changes.voice_matches !== undefined)
-      next.voice_matches = merged(expected.voice_matches, changes.voice_matches);
-    if (changes.state !== undefined && changes.state !== expected.state) {
-      next.state = changes.state;
-      next.trashed_at = changes.state === 'trashed' ? now : null;
-    }
+    const next = changedNote(expected, changes, now);
     return (await this.replaceNote(expected, next)) ? { ...next, version: nextVersion(expected) } : null;
   }
 
@@ -364,6 +356,43 @@ export class DynamoNoteStore implements NoteStore {
     );
   }
 
+  async scheduleDeletion(deletion: ScheduledDeletion): Promise<void> {
+    const { accountId, noteId, deletesAt } = deletion;
+    await this.db.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...keys.scheduledDeletion(deletesAt, accountId, noteId),
+          account_id: accountId,
+          note_id: noteId,
+          deletes_at: deletesAt,
+        },
+      }),
+    );
+  }
+
+  async *deletionsDue(now: number): AsyncIterable<ScheduledDeletion> {
+    const { pk, skBelow } = keys.scheduledDeletionsDue(now);
+    const items = queryAllItems<{ account_id: string; note_id: string; deletes_at: number }>(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk AND sk < :below',
+      ExpressionAttributeValues: { ':pk': pk, ':below': skBelow },
+    });
+    for await (const item of items) {
+      yield { accountId: item.account_id, noteId: item.note_id, deletesAt: item.deletes_at };
+    }
+  }
+
+  async forgetDeletion(deletion: ScheduledDeletion): Promise<void> {
+    const { accountId, noteId, deletesAt } = deletion;
+    await this.db.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: keys.scheduledDeletion(deletesAt, accountId, noteId),
+      }),
+    );
+  }
+
   private noteItem(note: Note): Record<string, unknown> {
     return {
       ...keys.note(note.account_id, note.note_id),
@@ -407,17 +436,4 @@ function jobItem(job: Job): Record<string, unknown> {
 
 function nextVersion(note: Note): number {
   return (note.version ?? 0) + 1;
-}
-
-/** The entries of `current` with `changes` applied: a null removes its key. */
-function merged<T>(
-  current: Record<string, T> | undefined,
-  changes: Record<string, T | null>,
-): Record<string, T> {
-  const entries = { ...current };
-  for (const [key, value] of Object.entries(changes)) {
-    if (value === null) delete entries[key];
-    else entries[key] = value;
-  }
-  return entries;
 }
