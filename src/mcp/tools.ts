@@ -305,7 +305,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
     name: 'getNote',
     title: 'Get a note',
     description:
-      'Returns one note: title, state, audio metadata, the collections it is filed in, its transcription job and, once completed, its transcription and Insights. transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. The result carries the etag of the note: pass it as if_match to updateNote. Read-only. Errors: 404 when the account has no note with this ID.',
+      "Returns one note: title, state, audio metadata, the collections it is filed in, its transcription job and, once completed, its transcription and Insights; whether it is protected from retention, when a collection's retention period moves it to the trash (expiry) or deletes it from the trash (deletes_at), and its history (trashed, restored, protected, by whom). transcription and insights are null until completed; null is not an error (check transcription_job, or poll getTranscription). Works for active and trashed notes. The result carries the etag of the note: pass it as if_match to updateNote. Read-only. Errors: 404 when the account has no note with this ID.",
     inputSchema: noteInput,
     outputSchema: outputOf(editableNote),
     annotations: READ_ONLY,
