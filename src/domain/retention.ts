@@ -1,6 +1,7 @@
 import type { Collection } from './collection.ts';
 import { collectionRef } from './collections.ts';
 import type { DomainDeps } from './deps.ts';
+import type { Note } from './note.ts';
 import { syncNoteIndex } from './note-index.ts';
 import { deleteNote } from './notes.ts';
 import { DAY_MS, retentionEnds } from './retention-period.ts';
@@ -42,8 +43,20 @@ export async function applyRetention(deps: DomainDeps, options: RetentionOptions
     const collection = await deps.collections.getCollection(accountId, collectionId);
     if (!collection?.retention_days) continue;
     const madeBefore = now - collection.retention_days * DAY_MS;
-    for await (const noteId of deps.collections.notesCreatedBefore(accountId, collectionId, madeBefore)) {
-      await attempt(noteId, () => trashIfDue(deps, collection, noteId, now, options.trashDays), 'trashed');
+    // Read a hundred at a time: most old notes of a collection are already trashed or protected.
+    for await (const noteIds of inBatches(
+      deps.collections.notesCreatedBefore(accountId, collectionId, madeBefore),
+      READ_BATCH,
+    )) {
+      const notes = await deps.notes.getNotes(accountId, noteIds);
+      for (const note of notes.values()) {
+        if (!isDue(note, collection, now)) continue;
+        await attempt(
+          note.note_id,
+          () => trashIfDue(deps, collection, note.note_id, now, options.trashDays),
+          'trashed',
+        );
+      }
     }
   }
   for await (const due of deps.notes.deletionsDue(now)) {
@@ -63,6 +76,25 @@ export async function applyRetention(deps: DomainDeps, options: RetentionOptions
   return pass;
 }
 
+const READ_BATCH = 100;
+
+async function* inBatches<T>(items: AsyncIterable<T>, size: number): AsyncIterable<T[]> {
+  let batch: T[] = [];
+  for await (const item of items) {
+    batch.push(item);
+    if (batch.length === size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+function isDue(note: Note | null, collection: Collection, now: number): note is Note {
+  const ends = note && retentionEnds(note, [collection]);
+  return Boolean(ends && ends.at <= now);
+}
+
 /** Tries a few times when the note changes under it (a rename, a correction); the next pass tries again. */
 const TRASH_TRIES = 3;
 
@@ -76,8 +108,7 @@ async function trashIfDue(
   const accountId = collection.account_id;
   for (let tries = 0; tries < TRASH_TRIES; tries += 1) {
     const note = await deps.notes.getNote(accountId, noteId);
-    const ends = note && retentionEnds(note, [collection]);
-    if (!note || !ends || ends.at > now) return false;
+    if (!isDue(note, collection, now)) return false;
     const deletesAt = now + trashDays * DAY_MS;
     // Scheduled first: a pass stopped between the two writes leaves an entry that is dropped when due.
     await deps.notes.scheduleDeletion({ accountId, noteId, deletesAt });
