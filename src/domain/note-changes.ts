@@ -32,8 +32,11 @@ export function changedNote(expected: Note, changes: NoteChanges, now: number): 
     } else events.push({ at: now, event: 'trashed', by: 'person' });
   }
   if (changes.protected !== undefined && changes.protected !== (expected.protected ?? false)) {
-    if (changes.protected) next.protected = true;
-    else delete next.protected;
+    // Kept from the retention, a note it trashed is no longer deleted with the trash period.
+    if (changes.protected) {
+      next.protected = true;
+      delete next.deletes_at;
+    } else delete next.protected;
     events.push({ at: now, event: changes.protected ? 'protected' : 'unprotected', by: 'person' });
   }
   if (events.length > 0) next.history = [...(expected.history ?? []), ...events].slice(-NOTE_HISTORY_KEPT);

@@ -106,6 +106,7 @@ describe('retention', () => {
     const kept = await note('Kept talk', [keep]);
     const both = await note('In two periods', [standups, short, keep]);
     const unfiled = await note('Unfiled note', []);
+    const rescued = await note('Kept from the trash', [short]);
     const trashedByHand = await note('Trashed by a person', [standups]);
     const theirs = await note('Another account', [await collection('Their stand-ups', 7, other)], other);
 
@@ -129,7 +130,7 @@ describe('retention', () => {
     // Day 6: nothing is due.
     expect(await pass(6)).toEqual({ trashed: 0, deleted: 0, errors: 0 });
     // Day 8: the note in the 7-day collection goes (of both accounts, each to its own trash).
-    expect(await pass(8)).toEqual({ trashed: 2, deleted: 0, errors: 0 });
+    expect(await pass(8)).toEqual({ trashed: 3, deleted: 0, errors: 0 });
     const bothTrashed = await read(both);
     expect(bothTrashed).toMatchObject({
       state: 'trashed',
@@ -151,6 +152,9 @@ describe('retention', () => {
     );
     expect(trash.body.notes.find((n) => n.note_id === both)?.deletes_at).toBe(startedAt + 38 * DAY_MS);
     expect(trash.body.notes.find((n) => n.note_id === trashedByHand)?.deletes_at).toBeNull();
+    // A person keeps a note the retention trashed: it is no longer deleted with the trash period.
+    const keepIt = await api<NoteBody>('PATCH', `/v1/notes/${rescued}`, { body: { protected: true } });
+    expect(keepIt.body).toMatchObject({ state: 'trashed', protected: true, deletes_at: null });
     // The same day again changes nothing (idempotent).
     expect(await pass(8)).toEqual({ trashed: 0, deleted: 0, errors: 0 });
 
@@ -175,6 +179,7 @@ describe('retention', () => {
     expect(await read(both)).toBeNull();
     expect(await read(theirs, other)).toBeNull();
     expect((await read(trashedByHand))?.state).toBe('trashed');
+    expect((await read(rescued))?.state).toBe('trashed');
     expect((await read(routine))?.state).toBe('active');
 
     // Day 63 and 100: the restored note goes again at the end of its new period, then for good.

@@ -54,6 +54,20 @@ describe("a note's history", () => {
     ]);
   });
 
+  it('cancels the deletion the retention scheduled when a person keeps the trashed note', () => {
+    const trashed = changedNote(
+      note,
+      {
+        state: 'trashed',
+        retention: { collection: { collection_id: 'c-s', name: 'S' }, deletes_at: MADE + 9 },
+      },
+      MADE + 5,
+    );
+    const kept = changedNote(trashed, { protected: true }, MADE + 6);
+    expect(kept).toMatchObject({ state: 'trashed', protected: true });
+    expect(kept.deletes_at).toBeUndefined();
+  });
+
   it('records protection only when it changes, and nothing for a rename', () => {
     const kept = changedNote(note, { protected: true }, MADE + 1);
     expect(kept.protected).toBe(true);

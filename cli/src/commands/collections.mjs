@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { isUuid, noteIdArg, stringOption } from '../args.mjs';
 import { UsageError } from '../errors.mjs';
 import { info, printJson } from '../output.mjs';
+import { daysText, RETENTION_DAYS, retentionDaysOption } from '../retention.mjs';
 
 const EXAMPLE_ID = '5b1e0c7a-2f4d-4a8e-9b3c-6d7e8f9a0b12';
 const EXAMPLE_NOTE = '3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34';
@@ -55,6 +56,41 @@ const INSTRUCTIONS_DETAILS =
   "bring out ('Action items only'); the local extractive engine cannot follow them, and its results\n" +
   'say so. A note in several collections gets all their instructions, by collection name.';
 
+/** @type {Record<string, import('../types.mjs').OptionSpec>} */
+const RETENTION_OPTIONS = {
+  'retention-days': {
+    type: 'string',
+    value: 'N|none',
+    description: `Move its notes to the trash N days (${RETENTION_DAYS.min} to ${RETENTION_DAYS.max}) after they were made; none: keep them`,
+  },
+};
+
+const RETENTION_DETAILS =
+  'A retention period (--retention-days N) moves a note filed in the collection to the trash N days\n' +
+  "after it was made or last restored, unless it is protected ('notes notes protect <id>'). It runs\n" +
+  'hourly, so a period set on a collection that holds older notes moves them at the next run. The\n' +
+  'trash deletes the notes the retention moved there for good after its period (30 days unless the\n' +
+  "operator set another), unless restored. 'none' keeps notes until a person trashes them.";
+
+/**
+ * What a collection's retention period now does, on stderr, after it was set or cleared.
+ * @param {unknown} body the collection (createCollection, updateCollection)
+ * @param {boolean} existing whether the collection may hold notes already (an update)
+ */
+function sayRetention(body, existing) {
+  const { name, retention_days: days } = /** @type {{ name: string, retention_days?: number | null }} */ (
+    body
+  );
+  if (typeof days !== 'number') {
+    info(`${name} keeps its notes until a person trashes them (no retention period).`);
+    return;
+  }
+  info(
+    `${name} keeps notes ${daysText(days)}: each moves to the trash ${daysText(days)} after it was made or last restored, unless protected` +
+      (existing ? '; notes older than that go within the hour.' : '.'),
+  );
+}
+
 /**
  * The instructions given with --instructions or --instructions-file; undefined when neither.
  * @param {import('../types.mjs').OptionValues} values
@@ -84,7 +120,7 @@ function collectionPath(collectionId) {
 /** @type {import('../types.mjs').CommandSpec} */
 export const collectionsList = {
   name: 'collections list',
-  summary: 'List every collection, by name',
+  summary: 'List every collection, by name, with its instructions and retention period (retention_days)',
   operation: 'listCollections',
   args: [],
   options: {},
@@ -98,26 +134,31 @@ export const collectionsList = {
 /** @type {import('../types.mjs').CommandSpec} */
 export const collectionsCreate = {
   name: 'collections create',
-  summary: 'Create a collection (names are unique, 1 to 100 characters), with instructions if given',
+  summary:
+    'Create a collection (names are unique, 1 to 100 characters), with instructions and a retention period if given',
   operation: 'createCollection',
   args: ['<name>'],
-  options: INSTRUCTIONS_OPTIONS,
-  details: INSTRUCTIONS_DETAILS,
+  options: { ...INSTRUCTIONS_OPTIONS, ...RETENTION_OPTIONS },
+  details: `${INSTRUCTIONS_DETAILS}\n\n${RETENTION_DETAILS}`,
   examples: [
     "notes collections create 'Product'",
     "notes collections create Recipes --instructions 'Ingredients with amounts first, then the steps.'",
     'notes collections create Study --instructions-file study-instructions.txt',
+    'notes collections create Stand-ups --retention-days 30',
   ],
   async run({ positionals, values, client }) {
     const command = 'collections create';
     const name = positionals[0] ?? '';
     if (!name.trim()) throw new UsageError('the name must not be empty', command);
+    const retentionDays = retentionDaysOption(stringOption(values, 'retention-days'), command);
     const instructions = await instructionsOption(values, command);
-    const { body } = await client().request('POST', '/v1/collections', {
-      body: instructions === undefined ? { name } : { name, instructions },
-      what: command,
-    });
+    /** @type {{ name: string, instructions?: string, retention_days?: number | null }} */
+    const request = { name };
+    if (instructions !== undefined) request.instructions = instructions;
+    if (retentionDays !== undefined) request.retention_days = retentionDays;
+    const { body } = await client().request('POST', '/v1/collections', { body: request, what: command });
     printJson(body);
+    if (typeof retentionDays === 'number') sayRetention(body, false);
   },
 };
 
@@ -149,40 +190,45 @@ export const collectionsRename = {
 /** @type {import('../types.mjs').CommandSpec} */
 export const collectionsUpdate = {
   name: 'collections update',
-  summary: 'Rename a collection, or set or clear its instructions',
+  summary: 'Rename a collection, or set or clear its instructions or its retention period',
   operation: 'updateCollection',
   args: ['<collection>'],
   options: {
     name: { type: 'string', value: 'name', description: 'The new name' },
     ...INSTRUCTIONS_OPTIONS,
     'clear-instructions': { type: 'boolean', description: 'Remove the instructions' },
+    ...RETENTION_OPTIONS,
   },
   details:
     '<collection> is the collection ID or its current name. Give at least one option; what is not\n' +
     'given stays as it is. Insights and artifacts made with other instructions then say outdated.\n' +
-    INSTRUCTIONS_DETAILS,
+    `${INSTRUCTIONS_DETAILS}\n\n${RETENTION_DETAILS}`,
   examples: [
     "notes collections update Recipes --instructions 'Ingredients with amounts first, then the steps.'",
     'notes collections update Study --instructions-file study-instructions.txt',
     `notes collections update ${EXAMPLE_ID} --name 'Product 2027' --clear-instructions`,
+    'notes collections update Stand-ups --retention-days 90',
+    'notes collections update Stand-ups --retention-days none',
   ],
   async run({ positionals, values, client }) {
     const command = 'collections update';
     const name = stringOption(values, 'name');
     if (name !== undefined && !name.trim()) throw new UsageError('the new name must not be empty', command);
+    const retentionDays = retentionDaysOption(stringOption(values, 'retention-days'), command);
     const instructions = await instructionsOption(values, command);
     const clear = values['clear-instructions'] === true;
     if (clear && instructions !== undefined) {
       throw new UsageError('give new instructions or --clear-instructions, not both', command);
     }
-    /** @type {{ name?: string, instructions?: string | null }} */
+    /** @type {{ name?: string, instructions?: string | null, retention_days?: number | null }} */
     const changes = {};
     if (name !== undefined) changes.name = name;
     if (instructions !== undefined) changes.instructions = instructions;
     if (clear) changes.instructions = null;
+    if (retentionDays !== undefined) changes.retention_days = retentionDays;
     if (Object.keys(changes).length === 0) {
       throw new UsageError(
-        'give --name, --instructions, --instructions-file or --clear-instructions',
+        'give --name, --instructions, --instructions-file, --clear-instructions or --retention-days',
         command,
       );
     }
@@ -193,6 +239,7 @@ export const collectionsUpdate = {
       what: `${command} ${collectionId}`,
     });
     printJson(body);
+    if (retentionDays !== undefined) sayRetention(body, true);
   },
 };
 
@@ -272,7 +319,7 @@ export const collectionsRemove = {
 export const collectionsGroup = {
   name: 'collections',
   summary:
-    'Organise notes in collections: list, create, rename or update (instructions), delete; add and remove notes.',
+    'Organise notes in collections: list, create, rename or update (instructions, retention period), delete; add and remove notes.',
   commands: [
     collectionsList,
     collectionsCreate,

@@ -2,8 +2,11 @@
 import { flag, integerOption, noteIdArg, oneOf, requireConfirmation, stringOption } from '../args.mjs';
 import { UsageError } from '../errors.mjs';
 import { info, printJson } from '../output.mjs';
+import { protectionLines, retentionLines } from '../retention.mjs';
 import { collectionIdOf } from './collections.mjs';
 import { notePath, printEtag } from './shared.mjs';
+
+/** @typedef {import('../retention.mjs').RetentionNote} RetentionNote */
 
 /** @type {import('../types.mjs').CommandSpec} */
 export const notesList = {
@@ -76,12 +79,16 @@ export const notesGet = {
   operation: 'getNote',
   args: ['<id>'],
   options: {},
+  details:
+    "Prints the note as JSON, and on stderr its ETag and what its collections' retention periods do\n" +
+    'to it: when it moves to the trash (expiry), or, in the trash, when it is deleted for good.',
   examples: ['notes notes get 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34'],
   async run({ positionals, client }) {
     const noteId = noteIdArg(positionals[0], 'notes get');
     const response = await client().request('GET', notePath(noteId), { what: `notes get ${noteId}` });
     printJson(response.body);
     printEtag(response);
+    for (const line of retentionLines(/** @type {RetentionNote} */ (response.body))) info(line);
   },
 };
 
@@ -98,13 +105,14 @@ const IF_MATCH_OPTION = {
 
 /**
  * PATCHes the note, with If-Match when `--if-match` was given, and prints the updated note and its
- * new ETag.
+ * new ETag, then the lines `say` makes of it on stderr.
  * @param {import('../types.mjs').CommandInput} context
  * @param {string} noteId
  * @param {Record<string, unknown>} body
  * @param {string} what
+ * @param {(note: RetentionNote) => string[]} [say]
  */
-async function patchNote({ client, values }, noteId, body, what) {
+async function patchNote({ client, values }, noteId, body, what, say) {
   const ifMatch = stringOption(values, 'if-match');
   const response = await client().request('PATCH', notePath(noteId), {
     body,
@@ -113,6 +121,7 @@ async function patchNote({ client, values }, noteId, body, what) {
   });
   printJson(response.body);
   printEtag(response);
+  for (const line of say?.(/** @type {RetentionNote} */ (response.body)) ?? []) info(line);
 }
 
 /** @type {import('../types.mjs').CommandSpec} */
@@ -150,16 +159,61 @@ function stateCommand(verb) {
     operation: 'updateNote',
     args: ['<id>'],
     options: { 'if-match': IF_MATCH_OPTION },
+    ...(verb === 'restore'
+      ? {
+          details:
+            "A restored note's collections' retention periods start again from the restoring; stderr\n" +
+            'says when it moves to the trash next, if one has a period.',
+        }
+      : {}),
     examples: [`notes notes ${verb} 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34`],
     async run(context) {
       const noteId = noteIdArg(context.positionals[0], `notes ${verb}`);
-      await patchNote(context, noteId, { state }, `notes ${verb} ${noteId}`);
+      await patchNote(
+        context,
+        noteId,
+        { state },
+        `notes ${verb} ${noteId}`,
+        verb === 'restore' ? retentionLines : undefined,
+      );
     },
   };
 }
 
 export const notesTrash = stateCommand('trash');
 export const notesRestore = stateCommand('restore');
+
+/**
+ * `notes protect` and `notes unprotect`: PATCH `protected`.
+ * @param {'protect' | 'unprotect'} verb
+ * @returns {import('../types.mjs').CommandSpec}
+ */
+function protectionCommand(verb) {
+  const keep = verb === 'protect';
+  return {
+    name: `notes ${verb}`,
+    summary: keep
+      ? "Keep a note from its collections' retention periods (not trashed for its age)"
+      : "Let its collections' retention periods apply to a note again",
+    operation: 'updateNote',
+    args: ['<id>'],
+    options: { 'if-match': IF_MATCH_OPTION },
+    details: keep
+      ? 'A collection with a retention period (notes collections update <collection> --retention-days N)\n' +
+        'moves its notes to the trash N days after they were made or last restored; a protected note\n' +
+        'stays. A person can still trash it. Prints the note (protected: true); stderr says so.'
+      : 'Prints the note (protected: false); stderr says when it moves to the trash now, and by which\n' +
+        "collection's period, or that none of its collections has one.",
+    examples: [`notes notes ${verb} 3f2b8c1e-9a4d-4e6b-8f0a-2c5d7e9b1a34`],
+    async run(context) {
+      const noteId = noteIdArg(context.positionals[0], `notes ${verb}`);
+      await patchNote(context, noteId, { protected: keep }, `notes ${verb} ${noteId}`, protectionLines);
+    },
+  };
+}
+
+export const notesProtect = protectionCommand('protect');
+export const notesUnprotect = protectionCommand('unprotect');
 
 /** @type {import('../types.mjs').CommandSpec} */
 export const notesDelete = {
@@ -192,6 +246,15 @@ export const notesDelete = {
 /** @type {import('../types.mjs').GroupSpec} */
 export const notesGroup = {
   name: 'notes',
-  summary: 'List, read, rename, trash, restore and permanently delete notes.',
-  commands: [notesList, notesGet, notesRename, notesTrash, notesRestore, notesDelete],
+  summary: 'List, read, rename, trash, restore, protect from retention periods and permanently delete notes.',
+  commands: [
+    notesList,
+    notesGet,
+    notesRename,
+    notesTrash,
+    notesRestore,
+    notesProtect,
+    notesUnprotect,
+    notesDelete,
+  ],
 };
