@@ -78,7 +78,9 @@ ENV PORT=8787 \
     NOTES_STORAGE_PORT=8788 \
     NOTES_DATA_DIR=/data \
     NOTES_LISTEN_HOST=0.0.0.0 \
-    NOTES_DRAIN_SECONDS=8
+    NOTES_DRAIN_SECONDS=8 \
+    NOTES_LOG_FORMAT=json
+# NOTES_LOG_FORMAT=json: one JSON object per log line, for the log driver (a terminal gets text lines).
 # NOTES_DRAIN_SECONDS=8: running work gets 8 s to finish on `docker stop` (10 s before it kills);
 # what is still running then goes back to the queue and resumes on the next start. compose.yaml
 # allows longer.

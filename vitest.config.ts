@@ -4,8 +4,19 @@ export default defineConfig({
   test: {
     pool: 'forks',
     testTimeout: 60_000,
-    // Tests never fetch a Whisper model: pocketsphinx unless a test names another engine.
-    env: { POWERTOOLS_METRICS_DISABLED: 'true', NOTES_SPEECH_ENGINE: 'local', NOTES_VOICE_MODEL: 'off' },
+    // Tests never fetch a Whisper model: pocketsphinx unless a test names another engine. The AWS
+    // SDK's warning about Node's version is said once for the run (test/support/global-setup.ts).
+    env: {
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      NOTES_SPEECH_ENGINE: 'local',
+      NOTES_VOICE_MODEL: 'off',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    globalSetup: ['test/support/global-setup.ts'],
+    // Quiet while tests pass: what a passing test (or the services it runs) printed is not shown;
+    // a failing test shows its own lines and the last lines of the services it started.
+    silent: 'passed-only',
+    setupFiles: ['test/support/service-logs-on-failure.ts'],
     hookTimeout: 120_000,
     projects: [
       { extends: true, test: { name: 'all', include: ['test/**/*.test.ts'] } },

@@ -16,6 +16,11 @@ import { join, resolve } from 'node:path';
 
 performance.mark('server:entry');
 
+// The AWS SDK's warning about Node's version, once for every thread of the service.
+const { sdkNodeNoticeOnce } = await import('../src/local/sdk-node-notice.ts');
+const sdkNotice = sdkNodeNoticeOnce(process.env);
+if (sdkNotice) console.error(sdkNotice);
+
 // Metrics go to CloudWatch on AWS; locally they would only be noise on stdout. Set before the
 // runtime's modules load, since the metrics client reads it when it is created.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -62,6 +67,7 @@ emulators.catch(() => undefined);
 
 const { API_KEY_FILE } = await import('../src/local/local-account.ts');
 const { startLocalRuntime } = await import('../src/local/runtime.ts');
+const { startBanner } = await import('../src/local/start-banner.ts');
 performance.mark('server:modules-imported');
 
 const runtime = await startLocalRuntime({ ...options, emulators }).catch((error: unknown) => {
@@ -71,21 +77,19 @@ const runtime = await startLocalRuntime({ ...options, emulators }).catch((error:
   process.exit(1);
 });
 
-const lines = [
-  `Notes service running`,
-  `  API:          ${runtime.apiUrl}   (contract: ${runtime.apiUrl}/openapi.yaml)`,
-  `  Uploads:      ${runtime.storageUrl}`,
-  `  Data:         ${dataDir}`,
-  `  Transcribing: ${runtime.info.transcription_concurrency} at a time (NOTES_TRANSCRIPTION_CONCURRENCY)`,
-  `  Speech:       ${runtime.speech.banner()}`,
-  `  Speakers:     ${runtime.voices.banner()}`,
-  runtime.newApiKey
-    ? `  API key:      ${runtime.newApiKey}\n                (shown once; saved to ${join(dataDir, API_KEY_FILE)}, readable by you only)`
-    : `  API key:      in ${join(dataDir, API_KEY_FILE)}`,
-  `Try: export NOTES_BASE_URL=${runtime.apiUrl} NOTES_API_KEY=$(cat ${join(dataDir, API_KEY_FILE)})`,
-  `     curl -H "Authorization: Bearer $NOTES_API_KEY" $NOTES_BASE_URL/v1/account`,
-];
-console.error(lines.join('\n'));
+const keyFile = join(dataDir, API_KEY_FILE);
+console.error(
+  startBanner({
+    apiUrl: runtime.apiUrl,
+    storageUrl: runtime.storageUrl,
+    dataDir,
+    keyFile,
+    newApiKey: runtime.newApiKey,
+    transcribing: runtime.info.transcription_concurrency,
+    speech: runtime.speech.banner(),
+    speakers: runtime.voices.banner(),
+  }),
+);
 if (process.env.NOTES_START_TRACE) {
   const marks = performance
     .getEntriesByType('mark')

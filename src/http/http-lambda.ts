@@ -19,8 +19,8 @@ export interface HttpLambdaOptions {
 
 /**
  * The Lambda wrapper of every HTTP function (REST operations, MCP, OAuth): observability, one log line
- * per request (route, status, request ID; never headers, parameters or bodies) and the endpoint's
- * error mapping in one place.
+ * per request (route, status, request ID; never headers, parameters or bodies; successful reads at
+ * DEBUG) and the endpoint's error mapping in one place.
  */
 export function httpLambda(
   route: string,
@@ -31,12 +31,17 @@ export function httpLambda(
     request: middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>,
     error?: string,
   ) => {
-    logger.info('request', {
+    const status = request.response?.statusCode;
+    const fields = {
       route,
-      status: request.response?.statusCode,
+      status,
       requestId: request.event.requestContext?.requestId,
       ...(error ? { error } : {}),
-    });
+    };
+    // Reads that succeed are routine (a client polls a job every few seconds): DEBUG. Changes and
+    // failures are what a person looks for: INFO. API Gateway's access log has every request on AWS.
+    if (isRoutineRead(request.event.requestContext?.http?.method, status)) logger.debug('request', fields);
+    else logger.info('request', fields);
   };
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(observed())
@@ -52,6 +57,12 @@ export function httpLambda(
       },
     })
     .handler(run);
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function isRoutineRead(method: string | undefined, status: number | undefined): boolean {
+  return READ_METHODS.has(method ?? '') && status !== undefined && status < 400;
 }
 
 function addHeaders(

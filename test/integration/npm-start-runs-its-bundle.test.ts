@@ -33,7 +33,7 @@ afterAll(() => service?.stop());
 describe('npm start, once its start-up bundle is made', () => {
   it('runs the bundle, not the sources', () => {
     expect(service.output()).not.toContain(RAN_THE_SOURCES);
-    expect(service.output()).toContain('Notes service running');
+    expect(service.output()).toContain('Notes service is running');
   });
 
   it('transcribes a recording through the bundled emulator and speech threads', async () => {

@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { npmStartNodeArgs } from '../../scripts/start-command.mjs';
 import type { RuntimeInfo } from '../../src/local/runtime.ts';
 import { REPO_ROOT } from '../../src/local/runtime.ts';
+import { keepServiceLog } from './service-logs.ts';
 
 export interface RunningService {
   baseUrl: string;
@@ -102,6 +103,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   };
 
   await launch();
+  const forgetLog = keepServiceLog({ label: `the service in ${dataDir}`, output: () => output });
   const apiKey = (await readFile(join(dataDir, 'api-key'), 'utf8')).trim();
   const service: RunningService = {
     get baseUrl() {
@@ -115,6 +117,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     output: () => output,
     stop: async () => {
       await stop();
+      forgetLog();
       if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
     restart: async (signal = 'SIGTERM') => {
