@@ -28,8 +28,17 @@ export interface Collection extends CollectionRef {
   note_count?: number;
   /** For its notes' Insights and artifacts; null (older services: absent) when it has none. */
   instructions?: string | null;
+  /**
+   * How many days its notes are kept before they move to the trash (1 to 3650); null (older
+   * services: absent) when it keeps them until a person trashes them.
+   */
+  retention_days?: number | null;
   created_at: number;
 }
+
+/** The bounds of a collection's retention period, in days (openapi.yaml RetentionDays). */
+export const RETENTION_DAYS_MIN = 1;
+export const RETENTION_DAYS_MAX = 3650;
 
 /** The limit of a collection's instructions (openapi.yaml CollectionInstructions). */
 export const INSTRUCTIONS_LIMIT = 1000;
@@ -56,6 +65,8 @@ export interface NoteSummary {
   created_at: number;
   updated_at: number;
   trashed_at: number | null;
+  /** When a note the retention moved to the trash is deleted for good; null otherwise (older services: absent). */
+  deletes_at?: number | null;
   transcription_status: JobState | null;
 }
 
@@ -128,6 +139,30 @@ export interface Note extends NoteSummary {
   transcription_job: Job | null;
   transcription: Transcription | null;
   insights: Insights | null;
+  /** Kept by the person: no collection's retention period moves it to the trash (older services: absent). */
+  protected?: boolean;
+  /** When a collection's retention period moves the note to the trash; null when none does. */
+  expiry?: NoteExpiry | null;
+  /** Trashing, restoring and keeping, oldest first (the last 50). */
+  history?: NoteEvent[];
+}
+
+/** Which collection's retention period moves the note to the trash, and when (a past time: within the hour). */
+export interface NoteExpiry extends CollectionRef {
+  trash_at: number;
+  retention_days: number;
+}
+
+/** One entry of a note's history. */
+export interface NoteEvent {
+  at: number;
+  event: 'trashed' | 'restored' | 'protected' | 'unprotected';
+  /** A person (the account's owner, through any app) or a collection's retention period. */
+  by: 'person' | 'retention';
+  /** Whose retention period ran out (`by: retention`). */
+  collection?: CollectionRef;
+  /** When the note is deleted for good (a move to the trash by the retention). */
+  deletes_at?: number;
 }
 
 export interface VoiceMatch {

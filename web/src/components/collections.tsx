@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
 import { useApp } from '../context.ts';
 import { type Loaded, useLoad } from '../hooks.ts';
+import { periodWords } from '../retention-words.ts';
 import { href, navigate } from '../router.ts';
 import type { Collection } from '../types.ts';
 import { ActionFeedback } from './action-feedback.tsx';
@@ -80,6 +81,13 @@ export function CollectionsPanel({
             >
               {collection.name}
             </a>
+            {collection.retention_days ? (
+              <span class="meta retention-days">
+                {' '}
+                <span class="visually-hidden">keeps notes </span>
+                {periodWords(collection.retention_days)}
+              </span>
+            ) : null}
           </li>
         ))}
       </ul>

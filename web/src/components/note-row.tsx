@@ -3,6 +3,7 @@ import { useAction } from '../action.ts';
 import { ApiError } from '../api.ts';
 import { useApp } from '../context.ts';
 import { when } from '../format.ts';
+import { deletionWords } from '../retention-words.ts';
 import { href } from '../router.ts';
 import type { NoteSummary } from '../types.ts';
 import { ActionFeedback } from './action-feedback.tsx';
@@ -79,6 +80,9 @@ export function NoteRow({
       </a>
       <span class="meta">
         {when(note.created_at)} <StatusBadge status={note.transcription_status} />
+        {note.state === 'trashed' && note.deletes_at ? (
+          <span class="deletes-at">{deletionWords(note.deletes_at)}</span>
+        ) : null}
       </span>
       <span class="row-actions">
         <button

@@ -2,6 +2,7 @@ import { useEffect, useLayoutEffect, useState } from 'preact/hooks';
 import { Exports } from '../components/note/exports.tsx';
 import { Filing } from '../components/note/filing.tsx';
 import { JobState } from '../components/note/job-state.tsx';
+import { NoteKeeping } from '../components/note/keeping.tsx';
 import { NoteActions } from '../components/note/manage.tsx';
 import { TitleEditor } from '../components/note/title.tsx';
 import { NotePanels } from '../components/note-panels.tsx';
@@ -105,6 +106,7 @@ export function NotePage({ noteId, startAt }: { noteId: string; startAt: number 
         {note.state === 'trashed' && <span class="badge failed">In the trash</span>}
       </p>
       <Filing note={note} onChanged={view.reload} />
+      <NoteKeeping note={note} onChanged={view.reload} />
       {note.audio?.uploaded_at && (
         <PlayerBar
           playback={playback}

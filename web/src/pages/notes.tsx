@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useAction } from '../action.ts';
 import { ActionFeedback } from '../components/action-feedback.tsx';
 import { CollectionInstructions } from '../components/collection-instructions.tsx';
+import { CollectionRetention } from '../components/collection-retention.tsx';
 import { CollectionsPanel, useCollections } from '../components/collections.tsx';
 import { NoteRow } from '../components/note-row.tsx';
 import { Skeleton } from '../components/skeleton.tsx';
@@ -77,6 +78,13 @@ export function NotesPage({
         {collectionId && <p class="meta">A collection of your notes.</p>}
         {state === 'active' && collection && (
           <CollectionInstructions
+            key={collection.collection_id}
+            collection={collection}
+            onSaved={collections.reload}
+          />
+        )}
+        {state === 'active' && collection && (
+          <CollectionRetention
             key={collection.collection_id}
             collection={collection}
             onSaved={collections.reload}
