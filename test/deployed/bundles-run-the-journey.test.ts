@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes, eventWorkers, publicRoutes, queueWorkers } from '../../src/routes.ts';
 import type { ConverseReply } from '../support/bedrock-stand-in.ts';
-import { httpApiEvent, sqsEvent } from './support/aws-events.ts';
+import { httpApiEvent, scheduledEvent, sqsEvent } from './support/aws-events.ts';
 import { epiphanyToolUse, insightsToolUse, type TranscriptView } from './support/converse-replies.ts';
 import {
   bodyOf,
@@ -205,6 +205,42 @@ async function generateThroughBundles(
   expect(stored.bundled, JSON.stringify(stored.bundled)).toMatchObject({ statusCode: 200 });
   return (stored.bundled as { body: string }).body;
 }
+
+describe("collections' retention through its bundle", () => {
+  it("the hourly schedule event moves a note past its collection's period to the trash, in the note's history", async () => {
+    const { getServices } = await import('../../src/wiring/services.ts');
+    const { createCollection, addNoteToCollection } = await import('../../src/domain/collections.ts');
+    const services = getServices();
+    const accountId = String(
+      bodyOf<{ account_id: string }>(
+        await deployment.viaBundle('getCurrentAccount', request('getCurrentAccount')('')),
+      ).account_id,
+    );
+    const collection = await createCollection(services, accountId, { name: 'Routine', retention_days: 1 });
+    const noteId = randomUUID();
+    const madeAt = Date.now() - 3 * 86_400_000;
+    await services.notes.createNoteIfAbsent({
+      account_id: accountId,
+      note_id: noteId,
+      title: 'An old stand-up',
+      state: 'active',
+      created_at: madeAt,
+      updated_at: madeAt,
+      trashed_at: null,
+      audio: null,
+    });
+    await addNoteToCollection(services, accountId, collection.collection_id, noteId);
+
+    expect(
+      await deployment.viaBundle('applyRetention', scheduledEvent('notes-dev-ApplyRetentionSchedule')),
+    ).toBeNull();
+    const note = bodyOf<{ state: string; history: { event: string; by: string }[] }>(
+      await deployment.viaBundle('getNote', rest(apiKey, 'getNote', noteId)),
+    );
+    expect(note.state).toBe('trashed');
+    expect(note.history).toEqual([expect.objectContaining({ event: 'trashed', by: 'retention' })]);
+  });
+});
 
 describe('the OAuth metadata through its bundle', () => {
   const metadataPaths = publicRoutes.oauthMetadata.endpoints
