@@ -156,7 +156,7 @@ export class DynamoCollectionStore implements CollectionStore {
       new DeleteCommand({ TableName: this.tableName, Key: keys.collection(accountId, collectionId) }),
     );
     await this.releaseName(accountId, current.name, collectionId);
-    await this.unmarkRetaining(accountId, collectionId);
+    if (current.retention_days) await this.unmarkRetaining(accountId, collectionId);
   }
 
   async addNote(accountId: string, collectionId: string, note: Note, now: number): Promise<void> {
