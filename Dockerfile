@@ -1,6 +1,6 @@
 # The notes service in one container: the same runtime as `npm start` (API, web app, MCP, workers and
 # the embedded database, object store and queue), with the local speech engines (Whisper through
-# whisper.cpp; ffmpeg and pocketsphinx) and podcast voices (flite). README, "Run it in a container".
+# whisper.cpp; ffmpeg and pocketsphinx) and podcast voices (flite). docs/container.md.
 #
 #   docker build -t notes-service .        (podman: podman build --format docker -t notes-service .)
 #   docker build --build-arg WHISPER_MODEL=base.en --build-arg VOICE_MODEL=wespeaker-resnet34-lm \
@@ -20,13 +20,13 @@ COPY . .
 # since the bundle's directory is named after the checkout's path.
 RUN node scripts/local-server-bundle.mjs
 # WHISPER_MODEL (e.g. base.en, small): fetched now, its SHA-256 checked, into /app/models, where the
-# runtime looks before fetching one itself (README, "Whisper-grade transcripts"). Empty: the image
+# runtime looks before fetching one itself (docs/self-hosting.md, "Whisper-grade transcripts"). Empty: the image
 # fetches the configured model into its volume on first start, or falls back to pocketsphinx offline.
 ARG WHISPER_MODEL=""
 RUN if [ -n "$WHISPER_MODEL" ]; then \
       NOTES_WHISPER_MODEL_DIR=/app/models node --import tsx src/local/cli/models.ts fetch "$WHISPER_MODEL"; \
     fi
-# VOICE_MODEL (wespeaker-resnet34-lm): the diarizer's voice model, baked in the same way (README,
+# VOICE_MODEL (wespeaker-resnet34-lm): the diarizer's voice model, baked in the same way (docs/self-hosting.md,
 # "Who said what"). Empty: fetched on first start, or voice statistics offline.
 ARG VOICE_MODEL=""
 RUN if [ -n "$VOICE_MODEL" ]; then \

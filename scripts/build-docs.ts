@@ -38,10 +38,32 @@ const SKILL_REFERENCES = [
   'references/mcp.md',
   'references/polling.md',
 ];
-/** docs/*.md guides in the order llms-full.txt gives them; any other guide follows alphabetically. */
-const GUIDE_ORDER = ['api-decisions.md', 'transcripts.md', 'ask.md', 'deploy.md', 'benchmarks.md'];
+/**
+ * docs/*.md guides in the order llms-full.txt gives them (the pages for users first: self-hosting
+ * with the configuration table, the REST walk-through, MCP); any other guide follows alphabetically.
+ */
+const GUIDE_ORDER = [
+  'self-hosting.md',
+  'container.md',
+  'web-app.md',
+  'api.md',
+  'mcp.md',
+  'cli-and-skill.md',
+  'api-decisions.md',
+  'transcripts.md',
+  'ask.md',
+  'deploy.md',
+  'threat-model.md',
+  'benchmarks.md',
+];
+/**
+ * docs/*.md files that are not published: the index (docs/README.md, links between pages and
+ * nothing else) and the contributors' page (the architecture and the tests, for people changing the
+ * code, not using it).
+ */
+const UNPUBLISHED_DOCS = ['README.md', 'development.md'];
 /** README sections (`## ` headings, with their subsections) useful to users of the service. */
-const README_SECTIONS = ['The two commands', 'Walk-through with curl', 'Configuration'];
+const README_SECTIONS = ['What it does', 'Quick start', 'Other ways to run it'];
 const DEFAULT_BASE_URL = 'http://127.0.0.1:8787';
 /**
  * Where the MCP server and its OAuth metadata are, relative to the service's base URL (not the docs
@@ -321,7 +343,7 @@ export interface DocsSources {
   /** The skill's references by path under skills/notes/, e.g. `references/rest.md`. */
   references: Record<string, string>;
   readme: string;
-  /** docs/*.md by file name. */
+  /** The published guides, docs/*.md by file name (not those of UNPUBLISHED_DOCS). */
   guides: Record<string, string>;
   /** The MCP server's OAuth scopes and their descriptions. */
   mcpScopes: Record<string, string>;
@@ -372,7 +394,9 @@ export function readDocsSources(root: string = REPO_ROOT): DocsSources {
     readme: read('README.md'),
     guides: Object.fromEntries(
       readdirSync(join(root, 'docs'), { withFileTypes: true })
-        .filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+        .filter(
+          (entry) => entry.isFile() && entry.name.endsWith('.md') && !UNPUBLISHED_DOCS.includes(entry.name),
+        )
         .map((entry) => [entry.name, read(`docs/${entry.name}`)]),
     ),
     mcpScopes: { ...mcpScopes },
@@ -798,7 +822,7 @@ function llmsTxt(contract: Contract): string {
     link(
       'llms-full.txt',
       'llms-full.txt',
-      'Everything in one text: the Agent Skill and its references (CLI, REST, MCP, polling), the README sections for users, the guides (API and MCP/OAuth decisions, transcripts, Ask and artifacts, deploying to AWS, benchmarks) and a summary of every REST operation.',
+      "Everything in one text: the Agent Skill and its references (CLI, REST, MCP, polling), the README's introduction, features, quick start and ways to run it, the guides (self-hosting and configuration, the container, the web app, the REST walk-through, MCP, the CLI, API and MCP/OAuth decisions, transcripts, Ask and artifacts, deploying to AWS, the threat model, benchmarks) and a summary of every REST operation.",
     ) +
       link(
         'openapi.yaml',
@@ -856,7 +880,7 @@ function llmsFullTxt(sources: DocsSources, references: Record<string, string>, c
       `skills/notes/${path}: skill reference (published as ${path})`,
       requireSource(references, path),
     ]),
-    ['README.md: the sections for users', readmeSections(sources.readme)],
+    ['README.md: the introduction, features, quick start and ways to run it', readmeSections(sources.readme)],
     ...orderedGuides(sources.guides).map(([name, text]): [string, string] => [`docs/${name}`, text]),
     ['openapi.yaml: summary of the REST contract (published as openapi.yaml)', operationSummary(contract)],
   ];

@@ -4,7 +4,7 @@ import type { Account, ApiKeyRecord } from './account.ts';
 /**
  * How long a process trusts what it read of an API key or an account. A key revoked through this
  * process is forgotten at once; one revoked through another process (another Lambda container) is
- * refused there after at most this long (README "API keys", docs/api-decisions.md, revokeApiKey in
+ * refused there after at most this long (docs/self-hosting.md "Accounts and API keys", docs/api-decisions.md, revokeApiKey in
  * openapi.yaml say the same).
  */
 export const API_KEY_CACHE_SECONDS = 60;

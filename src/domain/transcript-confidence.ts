@@ -59,7 +59,7 @@ export function roundConfidence(value: number): number {
 
 /**
  * The recogniser's engine settings a user cannot change; an operator can, so the message names the
- * configuration (README, "Speech engines").
+ * configuration (docs/self-hosting.md, "Speech engines").
  */
 const OTHER_ENGINES =
   'For other languages or better accuracy an operator can switch engines: NOTES_SPEECH_ENGINE=auto (Whisper, ' +

@@ -1,7 +1,7 @@
 import { preflightHeaders } from '../http/cors.ts';
 
 /**
- * Which browser origins may call /mcp (README, "`localhost`, browser-based clients and the origin policy"):
+ * Which browser origins may call /mcp (docs/mcp.md, "`localhost`, browser-based clients and the origin policy"):
  * - no `Origin` header (desktop clients, CLIs, servers): served, no CORS headers;
  * - the service's own origins and those the operator lists (NOTES_MCP_ALLOWED_ORIGINS): served, with
  *   CORS headers on the preflight and on every response, 401 and 403 included;

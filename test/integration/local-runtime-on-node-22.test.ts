@@ -8,7 +8,7 @@ import { ensureLambdaNode } from '../support/node22.ts';
 import { pollUntilDone, submitAndUpload } from '../support/transcribe.ts';
 
 /**
- * `npm start` supports Node 20.19 and Node 22 (README, "Requirements"): the rest of the suite runs the
+ * `npm start` supports Node 20.19 and Node 22 (docs/self-hosting.md, "Requirements"): the rest of the suite runs the
  * local runtime on the Node that runs the tests (20 in CI); here the same runtime runs on Node 22 from
  * the npm registry and takes a recording from upload to transcript, the native-addon emulators included.
  */

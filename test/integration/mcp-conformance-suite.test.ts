@@ -13,7 +13,7 @@ import { accessTokenFor } from '../support/oauth-flow.ts';
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`, a pinned devDependency)
  * against the local runtime's /mcp. It needs Node 22 and sends no Authorization header, so it runs
  * on the registry's Node 22 through a loopback proxy that adds a real access token from the OAuth
- * flow (sign-in and consent). Which scenarios apply is the README's table: those must pass, and the
+ * flow (sign-in and consent). Which scenarios apply is the table in docs/mcp.md: those must pass, and the
  * ones the table calls not applicable must be exactly the rest, each failing as its reason says, so
  * a scenario added by a new version of the suite fails here until it is classified.
  */
@@ -32,11 +32,11 @@ interface Scenario {
   why: string;
 }
 
-/** The README's table between `<!-- conformance-scenarios -->` markers: scenario, applies, why. */
-async function scenariosInReadme(): Promise<Scenario[]> {
-  const readme = await readFile(join(repositoryRoot, 'README.md'), 'utf8');
-  const table = /<!-- conformance-scenarios -->([\s\S]*?)<!-- \/conformance-scenarios -->/.exec(readme)?.[1];
-  if (!table) throw new Error('README.md has no conformance-scenarios table');
+/** docs/mcp.md's table between `<!-- conformance-scenarios -->` markers: scenario, applies, why. */
+async function scenariosInDocs(): Promise<Scenario[]> {
+  const page = await readFile(join(repositoryRoot, 'docs', 'mcp.md'), 'utf8');
+  const table = /<!-- conformance-scenarios -->([\s\S]*?)<!-- \/conformance-scenarios -->/.exec(page)?.[1];
+  if (!table) throw new Error('docs/mcp.md has no conformance-scenarios table');
   return [...table.matchAll(/^\| `([\w-]+)` \| (yes|no) \| (.+) \|$/gm)].map((row) => ({
     name: row[1] as string,
     applies: row[2] === 'yes',
@@ -96,7 +96,7 @@ function notPassed(checks: Check[]): string[] {
 }
 
 /**
- * Why a scenario that does not apply fails, when its README reason does not say so: the reasons
+ * Why a scenario that does not apply fails, when its reason in docs/mcp.md does not say so: the reasons
  * name the suite's reference tool a scenario calls (the server has none of them: an unknown tool is
  * a JSON-RPC error), say `Method not found` for a method the server does not offer, or `SSE` for
  * the streams and sessions a scenario looks for (the suite warns). Undefined when the reason holds.
@@ -124,7 +124,7 @@ let run: { checks: Map<string, Check[]>; output: string };
 
 beforeAll(async () => {
   node = await ensureLambdaNode();
-  scenarios = await scenariosInReadme();
+  scenarios = await scenariosInDocs();
   service = await startInProcess({ workers: false });
   const base = service.runtime.apiUrl;
   const apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
@@ -145,7 +145,7 @@ afterAll(async () => {
 });
 
 describe('the official MCP conformance suite against the local /mcp with a real access token', () => {
-  it('runs every scenario the README classifies, and the README classifies every scenario it ran', () => {
+  it('runs every scenario docs/mcp.md classifies, and docs/mcp.md classifies every scenario it ran', () => {
     const ran = [...run.checks.keys()].sort();
     expect(ran.length, run.output).toBeGreaterThan(0);
     expect(ran).toEqual(scenarios.map((scenario) => scenario.name).sort());
@@ -166,7 +166,7 @@ describe('the official MCP conformance suite against the local /mcp with a real 
     }
   });
 
-  it('skips exactly the scenarios the README lists as not applicable, each with its reason', () => {
+  it('skips exactly the scenarios docs/mcp.md lists as not applicable, each with its reason', () => {
     const applicable = new Set(
       scenarios.filter((scenario) => scenario.applies).map((scenario) => scenario.name),
     );
@@ -176,7 +176,7 @@ describe('the official MCP conformance suite against the local /mcp with a real 
     for (const scenario of notApplicable) expect(scenario.why, scenario.name).toMatch(/\w{3,}.*\w{3,}/);
   });
 
-  it('fails each scenario that does not apply the way its README reason says', () => {
+  it('fails each scenario that does not apply the way its reason in docs/mcp.md says', () => {
     const unexplained = scenarios
       .filter((scenario) => !scenario.applies)
       .flatMap((scenario) => {

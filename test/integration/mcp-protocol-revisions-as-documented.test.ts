@@ -7,9 +7,9 @@ import { postMcpWithToken } from '../support/mcp-requests.ts';
 import { accessTokenFor } from '../support/oauth-flow.ts';
 
 /**
- * The README's "Protocol revisions" table, row by row, on the local runtime's /mcp with a token from
- * its OAuth flow: how each revision starts, negotiates its version, which headers it checks, what
- * its results carry, and what runs in front of both. (The unsupported 2026 version's -32022, the
+ * The "Protocol revisions" table of docs/mcp.md, row by row, on the local runtime's /mcp with a token
+ * from its OAuth flow: how each revision starts, negotiates its version, which headers it checks,
+ * what its results carry, and what runs in front of both. (The unsupported 2026 version's -32022, the
  * Mcp-Name check and the 401/403 in front are in mcp-revision-2026-07-28.test.ts.)
  */
 const MODERN = '2026-07-28';
@@ -84,7 +84,7 @@ function expectJsonWithoutSession(response: Response): void {
   expect(response.headers.get('mcp-session-id')).toBeNull();
 }
 
-describe('the 2025 revisions, as the README says', () => {
+describe('the 2025 revisions, as docs/mcp.md says', () => {
   it('answers initialize with the revision the client asked for when it serves it, as JSON without a session', async () => {
     for (const version of LEGACY_VERSIONS) {
       const response = await initialize(version);
@@ -140,7 +140,7 @@ describe('the 2025 revisions, as the README says', () => {
   });
 });
 
-describe('2026-07-28, as the README says', () => {
+describe('2026-07-28, as docs/mcp.md says', () => {
   it('answers 400 -32020 when the MCP-Protocol-Version header is missing or disagrees with the _meta version', async () => {
     for (const version of ['', '2025-11-25']) {
       const response = await modern('tools/list', {}, { 'mcp-protocol-version': version });

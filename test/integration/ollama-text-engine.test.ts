@@ -22,8 +22,8 @@ import { storeCompletedTranscription } from '../support/stored-notes.ts';
 import { pollUntilDone } from '../support/transcribe.ts';
 
 /**
- * The service with its text engine pointed at Ollama as compose.ollama.yaml and the README set it
- * (NOTES_TEXT_ENGINE=openai, NOTES_OPENAI_CHAT_BASE_URL=http://<host>:11434/v1,
+ * The service with its text engine pointed at Ollama as compose.ollama.yaml and docs/self-hosting.md
+ * set it (NOTES_TEXT_ENGINE=openai, NOTES_OPENAI_CHAT_BASE_URL=http://<host>:11434/v1,
  * NOTES_OPENAI_CHAT_MODEL=llama3.1:8b), against a stub on 127.0.0.1 that answers in the shapes of
  * Ollama's OpenAI-compatible API (openai/openai.go in ollama/ollama: `chat.completion` with
  * `system_fingerprint: "fp_ollama"`, errors as `{"error":{"message","type","param","code"}}`). The
@@ -316,7 +316,7 @@ beforeEach(() => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe('the text engine pointed at Ollama, as compose.ollama.yaml and the README configure it', () => {
+describe('the text engine pointed at Ollama, as compose.ollama.yaml and docs/self-hosting.md configure it', () => {
   it('wires the OpenAI-compatible chat adapters for Insights, artifacts and Ask with the configured model', () => {
     const generation = getGenerationServices();
     expect(generation.insights.name).toBe(`openai-compatible:${MODEL}`);
