@@ -128,6 +128,7 @@ export class NotesStack extends Stack {
       apiUrl: this.api.url,
       dataBucket: this.storage.dataBucket,
       clientId: WEB_APP_CLIENT_ID,
+      trashDays: config.trashDays,
     });
     // The app's origin: the distribution's, or a domain of the operator's in front of it (context
     // webAppUrl). REST answers its CORS requests; the OAuth server redirects the app's sign-ins there.

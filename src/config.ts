@@ -226,7 +226,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** Reads `env` without caching (tests, tools). */
 export function loadConfigFrom(env: NodeJS.ProcessEnv): Config {
-  const parsed = schema.safeParse(env);
+  return parseSettings(schema, env);
+}
+
+/**
+ * NOTES_TRASH_DAYS alone, read (default, limits, message) as `loadConfig` reads it, for code that
+ * runs before the rest of the environment is set and must not cache it: the local runtime's web app
+ * configuration (src/local/web-app-files.ts), made before the runtime knows its own address.
+ */
+export function trashDaysSetting(env: NodeJS.ProcessEnv = process.env): number {
+  return parseSettings(z.pick(schema, { NOTES_TRASH_DAYS: true }), env).NOTES_TRASH_DAYS;
+}
+
+function parseSettings<T extends z.ZodMiniType>(settings: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const parsed = z.safeParse(settings, env);
   if (!parsed.success) {
     const problems = parsed.error.issues
       .map((issue) => `${issue.path.join('.')}: ${issue.message}`)

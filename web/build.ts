@@ -95,21 +95,29 @@ function contentTypeOf(name: string): string {
   return 'text/plain; charset=utf-8';
 }
 
-/** What the app reads at start (`/app/config.json`): where the API and the sign-in are. */
+/**
+ * What the app reads at start (`/app/config.json`): where the API and the sign-in are, and the
+ * service's settings the app tells people about.
+ */
 export interface WebAppConfig {
   api_base_url: string;
   issuer: string;
   client_id: string;
   resource: string;
   scopes: string[];
+  /**
+   * Days a note the retention moved to the trash stays there before it is deleted for good: the
+   * operator's NOTES_TRASH_DAYS (the deploy context `trashDays` on AWS).
+   */
+  trash_days: number;
 }
 
 /**
  * The configuration for an app whose API (and OAuth issuer) is at `apiUrl`; `''` when both share the
  * page's origin (the local runtime): the app then resolves the paths against the address it was
- * loaded from, whichever of the service's names that was.
+ * loaded from, whichever of the service's names that was. `trashDays`: the service's trash period.
  */
-export function webAppConfig(apiUrl: string, clientId: string): WebAppConfig {
+export function webAppConfig(apiUrl: string, clientId: string, trashDays: number): WebAppConfig {
   return {
     api_base_url: apiUrl || '/',
     issuer: apiUrl || '/',
@@ -118,6 +126,7 @@ export function webAppConfig(apiUrl: string, clientId: string): WebAppConfig {
     // Permanent deletion is asked for when a person first deletes (in place, and then ticked for
     // them on the consent page), not at sign-in where it would sit unticked and unexplained.
     scopes: [...WEB_APP_SIGN_IN_SCOPES],
+    trash_days: trashDays,
   };
 }
 

@@ -28,6 +28,8 @@ export interface WebAppProps {
   dataBucket: IBucket;
   /** The app's public OAuth client ID (registered by the service itself). */
   clientId: string;
+  /** The trash period (context `trashDays`, the functions' NOTES_TRASH_DAYS), which the app tells people. */
+  trashDays: number;
 }
 
 /**
@@ -101,7 +103,7 @@ export class WebApp extends Construct {
     const page = files.find((file) => file.path === '/index.html');
     if (!page) throw new Error('The web app build made no page');
     const assetsDir = writeAssets(files.filter((file) => file.immutable));
-    const config = webAppConfig(props.apiUrl, props.clientId);
+    const config = webAppConfig(props.apiUrl, props.clientId, props.trashDays);
 
     // Hashed assets: cached for good; pruned under their prefix only, so the pages below stay.
     const byType = new Map<string, string[]>();

@@ -145,7 +145,7 @@ const FIELD_DESCRIPTIONS: Record<string, string> = {
   instructions:
     "What the Insights and artifacts of the collection's notes should bring out, e.g. 'Action items only' or 'A recipe: ingredients, then steps' (at most 1,000 characters; line breaks allowed). Language models follow them as preferences for content and emphasis, never for format, citations or language; the local extractive engine cannot follow them. null (or an empty text) means none; updateCollection: null clears them.",
   retention_days:
-    "Days after which the collection's notes move to the trash (1 to 3650), counted from when each note was made or last restored; protected notes stay. The trash keeps them 30 days (the operator's NOTES_TRASH_DAYS) before deleting them for good. null: keep notes until a person trashes them.",
+    "Days after which the collection's notes move to the trash (1 to 3650), counted from when each note was made or last restored; protected notes stay. The trash keeps them for the trash period (30 days unless the operator set NOTES_TRASH_DAYS) before deleting them for good. null: keep notes until a person trashes them.",
   protected:
     "true keeps the note from every collection's retention period (it is never moved to the trash for its age); false lets the periods apply again.",
   note_id: 'The note ID (a UUID, from listNotes or an earlier result).',

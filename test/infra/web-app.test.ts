@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { apiRoutes, type OperationId } from '../../src/routes.ts';
 import {
   asList,
+  type BuiltApp,
   buildNotesApp,
   defined,
   functionsByName,
@@ -32,6 +33,15 @@ function headersPolicy(): Record<string, unknown> {
     'policy',
   );
   return policy.Properties.ResponseHeadersPolicyConfig as Record<string, unknown>;
+}
+
+/** The app's configuration (`/app/config.json`) as the stack stages it for its deployment. */
+function stagedConfig(app: BuiltApp): Record<string, unknown> {
+  const staged = readdirSync(app.app.outdir)
+    .map((entry) => join(app.app.outdir, entry, 'app', 'config.json'))
+    .filter((file) => existsSync(file));
+  expect(staged).toHaveLength(1);
+  return JSON.parse(readFileSync(staged[0] ?? '', 'utf8')) as Record<string, unknown>;
 }
 
 /** CloudFormation values with tokens, flattened to text (Fn::Join parts joined, references named). */
@@ -114,16 +124,26 @@ describe('the web app on AWS', () => {
     );
     const markers = JSON.stringify(defined(config, 'the config deployment').Properties.SourceMarkers);
     expect(markers).toContain(`"Fn::GetAtt":["${logicalId(stack.api.httpApi)}","ApiEndpoint"]`);
-    const staged = readdirSync(built.app.outdir)
-      .map((entry) => join(built.app.outdir, entry, 'app', 'config.json'))
-      .filter((file) => existsSync(file));
-    expect(staged).toHaveLength(1);
-    const json = JSON.parse(readFileSync(staged[0] ?? '', 'utf8')) as Record<string, unknown>;
+    const json = stagedConfig(built);
     expect(json.client_id).toBe('notes-web');
     expect(json.scopes).toEqual(['notes:read', 'notes:write', 'notes:process']);
     // The URLs are deploy-time values, filled in from the markers.
     expect(String(json.api_base_url)).toMatch(/^<<marker:/);
     expect(String(json.resource)).toMatch(/^<<marker:.*\/v1$/);
+  });
+
+  it('tells the app the trash period the functions are given: 30 days by default, or the context trashDays', () => {
+    expect(stagedConfig(built).trash_days).toBe(30);
+    // As `-c trashDays=14` gives it: text, read as the number it stands for.
+    const shorter = buildNotesApp({ trashDays: '14' });
+    expect(stagedConfig(shorter).trash_days).toBe(14);
+    const retention = defined(
+      functionsByName(shorter.template).get(`notes-${STAGE}-applyRetention`),
+      'the applyRetention function',
+    );
+    const variables = (retention.resource.Properties.Environment as { Variables: Record<string, unknown> })
+      .Variables;
+    expect(variables.NOTES_TRASH_DAYS).toBe('14');
   });
 
   it('makes every REST function answer the app origin (CORS), and the preflight function needs nothing else', () => {

@@ -7,6 +7,8 @@ let service: InProcessService;
 let base: string;
 
 beforeAll(async () => {
+  // The trash period the app is told is the default one unless the environment says otherwise.
+  delete process.env.NOTES_TRASH_DAYS;
   service = await startInProcess({ workers: false });
   base = service.runtime.apiUrl;
 }, 60_000);
@@ -89,7 +91,7 @@ describe('the web app as npm start serves it', () => {
     }
   });
 
-  it('tells the app where its API and sign-in are, relative to the address the browser used', async () => {
+  it('tells the app where its API and sign-in are, relative to the address the browser used, and the trash period', async () => {
     const response = await fetch(`${base}/app/config.json`);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(await response.json()).toEqual({
@@ -98,6 +100,8 @@ describe('the web app as npm start serves it', () => {
       client_id: 'notes-web',
       resource: '/v1',
       scopes: ['notes:read', 'notes:write', 'notes:process'],
+      // NOTES_TRASH_DAYS, unset: its default.
+      trash_days: 30,
     });
   });
 

@@ -37,7 +37,7 @@ async function serveApp(): Promise<void> {
     });
     if (path === '/app/config.json') {
       res.writeHead(200, { ...headers, 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(webAppConfig(base, 'notes-web')));
+      res.end(JSON.stringify(webAppConfig(base, 'notes-web', 30)));
       return;
     }
     const file = files.get((APP_PAGE_PATHS as readonly string[]).includes(path) ? '/index.html' : path);

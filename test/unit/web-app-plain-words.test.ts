@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { withAppTimes } from '../../web/src/answer-times.ts';
 import { madeBy } from '../../web/src/engine-words.ts';
+import { when } from '../../web/src/format.ts';
 import { jobStageLabel } from '../../web/src/job-stage.ts';
 import { noticeWords } from '../../web/src/notice-words.ts';
 import { permissionWords } from '../../web/src/permission-words.ts';
+import {
+  deletionWords,
+  historyWords,
+  periodWords,
+  retentionEffect,
+  trashMomentWords,
+} from '../../web/src/retention-words.ts';
 import { type AccountSession, browserWords, signedInWords, whereWords } from '../../web/src/session-words.ts';
 import { roughly, timeLeft } from '../../web/src/time-left.ts';
 
@@ -145,5 +153,86 @@ describe('the web app says things in plain words', () => {
       'This tab',
       'Another tab of this browser',
     ]);
+  });
+
+  it('says a retention period as a person says it: days, or whole years', () => {
+    expect(periodWords(1)).toBe('1 day');
+    expect(periodWords(30)).toBe('30 days');
+    expect(periodWords(365)).toBe('1 year');
+    expect(periodWords(730)).toBe('2 years');
+    expect(periodWords(400)).toBe('400 days');
+    expect(periodWords(3650)).toBe('10 years');
+  });
+
+  it('says what a period does with the service’s own trash period, never a “usual” one', () => {
+    expect(retentionEffect('Stand-ups', 30, 14)).toEqual([
+      'Notes in “Stand-ups” move to the trash 30 days after they were recorded (or restored from the trash), unless you keep them with “Keep this note” on their page.',
+      'The trash keeps them 14 more days, then deletes them for good unless they are restored.',
+    ]);
+    // Before it is saved, what it does at once comes second.
+    expect(retentionEffect('Stand-ups', 365, 14, true)).toEqual([
+      'Notes in “Stand-ups” move to the trash 1 year after they were recorded (or restored from the trash), unless you keep them with “Keep this note” on their page.',
+      'Notes already older than 1 year move within the hour.',
+      'The trash keeps them 14 more days, then deletes them for good unless they are restored.',
+    ]);
+    expect(retentionEffect('Stand-ups', 7, 1)).toContain(
+      'The trash keeps them 1 more day, then deletes them for good unless they are restored.',
+    );
+    expect(retentionEffect('Stand-ups', 7, 3650)).toContain(
+      'The trash keeps them 3,650 more days, then deletes them for good unless they are restored.',
+    );
+    for (const effect of [retentionEffect('Stand-ups', 30, 14), retentionEffect('Stand-ups', 30, 14, true)]) {
+      expect(effect.join(' ')).not.toMatch(/usual|30 more days/);
+    }
+  });
+
+  it('says that notes stay when a collection keeps them forever, and what that does to notes already trashed', () => {
+    expect(retentionEffect('Stand-ups', null, 14)).toEqual([
+      'Notes in “Stand-ups” stay until you move them to the trash.',
+    ]);
+    expect(retentionEffect('Stand-ups', null, 14, true)).toEqual([
+      'Notes in “Stand-ups” stay until you move them to the trash.',
+      'Notes its period already moved to the trash are still deleted on their day unless restored.',
+    ]);
+  });
+
+  it('says when a note moves to the trash or is deleted for good: its date, or within the hour once past', () => {
+    const now = Date.UTC(2025, 5, 1, 12);
+    const later = now + 3 * 86_400_000;
+    expect(trashMomentWords(later, now)).toBe(`on ${when(later)}`);
+    expect(trashMomentWords(now - 60_000, now)).toBe('within the hour');
+    expect(trashMomentWords(now, now)).toBe('within the hour');
+    expect(deletionWords(later, now)).toBe(`Deleted for good on ${when(later)} unless restored`);
+    expect(deletionWords(now - 60_000, now)).toBe('Deleted for good within the hour unless restored');
+  });
+
+  it('says who did each step of a note’s history, and the deletion still to come only while it is', () => {
+    const at = Date.UTC(2025, 5, 1, 12);
+    const deletesAt = at + 14 * 86_400_000;
+    const byRetention = {
+      at,
+      event: 'trashed',
+      by: 'retention',
+      collection: { collection_id: 'c1', name: 'Stand-ups' },
+      deletes_at: deletesAt,
+    } as const;
+    expect(historyWords(byRetention, true)).toBe(
+      `Moved to the trash by the retention of “Stand-ups” on ${when(at)}; will be deleted for good on ${when(deletesAt)}`,
+    );
+    // Restored since (or deleted): the deletion it announced is no longer to come.
+    expect(historyWords(byRetention, false)).toBe(
+      `Moved to the trash by the retention of “Stand-ups” on ${when(at)}`,
+    );
+    // Without the collection's name, it is "a collection".
+    expect(historyWords({ ...byRetention, collection: undefined }, false)).toBe(
+      `Moved to the trash by the retention of “a collection” on ${when(at)}`,
+    );
+    expect(historyWords({ at, event: 'restored', by: 'person' }, false)).toBe(
+      `Restored by you on ${when(at)}`,
+    );
+    expect(historyWords({ at, event: 'protected', by: 'person' }, true)).toBe(`Kept by you on ${when(at)}`);
+    expect(historyWords({ at, event: 'unprotected', by: 'person' }, false)).toBe(
+      `Keep turned off by you on ${when(at)}`,
+    );
   });
 });

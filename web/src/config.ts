@@ -1,7 +1,7 @@
 /**
- * Where the app finds the API and its sign-in: `/app/config.json`, written by the server that serves
- * the app (the local runtime, or the stack's deployment on AWS, where the app and the API have
- * different origins). Nothing secret is in it.
+ * Where the app finds the API and its sign-in, and the service settings it tells people about:
+ * `/app/config.json`, written by the server that serves the app (the local runtime, or the stack's
+ * deployment on AWS, where the app and the API have different origins). Nothing secret is in it.
  */
 export interface AppConfig {
   /** Base URL of the REST API (without `/v1`). */
@@ -13,6 +13,11 @@ export interface AppConfig {
   /** The REST API as an OAuth resource (RFC 8707): the audience of the app's tokens. */
   resource: string;
   scopes: string[];
+  /**
+   * Days a note the retention moved to the trash stays there before it is deleted for good: the
+   * operator's trash period (NOTES_TRASH_DAYS), which the API does not say.
+   */
+  trash_days: number;
 }
 
 /**

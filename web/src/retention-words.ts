@@ -22,13 +22,15 @@ export function periodWords(days: number): string {
 }
 
 /**
- * The trash period is the service operator's (NOTES_TRASH_DAYS) and the API does not say it: the
- * app names the usual one as such.
+ * What a collection's period does to its notes, in sentences; `trashDays`: the service's trash period
+ * (the app's configuration, `trash_days`); `changing`: said before it is saved.
  */
-export const USUAL_TRASH_DAYS = 30;
-
-/** What a collection's period does to its notes, in sentences; `changing`: said before it is saved. */
-export function retentionEffect(name: string, days: number | null, changing = false): string[] {
+export function retentionEffect(
+  name: string,
+  days: number | null,
+  trashDays: number,
+  changing = false,
+): string[] {
   if (days === null) {
     return [
       `Notes in “${name}” stay until you move them to the trash.`,
@@ -39,10 +41,11 @@ export function retentionEffect(name: string, days: number | null, changing = fa
     ];
   }
   const period = periodWords(days);
+  const inTrash = trashDays === 1 ? '1 more day' : `${trashDays.toLocaleString('en')} more days`;
   return [
     `Notes in “${name}” move to the trash ${period} after they were recorded (or restored from the trash), unless you keep them with “Keep this note” on their page.`,
     ...(changing ? [olderNotesWords(days)] : []),
-    `The trash keeps them ${USUAL_TRASH_DAYS} more days (the usual trash period), then deletes them for good unless they are restored.`,
+    `The trash keeps them ${inTrash}, then deletes them for good unless they are restored.`,
   ];
 }
 

@@ -41,7 +41,7 @@ const LIMITS = `a whole number of days from ${RETENTION_DAYS_MIN} to ${RETENTION
  * before it is saved, Save and Cancel, Escape cancels.
  */
 export function CollectionRetention({ collection, onSaved }: { collection: Collection; onSaved(): void }) {
-  const { api, announce } = useApp();
+  const { api, announce, config } = useApp();
   const current = collection.retention_days ?? null;
   const [draft, setDraft] = useState<Draft | null>(null);
   const [invalid, setInvalid] = useState(false);
@@ -94,7 +94,7 @@ export function CollectionRetention({ collection, onSaved }: { collection: Colle
           <p class="retention-period">
             {current === null ? 'Forever' : `${periodWords(current)}, then to the trash`}
           </p>
-          <p class="meta">{retentionEffect(collection.name, current).join(' ')}</p>
+          <p class="meta">{retentionEffect(collection.name, current, config.trash_days).join(' ')}</p>
           <button ref={changeButton} type="button" onClick={() => setDraft(draftOf(current))}>
             {current === null ? 'Set how long notes are kept' : 'Change how long notes are kept'}
           </button>
@@ -174,7 +174,7 @@ export function CollectionRetention({ collection, onSaved }: { collection: Colle
           <p id={effectId} class="meta retention-effect">
             {chosenDays !== null && Number.isNaN(chosenDays)
               ? !invalid && `Type ${LIMITS}.`
-              : retentionEffect(collection.name, chosenDays, chosenDays !== current).map(
+              : retentionEffect(collection.name, chosenDays, config.trash_days, chosenDays !== current).map(
                   (sentence, index) => (
                     <Fragment key={sentence}>
                       {index > 0 && ' '}
