@@ -15,6 +15,7 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { SHARE_ENV, Worker } from 'node:worker_threads';
 
@@ -88,10 +89,33 @@ export interface ThreadOptions {
  * entry runs as a bundle made from it once per process (`bundledEntry`).
  */
 export function startThread(entry: URL, options: ThreadOptions = {}): Worker {
-  return new Worker(runnableEntry(entry, options), {
+  const worker = new Worker(runnableEntry(entry, options), {
     execArgv: profilingOptions(process.execArgv),
     ...(options.workerData === undefined ? {} : { workerData: options.workerData }),
     ...(options.shareEnv ? { env: SHARE_ENV } : {}),
+    stdout: true,
+    stderr: true,
+  });
+  printedHere(worker.stdout, (line) => console.info(line));
+  printedHere(worker.stderr, (line) => console.error(line));
+  return worker;
+}
+
+/**
+ * A thread's output goes through this thread's console, line by line, rather than straight to the
+ * process's streams: where the console is redirected (a test runner holding back a passing test's
+ * lines), the thread's log lines follow it.
+ */
+function printedHere(stream: Readable, print: (line: string) => void): void {
+  let partial = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) print(line);
+  });
+  stream.on('end', () => {
+    if (partial) print(partial);
   });
 }
 
