@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ownerAndDueWords } from '../../web/src/action-item-words.ts';
 import { withAppTimes } from '../../web/src/answer-times.ts';
 import { madeBy } from '../../web/src/engine-words.ts';
 import { when } from '../../web/src/format.ts';
@@ -234,5 +235,15 @@ describe('the web app says things in plain words', () => {
     expect(historyWords({ at, event: 'unprotected', by: 'person' }, false)).toBe(
       `Keep turned off by you on ${when(at)}`,
     );
+  });
+});
+
+describe('an action item says who does it and by when', () => {
+  it('names the owner and the due day as a calendar day, or whichever of them the Insights give', () => {
+    expect(ownerAndDueWords('Tom', '2026-12-11')).toBe('Tom · by Fri, Dec 11, 2026');
+    expect(ownerAndDueWords(null, '2027-01-04')).toBe('by Mon, Jan 4, 2027');
+    expect(ownerAndDueWords('Maria', null)).toBe('Maria');
+    expect(ownerAndDueWords('  ', undefined)).toBeNull();
+    expect(ownerAndDueWords(null, 'next friday')).toBeNull();
   });
 });

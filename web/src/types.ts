@@ -122,7 +122,7 @@ export interface Insights extends Freshness {
   summary: CitedText;
   key_points: CitedText[];
   topics: Array<{ label: string; citations: number[] }>;
-  action_items: Array<CitedText & { owner?: string | null }>;
+  action_items: Array<CitedText & { owner?: string | null; due_date?: string | null }>;
   decisions: CitedText[];
   open_questions: CitedText[];
   chapters: Array<{ title: string; start_ms: number }>;

@@ -1,3 +1,4 @@
+import { ownerAndDueWords } from '../action-item-words.ts';
 import { madeBy } from '../engine-words.ts';
 import { clock } from '../format.ts';
 import { usePlayback } from '../player/hooks.ts';
@@ -21,6 +22,27 @@ function CitedList({ title, items, player }: { title: string; items: CitedText[]
   );
 }
 
+/** Action items, each with who does it and by when, where the Insights say. */
+function ActionItemList({ items, player }: { items: Insights['action_items']; player: Player }) {
+  if (items.length === 0) return null;
+  return (
+    <>
+      <h3>Action items</h3>
+      <ul>
+        {items.map((item) => {
+          const who = ownerAndDueWords(item.owner, item.due_date);
+          return (
+            <li key={item.text}>
+              {item.text} <Citations at={item.citations} player={player} />
+              {who && <span class="meta action-owner">{who}</span>}
+            </li>
+          );
+        })}
+      </ul>
+    </>
+  );
+}
+
 /**
  * A note's Insights, what a person looks for first at the top: the summary, the action items and the
  * chapters (each plays from its start and brings the transcript there), then the rest.
@@ -31,7 +53,7 @@ export function InsightsView({ insights, player }: { insights: Insights; player:
       <p>
         {insights.summary.text} <Citations at={insights.summary.citations} player={player} />
       </p>
-      <CitedList title="Action items" items={insights.action_items} player={player} />
+      <ActionItemList items={insights.action_items} player={player} />
       <ChapterList chapters={insights.chapters} player={player} />
       <CitedList title="Key points" items={insights.key_points} player={player} />
       <CitedList title="Decisions" items={insights.decisions} player={player} />
