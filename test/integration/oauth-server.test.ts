@@ -22,7 +22,7 @@ let accountId: string;
 const logs: string[] = [];
 const restoreWrites: Array<() => void> = [];
 
-/** Keeps what the handlers log (instead of printing it) for the log hygiene test. */
+/** Keeps what the handlers log (instead of printing it) for the log hygiene test: their streams and the console. */
 function captureOutput(): void {
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream);
@@ -34,6 +34,16 @@ function captureOutput(): void {
     }) as typeof stream.write;
     restoreWrites.push(() => {
       stream.write = write;
+    });
+  }
+  // The logger prints through the console off Lambda (src/logging.ts), which the test runner takes over.
+  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    const print = console[method];
+    console[method] = (...args: unknown[]) => {
+      logs.push(`${args.map(String).join(' ')}\n`);
+    };
+    restoreWrites.push(() => {
+      console[method] = print;
     });
   }
 }
