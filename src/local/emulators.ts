@@ -40,6 +40,7 @@ import { listenerUrl } from './public-addresses.ts';
 import { countReceivesAsSqsDoes, type EmulatedQueue } from './queue-visibility-fix.ts';
 import { type JsonServiceClient, JsonServiceError, jsonServiceClient } from './sigv4/json-service-client.ts';
 import { guardJsonService } from './sigv4/json-service-guard.ts';
+import { StartUpProblem } from './start-up-problem.ts';
 import { StorageCors } from './storage/cors.ts';
 import type { DurableFilesystemStore, OpenStagingFile } from './storage/durable-store.ts';
 import { createStorageFront } from './storage/storage-front.ts';
@@ -519,9 +520,14 @@ export function encodeS3EventKey(key: string): string {
 function listen(server: Server, port: number, host: string, what: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
-      const reason =
-        error.code === 'EADDRINUSE' ? `port ${port} on ${host} is already in use` : error.message;
-      reject(new Error(`${what} could not listen: ${reason}`, { cause: error }));
+      // A port in use is the person's to free or change: said in a sentence, without a stack trace.
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new StartUpProblem(
+              `${what} could not listen: port ${port} on ${host} is already in use (another notes service, or another program): stop it, or choose other ports (PORT, NOTES_STORAGE_PORT)`,
+            )
+          : new Error(`${what} could not listen: ${error.message}`, { cause: error }),
+      );
     };
     server.once('error', onError);
     server.listen(port, host, () => {

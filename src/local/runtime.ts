@@ -28,6 +28,7 @@ import { startRetentionTimer } from './retention-timer.ts';
 import { startRuntimeEmulators } from './runtime-emulators.ts';
 import { ensureSigningKey } from './signing-key-file.ts';
 import { type SpeechEngineStart, startSpeechEngine } from './speech-engine-start.ts';
+import { StartUpProblem } from './start-up-problem.ts';
 import { startVoiceModel, type VoiceModelStart } from './voice-model-start.ts';
 import { webAppFiles } from './web-app-files.ts';
 import { transcriptionConcurrencySetting } from './worker-concurrency.ts';
@@ -188,7 +189,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       isStarted,
     );
     await new Promise<void>((done, fail) => {
-      server.once('error', fail);
+      server.once('error', (error: NodeJS.ErrnoException) =>
+        fail(
+          error.code === 'EADDRINUSE'
+            ? new StartUpProblem(
+                `port ${options.port} on ${host} is already in use (another notes service, or another program): stop it, or choose other ports (PORT, NOTES_STORAGE_PORT)`,
+              )
+            : error,
+        ),
+      );
       server.listen(options.port, host, done);
     });
     performance.mark('runtime:listening');

@@ -175,7 +175,7 @@ describe('local emulators', () => {
     try {
       await expect(
         startLocalRuntime({ dataDir, port, storagePort: 0, workers: false, log: () => undefined }),
-      ).rejects.toThrow(/EADDRINUSE/);
+      ).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use`);
     } finally {
       await new Promise((closed) => taken.close(closed));
     }
@@ -193,7 +193,7 @@ describe('local emulators', () => {
     try {
       await expect(
         startLocalRuntime({ ...options, emulators: startRuntimeEmulators(options) }),
-      ).rejects.toThrow(/EADDRINUSE/);
+      ).rejects.toThrow(`port ${port} on 127.0.0.1 is already in use`);
     } finally {
       await new Promise((closed) => taken.close(closed));
     }
