@@ -22,6 +22,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
+import type { Api } from '../test/support/api.ts';
 
 const REPO = resolve(import.meta.dirname, '..');
 const OUT = resolve(process.argv[2] ?? join(REPO, 'docs', 'screenshots', 'note.png'));
@@ -133,40 +134,6 @@ function installedVoiceModelDir(): string | undefined {
   );
 }
 
-type Api = (
-  method: string,
-  path: string,
-  body?: unknown,
-) => Promise<{ status: number; body: Record<string, unknown> }>;
-
-function apiClient(baseUrl: string, key: string): Api {
-  return async (method, path, body) => {
-    const response = await fetch(`${baseUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-  };
-}
-
-/** GET until the answer is not 202, 2 s apart (as the API asks); fails on anything but 200. */
-async function pollUntilDone(api: Api, path: string, what: string, deadlineMs = 300_000) {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const response = await api('GET', path);
-    if (response.status === 200) return response.body;
-    if (response.status !== 202)
-      throw new Error(`${what}: ${response.status} ${JSON.stringify(response.body)}`);
-    if (Date.now() > deadline) throw new Error(`${what}: still 202 after ${deadlineMs / 1000} s`);
-    await sleep(2_000);
-  }
-}
-
 interface Segment {
   start_ms: number;
   end_ms: number;
@@ -256,6 +223,13 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const { startInProcess } = await import('../test/support/in-process-runtime.ts');
+  const { submitAndUpload, pollUntilDone } = await import('../test/support/transcribe.ts');
+  /** The body of a job's result once it is done (the tests' polling, 2 s apart); fails on anything but 200. */
+  const finished = async (api: Api, path: string, what: string) => {
+    const { final } = await pollUntilDone(api, path, { deadlineMs: 300_000 });
+    if (final.status !== 200) throw new Error(`${what}: ${final.status} ${JSON.stringify(final.body)}`);
+    return final.body;
+  };
   const { launchChromium, signIn } = await import('../test/support/chromium.ts');
 
   const scratch = await mkdtemp(join(tmpdir(), 'readme-screenshot-'));
@@ -270,31 +244,16 @@ async function main(): Promise<void> {
     progress('Starting the local runtime');
     service = await startInProcess();
     const base = service.runtime.apiUrl;
+    const { api } = service;
     const apiKey = (await readFile(join(service.dataDir, 'api-key'), 'utf8')).trim();
-    const api = apiClient(base, apiKey);
     progress(
       `Runtime at ${base}; speech: ${service.runtime.speech.banner()}; voices: ${service.runtime.voices.banner()}`,
     );
 
     const noteId = randomUUID();
-    const { size } = await stat(meeting.wav);
-    const submitted = await api('POST', `/v1/notes/${noteId}/transcription`, {
-      title: TITLE,
-      content_type: 'audio/wav',
-      size_bytes: size,
-      speakers_expected: 2,
-    });
-    if (submitted.status !== 202)
-      throw new Error(`transcription: ${submitted.status} ${JSON.stringify(submitted.body)}`);
-    const upload = submitted.body.upload as { url: string; method: string; headers: Record<string, string> };
-    const put = await fetch(upload.url, {
-      method: upload.method,
-      headers: upload.headers,
-      body: await readFile(meeting.wav),
-    });
-    if (!put.ok) throw new Error(`upload: ${put.status}`);
+    await submitAndUpload(api, noteId, meeting.wav, 'audio/wav', TITLE, { speakers_expected: 2 });
     progress(`Uploaded note ${noteId}; transcribing`);
-    const transcription = await pollUntilDone(api, `/v1/notes/${noteId}/transcription`, 'transcription');
+    const transcription = await finished(api, `/v1/notes/${noteId}/transcription`, 'transcription');
     const segments = transcription.conversation_segments as Segment[];
     progress(`Transcribed: ${segments.length} segments`);
     for (const segment of segments)
@@ -303,15 +262,15 @@ async function main(): Promise<void> {
       );
 
     const names = speakerNames(segments, meeting.turns);
-    const renamed = await api('PATCH', `/v1/notes/${noteId}`, { speaker_names: names });
+    const renamed = await api('PATCH', `/v1/notes/${noteId}`, { body: { speaker_names: names } });
     if (renamed.status !== 200)
       throw new Error(`naming speakers: ${renamed.status} ${JSON.stringify(renamed.body)}`);
     progress(`Speakers named: ${JSON.stringify(names)}`);
 
-    const requested = await api('POST', `/v1/notes/${noteId}/insights`, {});
+    const requested = await api('POST', `/v1/notes/${noteId}/insights`, { body: {} });
     if (requested.status !== 202)
       throw new Error(`insights: ${requested.status} ${JSON.stringify(requested.body)}`);
-    const insights = await pollUntilDone(api, `/v1/notes/${noteId}/insights`, 'insights');
+    const insights = await finished(api, `/v1/notes/${noteId}/insights`, 'insights');
     const actions = (insights.action_items ?? []) as Array<{
       text: string;
       owner: string | null;
